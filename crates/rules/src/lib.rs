@@ -1,0 +1,96 @@
+//! # velha-rules
+//!
+//! The rules of the four games of Cubo da Velha, exact and fast, with no I/O, no clock and no
+//! randomness:
+//!
+//! - [`Cube`]: Cubo da Velha, tic-tac-toe on side 1 of a 3x3x3 cube whose layers turn
+//!   (`shared/rules/cube.md`);
+//! - [`Classic`]: Jogo da Velha (`classic.md`);
+//! - [`Ultimate`] with [`Variant::Super`] (Super Jogo da Velha) or [`Variant::V2`]
+//!   (Jogo da Velha 2.0) (`ultimate.md`).
+//!
+//! Every game implements [`Position`]: legal actions, [`Position::play`] (which refuses an
+//! illegal action with a typed reason and leaves the position unchanged), [`Position::status`]
+//! and, where a clock exists, [`Position::timeout`]. Positions are small `Copy` values, so
+//! taking a move back is keeping the old copy.
+//!
+//! ```
+//! use velha_rules::{Classic, Player, Position, Status};
+//!
+//! let mut game = Classic::new(Player::X);
+//! for cell in ["a1", "b2", "a2", "c3", "a3"] {
+//!     game.play(cell.parse().unwrap()).unwrap();
+//! }
+//! assert_eq!(game.status(), Status::Win(Player::X));
+//! assert_eq!(game.to_string(), "X..XO.X.O O"); // the protocol's state line
+//! ```
+//!
+//! Text forms (cells, cube turns, state lines) follow `shared/rules/engine-protocol.md` and
+//! live in [`notation`].
+
+mod cell;
+mod classic;
+pub mod cube;
+mod lines;
+mod list;
+pub mod notation;
+mod perft;
+mod player;
+mod rating;
+mod series;
+mod status;
+pub mod ultimate;
+
+pub use cell::Cell;
+pub use classic::{Classic, ClassicIllegal};
+pub use cube::{Cube, CubeAction, CubeIllegal, Level, Turn};
+pub use lines::{LINES, has_line};
+pub use list::ActionList;
+pub use notation::ParseError;
+pub use perft::perft;
+pub use player::Player;
+pub use rating::{INITIAL_RATING, RatedResult, rating_after};
+pub use series::{Series, SeriesScore};
+pub use status::Status;
+pub use ultimate::{UltCell, Ultimate, UltimateIllegal, Variant};
+
+use std::fmt::{Debug, Display};
+use std::hash::Hash;
+use std::str::FromStr;
+
+/// A position of one of the games: everything needed to go on playing.
+///
+/// Implementations are small `Copy` values; [`Position::play`] changes the position only when
+/// the action is legal.
+pub trait Position: Copy + Eq + Hash + Debug + Display {
+    /// One action of a player (a cell, or a cube turn); its text form is the protocol's.
+    type Action: Copy + Eq + Hash + Debug + Display + FromStr<Err = ParseError>;
+    /// Why an action was refused.
+    type Illegal: Copy + Eq + Debug + Display + std::error::Error;
+    /// The legal actions of a position, allocation-free.
+    type Actions: IntoIterator<Item = Self::Action>;
+
+    /// Every legal action of the side to move (nothing once the game is over).
+    fn legal_actions(&self) -> Self::Actions;
+
+    /// How many legal actions there are; cheaper than collecting them.
+    fn legal_count(&self) -> usize;
+
+    /// Plays `action` for the side to move and returns the new status, or says why it is
+    /// illegal, leaving the position unchanged.
+    fn play(&mut self, action: Self::Action) -> Result<Status, Self::Illegal>;
+
+    /// The clock of the side to move ran out: applies what the game's rules say happens
+    /// (the cube: that side loses; 2.0: that side loses the turn). Games without a clock
+    /// refuse it.
+    fn timeout(&mut self) -> Result<Status, Self::Illegal>;
+
+    /// Who moves, or how the game ended.
+    fn status(&self) -> Status;
+
+    /// Whether `action` is legal here, and why not, without playing it.
+    fn check(&self, action: Self::Action) -> Result<(), Self::Illegal> {
+        let mut copy = *self;
+        copy.play(action).map(|_| ())
+    }
+}
