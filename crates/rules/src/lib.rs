@@ -94,3 +94,8 @@ pub trait Position: Copy + Eq + Hash + Debug + Display {
         copy.play(action).map(|_| ())
     }
 }
+
+/// The README's Rust examples run as doctests, so the front page never lies.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -44,7 +44,7 @@ impl Series {
 
     /// Who starts the next game.
     pub const fn next_starter(&self) -> Player {
-        if self.games % 2 == 0 {
+        if self.games.is_multiple_of(2) {
             self.first_starter
         } else {
             self.first_starter.opponent()

@@ -10,7 +10,7 @@ pub mod geometry;
 use serde::{Deserialize, Serialize};
 
 use crate::lines::{has_line, middles_of_lines};
-use crate::{ActionList, Cell, Player, Position, Status};
+use crate::{Cell, Player, Position, Status};
 use geometry::{F_MASK, F_SHIFT, Face, TurnTable, build_turn};
 
 /// The most symbols a player may have on side 1 (CUBE-R09).
@@ -172,6 +172,23 @@ static TURN_TABLES: [TurnTable; 18] = {
     tables
 };
 
+/// Turn-index masks over [`Turn::ALL`]: `+` turns sit at even indices, S and B last.
+const CANONICAL_TURNS: u32 = 0b01_0101_0101_0101_0101;
+const FREE_TURNS: u32 = 0b11_1100_0000_0000_0000;
+const COUNTED_TURNS: u32 = 0b00_0011_1111_1111_1111;
+
+/// Each turn's stickers that land on side 1, packed apart from the big tables for the hot
+/// loop of move generation.
+static SOURCES_OF_F: [u64; 18] = {
+    let mut sources = [0; 18];
+    let mut i = 0;
+    while i < 18 {
+        sources[i] = TURN_TABLES[i].sources_of_f;
+        i += 1;
+    }
+    sources
+};
+
 /// One action of the cube game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
@@ -187,6 +204,73 @@ impl Default for CubeAction {
         CubeAction::Tap(Cell::default())
     }
 }
+
+/// A set of cube actions: bits 0–8 are taps on the cells of side 1 (reading order), bits 9–26
+/// the turns of [`Turn::ALL`]. Iterates taps first, then turns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CubeActions(u32);
+
+impl CubeActions {
+    fn action(bit: u32) -> CubeAction {
+        match bit {
+            0..9 => CubeAction::Tap(Cell::ALL[bit as usize]),
+            _ => CubeAction::Turn(Turn::ALL[bit as usize - 9]),
+        }
+    }
+
+    fn bit(action: CubeAction) -> u32 {
+        match action {
+            CubeAction::Tap(cell) => 1 << cell.index(),
+            CubeAction::Turn(turn) => 1 << (9 + turn.index()),
+        }
+    }
+
+    /// How many actions are in the set.
+    #[inline]
+    pub const fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// True when the set is empty (the game is over).
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Whether `action` is in the set.
+    pub fn contains(self, action: CubeAction) -> bool {
+        self.0 & CubeActions::bit(action) != 0
+    }
+
+    /// The `k`-th action in iteration order (`k < len()`), for uniform random choice without
+    /// collecting the set.
+    pub fn nth_action(self, k: usize) -> Option<CubeAction> {
+        let mut bits = self.0;
+        for _ in 0..k {
+            bits &= bits.checked_sub(1)?;
+        }
+        (bits != 0).then(|| CubeActions::action(bits.trailing_zeros()))
+    }
+}
+
+impl Iterator for CubeActions {
+    type Item = CubeAction;
+    #[inline]
+    fn next(&mut self) -> Option<CubeAction> {
+        if self.0 == 0 {
+            return None;
+        }
+        let bit = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(CubeActions::action(bit))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for CubeActions {}
 
 /// What a sticker shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -430,7 +514,7 @@ impl Cube {
     /// one-way.
     pub const fn next_turn_kind(&self, player: Player) -> TurnKind {
         match self.level {
-            Level::Two if self.counted[player.index()] % 2 == 0 => TurnKind::Either,
+            Level::Two if self.counted[player.index()].is_multiple_of(2) => TurnKind::Either,
             _ => TurnKind::OneWay,
         }
     }
@@ -441,6 +525,50 @@ impl Cube {
             Player::X => self.x,
             Player::O => self.o,
         }
+    }
+
+    /// The legal taps (bit = cell) and turns (bit = index in [`Turn::ALL`]) at once: the same
+    /// rules as [`Cube::check_tap`] and [`Cube::check_turn`], as mask operations, because move
+    /// generation is the inner loop of every search and playout.
+    #[inline]
+    fn legal_masks(&self) -> (u16, u32) {
+        if self.ending.is_some() {
+            return (0, 0);
+        }
+        let f = |plane: u64| ((plane >> F_SHIFT) & 0x1FF) as u16;
+        let own = f(self.plane(self.side));
+        let blank = f(!(self.x | self.o | self.spent));
+        let mut taps = own | f(self.spent);
+        if own.count_ones() < SYMBOL_LIMIT {
+            taps |= blank;
+        }
+        let one_way = match self.level {
+            Level::One => true,
+            Level::Two => self.counted[self.side.index()] % 2 == 1,
+        };
+        let mut turns = if one_way {
+            COUNTED_TURNS & CANONICAL_TURNS
+        } else {
+            COUNTED_TURNS
+        };
+        // Nobody can pass the limit while the whole cube holds at most 4 of each symbol.
+        if self.x.count_ones() > SYMBOL_LIMIT || self.o.count_ones() > SYMBOL_LIMIT {
+            let mut candidates = turns;
+            while candidates != 0 {
+                let t = candidates.trailing_zeros() as usize;
+                candidates &= candidates - 1;
+                let onto_f = SOURCES_OF_F[t];
+                if (self.x & onto_f).count_ones() > SYMBOL_LIMIT
+                    || (self.o & onto_f).count_ones() > SYMBOL_LIMIT
+                {
+                    turns &= !(1 << t);
+                }
+            }
+        }
+        if !self.free_turn_made {
+            turns |= FREE_TURNS & CANONICAL_TURNS;
+        }
+        (taps, turns)
     }
 
     /// Checks a turn without playing it, in the order of CUBE-R14 (after the free-turn
@@ -548,38 +676,17 @@ fn face_bits(plane: u64, face: Face) -> u16 {
 impl Position for Cube {
     type Action = CubeAction;
     type Illegal = CubeIllegal;
-    type Actions = ActionList<CubeAction, 27>;
+    type Actions = CubeActions;
 
-    fn legal_actions(&self) -> Self::Actions {
-        let mut list = ActionList::new();
-        if self.ending.is_some() {
-            return list;
-        }
-        for cell in Cell::ALL {
-            if self.check_tap(cell).is_ok() {
-                list.push(CubeAction::Tap(cell));
-            }
-        }
-        for turn in Turn::ALL {
-            if self.check_turn(turn).is_ok() {
-                list.push(CubeAction::Turn(turn));
-            }
-        }
-        list
+    #[inline]
+    fn legal_actions(&self) -> CubeActions {
+        let (taps, turns) = self.legal_masks();
+        CubeActions(u32::from(taps) | turns << 9)
     }
 
+    #[inline]
     fn legal_count(&self) -> usize {
-        if self.ending.is_some() {
-            return 0;
-        }
-        let taps = Cell::ALL
-            .iter()
-            .filter(|&&c| self.check_tap(c).is_ok())
-            .count();
-        taps + Turn::ALL
-            .iter()
-            .filter(|&&t| self.check_turn(t).is_ok())
-            .count()
+        self.legal_actions().len()
     }
 
     fn play(&mut self, action: CubeAction) -> Result<Status, CubeIllegal> {

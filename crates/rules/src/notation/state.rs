@@ -179,7 +179,9 @@ impl fmt::Display for Cube {
 fn counter(text: &str, name: &str) -> Result<u32, ParseError> {
     text.strip_prefix(name)
         .and_then(|rest| rest.strip_prefix('='))
+        // One spelling per number, so that a line reads back to itself.
         .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|n| *n == "0" || !n.starts_with('0'))
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| {
             ParseError::new(format!(

@@ -352,6 +352,38 @@ fn canonical_sign(letter: char) -> i32 {
     panic!("no canonical direction for {letter}");
 }
 
+/// Where each sticker goes under a turn, worked out sticker by sticker from the geometry and
+/// remembered, so that thousands of reference games stay quick.
+fn turn_map(letter: char, plus: bool) -> [usize; 54] {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Maps = HashMap<(char, bool), [usize; 54]>;
+    static MAPS: OnceLock<Mutex<Maps>> = OnceLock::new();
+    let maps = MAPS.get_or_init(Default::default);
+    *maps
+        .lock()
+        .unwrap()
+        .entry((letter, plus))
+        .or_insert_with(|| {
+            let (axis, coord) = layer(letter).unwrap();
+            let sign = if plus {
+                canonical_sign(letter)
+            } else {
+                -canonical_sign(letter)
+            };
+            let mut map = [0; 54];
+            for (i, m) in map.iter_mut().enumerate() {
+                let p = sticker_point(i);
+                *m = if in_layer(p, axis, coord) {
+                    sticker_index(rotate(p, axis, sign))
+                } else {
+                    i
+                };
+            }
+            map
+        })
+}
+
 /// Cubo da Velha.
 #[derive(Clone)]
 pub struct RefCube {
@@ -390,18 +422,10 @@ impl RefCube {
     }
 
     fn turned(&self, letter: char, plus: bool) -> [char; 54] {
-        let (axis, coord) = layer(letter).unwrap();
-        let sign = if plus {
-            canonical_sign(letter)
-        } else {
-            -canonical_sign(letter)
-        };
+        let map = turn_map(letter, plus);
         let mut out = self.stickers;
         for i in 0..54 {
-            let p = sticker_point(i);
-            if in_layer(p, axis, coord) {
-                out[sticker_index(rotate(p, axis, sign))] = self.stickers[i];
-            }
+            out[map[i]] = self.stickers[i];
         }
         out
     }

@@ -1,0 +1,385 @@
+//! The engine binary, driven line by line over its standard input and output.
+
+#[path = "../../rules/tests/reference/mod.rs"]
+mod reference;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use reference::{RefClassic, RefCube, RefGame, RefUltimate, TestRng};
+
+/// A running engine process.
+struct Engine {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_velha-engine"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the engine starts");
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        Engine {
+            child,
+            input,
+            output,
+        }
+    }
+
+    /// Sends raw bytes as one line and returns the single answer line.
+    fn send_bytes(&mut self, line: &[u8]) -> String {
+        self.input.write_all(line).unwrap();
+        self.input.write_all(b"\n").unwrap();
+        self.input.flush().unwrap();
+        let mut answer = String::new();
+        let n = self.output.read_line(&mut answer).expect("an answer");
+        assert!(
+            n > 0,
+            "the engine closed its output after {:?}",
+            String::from_utf8_lossy(line)
+        );
+        assert!(answer.ends_with('\n'));
+        answer.trim_end_matches('\n').to_string()
+    }
+
+    fn send(&mut self, line: &str) -> String {
+        self.send_bytes(line.as_bytes())
+    }
+
+    fn quit(mut self) {
+        self.input.write_all(b"quit\n").unwrap();
+        self.input.flush().unwrap();
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "quit exits with status 0");
+    }
+}
+
+/// What an answer must be.
+enum Expect {
+    Exactly(String),
+    /// A refusal: `illegal 0 …` for a well-formed action, `error …` for a malformed one.
+    Refusal,
+}
+
+impl Engine {
+    /// Sends a whole script at once (a writer thread keeps both pipes flowing) and checks
+    /// every answer in order.
+    fn run_script(&mut self, script: &[(String, Expect)], context: &str) {
+        let input = &mut self.input;
+        let output = &mut self.output;
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                let mut text = String::new();
+                for (command, _) in script {
+                    text.push_str(command);
+                    text.push('\n');
+                }
+                input.write_all(text.as_bytes()).unwrap();
+                input.flush().unwrap();
+            });
+            for (n, (command, expect)) in script.iter().enumerate() {
+                let mut answer = String::new();
+                output.read_line(&mut answer).unwrap();
+                let answer = answer.trim_end_matches('\n');
+                match expect {
+                    Expect::Exactly(want) => {
+                        assert_eq!(answer, want, "{context}, line {n}: {command}")
+                    }
+                    Expect::Refusal => assert!(
+                        answer.starts_with("illegal 0 ") || answer.starts_with("error "),
+                        "{context}, line {n}: {command} → {answer}"
+                    ),
+                }
+            }
+        });
+    }
+}
+
+/// Plays `games` random games through the engine and the reference side by side, comparing
+/// `legal`, `state` and `status` after every step, trying illegal actions, multi-action
+/// `play`, `undo` and timeouts.
+fn drive<R: RefGame>(
+    engine: &mut Engine,
+    new_command: &str,
+    new_ref: impl Fn() -> R,
+    games: usize,
+    max_steps: usize,
+    timeout_rate: usize,
+    seed: u64,
+) {
+    let mut rng = TestRng(seed);
+    let vocabulary: Vec<String> = ('a'..='i')
+        .flat_map(|c| (1..=9).map(move |r| format!("{c}{r}")))
+        .chain(
+            "LMRUEDFSB"
+                .chars()
+                .flat_map(|l| [format!("{l}+"), format!("{l}-")]),
+        )
+        .collect();
+    let exactly = |s: &str| Expect::Exactly(s.to_string());
+    for game in 0..games {
+        let mut script = vec![(new_command.to_string(), exactly("ok"))];
+        let mut reference = new_ref();
+        for _ in 0..max_steps {
+            let legal = reference.legal();
+            script.push(("legal".into(), exactly(&legal.join(" "))));
+            script.push(("state".into(), exactly(&reference.state())));
+            script.push(("status".into(), exactly(&reference.status())));
+            let wrong = &vocabulary[rng.below(vocabulary.len())];
+            if !legal.contains(wrong) {
+                script.push((format!("play {wrong}"), Expect::Refusal));
+                script.push(("state".into(), exactly(&reference.state())));
+            }
+            if legal.is_empty() {
+                break;
+            }
+            let choice = &legal[rng.below(legal.len())];
+            if timeout_rate > 0 && rng.below(timeout_rate) == 0 {
+                assert!(reference.timeout());
+                script.push(("play timeout".into(), exactly("ok")));
+            } else if rng.below(10) == 0 {
+                // Two actions in one command, then undo takes back only the second.
+                let mut after = reference.clone();
+                assert!(after.play(choice));
+                let second = after.legal().first().cloned();
+                match second {
+                    Some(second) => {
+                        script.push((format!("play {choice} {second}"), exactly("ok")));
+                        script.push(("undo".into(), exactly("ok")));
+                        script.push(("state".into(), exactly(&after.state())));
+                        script.push((format!("play {second}"), exactly("ok")));
+                        assert!(after.play(&second));
+                    }
+                    None => script.push((format!("play {choice}"), exactly("ok"))),
+                }
+                reference = after;
+            } else {
+                assert!(reference.play(choice));
+                script.push((format!("play {choice}"), exactly("ok")));
+            }
+        }
+        engine.run_script(&script, &format!("{new_command}, game {game}"));
+    }
+}
+
+#[test]
+fn the_engine_agrees_with_the_rules_over_thousands_of_random_games() {
+    let mut engine = Engine::start();
+    drive(&mut engine, "new classic", RefClassic::new, 2000, 12, 0, 1);
+    drive(
+        &mut engine,
+        "new super",
+        || RefUltimate::new(false),
+        1000,
+        90,
+        0,
+        2,
+    );
+    drive(
+        &mut engine,
+        "new v2",
+        || RefUltimate::new(true),
+        1000,
+        90,
+        6,
+        3,
+    );
+    drive(
+        &mut engine,
+        "new cube level=1",
+        || RefCube::new(1),
+        600,
+        120,
+        300,
+        4,
+    );
+    drive(
+        &mut engine,
+        "new cube level=2",
+        || RefCube::new(2),
+        600,
+        120,
+        300,
+        5,
+    );
+    engine.quit();
+}
+
+#[test]
+fn illegal_actions_are_refused_with_their_index_and_earlier_ones_stay() {
+    let mut e = Engine::start();
+    assert_eq!(e.send("new classic"), "ok");
+    assert_eq!(e.send("play a1 b2 a1 c3"), "illegal 2 cell occupied");
+    assert_eq!(e.send("state"), "X...O.... X");
+    assert_eq!(e.send("play timeout"), "illegal 0 no clock in this game");
+    assert_eq!(e.send("new super"), "ok");
+    assert_eq!(e.send("play timeout"), "illegal 0 no clock in this game");
+    assert_eq!(e.send("play e5 a1"), "illegal 1 must play in board 5");
+    assert_eq!(e.send("new cube level=1"), "ok");
+    assert_eq!(
+        e.send("play L-"),
+        "illegal 0 wrong direction: level 1 turns only go the canonical way"
+    );
+    assert_eq!(
+        e.send("play S+ B+"),
+        "illegal 1 second free turn in the same turn"
+    );
+    assert_eq!(
+        e.send("legal")
+            .split(' ')
+            .filter(|a| a.starts_with(['S', 'B']))
+            .count(),
+        0
+    );
+    assert_eq!(
+        e.send("state"),
+        "...................................................... X L1 free x=0 o=0"
+    );
+    assert_eq!(e.send("undo"), "ok");
+    assert_eq!(e.send("undo"), "error nothing to undo");
+    assert_eq!(e.send("play timeout"), "ok");
+    assert_eq!(e.send("status"), "win O");
+    assert_eq!(e.send("ai velha ms=50"), "error game over");
+    e.quit();
+}
+
+#[test]
+fn perft_answers_the_known_counts() {
+    let mut e = Engine::start();
+    assert_eq!(e.send("new classic"), "ok");
+    assert_eq!(e.send("perft 9"), "127872");
+    assert_eq!(e.send("new super"), "ok");
+    assert_eq!(e.send("perft 3"), "6336");
+    assert_eq!(e.send("new cube level=1"), "ok");
+    assert_eq!(e.send("perft 1"), "18", "9 taps and the 9 canonical turns");
+    assert_eq!(e.send("perft 0"), "1");
+    e.quit();
+}
+
+#[test]
+fn garbage_gets_an_error_line_and_changes_nothing() {
+    let mut e = Engine::start();
+    let fixed: Vec<Vec<u8>> = [
+        "",
+        " ",
+        "\t",
+        "new",
+        "new cube",
+        "new cube level=3",
+        "new chess",
+        "play",
+        "play zz",
+        "play a1 zz",
+        "legal now",
+        "status 1",
+        "perft",
+        "perft -1",
+        "perft x",
+        "perft 99999999999",
+        "undo 2",
+        "ai",
+        "ai velha",
+        "ai velha ms=",
+        "ai velha ms=-5",
+        "ai nobody ms=5",
+        "quit now",
+        "STATE",
+        "state\u{0}",
+        "\u{feff}state",
+        "pláy a1",
+        "new classic classic",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .chain([
+        vec![0xff, 0xfe, b'a'],
+        vec![b'x'; 100_000],
+        b"play \x80".to_vec(),
+    ])
+    .collect();
+    // Before any game, every game command explains that there is none.
+    for cmd in [
+        "legal",
+        "state",
+        "status",
+        "undo",
+        "play a1",
+        "perft 1",
+        "ai velha ms=5",
+    ] {
+        assert!(e.send(cmd).starts_with("error no game"), "{cmd}");
+    }
+    assert_eq!(e.send("new cube level=2"), "ok");
+    assert_eq!(e.send("play a1 S+ L-"), "ok");
+    let state = e.send("state");
+    let mut rng = TestRng(99);
+    let pieces = [
+        "new",
+        "play",
+        "legal",
+        "ai",
+        "perft",
+        "undo",
+        "a1",
+        "L+",
+        "ms=5",
+        "level=2",
+        "velha",
+        "zz",
+        "+",
+        "-",
+        "é",
+        "\u{0}",
+        " ",
+        "  ",
+        "🙂",
+        "cube",
+        "99999999999999999999",
+    ];
+    for line in fixed {
+        assert!(
+            e.send_bytes(&line).starts_with("error "),
+            "{:?}",
+            String::from_utf8_lossy(&line[..line.len().min(30)])
+        );
+        assert_eq!(e.send("state"), state);
+    }
+    for _ in 0..5000 {
+        let n = 1 + rng.below(5);
+        let mut line: Vec<u8> = vec![];
+        for _ in 0..n {
+            if rng.below(4) == 0 {
+                line.push((rng.next() % 256) as u8);
+            } else {
+                line.extend_from_slice(pieces[rng.below(pieces.len())].as_bytes());
+            }
+            line.push(b' ');
+        }
+        // Keep the session's game: skip lines that would legitimately change it.
+        let text = String::from_utf8_lossy(&line).to_string();
+        let first = text.split_ascii_whitespace().next().unwrap_or("");
+        if matches!(first, "new" | "play" | "undo" | "quit")
+            || line.contains(&b'\n')
+            || line.contains(&b'\r')
+        {
+            continue;
+        }
+        let answer = e.send_bytes(&line);
+        assert!(!answer.is_empty() || text.trim() == "legal", "{text:?}");
+        assert_eq!(e.send("state"), state, "after {text:?}");
+    }
+    e.quit();
+}
+
+#[test]
+fn the_engine_ends_quietly_when_its_input_closes() {
+    let mut e = Engine::start();
+    assert_eq!(e.send("new v2"), "ok");
+    drop(e.input);
+    assert!(e.child.wait().unwrap().success());
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Every test of the workspace, installing what is missing. Called by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# One build cache outside the clone, shared by CI runs and sessions.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/velha/target}"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+step() { printf '\n== %s (%ss)\n' "$1" "$SECONDS"; }
+
+step "toolchain"
+command -v cargo >/dev/null || { echo "cargo is missing: install Rust with rustup" >&2; exit 1; }
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
+rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
+
+step "format"
+cargo fmt --all --check
+
+step "lint"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "tests"
+cargo test --workspace --locked
+
+step "the rules build for the browser"
+cargo check -p velha-rules --target wasm32-unknown-unknown --locked
+
+step "benches build"
+cargo bench --workspace --no-run --locked
+
+step "done"
