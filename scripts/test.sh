@@ -26,8 +26,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "tests"
 cargo test --workspace --locked
 
-step "the rules build for the browser"
-cargo check -p velha-rules --target wasm32-unknown-unknown --locked
+step "the rules and the opponents build for the browser"
+cargo check -p velha-rules -p velha-ai --target wasm32-unknown-unknown --locked
 
 step "benches build"
 cargo bench --workspace --no-run --locked

@@ -2,6 +2,7 @@
 //! one line out. [`Session`] holds the game and answers lines; the binary wraps it around
 //! standard input and output.
 
+use velha_ai::{Character, Difficulty, Limits, Opponent, Rng, UltimateAi, Velha};
 use velha_rules::{Classic, Cube, Level, Player, Position, Ultimate, Variant};
 
 /// The game being played, with every earlier position for `undo`.
@@ -105,7 +106,7 @@ macro_rules! with_line {
 }
 
 /// The opponents each game knows, by protocol name.
-fn opponents(game: &Game) -> &'static [&'static str] {
+fn opponent_names(game: &Game) -> &'static [&'static str] {
     match game {
         Game::Classic(_) => &["rabisco", "nino", "quelonia"],
         Game::Ultimate(_) => &["easy", "medium", "hard"],
@@ -126,6 +127,7 @@ pub enum Reply {
 #[derive(Debug, Default)]
 pub struct Session {
     game: Option<Game>,
+    opponents: Opponents,
 }
 
 const NO_GAME: &str =
@@ -217,7 +219,7 @@ impl Session {
         let [name, budget] = args else {
             return "error expected `ai NAME ms=N`".into();
         };
-        let names = opponents(game);
+        let names = opponent_names(game);
         if !names.contains(name) {
             return format!(
                 "error unknown opponent {:?} for this game: expected {}",
@@ -225,19 +227,68 @@ impl Session {
                 names.join(", ")
             );
         }
-        match budget.strip_prefix("ms=").map(str::parse::<u64>) {
-            Some(Ok(_)) => {}
+        let ms = match budget.strip_prefix("ms=").map(str::parse::<u64>) {
+            Some(Ok(ms)) if ms <= MAX_THINKING_MS => ms,
+            Some(Ok(_)) => return format!("error ms must be at most {MAX_THINKING_MS}"),
             _ => {
                 return format!(
                     "error expected ms=N (a whole number of milliseconds), found {:?}",
                     short(budget)
                 );
             }
+        };
+        let limits = Limits::millis(ms);
+        let rng = &mut self.opponents.rng;
+        let choice = match game {
+            Game::Classic(l) => {
+                let mut character = Character::ALL
+                    .into_iter()
+                    .find(|c| c.protocol_name() == *name);
+                character
+                    .as_mut()
+                    .and_then(|c| c.choose(&l.current, limits, rng))
+                    .map(|a| a.to_string())
+            }
+            Game::Ultimate(l) => {
+                let ai = self
+                    .opponents
+                    .ultimate
+                    .iter_mut()
+                    .find(|ai| ai.difficulty.protocol_name() == *name);
+                ai.and_then(|ai| ai.choose(&l.current, limits, rng))
+                    .map(|a| a.to_string())
+            }
+            Game::Cube(l) => {
+                let velha = self.opponents.velha.get_or_insert_with(Velha::new);
+                velha.choose(&l.current, limits, rng).map(|a| a.to_string())
+            }
+        };
+        match choice {
+            Some(action) => format!("bestmove {action}"),
+            None => "error game over".into(),
         }
-        if with_line!(game, l => l.current.status().is_over()) {
-            return "error game over".into();
+    }
+}
+
+/// The longest an `ai` command may think: a minute.
+const MAX_THINKING_MS: u64 = 60_000;
+
+/// The computer opponents, kept across commands so their tables and trees are reused.
+#[derive(Debug)]
+struct Opponents {
+    velha: Option<Velha>,
+    ultimate: Vec<UltimateAi>,
+    rng: Rng,
+}
+
+impl Default for Opponents {
+    fn default() -> Self {
+        Opponents {
+            velha: None,
+            ultimate: Difficulty::ALL.into_iter().map(UltimateAi::new).collect(),
+            // A fixed seed: the same commands give the same answers, as far as time allows.
+            rng: Rng::new(0x0E1A),
         }
-        "error no opponent loaded".into()
     }
 }
 

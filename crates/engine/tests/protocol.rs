@@ -245,6 +245,12 @@ fn illegal_actions_are_refused_with_their_index_and_earlier_ones_stay() {
     assert_eq!(e.send("play timeout"), "ok");
     assert_eq!(e.send("status"), "win O");
     assert_eq!(e.send("ai velha ms=50"), "error game over");
+    assert_eq!(e.send("new classic"), "ok");
+    assert_eq!(
+        e.send("ai velha ms=5"),
+        "error unknown opponent \"velha\" for this game: expected rabisco, nino, quelonia"
+    );
+    assert_eq!(e.send("ai nino ms=60001"), "error ms must be at most 60000");
     e.quit();
 }
 
@@ -382,4 +388,55 @@ fn the_engine_ends_quietly_when_its_input_closes() {
     assert_eq!(e.send("new v2"), "ok");
     drop(e.input);
     assert!(e.child.wait().unwrap().success());
+}
+
+#[test]
+fn every_ai_answer_is_legal_and_on_time() {
+    let mut e = Engine::start();
+    let mut rng = TestRng(31);
+    let games: [(&str, &[&str]); 5] = [
+        ("new classic", &["rabisco", "nino", "quelonia"]),
+        ("new super", &["easy", "medium", "hard"]),
+        ("new v2", &["easy", "medium", "hard"]),
+        ("new cube level=1", &["velha"]),
+        ("new cube level=2", &["velha"]),
+    ];
+    for (new, names) in games {
+        for game in 0..6 {
+            assert_eq!(e.send(new), "ok");
+            for _ in 0..(game * 7) {
+                let legal = e.send("legal");
+                let legal: Vec<&str> = legal.split_whitespace().collect();
+                if legal.is_empty() {
+                    break;
+                }
+                assert_eq!(
+                    e.send(&format!("play {}", legal[rng.below(legal.len())])),
+                    "ok"
+                );
+            }
+            let legal = e.send("legal");
+            let state = e.send("state");
+            for name in names {
+                let started = std::time::Instant::now();
+                let answer = e.send(&format!("ai {name} ms=20"));
+                let elapsed = started.elapsed();
+                if legal.is_empty() {
+                    assert_eq!(answer, "error game over");
+                    continue;
+                }
+                let action = answer
+                    .strip_prefix("bestmove ")
+                    .unwrap_or_else(|| panic!("{new} {name}: {answer}"));
+                assert!(
+                    legal.split(' ').any(|a| a == action),
+                    "{new} {name} from {state}: {action}"
+                );
+                assert_eq!(e.send("state"), state, "ai does not play its move");
+                // Generous: catches a search that ignores its budget, not scheduling noise.
+                assert!(elapsed.as_millis() < 20 + 250, "{new} {name}: {elapsed:?}");
+            }
+        }
+    }
+    e.quit();
 }

@@ -499,6 +499,18 @@ impl Cube {
         (self.plane(player) & F_MASK).count_ones()
     }
 
+    /// `player`'s symbols on side 1 as a 9-bit mask (bit = [`Cell::index`]).
+    #[inline]
+    pub const fn side1_marks(&self, player: Player) -> u16 {
+        ((self.plane(player) >> F_SHIFT) & 0x1FF) as u16
+    }
+
+    /// The blank cells of side 1 as a 9-bit mask.
+    #[inline]
+    pub const fn side1_blank(&self) -> u16 {
+        ((!(self.x | self.o | self.spent) >> F_SHIFT) & 0x1FF) as u16
+    }
+
     /// What tapping `cell` would do for the side to move.
     pub const fn tap_kind(&self, cell: Cell) -> TapKind {
         match self.cell(cell) {

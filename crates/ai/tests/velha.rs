@@ -1,0 +1,144 @@
+//! CUBE-V05: the Velha plays the cube by the same rules at both levels, and plays it well.
+
+use velha_ai::arena::{Seat, play_match};
+use velha_ai::{Greedy, Limits, Opponent, RandomPlayer, Rng, Velha};
+use velha_rules::{Cube, CubeAction, Level, Position, Status};
+
+/// Positions of games between a greedy and a random player: varied, with threats.
+fn positions(level: Level, count: usize, seed: u64) -> Vec<Cube> {
+    let mut rng = Rng::new(seed);
+    let mut found = vec![];
+    let mut p = Cube::new(level);
+    while found.len() < count {
+        if p.status().is_over() {
+            p = Cube::new(level);
+        }
+        found.push(p);
+        let action = if rng.chance(1, 2) {
+            Greedy.choose(&p, Limits::work(1), &mut rng)
+        } else {
+            RandomPlayer.choose(&p, Limits::work(1), &mut rng)
+        };
+        p.play(action.unwrap()).unwrap();
+    }
+    found
+}
+
+fn opponent_can_win(p: &Cube) -> bool {
+    let Status::Ongoing(side) = p.status() else {
+        return false;
+    };
+    p.legal_actions().any(|a| {
+        let mut q = *p;
+        q.play(a) == Ok(Status::Win(side))
+    })
+}
+
+/// Every whole turn of the side to move: a main action, or a free turn then a main action.
+fn whole_turns(p: &Cube) -> Vec<Cube> {
+    let side = p.side_to_move();
+    let mut ends = vec![];
+    for a in p.legal_actions() {
+        let mut q = *p;
+        q.play(a).unwrap();
+        if q.side_to_move() == side && !q.status().is_over() {
+            ends.extend(q.legal_actions().map(|b| {
+                let mut r = q;
+                r.play(b).unwrap();
+                r
+            }));
+        } else {
+            ends.push(q);
+        }
+    }
+    ends
+}
+
+#[test]
+fn cube_v05_velha_plays_legally_takes_wins_and_never_allows_an_avoidable_loss() {
+    let mut velha = Velha::new();
+    for level in [Level::One, Level::Two] {
+        for (n, p) in positions(level, 150, 7).into_iter().enumerate() {
+            let me = p.side_to_move();
+            let mut rng = Rng::new(n as u64);
+            // Its whole turn: a free turn is followed by another decision.
+            let mut q = p;
+            let first = velha.choose(&q, Limits::work(2_000), &mut rng).unwrap();
+            assert!(p.legal_actions().contains(first), "{p}: {first}");
+            q.play(first).unwrap();
+            if q.side_to_move() == me && !q.status().is_over() {
+                assert!(matches!(first, CubeAction::Turn(t) if !t.is_counted()));
+                let second = velha.choose(&q, Limits::work(2_000), &mut rng).unwrap();
+                q.play(second).unwrap();
+            }
+            let could_win = whole_turns(&p)
+                .iter()
+                .any(|r| r.status() == Status::Win(me));
+            if could_win {
+                assert_eq!(q.status(), Status::Win(me), "missed a win from {p}");
+                continue;
+            }
+            let could_be_safe = whole_turns(&p)
+                .iter()
+                .any(|r| !r.status().is_over() && !opponent_can_win(r));
+            if could_be_safe {
+                assert!(
+                    !q.status().is_over() && !opponent_can_win(&q),
+                    "allowed a loss from {p}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn cube_v05_velha_beats_random_and_greedy_players_at_both_levels() {
+    for level in [Level::One, Level::Two] {
+        let mut velha = Velha::new();
+        let vs_random = play_match(
+            Cube::new(level),
+            Seat {
+                player: &mut velha,
+                limits: Limits::work(3_000),
+            },
+            Seat {
+                player: &mut RandomPlayer,
+                limits: Limits::work(1),
+            },
+            40,
+            11,
+            400,
+        );
+        assert!(
+            vs_random.win_rate() >= 0.99,
+            "level {}: {vs_random:?}",
+            level.number()
+        );
+        let vs_greedy = play_match(
+            Cube::new(level),
+            Seat {
+                player: &mut velha,
+                limits: Limits::work(3_000),
+            },
+            Seat {
+                player: &mut Greedy,
+                limits: Limits::work(1),
+            },
+            40,
+            12,
+            400,
+        );
+        assert!(
+            vs_greedy.win_rate() >= 0.9,
+            "level {}: {vs_greedy:?}",
+            level.number()
+        );
+    }
+}
+
+#[test]
+fn cube_v05_the_same_seed_and_work_give_the_same_move() {
+    let p = positions(Level::Two, 30, 3)[29];
+    let pick = |seed| Velha::new().choose(&p, Limits::work(5_000), &mut Rng::new(seed));
+    assert_eq!(pick(1), pick(1));
+}
