@@ -37,6 +37,7 @@ pub mod notation;
 mod perft;
 mod player;
 mod rating;
+pub mod room;
 mod series;
 mod status;
 pub mod ultimate;

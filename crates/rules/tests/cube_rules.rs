@@ -399,7 +399,7 @@ fn cube_r13_no_draw_and_always_a_main_action() {
 }
 
 #[test]
-fn cube_r13_the_clock_ends_games_nobody_ends() {
+fn cube_r13_on_m03_the_clock_ends_games_nobody_ends() {
     let mut c = Cube::new(Level::One);
     play(&mut c, "a1");
     assert_eq!(c.timeout(), Ok(Status::Win(Player::X)), "O ran out of time");

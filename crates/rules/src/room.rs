@@ -1,0 +1,377 @@
+//! Invitation rooms (CLASSIC-R08 … R13, online.md ON-R01): two seats, spectators, a series of
+//! games with the starter alternating, resignation, the absence claim and the idle close.
+//!
+//! Pure like the rest of the crate: the caller stores the room and passes the time of every
+//! request (milliseconds since the Unix epoch); nothing here reads a clock.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Classic, Player, Position, Series, Status, Ultimate, Variant};
+
+/// How long the player to move may be away before the other may claim the game (CLASSIC-R12).
+pub const ABSENCE_MS: u64 = 2 * 24 * 60 * 60 * 1000;
+/// How long a room may go without a move before it closes (CLASSIC-R12).
+pub const IDLE_CLOSE_MS: u64 = 7 * 24 * 60 * 60 * 1000;
+/// Spectators a room admits (CLASSIC-R13).
+pub const MAX_SPECTATORS: u32 = 50;
+/// Longest player name, in characters.
+pub const MAX_NAME_CHARS: usize = 24;
+
+/// The board a room plays (ON-R01).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RoomGame {
+    /// Jogo da Velha, with characters.
+    Classic,
+    /// Super Jogo da Velha, names only.
+    Super,
+    /// Jogo da Velha 2.0, names only.
+    V2,
+}
+
+/// The Vila Quintal characters a player of a classic room picks as an avatar (CLASSIC-R08).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Avatar {
+    /// Rabisco.
+    Rabisco,
+    /// Nino.
+    Nino,
+    /// Vó Quelônia.
+    Quelonia,
+}
+
+/// A seated player.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seat {
+    /// The name they wrote.
+    pub name: String,
+    /// Their character, in classic rooms.
+    pub avatar: Option<Avatar>,
+}
+
+/// The game on the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Board {
+    /// A classic board.
+    Classic(Classic),
+    /// A Super or 2.0 grid.
+    Ultimate(Ultimate),
+}
+
+impl Board {
+    fn new(game: RoomGame, starter: Player) -> Board {
+        match game {
+            RoomGame::Classic => Board::Classic(Classic::new(starter)),
+            RoomGame::Super => Board::Ultimate(Ultimate::new(Variant::Super, starter)),
+            RoomGame::V2 => Board::Ultimate(Ultimate::new(Variant::V2, starter)),
+        }
+    }
+
+    /// Who moves, or how the game on the board ended.
+    pub fn status(&self) -> Status {
+        match self {
+            Board::Classic(b) => b.status(),
+            Board::Ultimate(b) => b.status(),
+        }
+    }
+
+    /// Plays a cell given as text (`b2`, `e5`).
+    fn play(&mut self, cell: &str) -> Result<Status, RoomError> {
+        let illegal = |reason: String| RoomError::Illegal(reason);
+        match self {
+            Board::Classic(b) => {
+                let cell = cell
+                    .parse()
+                    .map_err(|e: crate::ParseError| illegal(e.to_string()))?;
+                b.play(cell).map_err(|e| illegal(e.to_string()))
+            }
+            Board::Ultimate(b) => {
+                let cell = cell
+                    .parse()
+                    .map_err(|e: crate::ParseError| illegal(e.to_string()))?;
+                b.play(cell).map_err(|e| illegal(e.to_string()))
+            }
+        }
+    }
+}
+
+/// How a game of the room ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Ending {
+    /// On the board: a line or a draw.
+    Board(Status),
+    /// This player resigned (CLASSIC-R11).
+    Resigned(Player),
+    /// This player was absent too long and the other claimed the game (CLASSIC-R12).
+    Absent(Player),
+}
+
+impl Ending {
+    /// The winner, if any.
+    pub fn winner(self) -> Option<Player> {
+        match self {
+            Ending::Board(status) => status.winner(),
+            Ending::Resigned(p) | Ending::Absent(p) => Some(!p),
+        }
+    }
+}
+
+/// What joining a room made of the newcomer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Joined {
+    /// They took the free seat and play O (CLASSIC-R08).
+    Player(Player),
+    /// Both seats were taken: they watch (CLASSIC-R13).
+    Spectator,
+}
+
+/// Why a room refused a request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RoomError {
+    /// The name is empty, only spaces, or longer than [`MAX_NAME_CHARS`].
+    BadName,
+    /// Classic rooms need a character; the other boards take names only.
+    AvatarRequired,
+    /// Super and 2.0 rooms have no characters.
+    NoAvatars,
+    /// That character is taken by the other player.
+    AvatarTaken,
+    /// Both seats and all 50 spectator places are taken.
+    RoomFull,
+    /// Nobody has joined yet.
+    WaitingForOpponent,
+    /// It is the other player's turn.
+    NotYourTurn,
+    /// The game is over (wait for the rematch).
+    GameOver,
+    /// The game is still going on.
+    GameNotOver,
+    /// The move breaks the game's rules; the reason says how.
+    Illegal(String),
+    /// The player to move has not been away long enough (2 days), or it is your own turn.
+    NotAbsent,
+    /// The room closed after 7 days without a move.
+    Closed,
+}
+
+impl std::fmt::Display for RoomError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RoomError::BadName => write!(f, "the name must have 1 to {MAX_NAME_CHARS} characters"),
+            RoomError::AvatarRequired => f.write_str("pick a character"),
+            RoomError::NoAvatars => f.write_str("this board has no characters"),
+            RoomError::AvatarTaken => f.write_str("that character is taken"),
+            RoomError::RoomFull => f.write_str("the room is full"),
+            RoomError::WaitingForOpponent => f.write_str("waiting for the opponent to join"),
+            RoomError::NotYourTurn => f.write_str("not your turn"),
+            RoomError::GameOver => f.write_str("the game is over"),
+            RoomError::GameNotOver => f.write_str("the game is not over"),
+            RoomError::Illegal(reason) => write!(f, "illegal move: {reason}"),
+            RoomError::NotAbsent => f.write_str("the other player is not absent for 2 days"),
+            RoomError::Closed => f.write_str("the room closed after 7 days without a move"),
+        }
+    }
+}
+
+impl std::error::Error for RoomError {}
+
+/// An invitation room.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Room {
+    game: RoomGame,
+    /// X (the creator) and O.
+    seats: [Option<Seat>; 2],
+    spectators: u32,
+    board: Board,
+    series: Series,
+    ending: Option<Ending>,
+    rematch: [bool; 2],
+    /// The last move, or the start of the current game; absence and idleness count from it.
+    last_activity_ms: u64,
+}
+
+fn check_name(name: &str) -> Result<String, RoomError> {
+    let name = name.trim();
+    let chars = name.chars().count();
+    if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(RoomError::BadName);
+    }
+    Ok(name.to_string())
+}
+
+impl Room {
+    /// A new room: the creator sits as X and waits (CLASSIC-R08).
+    pub fn create(
+        game: RoomGame,
+        name: &str,
+        avatar: Option<Avatar>,
+        now_ms: u64,
+    ) -> Result<Room, RoomError> {
+        let name = check_name(name)?;
+        match (game, avatar) {
+            (RoomGame::Classic, None) => return Err(RoomError::AvatarRequired),
+            (RoomGame::Super | RoomGame::V2, Some(_)) => return Err(RoomError::NoAvatars),
+            _ => {}
+        }
+        let series = Series::new(Player::X, Player::X);
+        Ok(Room {
+            game,
+            seats: [Some(Seat { name, avatar }), None],
+            spectators: 0,
+            board: Board::new(game, series.next_starter()),
+            series,
+            ending: None,
+            rematch: [false, false],
+            last_activity_ms: now_ms,
+        })
+    }
+
+    /// Someone opened the link: they take the free seat as O, or watch when both are taken
+    /// (CLASSIC-R08, R13).
+    pub fn join(
+        &mut self,
+        name: &str,
+        avatar: Option<Avatar>,
+        now_ms: u64,
+    ) -> Result<Joined, RoomError> {
+        self.check_open(now_ms)?;
+        if self.seats[1].is_some() {
+            if self.spectators >= MAX_SPECTATORS {
+                return Err(RoomError::RoomFull);
+            }
+            self.spectators += 1;
+            return Ok(Joined::Spectator);
+        }
+        let name = check_name(name)?;
+        match (self.game, avatar) {
+            (RoomGame::Classic, None) => return Err(RoomError::AvatarRequired),
+            (RoomGame::Super | RoomGame::V2, Some(_)) => return Err(RoomError::NoAvatars),
+            (RoomGame::Classic, Some(a))
+                if self.seats[0].as_ref().and_then(|s| s.avatar) == Some(a) =>
+            {
+                return Err(RoomError::AvatarTaken);
+            }
+            _ => {}
+        }
+        self.seats[1] = Some(Seat { name, avatar });
+        self.last_activity_ms = now_ms;
+        Ok(Joined::Player(Player::O))
+    }
+
+    /// A spectator left, freeing their place.
+    pub fn leave_spectator(&mut self) {
+        self.spectators = self.spectators.saturating_sub(1);
+    }
+
+    /// A seated player's move (CLASSIC-R09). Spectators have no seat and so can never move.
+    pub fn play(&mut self, seat: Player, cell: &str, now_ms: u64) -> Result<Status, RoomError> {
+        self.check_playing(now_ms)?;
+        if self.board.status() != Status::Ongoing(seat) {
+            return Err(RoomError::NotYourTurn);
+        }
+        let status = self.board.play(cell)?;
+        self.last_activity_ms = now_ms;
+        if status.is_over() {
+            self.finish(Ending::Board(status));
+        }
+        Ok(status)
+    }
+
+    /// `seat` resigns and the game goes to the other (CLASSIC-R11).
+    pub fn resign(&mut self, seat: Player, now_ms: u64) -> Result<Ending, RoomError> {
+        self.check_playing(now_ms)?;
+        let ending = Ending::Resigned(seat);
+        self.finish(ending);
+        Ok(ending)
+    }
+
+    /// `claimant` ends the game as the winner: the other player is to move and has not played
+    /// for more than 2 days (CLASSIC-R12).
+    pub fn claim_absence(&mut self, claimant: Player, now_ms: u64) -> Result<Ending, RoomError> {
+        self.check_playing(now_ms)?;
+        let away = now_ms.saturating_sub(self.last_activity_ms);
+        if self.board.status() != Status::Ongoing(!claimant) || away <= ABSENCE_MS {
+            return Err(RoomError::NotAbsent);
+        }
+        let ending = Ending::Absent(!claimant);
+        self.finish(ending);
+        Ok(ending)
+    }
+
+    /// `seat` asks for a rematch; when both have, the next game starts with the other starter
+    /// (CLASSIC-R10, R05). Returns whether it started.
+    pub fn rematch(&mut self, seat: Player, now_ms: u64) -> Result<bool, RoomError> {
+        self.check_open(now_ms)?;
+        if self.ending.is_none() {
+            return Err(RoomError::GameNotOver);
+        }
+        self.rematch[seat.index()] = true;
+        if self.rematch != [true, true] {
+            return Ok(false);
+        }
+        self.board = Board::new(self.game, self.series.next_starter());
+        self.ending = None;
+        self.rematch = [false, false];
+        self.last_activity_ms = now_ms;
+        Ok(true)
+    }
+
+    /// Whether the room has closed: 7 days without a move (CLASSIC-R12).
+    pub fn is_closed(&self, now_ms: u64) -> bool {
+        now_ms.saturating_sub(self.last_activity_ms) >= IDLE_CLOSE_MS
+    }
+
+    /// The game on the table.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The seat of X (the creator) or O.
+    pub fn seat(&self, player: Player) -> Option<&Seat> {
+        self.seats[player.index()].as_ref()
+    }
+
+    /// People watching.
+    pub fn spectators(&self) -> u32 {
+        self.spectators
+    }
+
+    /// How the last game ended, while it waits for a rematch.
+    pub fn ending(&self) -> Option<Ending> {
+        self.ending
+    }
+
+    /// The series so far, scored for X (the creator).
+    pub fn series(&self) -> &Series {
+        &self.series
+    }
+
+    fn finish(&mut self, ending: Ending) {
+        self.ending = Some(ending);
+        let result = match ending.winner() {
+            Some(p) => Status::Win(p),
+            None => Status::Draw,
+        };
+        self.series.record(result);
+    }
+
+    fn check_open(&self, now_ms: u64) -> Result<(), RoomError> {
+        if self.is_closed(now_ms) {
+            Err(RoomError::Closed)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn check_playing(&self, now_ms: u64) -> Result<(), RoomError> {
+        self.check_open(now_ms)?;
+        if self.seats[1].is_none() {
+            return Err(RoomError::WaitingForOpponent);
+        }
+        if self.ending.is_some() {
+            return Err(RoomError::GameOver);
+        }
+        Ok(())
+    }
+}
