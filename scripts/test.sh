@@ -17,6 +17,16 @@ fi
 rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
 rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
 
+# The cube's render tests draw on a software Vulkan device when there is no GPU.
+if ! ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1; then
+  step "installing mesa-vulkan-drivers (software Vulkan for the render tests)"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null
+fi
+# Without a desktop session the Vulkan loader complains about this on every device it opens.
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
+
 step "format"
 cargo fmt --all --check
 
@@ -26,8 +36,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "tests"
 cargo test --workspace --locked
 
-step "the rules and the opponents build for the browser"
-cargo check -p velha-rules -p velha-ai --target wasm32-unknown-unknown --locked
+step "the rules, the opponents and the cube view build for the browser"
+cargo check -p velha-rules -p velha-ai -p velha-cube-view --lib --target wasm32-unknown-unknown --locked
 
 step "benches build"
 cargo bench --workspace --no-run --locked

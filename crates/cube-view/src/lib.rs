@@ -1,0 +1,23 @@
+//! # velha-cube-view
+//!
+//! The cube of Cubo da Velha on screen, knowing nothing of any UI framework:
+//!
+//! - [`render::CubeRenderer`]: wgpu, two instanced draw calls, into any texture view (the
+//!   native paint source's texture, a web canvas, an offscreen texture), within WebGL2's
+//!   limits;
+//! - [`camera::Camera`]: level 1 fixed, level 2 orbiting;
+//! - [`picking`]: screen point ↔ sticker;
+//! - [`gesture::Gestures`]: pointer events → tap, turn, orbit or refusal, judged by
+//!   velha-rules;
+//! - [`scene`]: where every cubie and sticker is, with a quarter turn in progress.
+//!
+//! Tested headless: `headless` renders offscreen on any adapter (lavapipe here).
+
+pub mod camera;
+pub mod gesture;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod headless;
+pub mod palette;
+pub mod picking;
+pub mod render;
+pub mod scene;
