@@ -6,32 +6,15 @@
 #![allow(missing_docs)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use velha_ai::{Character, Difficulty, Greedy, Limits, Opponent, Rng, UltimateAi, Velha};
-use velha_rules::{Classic, Cube, Level, Player, Position, Ultimate, Variant};
-
-/// Positions met in games between two greedy players, a few plies apart.
-fn positions<P: Position>(start: P, count: usize) -> Vec<P> {
-    let mut rng = Rng::new(2026);
-    let mut found = vec![];
-    let mut p = start;
-    while found.len() < count {
-        if p.status().is_over() {
-            p = start;
-        }
-        found.push(p);
-        let action = Greedy
-            .choose(&p, Limits::work(1), &mut rng)
-            .expect("ongoing");
-        p.play(action).expect("legal");
-    }
-    found
-}
+use velha_ai::arena::sample_positions;
+use velha_ai::{Character, Difficulty, Limits, Opponent, Rng, UltimateAi, Velha};
+use velha_rules::{Classic, Cube, Level, Player, Ultimate, Variant};
 
 fn velha(c: &mut Criterion) {
     let mut group = c.benchmark_group("decision");
     group.sample_size(20);
     for level in [Level::One, Level::Two] {
-        let cubes = positions(Cube::new(level), 40);
+        let cubes = sample_positions(Cube::new(level), 40, 2026);
         let mut velha = Velha::new();
         let mut rng = Rng::new(1);
         let mut i = 0;
@@ -42,7 +25,7 @@ fn velha(c: &mut Criterion) {
             })
         });
     }
-    let boards = positions(Classic::new(Player::X), 30);
+    let boards = sample_positions(Classic::new(Player::X), 30, 2026);
     let mut rng = Rng::new(2);
     let mut i = 0;
     for character in Character::ALL {
@@ -54,7 +37,7 @@ fn velha(c: &mut Criterion) {
             })
         });
     }
-    let grids = positions(Ultimate::new(Variant::V2, Player::X), 30);
+    let grids = sample_positions(Ultimate::new(Variant::V2, Player::X), 30, 2026);
     for difficulty in [Difficulty::Easy, Difficulty::Medium] {
         let mut ai = UltimateAi::new(difficulty);
         group.bench_function(difficulty.protocol_name(), |b| {

@@ -2,7 +2,7 @@
 
 use velha_rules::{Player, Position, Status};
 
-use crate::{Limits, Opponent, Rng};
+use crate::{Greedy, Limits, Opponent, RandomPlayer, Rng};
 
 /// One side of a game: who plays and how long it may think.
 pub struct Seat<'a, P: Position> {
@@ -95,4 +95,28 @@ pub fn play_match<P: Position>(
         }
     }
     score
+}
+
+/// Positions met in games where each action is, by a coin toss, a greedy or a random one:
+/// varied, with threats, and the same for the same seed. Benchmarks and tests draw their
+/// positions from here.
+pub fn sample_positions<P: Position>(start: P, count: usize, seed: u64) -> Vec<P> {
+    let mut rng = Rng::new(seed);
+    let mut found = Vec::with_capacity(count);
+    let mut position = start;
+    while found.len() < count {
+        if position.status().is_over() {
+            position = start;
+        }
+        found.push(position);
+        let action = if rng.chance(1, 2) {
+            Greedy.choose(&position, Limits::work(1), &mut rng)
+        } else {
+            RandomPlayer.choose(&position, Limits::work(1), &mut rng)
+        };
+        position
+            .play(action.expect("an ongoing game has a move"))
+            .expect("opponents play legal actions");
+    }
+    found
 }

@@ -1,28 +1,8 @@
 //! CUBE-V05: the Velha plays the cube by the same rules at both levels, and plays it well.
 
-use velha_ai::arena::{Seat, play_match};
+use velha_ai::arena::{Seat, play_match, sample_positions};
 use velha_ai::{Greedy, Limits, Opponent, RandomPlayer, Rng, Velha};
 use velha_rules::{Cube, CubeAction, Level, Position, Status};
-
-/// Positions of games between a greedy and a random player: varied, with threats.
-fn positions(level: Level, count: usize, seed: u64) -> Vec<Cube> {
-    let mut rng = Rng::new(seed);
-    let mut found = vec![];
-    let mut p = Cube::new(level);
-    while found.len() < count {
-        if p.status().is_over() {
-            p = Cube::new(level);
-        }
-        found.push(p);
-        let action = if rng.chance(1, 2) {
-            Greedy.choose(&p, Limits::work(1), &mut rng)
-        } else {
-            RandomPlayer.choose(&p, Limits::work(1), &mut rng)
-        };
-        p.play(action.unwrap()).unwrap();
-    }
-    found
-}
 
 fn opponent_can_win(p: &Cube) -> bool {
     let Status::Ongoing(side) = p.status() else {
@@ -58,7 +38,10 @@ fn whole_turns(p: &Cube) -> Vec<Cube> {
 fn cube_v05_velha_plays_legally_takes_wins_and_never_allows_an_avoidable_loss() {
     let mut velha = Velha::new();
     for level in [Level::One, Level::Two] {
-        for (n, p) in positions(level, 150, 7).into_iter().enumerate() {
+        for (n, p) in sample_positions(Cube::new(level), 150, 7)
+            .into_iter()
+            .enumerate()
+        {
             let me = p.side_to_move();
             let mut rng = Rng::new(n as u64);
             // Its whole turn: a free turn is followed by another decision.
@@ -138,7 +121,7 @@ fn cube_v05_velha_beats_random_and_greedy_players_at_both_levels() {
 
 #[test]
 fn cube_v05_the_same_seed_and_work_give_the_same_move() {
-    let p = positions(Level::Two, 30, 3)[29];
+    let p = sample_positions(Cube::new(Level::Two), 30, 3)[29];
     let pick = |seed| Velha::new().choose(&p, Limits::work(5_000), &mut Rng::new(seed));
     assert_eq!(pick(1), pick(1));
 }

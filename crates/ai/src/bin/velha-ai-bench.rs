@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use velha_ai::arena::{MatchScore, Seat, play_match};
+use velha_ai::arena::{MatchScore, Seat, play_match, sample_positions};
 use velha_ai::{
     Character, Difficulty, Greedy, Limits, Opponent, RandomPlayer, Rng, UltimateAi, Velha,
 };
@@ -70,7 +70,7 @@ fn main() {
     println!("\n== search speed, one core");
     for level in [Level::One, Level::Two] {
         let mut velha = Velha::new();
-        let positions = sample_positions(Cube::new(level), 60);
+        let positions = sample_positions(Cube::new(level), 60, 77);
         let start = Instant::now();
         let mut nodes = 0;
         for (i, p) in positions.iter().enumerate() {
@@ -86,7 +86,7 @@ fn main() {
     }
     for variant in [Variant::Super, Variant::V2] {
         let mut hard = UltimateAi::new(Difficulty::Hard);
-        let positions = sample_positions(Ultimate::new(variant, Player::X), 20);
+        let positions = sample_positions(Ultimate::new(variant, Player::X), 20, 77);
         let start = Instant::now();
         let mut playouts = 0;
         for (i, p) in positions.iter().enumerate() {
@@ -211,26 +211,6 @@ fn row(name: &str, r: MatchScore) {
     );
 }
 
-/// Positions met in games of greedy players against random ones.
-fn sample_positions<P: Position>(start: P, count: usize) -> Vec<P> {
-    let mut rng = Rng::new(77);
-    let mut found = vec![];
-    let mut p = start;
-    while found.len() < count {
-        if p.status().is_over() {
-            p = start;
-        }
-        found.push(p);
-        let a = if rng.chance(1, 2) {
-            Greedy.choose(&p, Limits::work(1), &mut rng)
-        } else {
-            RandomPlayer.choose(&p, Limits::work(1), &mut rng)
-        };
-        p.play(a.expect("ongoing")).expect("legal");
-    }
-    found
-}
-
 struct Timings(Vec<Duration>);
 
 fn time_decisions<P: Position>(
@@ -239,7 +219,7 @@ fn time_decisions<P: Position>(
     ms: u64,
     count: usize,
 ) -> Timings {
-    let positions = sample_positions(start, count);
+    let positions = sample_positions(start, count, 77);
     let mut times: Vec<Duration> = positions
         .iter()
         .enumerate()
