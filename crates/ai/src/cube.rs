@@ -33,11 +33,19 @@ pub struct VelhaStats {
 }
 
 /// The Velha. It keeps its transposition table between moves.
-#[derive(Debug)]
 pub struct Velha {
     table: Vec<Entry>,
     /// Figures of the last [`Opponent::choose`].
     pub stats: VelhaStats,
+}
+
+impl std::fmt::Debug for Velha {
+    /// The table is megabytes of entries: only the figures are worth printing.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Velha")
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for Velha {

@@ -199,7 +199,8 @@ impl Session {
     fn perft(&mut self, args: &[&str]) -> String {
         let depth = match args {
             [n] => match n.parse::<u32>() {
-                Ok(depth) => depth,
+                Ok(depth) if depth <= MAX_PERFT_DEPTH => depth,
+                Ok(_) => return format!("error perft depth must be at most {MAX_PERFT_DEPTH}"),
                 Err(_) => {
                     return format!(
                         "error perft depth must be a whole number, found {:?}",
@@ -269,6 +270,9 @@ impl Session {
         }
     }
 }
+
+/// Deepest `perft`: cube games never end by themselves, and each ply is a level of recursion.
+const MAX_PERFT_DEPTH: u32 = 64;
 
 /// The longest an `ai` command may think: a minute.
 const MAX_THINKING_MS: u64 = 60_000;

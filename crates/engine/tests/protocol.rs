@@ -286,6 +286,8 @@ fn garbage_gets_an_error_line_and_changes_nothing() {
         "perft",
         "perft -1",
         "perft x",
+        "perft 65",
+        "perft 1000000",
         "perft 99999999999",
         "undo 2",
         "ai",
