@@ -27,17 +27,33 @@ fi
 # Without a desktop session the Vulkan loader complains about this on every device it opens.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 
+# The browser tests: Debian's chromium driven by Playwright (Python), never a downloaded browser.
+if ! command -v chromium >/dev/null; then
+  step "installing chromium"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
+fi
+python3 -c "import playwright, pytest" 2>/dev/null || python3 -m pip install -q playwright pytest
+
 step "format"
 cargo fmt --all --check
 
 step "lint"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy -p cubo-da-velha --target wasm32-unknown-unknown --locked -- -D warnings
 
 step "tests"
 cargo test --workspace --locked
 
 step "the rules, the opponents and the cube view build for the browser"
 cargo check -p velha-rules -p velha-ai -p velha-cube-view --lib --target wasm32-unknown-unknown --locked
+
+step "web build"
+bash scripts/build-web.sh
+
+step "browser tests (phone size, touch)"
+E2E_SHOTS="$CARGO_TARGET_DIR/e2e-shots" python3 -m pytest -q tests/e2e
 
 step "benches build"
 cargo bench --workspace --no-run --locked

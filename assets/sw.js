@@ -1,0 +1,28 @@
+// Keeps the app shell so local play works offline. The build writes its own version into
+// CACHE, so a new build replaces the old files instead of mixing with them.
+const CACHE = "cubo-da-velha-__BUILD__";
+const SHELL = [
+  "./", "index.html", "style.css", "manifest.webmanifest",
+  "icons/icon-192.png", "icons/icon-512.png",
+  "pkg/cubo-da-velha.js", "pkg/cubo-da-velha_bg.wasm",
+];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches.keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim())
+  );
+});
+
+// The shell from the cache first (it works offline); anything else from the network.
+self.addEventListener("fetch", (event) => {
+  if (event.request.method !== "GET") return;
+  event.respondWith(
+    caches.match(event.request, { ignoreSearch: true }).then((hit) => hit || fetch(event.request))
+  );
+});

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the web app into dist/: wasm (release), the wasm-bindgen glue at exactly the version
+# in Cargo.lock, the static shell, and a service worker versioned by this build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/velha/target}"
+
+rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
+if [ "$have" != "$want" ]; then
+  echo "installing wasm-bindgen-cli $want"
+  cargo install wasm-bindgen-cli --version "$want"
+fi
+
+cargo build --release --locked --target wasm32-unknown-unknown -p cubo-da-velha
+rm -rf dist
+mkdir -p dist
+wasm-bindgen --target web --no-typescript --out-dir dist/pkg \
+  "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/cubo-da-velha.wasm"
+if command -v wasm-opt >/dev/null; then
+  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int -o dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm \
+    && mv dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm
+fi
+cp -r assets/index.html assets/style.css assets/manifest.webmanifest assets/icons dist/
+build=$(cat dist/pkg/cubo-da-velha_bg.wasm dist/pkg/cubo-da-velha.js dist/style.css | sha256sum | cut -c1-12)
+sed "s/__BUILD__/$build/" assets/sw.js > dist/sw.js
+echo "built dist/ ($(du -sh dist | cut -f1)), build $build"

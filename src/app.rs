@@ -1,0 +1,59 @@
+//! The app's shell: which screen is showing, the language, the styles.
+
+use dioxus::prelude::*;
+
+use crate::i18n::{Texts, texts_for_locale};
+use crate::platform;
+use crate::screens::{
+    classic::ClassicScreen, cube::CubeScreen, home::Home, howto::HowTo, ultimate::UltimateScreen,
+};
+
+/// The four games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Game {
+    /// Cubo da Velha.
+    Cube,
+    /// Jogo da Velha.
+    Classic,
+    /// Super Jogo da Velha.
+    Super,
+    /// Jogo da Velha 2.0.
+    V2,
+}
+
+/// What fills the screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Screen {
+    /// The home screen.
+    Home,
+    /// A game.
+    Play(Game),
+    /// A game's rules.
+    HowTo(Game),
+}
+
+/// The root component.
+#[component]
+pub fn App() -> Element {
+    let texts: &'static Texts = use_hook(|| texts_for_locale(&platform::locale()));
+    use_context_provider(|| texts);
+    let mut screen = use_signal(|| Screen::Home);
+    let go = move |s: Screen| screen.set(s);
+    rsx! {
+        main { class: "app", lang: texts.lang,
+            match screen() {
+                Screen::Home => rsx! { Home { go } },
+                Screen::HowTo(game) => rsx! { HowTo { game, go } },
+                Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
+                Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
+                Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },
+                Screen::Play(Game::V2) => rsx! { UltimateScreen { v2: true, go } },
+            }
+        }
+    }
+}
+
+/// The texts of the device's language.
+pub fn use_texts() -> &'static Texts {
+    use_context::<&'static Texts>()
+}

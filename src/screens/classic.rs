@@ -1,0 +1,165 @@
+//! Jogo da Velha: against Rabisco, Nino or Vó Quelônia (the person is X), or two people on
+//! one device; a series with the starter alternating, OUTRA PARTIDA and PARAR.
+
+use dioxus::prelude::*;
+use velha_ai::{Character, Limits, Opponent, Rng};
+use velha_rules::{Cell, Classic, Player, Position, Series, Status};
+
+use crate::app::{Screen, use_texts};
+use crate::screens::{Mark, random_seed};
+
+/// Who the person plays against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rival {
+    Computer(Character),
+    Friend,
+}
+
+/// The classic game screen.
+#[component]
+pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let mut rival = use_signal(|| None::<Rival>);
+    let mut series = use_signal(|| Series::new(Player::X, Player::X));
+    let mut board = use_signal(|| Classic::new(Player::X));
+    let mut recorded = use_signal(|| false);
+    let mut stopped = use_signal(|| false);
+    let mut rng = use_signal(|| Rng::new(random_seed()));
+
+    // The computer answers whenever it is O's turn against a character.
+    let mut computer_turn = move || {
+        if let Some(Rival::Computer(mut who)) = rival() {
+            let b = board();
+            let cell = (b.status() == Status::Ongoing(Player::O))
+                .then(|| who.choose(&b, Limits::millis(100), &mut rng.write()))
+                .flatten();
+            if let Some(cell) = cell {
+                board.with_mut(|b| b.play(cell).ok());
+            }
+        }
+        let status = board().status();
+        if status.is_over() && !recorded() {
+            series.with_mut(|s| s.record(status));
+            recorded.set(true);
+        }
+    };
+    let mut start_game = move || {
+        board.set(Classic::new(series().next_starter()));
+        recorded.set(false);
+        computer_turn();
+    };
+
+    let Some(current) = rival() else {
+        return rsx! {
+            nav { class: "top",
+                button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
+                h1 { "{t.game_classic}" }
+            }
+            section { class: "choose",
+                h2 { "{t.choose_opponent}" }
+                p { "{t.you_are_x}" }
+                for (who, label, id) in [
+                    (Rival::Computer(Character::Rabisco), t.rabisco, "rabisco"),
+                    (Rival::Computer(Character::Nino), t.nino, "nino"),
+                    (Rival::Computer(Character::Quelonia), t.quelonia, "quelonia"),
+                    (Rival::Friend, t.two_players, "friend"),
+                ] {
+                    button { class: "primary wide", key: "{id}", "data-rival": id,
+                        onclick: move |_| {
+                            rival.set(Some(who));
+                            series.set(Series::new(Player::X, Player::X));
+                            stopped.set(false);
+                            start_game();
+                        },
+                        "{label}"
+                    }
+                }
+            }
+        };
+    };
+
+    let b = board();
+    let status = b.status();
+    let score = series().score();
+    let message = match (status, current) {
+        (Status::Ongoing(p), _) => format!("{} {p}", t.turn_of),
+        (Status::Draw, _) => t.draw.to_string(),
+        (Status::Win(Player::X), Rival::Computer(_)) => t.you_won.to_string(),
+        (Status::Win(_), Rival::Computer(_)) => t.you_lost.to_string(),
+        (Status::Win(p), Rival::Friend) => format!("{p} {}", t.wins_game),
+    };
+    let person_moves = match current {
+        Rival::Computer(_) => status == Status::Ongoing(Player::X),
+        Rival::Friend => !status.is_over(),
+    };
+    rsx! {
+        nav { class: "top",
+            button { "data-action": "back", onclick: move |_| { rival.set(None); go.call(Screen::Home) }, "← {t.back}" }
+            h1 { "{t.game_classic}" }
+        }
+        if stopped() {
+            section { class: "series-end", "data-series": "final",
+                h2 { "{t.series_score}" }
+                ScoreLine { wins: score.wins, draws: score.draws, losses: score.losses }
+                button { class: "primary wide", onclick: move |_| rival.set(None), "{t.choose_opponent}" }
+            }
+        } else {
+            p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message}" }
+            div { class: "board3", role: "grid",
+                for cell in Cell::ALL {
+                    Square {
+                        key: "{cell}",
+                        name: cell.to_string(),
+                        piece: b.piece(cell),
+                        enabled: person_moves && b.piece(cell).is_none(),
+                        onpress: move |_| {
+                            board.with_mut(|b| b.play(cell).ok());
+                            computer_turn();
+                        },
+                    }
+                }
+            }
+            ScoreLine { wins: score.wins, draws: score.draws, losses: score.losses }
+            if status.is_over() {
+                div { class: "after",
+                    button { class: "primary", "data-action": "another", onclick: move |_| start_game(), "{t.another_game}" }
+                    button { "data-action": "stop", onclick: move |_| stopped.set(true), "{t.stop}" }
+                }
+            }
+        }
+    }
+}
+
+/// The series score: wins, draws ("velhas") and losses of X.
+#[component]
+pub fn ScoreLine(wins: u32, draws: u32, losses: u32) -> Element {
+    let t = use_texts();
+    rsx! {
+        p { class: "series",
+            span { "data-series": "wins", "{wins}" } " {t.wins} · "
+            span { "data-series": "draws", "{draws}" } " {t.draws} · "
+            span { "data-series": "losses", "{losses}" } " {t.losses}"
+        }
+    }
+}
+
+/// One cell of a board: a button named "a1, vazio" or "b2, X".
+#[component]
+pub fn Square(
+    name: String,
+    piece: Option<Player>,
+    enabled: bool,
+    onpress: EventHandler<()>,
+) -> Element {
+    let t = use_texts();
+    let label = match piece {
+        Some(p) => format!("{name}, {p}"),
+        None => format!("{name}, {}", t.empty),
+    };
+    rsx! {
+        button { class: "cell", "data-cell": "{name}", "aria-label": "{label}", disabled: !enabled,
+            onclick: move |_| onpress.call(()),
+            if let Some(p) = piece { Mark { player: p } }
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! Cubo da Velha: level 1 or 2, against the Velha or two people on one device. This screen
+//! plays through accessible controls (side 1's cells and every turn as buttons); the cube
+//! canvas of velha-cube-view joins it above them.
+
+use dioxus::prelude::*;
+use velha_ai::{Limits, Opponent, Rng, Velha};
+use velha_rules::cube::{Sticker, TurnKind};
+use velha_rules::{Cell, Cube, CubeAction, CubeIllegal, Level, Player, Position, Status, Turn};
+
+use crate::app::{Screen, use_texts};
+use crate::i18n::Texts;
+use crate::platform::VelhaScore;
+use crate::screens::{Mark, random_seed};
+
+/// How long the Velha thinks per action.
+const VELHA_MS: u64 = 250;
+
+/// The turn's name for people: "Coluna a ↓", "Fileira 1 ←", "Frente ↻".
+fn turn_name(t: &Texts, turn: Turn) -> String {
+    use velha_rules::cube::Layer;
+    let (down, left, clockwise) = if turn.canonical {
+        ("↓", "←", "↻")
+    } else {
+        ("↑", "→", "↺")
+    };
+    match turn.layer {
+        Layer::L => format!("{} a {down}", t.column),
+        Layer::M => format!("{} b {down}", t.column),
+        Layer::R => format!("{} c {down}", t.column),
+        Layer::U => format!("{} 1 {left}", t.row),
+        Layer::E => format!("{} 2 {left}", t.row),
+        Layer::D => format!("{} 3 {left}", t.row),
+        Layer::F => format!("{} {clockwise}", t.front),
+        Layer::S => format!("{} {clockwise}", t.middle),
+        Layer::B => format!("{} {clockwise}", t.back_layer),
+    }
+}
+
+fn refusal(t: &Texts, reason: CubeIllegal) -> &'static str {
+    match reason {
+        CubeIllegal::WrongDirection(_) => t.wrong_direction,
+        CubeIllegal::SymbolLimit(_) => t.symbol_limit,
+        CubeIllegal::OpponentSymbol => t.opponent_symbol,
+        CubeIllegal::SecondFreeTurn => t.second_free_turn,
+        CubeIllegal::GameOver => t.game_over,
+    }
+}
+
+/// The cube game screen.
+#[component]
+pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let mut setup = use_signal(|| None::<(Level, bool)>);
+    let mut cube = use_signal(|| Cube::new(Level::One));
+    let mut message = use_signal(|| None::<&'static str>);
+    let mut velha = use_signal(Velha::new);
+    let mut rng = use_signal(|| Rng::new(random_seed()));
+    let mut counted = use_signal(|| false);
+
+    let mut act = move |action: CubeAction| {
+        let result = cube.with_mut(|c| c.play(action));
+        match result {
+            Err(reason) => message.set(Some(refusal(t, reason))),
+            Ok(_) => {
+                message.set(None);
+                if let Some((_, true)) = setup() {
+                    // The Velha plays O: a free turn keeps its turn, so it may act twice.
+                    while cube().status() == Status::Ongoing(Player::O) {
+                        let choice = velha.write().choose(
+                            &cube(),
+                            Limits::millis(VELHA_MS),
+                            &mut rng.write(),
+                        );
+                        match choice {
+                            Some(a) => cube.with_mut(|c| c.play(a).ok()),
+                            None => break,
+                        };
+                    }
+                }
+                if let (Some((_, true)), Status::Win(w), false) =
+                    (setup(), cube().status(), counted())
+                {
+                    let mut score = VelhaScore::load();
+                    if w == Player::X {
+                        score.wins += 1
+                    } else {
+                        score.losses += 1
+                    }
+                    score.save();
+                    counted.set(true);
+                }
+            }
+        }
+    };
+
+    let Some((level, against_velha)) = setup() else {
+        return rsx! {
+            nav { class: "top",
+                button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
+                h1 { "{t.game_cube}" }
+            }
+            section { class: "choose",
+                for (lvl, vs, label, id) in [
+                    (Level::One, true, format!("{} · {}", t.level_1, t.against_velha), "1-velha"),
+                    (Level::Two, true, format!("{} · {}", t.level_2, t.against_velha), "2-velha"),
+                    (Level::One, false, format!("{} · {}", t.level_1, t.two_players), "1-friend"),
+                    (Level::Two, false, format!("{} · {}", t.level_2, t.two_players), "2-friend"),
+                ] {
+                    button { class: "primary wide", key: "{id}", "data-mode": id,
+                        onclick: move |_| {
+                            cube.set(Cube::new(lvl));
+                            counted.set(false);
+                            message.set(None);
+                            setup.set(Some((lvl, vs)));
+                        },
+                        "{label}"
+                    }
+                }
+            }
+        };
+    };
+
+    let c = cube();
+    let status = c.status();
+    let message_text = match (status, against_velha) {
+        (Status::Win(Player::X), true) => t.you_won.to_string(),
+        (Status::Win(_), true) => t.you_lost.to_string(),
+        (Status::Win(p), false) => format!("{p} {}", t.wins_game),
+        (Status::Draw, _) => t.draw.to_string(),
+        (Status::Ongoing(p), _) => format!("{} {p}", t.turn_of),
+    };
+    let velha_to_move = against_velha && status == Status::Ongoing(Player::O);
+    let playing = !status.is_over() && !velha_to_move;
+    let next = c.next_turn_kind(c.side_to_move());
+    rsx! {
+        nav { class: "top",
+            button { "data-action": "back", onclick: move |_| { setup.set(None); go.call(Screen::Home) }, "← {t.back}" }
+            h1 { "{t.game_cube}" }
+        }
+        p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message_text}" }
+        div { class: "cube-bar",
+            span { "data-count": "X", Mark { player: Player::X } " {c.symbols_on_side1(Player::X)}/4" }
+            if level == Level::Two && !status.is_over() {
+                span { class: if next == TurnKind::Either { "giro free" } else { "giro one-way" },
+                    "data-giro": if next == TurnKind::Either { "free" } else { "one-way" },
+                    if next == TurnKind::Either { "{t.next_turn_free}" } else { "{t.next_turn_one_way}" }
+                }
+            }
+            span { "data-count": "O", Mark { player: Player::O } " {c.symbols_on_side1(Player::O)}/4" }
+        }
+        p { class: "sr-only", "{t.symbols_on_side1}" }
+        if let Some(m) = message() {
+            p { class: "warning", role: "alert", "data-refusal": "true", "{m}" }
+        }
+        section { class: "side1", "aria-label": t.cells_title,
+            h2 { class: "sr-only", "{t.cells_title}" }
+            div { class: "board3",
+                for cell in Cell::ALL {
+                    CubeCell { key: "{cell}", cell, sticker: c.cell(cell), enabled: playing, onpress: move |cell| act(CubeAction::Tap(cell)) }
+                }
+            }
+        }
+        section { class: "turns", "aria-label": t.turns_title,
+            h2 { "{t.turns_title}" }
+            div { class: "turn-buttons",
+                for turn in Turn::ALL {
+                    button { key: "{turn}", class: "turn", "data-action": "{turn}", disabled: !playing,
+                        onclick: move |_| act(CubeAction::Turn(turn)),
+                        "{turn_name(t, turn)}"
+                    }
+                }
+            }
+        }
+        if status.is_over() {
+            div { class: "after",
+                button { class: "primary", "data-action": "another",
+                    onclick: move |_| { cube.set(Cube::new(level)); counted.set(false); message.set(None); },
+                    "{t.another_game}"
+                }
+                button { "data-action": "stop", onclick: move |_| { setup.set(None); go.call(Screen::Home) }, "{t.stop}" }
+            }
+        }
+    }
+}
+
+#[component]
+fn CubeCell(cell: Cell, sticker: Sticker, enabled: bool, onpress: EventHandler<Cell>) -> Element {
+    let t = use_texts();
+    let (state, label) = match sticker {
+        Sticker::Blank => ("blank", t.empty.to_string()),
+        Sticker::Spent => ("spent", "*".to_string()),
+        Sticker::Mark(p) => ("mark", p.to_string()),
+    };
+    rsx! {
+        button { class: "cell sticker {state}", "data-cell": "{cell}", "aria-label": "{cell}, {label}", disabled: !enabled,
+            onclick: move |_| onpress.call(cell),
+            if let Sticker::Mark(p) = sticker { Mark { player: p } }
+        }
+    }
+}

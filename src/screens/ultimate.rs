@@ -1,0 +1,242 @@
+//! Super Jogo da Velha and Jogo da Velha 2.0: 81 cells, the board you are sent to
+//! highlighted, decided boards marked (2.0: "X inside O" for a draw), 2.0's points and its
+//! 1-minute turn clock with the lost-turn rule; against easy, medium, hard or a friend.
+
+use dioxus::prelude::*;
+use velha_ai::{Difficulty, Limits, Opponent, Rng, UltimateAi};
+use velha_rules::ultimate::BoardState;
+use velha_rules::{Player, Position, Series, Status, UltCell, Ultimate, Variant};
+
+use crate::app::{Screen, use_texts};
+use crate::screens::classic::ScoreLine;
+use crate::screens::{Mark, random_seed};
+
+/// Seconds per turn in 2.0 (V2-R05); `?clock=N` in the address shortens it for tests.
+fn turn_seconds() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|q| {
+            q.split(['?', '&'])
+                .find_map(|kv| kv.strip_prefix("clock=")?.parse::<f64>().ok())
+        })
+        .filter(|s| *s > 0.0)
+        .unwrap_or(60.0)
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rival {
+    Computer(Difficulty),
+    Friend,
+}
+
+/// The screen of both ultimate games.
+#[component]
+pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let variant = if v2 { Variant::V2 } else { Variant::Super };
+    let mut rng = use_signal(|| Rng::new(random_seed()));
+    // SUPER-R05: a coin toss picks who starts the first game; 2.0 always starts with X.
+    let first = use_hook(|| {
+        if !v2 && js_sys::Math::random() < 0.5 {
+            Player::O
+        } else {
+            Player::X
+        }
+    });
+    let mut series = use_signal(|| Series::new(first, Player::X));
+    let mut rival = use_signal(|| None::<Rival>);
+    let mut grid = use_signal(|| Ultimate::new(variant, first));
+    let mut recorded = use_signal(|| false);
+    let mut ai = use_signal(|| UltimateAi::new(Difficulty::Medium));
+    let mut deadline = use_signal(|| now_ms() + turn_seconds() * 1000.0);
+    let mut clock_text = use_signal(|| turn_seconds().ceil() as u32);
+    let mut lost_message = use_signal(|| None::<Player>);
+
+    let mut after_move = move || {
+        if let Some(Rival::Computer(_)) = rival() {
+            let g = grid();
+            if g.status() == Status::Ongoing(Player::O) {
+                let cell = ai.write().choose(&g, Limits::millis(400), &mut rng.write());
+                if let Some(cell) = cell {
+                    grid.with_mut(|g| g.play(cell).ok());
+                }
+            }
+        }
+        deadline.set(now_ms() + turn_seconds() * 1000.0);
+        let status = grid().status();
+        if status.is_over() && !recorded() {
+            series.with_mut(|s| s.record(status));
+            recorded.set(true);
+        }
+    };
+    let mut start_game = move || {
+        grid.set(Ultimate::new(variant, series().next_starter()));
+        recorded.set(false);
+        lost_message.set(None);
+        after_move();
+    };
+
+    // 2.0's clock (V2-R05): the side to move loses the turn when its minute runs out.
+    use_future(move || async move {
+        loop {
+            gloo_timers::future::TimeoutFuture::new(200).await;
+            if !v2 || rival().is_none() || grid().status().is_over() {
+                continue;
+            }
+            let left = (deadline() - now_ms()) / 1000.0;
+            clock_text.set(left.max(0.0).ceil() as u32);
+            if left <= 0.0 {
+                let loser = grid().side_to_move();
+                grid.with_mut(|g| g.timeout().ok());
+                lost_message.set(Some(loser));
+                after_move();
+            }
+        }
+    });
+
+    let title = if v2 { t.game_v2 } else { t.game_super };
+    let Some(current) = rival() else {
+        return rsx! {
+            nav { class: "top",
+                button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
+                h1 { "{title}" }
+            }
+            section { class: "choose",
+                h2 { "{t.choose_opponent}" }
+                if !v2 {
+                    p { "data-coin": "{first}", "{t.coin_toss}: {t.starts} {first}" }
+                }
+                for (who, label, id) in [
+                    (Rival::Computer(Difficulty::Easy), t.easy, "easy"),
+                    (Rival::Computer(Difficulty::Medium), t.medium, "medium"),
+                    (Rival::Computer(Difficulty::Hard), t.hard, "hard"),
+                    (Rival::Friend, t.two_players, "friend"),
+                ] {
+                    button { class: "primary wide", key: "{id}", "data-rival": id,
+                        onclick: move |_| {
+                            if let Rival::Computer(d) = who {
+                                ai.set(UltimateAi::new(d));
+                            }
+                            rival.set(Some(who));
+                            start_game();
+                        },
+                        "{label}"
+                    }
+                }
+            }
+        };
+    };
+
+    let g = grid();
+    let status = g.status();
+    let score = series().score();
+    let person_moves = match current {
+        Rival::Computer(_) => status == Status::Ongoing(Player::X),
+        Rival::Friend => !status.is_over(),
+    };
+    let legal = g.legal_cells();
+    let message = match (status, current) {
+        (Status::Ongoing(p), _) => format!("{} {p}", t.turn_of),
+        (Status::Draw, _) => t.draw.to_string(),
+        (Status::Win(Player::X), Rival::Computer(_)) => t.you_won.to_string(),
+        (Status::Win(_), Rival::Computer(_)) => t.you_lost.to_string(),
+        (Status::Win(p), Rival::Friend) => format!("{p} {}", t.wins_game),
+    };
+    let where_to = match g.sent_board() {
+        Some(b) => format!("{} {}", t.board_sent, b + 1),
+        None => t.any_board.to_string(),
+    };
+    rsx! {
+        nav { class: "top",
+            button { "data-action": "back", onclick: move |_| { rival.set(None); go.call(Screen::Home) }, "← {t.back}" }
+            h1 { "{title}" }
+        }
+        p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message}" }
+        if !status.is_over() {
+            p { class: "hint", "data-sent": "{g.sent_board().map(|b| b + 1).unwrap_or(0)}", "{where_to}" }
+        }
+        if v2 {
+            div { class: "v2-bar",
+                span { class: "points x", "data-points": "X", "{t.points} X: {g.points(Player::X)}" }
+                if !status.is_over() {
+                    span { class: "clock", "data-clock": "{clock_text}", "⏱ {clock_text}{t.seconds_left}" }
+                }
+                span { class: "points o", "data-points": "O", "{t.points} O: {g.points(Player::O)}" }
+            }
+            if let Some(p) = lost_message() {
+                p { class: "warning", role: "alert", "data-lost-turn": "{p}", "{p} {t.lost_turn}" }
+            }
+        }
+        div { class: "grid9",
+            for board in 0..9 {
+                div {
+                    key: "{board}",
+                    class: if legal.into_iter().any(|c| c.board() == board) && !status.is_over() { "small-board sent" } else { "small-board" },
+                    "data-board": "{board + 1}",
+                    for pos in 0..9 {
+                        UltSquare {
+                            key: "{pos}",
+                            cell: UltCell::in_board(board, pos).expect("in range"),
+                            piece: g.piece(UltCell::in_board(board, pos).expect("in range")),
+                            enabled: person_moves && legal.contains(UltCell::in_board(board, pos).expect("in range")),
+                            onpress: move |cell: UltCell| {
+                                lost_message.set(None);
+                                grid.with_mut(|g| g.play(cell).ok());
+                                after_move();
+                            },
+                        }
+                    }
+                    match g.board(board) {
+                        BoardState::Open => rsx! {},
+                        BoardState::Won(p) => rsx! {
+                            div { class: "decided", "data-decided": "{p}", "aria-label": "{t.board_word} {board + 1}: {t.won_by} {p}", Mark { player: p } }
+                        },
+                        BoardState::Drawn if v2 => rsx! {
+                            div { class: "decided both", "data-decided": "draw", "aria-label": "{t.board_word} {board + 1}: {t.drawn_board}",
+                                svg { class: "mark xo", view_box: "0 0 100 100", "aria-hidden": "true",
+                                    circle { cx: "50", cy: "50", r: "38" }
+                                    line { x1: "34", y1: "34", x2: "66", y2: "66" }
+                                    line { x1: "66", y1: "34", x2: "34", y2: "66" }
+                                }
+                            }
+                        },
+                        BoardState::Drawn => rsx! {
+                            div { class: "decided none", "data-decided": "draw", "aria-label": "{t.board_word} {board + 1}: {t.drawn_board}" }
+                        },
+                    }
+                }
+            }
+        }
+        ScoreLine { wins: score.wins, draws: score.draws, losses: score.losses }
+        if status.is_over() {
+            div { class: "after",
+                button { class: "primary", "data-action": "another", onclick: move |_| start_game(), "{t.another_game}" }
+                button { "data-action": "stop", onclick: move |_| { rival.set(None); go.call(Screen::Home) }, "{t.stop}" }
+            }
+        }
+    }
+}
+
+#[component]
+fn UltSquare(
+    cell: UltCell,
+    piece: Option<Player>,
+    enabled: bool,
+    onpress: EventHandler<UltCell>,
+) -> Element {
+    let t = use_texts();
+    let label = match piece {
+        Some(p) => format!("{cell}, {p}"),
+        None => format!("{cell}, {}", t.empty),
+    };
+    rsx! {
+        button { class: "cell", "data-cell": "{cell}", "aria-label": "{label}", disabled: !enabled,
+            onclick: move |_| onpress.call(cell),
+            if let Some(p) = piece { Mark { player: p } }
+        }
+    }
+}
