@@ -4,6 +4,8 @@
 #[cfg(target_arch = "wasm32")]
 mod app;
 #[cfg(target_arch = "wasm32")]
+mod components;
+#[cfg(target_arch = "wasm32")]
 mod i18n;
 #[cfg(target_arch = "wasm32")]
 mod platform;

@@ -8,9 +8,11 @@ use velha_rules::cube::{Sticker, TurnKind};
 use velha_rules::{Cell, Cube, CubeAction, CubeIllegal, Level, Player, Position, Status, Turn};
 
 use crate::app::{Screen, use_texts};
+use crate::components::cube_canvas::{CubeCanvas, TurnQueue};
 use crate::i18n::Texts;
 use crate::platform::VelhaScore;
 use crate::screens::{Mark, random_seed};
+use velha_cube_view::gesture::Meaning;
 
 /// How long the Velha thinks per action.
 const VELHA_MS: u64 = 250;
@@ -56,9 +58,19 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let mut velha = use_signal(Velha::new);
     let mut rng = use_signal(|| Rng::new(random_seed()));
     let mut counted = use_signal(|| false);
+    let mut turns = use_signal(TurnQueue::default);
 
-    let mut act = move |action: CubeAction| {
+    // Plays an action and queues its animation when it turns a layer (CUBE-V04, V05).
+    let mut play = move |action: CubeAction| {
+        let before = cube();
         let result = cube.with_mut(|c| c.play(action));
+        if let (Ok(_), CubeAction::Turn(turn)) = (result, action) {
+            turns.with_mut(|q| q.0.push_back((before, turn)));
+        }
+        result
+    };
+    let mut act = move |action: CubeAction| {
+        let result = play(action);
         match result {
             Err(reason) => message.set(Some(refusal(t, reason))),
             Ok(_) => {
@@ -72,7 +84,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                             &mut rng.write(),
                         );
                         match choice {
-                            Some(a) => cube.with_mut(|c| c.play(a).ok()),
+                            Some(a) => play(a).ok(),
                             None => break,
                         };
                     }
@@ -149,6 +161,16 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
             span { "data-count": "O", Mark { player: Player::O } " {c.symbols_on_side1(Player::O)}/4" }
         }
         p { class: "sr-only", "{t.symbols_on_side1}" }
+        CubeCanvas {
+            cube: c,
+            turns,
+            on_gesture: move |meaning| match meaning {
+                Meaning::Tap(cell) if playing => act(CubeAction::Tap(cell)),
+                Meaning::Turn(turn) if playing => act(CubeAction::Turn(turn)),
+                Meaning::Refuse(reason) if playing => message.set(Some(refusal(t, reason))),
+                _ => {}
+            },
+        }
         if let Some(m) = message() {
             p { class: "warning", role: "alert", "data-refusal": "true", "{m}" }
         }
@@ -174,7 +196,12 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
         if status.is_over() {
             div { class: "after",
                 button { class: "primary", "data-action": "another",
-                    onclick: move |_| { cube.set(Cube::new(level)); counted.set(false); message.set(None); },
+                    onclick: move |_| {
+                        cube.set(Cube::new(level));
+                        turns.set(TurnQueue::default());
+                        counted.set(false);
+                        message.set(None);
+                    },
                     "{t.another_game}"
                 }
                 button { "data-action": "stop", onclick: move |_| { setup.set(None); go.call(Screen::Home) }, "{t.stop}" }

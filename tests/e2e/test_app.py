@@ -3,7 +3,7 @@ offline play."""
 
 import re
 
-from conftest import shot
+from conftest import ROOT, shot
 
 MAX_CLICKS = 400
 
@@ -154,3 +154,50 @@ def test_it_installs_and_plays_offline(browser, base_url):
     page.click("[data-cell=b2]")
     assert page.locator("[data-cell] svg.mark").count() == 2
     context.close()
+
+
+def sticker_centres(width, height, level=1):
+    """Sticker centres of an empty cube in a canvas of this size, from the cube-view binary
+    (the same camera and projection the app uses)."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+    target = os.environ.get("CARGO_TARGET_DIR", str(ROOT / "target"))
+    binary = os.path.join(target, "debug", "cube-view")
+    state = "." * 54 + f" X L{level} - x=0 o=0"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run([binary, "snapshot", "--state", state, "--size", f"{width}x{height}",
+                              "--out", os.path.join(tmp, "c.png")], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def touch_drag(page, start, end, steps=6):
+    """A finger drag, as touch events (pointer events of type touch reach the app)."""
+    cdp = page.context.new_cdp_session(page)
+    (x0, y0), (x1, y1) = start, end
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+    for i in range(1, steps + 1):
+        x, y = x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def test_cube_canvas_taps_and_turns_by_touch(phone):
+    phone.click("[data-game=cube]")
+    phone.click("[data-mode='1-friend']")
+    phone.wait_for_timeout(800)
+    box = phone.locator("#cube-canvas").bounding_box()
+    centres = sticker_centres(round(box["width"]), round(box["height"]))
+    at = lambda name: (box["x"] + centres[name][0], box["y"] + centres[name][1])
+    phone.touchscreen.tap(*at("F1"))
+    assert phone.get_attribute("[data-cell=a1]", "aria-label") == "a1, X", "a tap on F1 marks a1"
+    assert status(phone) == "ongoing O"
+    x, y = at("F1")
+    touch_drag(phone, (x, y), (x, y + 60))
+    assert status(phone) == "ongoing X", "a drag down on F1 turned column a (L+)"
+    assert phone.get_attribute("[data-cell=a1]", "aria-label") == "a1, vazio", "the X went down"
+    touch_drag(phone, (x, y), (x, y - 60))
+    assert "sentido" in phone.inner_text("[data-refusal]"), "level 1 refuses the other way"
+    phone.wait_for_timeout(300)
+    shot(phone, "cube-canvas")

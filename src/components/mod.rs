@@ -1,0 +1,3 @@
+//! Pieces shared by screens.
+
+pub mod cube_canvas;
