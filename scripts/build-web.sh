@@ -18,9 +18,15 @@ rm -rf dist
 mkdir -p dist
 wasm-bindgen --target web --no-typescript --out-dir dist/pkg \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/cubo-da-velha.wasm"
+# wasm-opt shrinks the bundle when a recent enough one is installed (Debian 12's binaryen 108
+# cannot read what Rust 1.95 emits); without it the bundle works, only larger.
 if command -v wasm-opt >/dev/null; then
-  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int -o dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm \
-    && mv dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm
+  if wasm-opt -Oz --all-features -o dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm 2>/dev/null; then
+    mv dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm
+  else
+    rm -f dist/pkg/opt.wasm
+    echo "wasm-opt $(wasm-opt --version | awk '{print $3}') cannot read this build; the bundle is not shrunk"
+  fi
 fi
 cp -r assets/index.html assets/style.css assets/manifest.webmanifest assets/icons dist/
 build=$(cat dist/pkg/cubo-da-velha_bg.wasm dist/pkg/cubo-da-velha.js dist/style.css | sha256sum | cut -c1-12)
