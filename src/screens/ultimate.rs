@@ -39,17 +39,19 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let variant = if v2 { Variant::V2 } else { Variant::Super };
     let mut rng = use_signal(|| Rng::new(random_seed()));
-    // SUPER-R05: a coin toss picks who starts the first game; 2.0 always starts with X.
-    let first = use_hook(|| {
-        if !v2 && js_sys::Math::random() < 0.5 {
+    // SUPER-R05: a coin toss picks who starts the first game, unless the players agree on
+    // one; 2.0 always starts with X.
+    let toss = || {
+        if js_sys::Math::random() < 0.5 {
             Player::O
         } else {
             Player::X
         }
-    });
-    let mut series = use_signal(|| Series::new(first, Player::X));
+    };
+    let mut first = use_signal(move || if v2 { Player::X } else { toss() });
+    let mut series = use_signal(|| Series::new(Player::X, Player::X));
     let mut rival = use_signal(|| None::<Rival>);
-    let mut grid = use_signal(|| Ultimate::new(variant, first));
+    let mut grid = use_signal(|| Ultimate::new(variant, Player::X));
     let mut recorded = use_signal(|| false);
     let mut ai = use_signal(|| UltimateAi::new(Difficulty::Medium));
     let mut deadline = use_signal(|| now_ms() + turn_seconds() * 1000.0);
@@ -109,6 +111,11 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                 h2 { "{t.choose_opponent}" }
                 if !v2 {
                     p { "data-coin": "{first}", "{t.coin_toss}: {t.starts} {first}" }
+                    div { class: "starter",
+                        button { class: "small", "data-starter": "coin", onclick: move |_| first.set(toss()), "{t.coin_toss}" }
+                        button { class: "small", "data-starter": "X", onclick: move |_| first.set(Player::X), "{t.starts} X" }
+                        button { class: "small", "data-starter": "O", onclick: move |_| first.set(Player::O), "{t.starts} O" }
+                    }
                 }
                 for (who, label, id) in [
                     (Rival::Computer(Difficulty::Easy), t.easy, "easy"),
@@ -122,6 +129,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                                 ai.set(UltimateAi::new(d));
                             }
                             rival.set(Some(who));
+                            series.set(Series::new(first(), Player::X));
                             start_game();
                         },
                         "{label}"

@@ -70,7 +70,11 @@ def test_classic_two_players_on_one_device(phone):
 def test_super_to_the_end_against_easy(phone):
     phone.click("[data-game=super]")
     assert re.search(r"começa [XO]", phone.inner_text("[data-coin]"))
+    # The players may agree instead of tossing: O starts, so easy (O) moves first.
+    phone.click("[data-starter=O]")
+    assert phone.get_attribute("[data-coin]", "data-coin") == "O"
     phone.click("[data-rival=easy]")
+    assert phone.locator("[data-cell] svg.mark.o").count() == 1
     shot(phone, "super-start")
     assert phone.locator("[data-cell]").count() == 81
     result = play_until_over(phone)
