@@ -34,7 +34,14 @@ if ! command -v chromium >/dev/null; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
 fi
-python3 -c "import playwright, pytest" 2>/dev/null || python3 -m pip install -q playwright pytest
+# The native build's smoke test: a real X window on Xvfb, driven by xdotool, seen by import.
+if ! command -v Xvfb >/dev/null || ! command -v xdotool >/dev/null || ! command -v import >/dev/null; then
+  step "installing xvfb, xdotool and imagemagick"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq xvfb xdotool imagemagick >/dev/null
+fi
+python3 -c "import playwright, pytest, PIL" 2>/dev/null || python3 -m pip install -q playwright pytest pillow
 
 step "format"
 cargo fmt --all --check
@@ -54,6 +61,10 @@ bash scripts/build-web.sh
 
 step "browser tests (phone size, touch)"
 E2E_SHOTS="$CARGO_TARGET_DIR/e2e-shots" python3 -m pytest -q tests/e2e
+
+step "native app under Xvfb (software Vulkan): click and drag on the cube"
+cargo build -p cubo-da-velha --locked
+python3 tests/native/smoke.py "$CARGO_TARGET_DIR/debug/cubo-da-velha" "$CARGO_TARGET_DIR/debug/cube-view" "$CARGO_TARGET_DIR/native-shots"
 
 step "benches build"
 cargo bench --workspace --no-run --locked

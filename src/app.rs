@@ -40,7 +40,15 @@ pub fn App() -> Element {
     let mut screen = use_signal(|| Screen::Home);
     let go = move |s: Screen| screen.set(s);
     rsx! {
-        main { class: "app", lang: texts.lang,
+        // The web page links the stylesheet (so the service worker caches it); Blitz takes it
+        // inline.
+        if cfg!(not(target_arch = "wasm32")) {
+            style { {include_str!("../assets/style.css")} }
+        }
+        main {
+            // A canvas that must sit at the window's origin leaves the cube screen no padding.
+            class: if platform::CANVAS_AT_ORIGIN && screen() == Screen::Play(Game::Cube) { "app flush" } else { "app" },
+            lang: texts.lang,
             match screen() {
                 Screen::Home => rsx! { Home { go } },
                 Screen::HowTo(game) => rsx! { HowTo { game, go } },

@@ -1,3 +1,3 @@
 //! Pieces shared by screens.
 
-pub mod cube_canvas;
+pub mod cube_stage;

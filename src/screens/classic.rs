@@ -6,7 +6,8 @@ use velha_ai::{Character, Limits, Opponent, Rng};
 use velha_rules::{Cell, Classic, Player, Position, Series, Status};
 
 use crate::app::{Screen, use_texts};
-use crate::screens::{Mark, random_seed};
+use crate::platform::random_seed;
+use crate::screens::Mark;
 
 /// Who the person plays against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
-//! Cubo da Velha: level 1 or 2, against the Velha or two people on one device. This screen
-//! plays through accessible controls (side 1's cells and every turn as buttons); the cube
-//! canvas of velha-cube-view joins it above them.
+//! Cubo da Velha: level 1 or 2, against the Velha or two people on one device. The cube
+//! canvas takes taps and drags; side 1's cells and every turn are also buttons, for the
+//! keyboard and screen readers.
 
 use dioxus::prelude::*;
 use velha_ai::{Limits, Opponent, Rng, Velha};
@@ -8,10 +8,12 @@ use velha_rules::cube::{Sticker, TurnKind};
 use velha_rules::{Cell, Cube, CubeAction, CubeIllegal, Level, Player, Position, Status, Turn};
 
 use crate::app::{Screen, use_texts};
-use crate::components::cube_canvas::{CubeCanvas, TurnQueue};
+use crate::components::cube_stage::TurnQueue;
 use crate::i18n::Texts;
 use crate::platform::VelhaScore;
-use crate::screens::{Mark, random_seed};
+use crate::platform::random_seed;
+use crate::platform::{CANVAS_AT_ORIGIN, CubeCanvas};
+use crate::screens::Mark;
 use velha_cube_view::gesture::Meaning;
 
 /// How long the Velha thinks per action.
@@ -58,14 +60,14 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let mut velha = use_signal(Velha::new);
     let mut rng = use_signal(|| Rng::new(random_seed()));
     let mut counted = use_signal(|| false);
-    let mut turns = use_signal(TurnQueue::default);
+    let turns = use_signal(TurnQueue::default);
 
     // Plays an action and queues its animation when it turns a layer (CUBE-V04, V05).
     let mut play = move |action: CubeAction| {
         let before = cube();
         let result = cube.with_mut(|c| c.play(action));
         if let (Ok(_), CubeAction::Turn(turn)) = (result, action) {
-            turns.with_mut(|q| q.0.push_back((before, turn)));
+            turns.read().push(before, turn);
         }
         result
     };
@@ -144,7 +146,26 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let velha_to_move = against_velha && status == Status::Ongoing(Player::O);
     let playing = !status.is_over() && !velha_to_move;
     let next = c.next_turn_kind(c.side_to_move());
+    let canvas = rsx! {
+        CubeCanvas {
+            cube: c,
+            turns: turns(),
+            on_gesture: move |meaning| match meaning {
+                Meaning::Tap(cell) if playing => act(CubeAction::Tap(cell)),
+                Meaning::Turn(turn) if playing => act(CubeAction::Turn(turn)),
+                Meaning::Refuse(reason) if playing => message.set(Some(refusal(t, reason))),
+                _ => {}
+            },
+        }
+    };
+    // Native 0.7 reports client coordinates only: there the canvas sits at the window's origin.
+    let (above, below) = if CANVAS_AT_ORIGIN {
+        (canvas, rsx! {})
+    } else {
+        (rsx! {}, canvas)
+    };
     rsx! {
+        {above}
         nav { class: "top",
             button { "data-action": "back", onclick: move |_| { setup.set(None); go.call(Screen::Home) }, "← {t.back}" }
             h1 { "{t.game_cube}" }
@@ -161,16 +182,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
             span { "data-count": "O", Mark { player: Player::O } " {c.symbols_on_side1(Player::O)}/4" }
         }
         p { class: "sr-only", "{t.symbols_on_side1}" }
-        CubeCanvas {
-            cube: c,
-            turns,
-            on_gesture: move |meaning| match meaning {
-                Meaning::Tap(cell) if playing => act(CubeAction::Tap(cell)),
-                Meaning::Turn(turn) if playing => act(CubeAction::Turn(turn)),
-                Meaning::Refuse(reason) if playing => message.set(Some(refusal(t, reason))),
-                _ => {}
-            },
-        }
+        {below}
         if let Some(m) = message() {
             p { class: "warning", role: "alert", "data-refusal": "true", "{m}" }
         }
@@ -198,7 +210,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                 button { class: "primary", "data-action": "another",
                     onclick: move |_| {
                         cube.set(Cube::new(level));
-                        turns.set(TurnQueue::default());
+                        turns.read().clear();
                         counted.set(false);
                         message.set(None);
                     },

@@ -10,24 +10,20 @@ use dioxus::prelude::*;
 use velha_rules::Player;
 
 /// X as a cross and O as a ring, in their colours: symbols differ by shape, not colour alone.
+/// Strokes are attributes, not CSS, so every renderer (Blitz included) draws them.
 #[component]
 pub fn Mark(player: Player) -> Element {
     match player {
         Player::X => rsx! {
             svg { class: "mark x", view_box: "0 0 100 100", "aria-hidden": "true",
-                line { x1: "22", y1: "22", x2: "78", y2: "78" }
-                line { x1: "78", y1: "22", x2: "22", y2: "78" }
+                line { x1: "22", y1: "22", x2: "78", y2: "78", stroke: "#3f6ff0", stroke_width: "14", stroke_linecap: "round" }
+                line { x1: "78", y1: "22", x2: "22", y2: "78", stroke: "#3f6ff0", stroke_width: "14", stroke_linecap: "round" }
             }
         },
         Player::O => rsx! {
             svg { class: "mark o", view_box: "0 0 100 100", "aria-hidden": "true",
-                circle { cx: "50", cy: "50", r: "29" }
+                circle { cx: "50", cy: "50", r: "29", fill: "none", stroke: "#e0443e", stroke_width: "13" }
             }
         },
     }
-}
-
-/// A seed for the opponents' random choices: different every game.
-pub fn random_seed() -> u64 {
-    (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64
 }

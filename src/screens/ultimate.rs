@@ -8,23 +8,15 @@ use velha_rules::ultimate::BoardState;
 use velha_rules::{Player, Position, Series, Status, UltCell, Ultimate, Variant};
 
 use crate::app::{Screen, use_texts};
+use crate::platform::{self, now_ms, random_seed};
+use crate::screens::Mark;
 use crate::screens::classic::ScoreLine;
-use crate::screens::{Mark, random_seed};
 
-/// Seconds per turn in 2.0 (V2-R05); `?clock=N` in the address shortens it for tests.
+/// Seconds per turn in 2.0 (V2-R05); tests may shorten it (see `platform`).
 fn turn_seconds() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .and_then(|q| {
-            q.split(['?', '&'])
-                .find_map(|kv| kv.strip_prefix("clock=")?.parse::<f64>().ok())
-        })
+    platform::turn_seconds_override()
         .filter(|s| *s > 0.0)
         .unwrap_or(60.0)
-}
-
-fn now_ms() -> f64 {
-    js_sys::Date::now()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +34,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     // SUPER-R05: a coin toss picks who starts the first game, unless the players agree on
     // one; 2.0 always starts with X.
     let toss = || {
-        if js_sys::Math::random() < 0.5 {
+        if random_seed().is_multiple_of(2) {
             Player::O
         } else {
             Player::X
@@ -85,7 +77,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     // 2.0's clock (V2-R05): the side to move loses the turn when its minute runs out.
     use_future(move || async move {
         loop {
-            gloo_timers::future::TimeoutFuture::new(200).await;
+            platform::sleep_ms(200).await;
             if !v2 || rival().is_none() || grid().status().is_over() {
                 continue;
             }

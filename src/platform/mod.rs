@@ -1,0 +1,55 @@
+//! The edges of each platform behind one small API: the device's language, storage kept on
+//! the device, the clock, timers and random seeds. `web` for browsers, `native` for Blitz.
+
+#[cfg(not(target_arch = "wasm32"))]
+mod canvas_native;
+#[cfg(target_arch = "wasm32")]
+mod canvas_web;
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
+#[cfg(target_arch = "wasm32")]
+mod web;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use canvas_native::{CANVAS_AT_ORIGIN, CubeCanvas};
+#[cfg(target_arch = "wasm32")]
+pub use canvas_web::CubeCanvas;
+/// The web canvas can sit anywhere: pointer events carry element coordinates.
+#[cfg(target_arch = "wasm32")]
+pub const CANVAS_AT_ORIGIN: bool = false;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use native::{load, locale, now_ms, random_seed, save, sleep_ms, turn_seconds_override};
+#[cfg(target_arch = "wasm32")]
+pub use web::{load, locale, now_ms, random_seed, save, sleep_ms, turn_seconds_override};
+
+/// The "Você × Velha" score (ON-K05): wins and losses against the Velha, on this device only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VelhaScore {
+    /// Games the person won.
+    pub wins: u32,
+    /// Games the Velha won.
+    pub losses: u32,
+}
+
+const SCORE_KEY: &str = "cubo-da-velha.score";
+
+impl VelhaScore {
+    /// The stored score; a missing or damaged value reads as 0 × 0.
+    pub fn load() -> VelhaScore {
+        load(SCORE_KEY)
+            .and_then(|text| {
+                let (w, l) = text.split_once(',')?;
+                Some(VelhaScore {
+                    wins: w.trim().parse().ok()?,
+                    losses: l.trim().parse().ok()?,
+                })
+            })
+            .unwrap_or_default()
+    }
+
+    /// Stores the score.
+    pub fn save(self) {
+        save(SCORE_KEY, &format!("{},{}", self.wins, self.losses));
+    }
+}

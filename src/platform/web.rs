@@ -1,0 +1,47 @@
+//! The browser: localStorage, the navigator's language, `Date.now`, `setTimeout`.
+
+/// The browser's preferred language tag (`pt-BR`, `en-US`, …).
+pub fn locale() -> String {
+    web_sys::window()
+        .and_then(|w| w.navigator().language())
+        .unwrap_or_else(|| "pt-BR".into())
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+/// A value kept on this device, if any.
+pub fn load(key: &str) -> Option<String> {
+    storage()?.get_item(key).ok()?
+}
+
+/// Keeps a value on this device; storage that is full or disabled loses only this value.
+pub fn save(key: &str, value: &str) {
+    if let Some(s) = storage() {
+        let _ = s.set_item(key, value);
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// A seed for the opponents' random choices: different every game.
+pub fn random_seed() -> u64 {
+    (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64
+}
+
+/// Waits `ms` milliseconds without blocking the page.
+pub async fn sleep_ms(ms: u32) {
+    gloo_timers::future::TimeoutFuture::new(ms).await;
+}
+
+/// `?clock=N` in the address: 2.0's turn clock in seconds, for tests.
+pub fn turn_seconds_override() -> Option<f64> {
+    let query = web_sys::window()?.location().search().ok()?;
+    query
+        .split(['?', '&'])
+        .find_map(|kv| kv.strip_prefix("clock=")?.parse::<f64>().ok())
+}

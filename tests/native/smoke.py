@@ -1,0 +1,81 @@
+"""The native (Blitz) build in a real X window (Xvfb, software Vulkan): open the cube, tap a
+cell with the mouse, then turn its column with a mouse drag, checking the pixels each time.
+
+Usage: python3 tests/native/smoke.py APP_BINARY CUBE_VIEW_BINARY OUT_DIR"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from PIL import Image
+
+APP, CUBE_VIEW, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
+os.makedirs(OUT, exist_ok=True)
+DISPLAY = ":97"
+env = dict(os.environ, DISPLAY=DISPLAY, XDG_RUNTIME_DIR=tempfile.mkdtemp(), LANG="pt_BR.UTF-8")
+# The window is 800x600 and the cube canvas fills its top 420 px (style.css, .cube-stage.native).
+CANVAS = (800, 420)
+
+
+def xdo(*args):
+    subprocess.run(["xdotool", *map(str, args)], env=env, check=True)
+
+
+def grab(name):
+    path = os.path.join(OUT, f"{name}.png")
+    subprocess.run(["import", "-window", "root", path], env=env, check=True)
+    return Image.open(path).convert("RGB")
+
+
+def wait_for(name, test, seconds=60):
+    """Screenshots until `test(image)` holds (software rendering takes seconds a frame)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        image = grab(name)
+        if test(image):
+            return image
+        time.sleep(1)
+    raise AssertionError(f"{name}: the screen never showed what was expected")
+
+
+def is_x(rgb):
+    r, g, b = rgb
+    return b > 120 and b - r > 60
+
+
+def is_white(rgb):
+    return min(rgb) > 150 and max(rgb) - min(rgb) < 40
+
+
+state = "." * 54 + " X L1 - x=0 o=0"
+snap = subprocess.run([CUBE_VIEW, "snapshot", "--state", state, "--size", f"{CANVAS[0]}x{CANVAS[1]}",
+                       "--out", os.path.join(OUT, "reference.png")], capture_output=True, text=True, check=True, env=env)
+f1 = [round(v) for v in json.loads(snap.stdout)["F1"]]
+
+xvfb = subprocess.Popen(["Xvfb", DISPLAY, "-screen", "0", "1024x768x24"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+time.sleep(1)
+app = subprocess.Popen([APP], env=env, stdout=open(os.path.join(OUT, "app.log"), "w"), stderr=subprocess.STDOUT)
+try:
+    # Home → "Jogar" on Cubo da Velha → level 1, two players.
+    wait_for("1-home", lambda im: im.getpixel((271, 314))[2] > 200)
+    xdo("mousemove", 271, 314, "click", 1)
+    time.sleep(3)
+    xdo("mousemove", 400, 185, "click", 1)  # the third choice: Nível 1 · Dois jogadores
+    cube = wait_for("2-cube", lambda im: is_white(im.getpixel(tuple(f1))))
+    # A click on F1 marks a1 with X.
+    xdo("mousemove", *f1, "click", 1)
+    wait_for("3-tapped", lambda im: is_x(im.getpixel(tuple(f1))))
+    # A drag down from F1 turns column a (L+): the X goes down onto D, a blank comes in.
+    xdo("mousemove", *f1, "mousedown", 1)
+    for step in range(1, 9):
+        xdo("mousemove", f1[0], f1[1] + 8 * step)
+        time.sleep(0.05)
+    xdo("mouseup", 1)
+    wait_for("4-turned", lambda im: is_white(im.getpixel(tuple(f1))))
+    print("native smoke: 3 passed, 0 failed")
+finally:
+    app.terminate()
+    xvfb.terminate()
