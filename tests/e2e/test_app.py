@@ -205,3 +205,27 @@ def test_cube_canvas_taps_and_turns_by_touch(phone):
     assert "sentido" in phone.inner_text("[data-refusal]"), "level 1 refuses the other way"
     phone.wait_for_timeout(300)
     shot(phone, "cube-canvas")
+
+
+def test_classic_r14_help_shows_the_tips_and_the_variations(phone):
+    phone.click("[data-howto=classic]")
+    text = phone.inner_text("article.howto")
+    assert "Dicas para quem está começando" in text
+    assert "Variações do jogo da velha" in text
+    shot(phone, "howto-classic")
+
+
+def test_english_comes_from_the_browser_locale_and_desktop_layout_holds(browser, base_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+    page = context.new_page()
+    page.goto(base_url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    assert page.inner_text("[data-game=classic]") == "Play"
+    assert "You × Velha" in page.inner_text(".score")
+    shot(page, "desktop-home-en")
+    page.click("[data-game=super]")
+    page.click("[data-rival=friend]")
+    box = page.locator(".grid9").bounding_box()
+    assert box["width"] <= 520 and box["x"] > 300, "the grid stays phone-sized and centred"
+    shot(page, "desktop-super-en")
+    context.close()
