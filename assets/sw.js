@@ -1,11 +1,8 @@
 // Keeps the app shell so local play works offline. The build writes its own version into
 // CACHE, so a new build replaces the old files instead of mixing with them.
 const CACHE = "cubo-da-velha-__BUILD__";
-const SHELL = [
-  "./", "index.html", "style.css", "manifest.webmanifest",
-  "icons/icon-192.png", "icons/icon-512.png",
-  "pkg/cubo-da-velha.js", "pkg/cubo-da-velha_bg.wasm",
-];
+// Every file of the build (the build script lists them), so nothing is fetched offline.
+const SHELL = ["./", __FILES__];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));

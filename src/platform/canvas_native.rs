@@ -10,7 +10,7 @@ use dioxus::prelude::*;
 use glam::Vec2;
 use velha_cube_view::gesture::{Meaning, PointerEvent};
 use velha_cube_view::picking::Viewport;
-use velha_cube_view::render::{CubeRenderer, FrameInput};
+use velha_cube_view::render::{CubeRenderer, FrameInput, target_texture};
 use velha_rules::Cube;
 
 use crate::components::cube_stage::{Stage, TurnQueue};
@@ -83,22 +83,7 @@ impl CustomPaintSource for Source {
             ctx.unregister_texture(old.handle);
         }
         let target = active.next.take().unwrap_or_else(|| {
-            let texture = active.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("cube"),
-                size: wgpu::Extent3d {
-                    width,
-                    height,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: FORMAT,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT
-                    | wgpu::TextureUsages::TEXTURE_BINDING
-                    | wgpu::TextureUsages::COPY_SRC,
-                view_formats: &[],
-            });
+            let texture = target_texture(&active.device, width, height, FORMAT);
             let handle = ctx.register_texture(texture.clone());
             Target { texture, handle }
         });

@@ -7,7 +7,7 @@ use velha_rules::{Cell, Classic, Player, Position, Series, Status};
 
 use crate::app::{Screen, use_texts};
 use crate::platform::random_seed;
-use crate::screens::Mark;
+use crate::screens::{Mark, status_text};
 
 /// Who the person plays against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,13 +82,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
     let b = board();
     let status = b.status();
     let score = series().score();
-    let message = match (status, current) {
-        (Status::Ongoing(p), _) => format!("{} {p}", t.turn_of),
-        (Status::Draw, _) => t.draw.to_string(),
-        (Status::Win(Player::X), Rival::Computer(_)) => t.you_won.to_string(),
-        (Status::Win(_), Rival::Computer(_)) => t.you_lost.to_string(),
-        (Status::Win(p), Rival::Friend) => format!("{p} {}", t.wins_game),
-    };
+    let message = status_text(t, status, matches!(current, Rival::Computer(_)));
     let person_moves = match current {
         Rival::Computer(_) => status == Status::Ongoing(Player::X),
         Rival::Friend => !status.is_over(),

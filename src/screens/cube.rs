@@ -13,7 +13,7 @@ use crate::i18n::Texts;
 use crate::platform::VelhaScore;
 use crate::platform::random_seed;
 use crate::platform::{CANVAS_AT_ORIGIN, CubeCanvas};
-use crate::screens::Mark;
+use crate::screens::{Mark, status_text};
 use velha_cube_view::gesture::Meaning;
 
 /// How long the Velha thinks per action.
@@ -136,13 +136,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
 
     let c = cube();
     let status = c.status();
-    let message_text = match (status, against_velha) {
-        (Status::Win(Player::X), true) => t.you_won.to_string(),
-        (Status::Win(_), true) => t.you_lost.to_string(),
-        (Status::Win(p), false) => format!("{p} {}", t.wins_game),
-        (Status::Draw, _) => t.draw.to_string(),
-        (Status::Ongoing(p), _) => format!("{} {p}", t.turn_of),
-    };
+    let message_text = status_text(t, status, against_velha);
     let velha_to_move = against_velha && status == Status::Ongoing(Player::O);
     let playing = !status.is_over() && !velha_to_move;
     let next = c.next_turn_kind(c.side_to_move());

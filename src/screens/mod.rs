@@ -7,7 +7,21 @@ pub mod howto;
 pub mod ultimate;
 
 use dioxus::prelude::*;
-use velha_rules::Player;
+use velha_rules::{Player, Status};
+
+use crate::i18n::Texts;
+
+/// The line above every board: whose turn it is, or how the game ended — for the person when
+/// they play the computer (always as X), for the winner's symbol between two people.
+pub fn status_text(t: &Texts, status: Status, against_computer: bool) -> String {
+    match (status, against_computer) {
+        (Status::Ongoing(p), _) => format!("{} {p}", t.turn_of),
+        (Status::Draw, _) => t.draw.to_string(),
+        (Status::Win(Player::X), true) => t.you_won.to_string(),
+        (Status::Win(_), true) => t.you_lost.to_string(),
+        (Status::Win(p), false) => format!("{p} {}", t.wins_game),
+    }
+}
 
 /// X as a cross and O as a ring, in their colours: symbols differ by shape, not colour alone.
 /// Strokes are attributes, not CSS, so every renderer (Blitz included) draws them.

@@ -9,8 +9,8 @@ use velha_rules::{Player, Position, Series, Status, UltCell, Ultimate, Variant};
 
 use crate::app::{Screen, use_texts};
 use crate::platform::{self, now_ms, random_seed};
-use crate::screens::Mark;
 use crate::screens::classic::ScoreLine;
+use crate::screens::{Mark, status_text};
 
 /// Seconds per turn in 2.0 (V2-R05); tests may shorten it (see `platform`).
 fn turn_seconds() -> f64 {
@@ -139,13 +139,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         Rival::Friend => !status.is_over(),
     };
     let legal = g.legal_cells();
-    let message = match (status, current) {
-        (Status::Ongoing(p), _) => format!("{} {p}", t.turn_of),
-        (Status::Draw, _) => t.draw.to_string(),
-        (Status::Win(Player::X), Rival::Computer(_)) => t.you_won.to_string(),
-        (Status::Win(_), Rival::Computer(_)) => t.you_lost.to_string(),
-        (Status::Win(p), Rival::Friend) => format!("{p} {}", t.wins_game),
-    };
+    let message = status_text(t, status, matches!(current, Rival::Computer(_)));
     let where_to = match g.sent_board() {
         Some(b) => format!("{} {}", t.board_sent, b + 1),
         None => t.any_board.to_string(),
@@ -163,7 +157,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
             div { class: "v2-bar",
                 span { class: "points x", "data-points": "X", "{t.points} X: {g.points(Player::X)}" }
                 if !status.is_over() {
-                    span { class: "clock", "data-clock": "{clock_text}", "⏱ {clock_text}{t.seconds_left}" }
+                    span { class: "clock", "data-clock": "{clock_text}", "{clock_text}{t.seconds_left}" }
                 }
                 span { class: "points o", "data-points": "O", "{t.points} O: {g.points(Player::O)}" }
             }

@@ -150,6 +150,8 @@ def test_it_installs_and_plays_offline(browser, base_url):
     assert manifest == "manifest.webmanifest"
     page.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.controller !== null || (location.reload(), false)", timeout=20000)
     page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=20000)
+    # Only the service worker's cache may answer: the browser's HTTP cache goes first.
+    page.context.new_cdp_session(page).send("Network.clearBrowserCache")
     context.set_offline(True)
     page.reload()
     page.wait_for_selector("[data-game=classic]", timeout=20000)

@@ -2,7 +2,7 @@
 //! offscreen `Rgba8Unorm` texture — the same format the native app's paint source uses —
 //! read back as RGBA pixels.
 
-use crate::render::{CubeRenderer, FrameInput, required_limits};
+use crate::render::{CubeRenderer, FrameInput, required_limits, target_texture};
 
 /// A device, a queue and a renderer, ready for offscreen frames.
 pub struct Headless {
@@ -106,22 +106,7 @@ impl Headless {
 
     /// An offscreen target of the renderer's format.
     pub fn target(&self, width: u32, height: u32) -> wgpu::Texture {
-        self.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("snapshot"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: self.format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
-                | wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        })
+        target_texture(&self.device, width, height, self.format)
     }
 
     fn read_back(&self, texture: &wgpu::Texture) -> Vec<u8> {

@@ -471,3 +471,29 @@ impl CubeRenderer {
 pub fn required_limits() -> wgpu::Limits {
     wgpu::Limits::downlevel_webgl2_defaults()
 }
+
+/// A texture the renderer can draw into and others can sample or copy: the native paint
+/// source's and the headless snapshots' target.
+pub fn target_texture(
+    device: &wgpu::Device,
+    width: u32,
+    height: u32,
+    format: wgpu::TextureFormat,
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("cube target"),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+            | wgpu::TextureUsages::TEXTURE_BINDING
+            | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    })
+}
