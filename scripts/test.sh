@@ -66,7 +66,4 @@ step "native app under Xvfb (software Vulkan): click and drag on the cube"
 cargo build -p cubo-da-velha --locked
 python3 tests/native/smoke.py "$CARGO_TARGET_DIR/debug/cubo-da-velha" "$CARGO_TARGET_DIR/debug/cube-view" "$CARGO_TARGET_DIR/native-shots"
 
-step "benches build"
-cargo bench --workspace --no-run --locked
-
 step "done"
