@@ -7,7 +7,7 @@ use velha_rules::{Cell, Classic, Player, Position, Series, Status};
 
 use crate::app::{Screen, use_texts};
 use crate::platform::random_seed;
-use crate::screens::{Mark, status_text};
+use crate::screens::{Mark, TopBar, status_text};
 
 /// Who the person plays against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,10 +52,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
 
     let Some(current) = rival() else {
         return rsx! {
-            nav { class: "top",
-                button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
-                h1 { "{t.game_classic}" }
-            }
+            TopBar { title: t.game_classic, go }
             section { class: "choose",
                 h2 { "{t.choose_opponent}" }
                 p { "{t.you_are_x}" }
@@ -88,10 +85,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
         Rival::Friend => !status.is_over(),
     };
     rsx! {
-        nav { class: "top",
-            button { "data-action": "back", onclick: move |_| { rival.set(None); go.call(Screen::Home) }, "← {t.back}" }
-            h1 { "{t.game_classic}" }
-        }
+        TopBar { title: t.game_classic, go }
         if stopped() {
             section { class: "series-end", "data-series": "final",
                 h2 { "{t.series_score}" }

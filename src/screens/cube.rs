@@ -13,7 +13,7 @@ use crate::i18n::Texts;
 use crate::platform::VelhaScore;
 use crate::platform::random_seed;
 use crate::platform::{CANVAS_AT_ORIGIN, CubeCanvas};
-use crate::screens::{Mark, status_text};
+use crate::screens::{Mark, TopBar, status_text};
 use velha_cube_view::gesture::Meaning;
 
 /// How long the Velha thinks per action.
@@ -109,10 +109,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
 
     let Some((level, against_velha)) = setup() else {
         return rsx! {
-            nav { class: "top",
-                button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
-                h1 { "{t.game_cube}" }
-            }
+            TopBar { title: t.game_cube, go }
             section { class: "choose",
                 for (lvl, vs, label, id) in [
                     (Level::One, true, format!("{} · {}", t.level_1, t.against_velha), "1-velha"),
@@ -160,10 +157,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     };
     rsx! {
         {above}
-        nav { class: "top",
-            button { "data-action": "back", onclick: move |_| { setup.set(None); go.call(Screen::Home) }, "← {t.back}" }
-            h1 { "{t.game_cube}" }
-        }
+        TopBar { title: t.game_cube, go }
         p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message_text}" }
         div { class: "cube-bar",
             span { "data-count": "X", Mark { player: Player::X } " {c.symbols_on_side1(Player::X)}/4" }

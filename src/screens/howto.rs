@@ -3,6 +3,7 @@
 use dioxus::prelude::*;
 
 use crate::app::{Game, Screen, use_texts};
+use crate::screens::TopBar;
 
 /// The rules of `game`, as headings, paragraphs and lists, readable on a phone.
 #[component]
@@ -23,10 +24,7 @@ pub fn HowTo(game: Game, go: EventHandler<Screen>) -> Element {
         .filter(|l| !l.is_empty())
         .collect();
     rsx! {
-        nav { class: "top",
-            button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
-            h1 { "{title}" }
-        }
+        TopBar { title, go }
         article { class: "howto", lang: "pt-BR",
             if !t.help_language_note.is_empty() {
                 p { class: "note", lang: t.lang, "{t.help_language_note}" }

@@ -9,6 +9,7 @@ pub mod ultimate;
 use dioxus::prelude::*;
 use velha_rules::{Player, Status};
 
+use crate::app::{Screen, use_texts};
 use crate::i18n::Texts;
 
 /// The line above every board: whose turn it is, or how the game ended — for the person when
@@ -39,5 +40,18 @@ pub fn Mark(player: Player) -> Element {
                 circle { cx: "50", cy: "50", r: "29", fill: "none", stroke: "#e0443e", stroke_width: "13" }
             }
         },
+    }
+}
+
+/// The bar at the top of every screen but home: back to home, and the screen's title. Leaving
+/// a screen unmounts it, so whatever game it held starts afresh next time.
+#[component]
+pub fn TopBar(title: String, go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    rsx! {
+        nav { class: "top",
+            button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
+            h1 { "{title}" }
+        }
     }
 }

@@ -10,7 +10,7 @@ use velha_rules::{Player, Position, Series, Status, UltCell, Ultimate, Variant};
 use crate::app::{Screen, use_texts};
 use crate::platform::{self, now_ms, random_seed};
 use crate::screens::classic::ScoreLine;
-use crate::screens::{Mark, status_text};
+use crate::screens::{Mark, TopBar, status_text};
 
 /// Seconds per turn in 2.0 (V2-R05); tests may shorten it (see `platform`).
 fn turn_seconds() -> f64 {
@@ -95,10 +95,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     let title = if v2 { t.game_v2 } else { t.game_super };
     let Some(current) = rival() else {
         return rsx! {
-            nav { class: "top",
-                button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
-                h1 { "{title}" }
-            }
+            TopBar { title, go }
             section { class: "choose",
                 h2 { "{t.choose_opponent}" }
                 if !v2 {
@@ -145,10 +142,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         None => t.any_board.to_string(),
     };
     rsx! {
-        nav { class: "top",
-            button { "data-action": "back", onclick: move |_| { rival.set(None); go.call(Screen::Home) }, "← {t.back}" }
-            h1 { "{title}" }
-        }
+        TopBar { title, go }
         p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message}" }
         if !status.is_over() {
             p { class: "hint", "data-sent": "{g.sent_board().map(|b| b + 1).unwrap_or(0)}", "{where_to}" }
