@@ -1,0 +1,20 @@
+//! The messages the app and the server exchange.
+//!
+//! HTTP bodies are JSON; the live channel is a WebSocket carrying one JSON [`live::ClientMsg`]
+//! or [`live::ServerMsg`] per text frame. Times the server sends are durations in
+//! milliseconds (never the server's clock), so a phone with a wrong clock still counts right.
+
+pub mod account;
+pub mod error;
+pub mod live;
+pub mod lobby;
+
+pub use account::{Account, GoogleSignIn, LogIn, Region, RegionChange, Session, SignUp};
+pub use error::{ApiError, ErrorCode};
+pub use live::{
+    Away, ClientMsg, EndHow, Ending, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg,
+};
+pub use lobby::{CreateMatch, LobbyQuery, OpenMatch, Scope};
+
+/// The path of the WebSocket on the server.
+pub const LIVE_PATH: &str = "/api/live";

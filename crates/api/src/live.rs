@@ -1,0 +1,366 @@
+//! Live cube matches over the WebSocket (online.md ON-M02 … ON-M05).
+//!
+//! The client's first message is [`ClientMsg::Hello`]; the server answers
+//! [`ServerMsg::Welcome`] with every match the player has open or live, so a reconnecting
+//! phone picks up the same match with the same clock.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ErrorCode, Scope};
+
+/// A side of a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Seat {
+    /// The creator, who moves first (ON-M02).
+    X,
+    /// The player who joined.
+    O,
+}
+
+/// Where a match is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum MatchState {
+    /// In the lobby, waiting for an opponent.
+    Open,
+    /// Being played.
+    Live,
+    /// Finished.
+    Over,
+    /// Withdrawn from the lobby before anyone joined.
+    Cancelled,
+}
+
+impl MatchState {
+    /// The word stored and sent.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            MatchState::Open => "open",
+            MatchState::Live => "live",
+            MatchState::Over => "over",
+            MatchState::Cancelled => "cancelled",
+        }
+    }
+
+    /// The state a stored word names.
+    pub fn from_str_opt(s: &str) -> Option<MatchState> {
+        [
+            MatchState::Open,
+            MatchState::Live,
+            MatchState::Over,
+            MatchState::Cancelled,
+        ]
+        .into_iter()
+        .find(|m| m.as_str() == s)
+    }
+}
+
+/// How a match ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum EndHow {
+    /// Side 1 showed the winner's line (CUBE-R11, R12).
+    Line,
+    /// A turn made lines of both symbols and the player who turned lost (CUBE-R12).
+    BothLines,
+    /// The loser's minute ran out (ON-M03).
+    Time,
+    /// The loser left, or did not come back within the grace time (ON-M04).
+    Abandonment,
+}
+
+impl EndHow {
+    /// The word stored and sent.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EndHow::Line => "line",
+            EndHow::BothLines => "both_lines",
+            EndHow::Time => "time",
+            EndHow::Abandonment => "abandonment",
+        }
+    }
+
+    /// The ending a stored word names.
+    pub fn from_str_opt(s: &str) -> Option<EndHow> {
+        [
+            EndHow::Line,
+            EndHow::BothLines,
+            EndHow::Time,
+            EndHow::Abandonment,
+        ]
+        .into_iter()
+        .find(|m| m.as_str() == s)
+    }
+}
+
+/// The result of a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Ending {
+    /// Who won.
+    pub winner: Seat,
+    /// How.
+    pub how: EndHow,
+}
+
+/// A match as one of its players sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MatchView {
+    /// The match id.
+    pub id: String,
+    /// Mundial or Nacional.
+    pub scope: Scope,
+    /// 1 or 2.
+    pub level: u8,
+    /// X's player name.
+    pub x: String,
+    /// O's player name, once someone joined.
+    pub o: Option<String>,
+    /// The viewer's side.
+    pub seat: Seat,
+    /// Open, live, over or cancelled.
+    pub state: MatchState,
+    /// The position as the engine protocol's state line.
+    pub position: String,
+    /// Moves committed so far; a `play` must name this number.
+    pub ply: u32,
+    /// Whose turn it is, while live.
+    pub to_move: Option<Seat>,
+    /// Milliseconds left on the clock of the side to move, while live.
+    pub clock_ms: Option<u64>,
+    /// Seats whose player is away, with the milliseconds they have left to come back.
+    pub away: Vec<Away>,
+    /// The result, once over.
+    pub ending: Option<Ending>,
+}
+
+/// A player whose connection dropped (ON-M04).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Away {
+    /// Their side.
+    pub seat: Seat,
+    /// Milliseconds left to come back before losing by abandonment.
+    pub grace_ms: u64,
+}
+
+/// Why the rules refused an action (velha-rules' `CubeIllegal`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Illegal {
+    /// The game is over.
+    GameOver,
+    /// The cell holds the opponent's symbol (CUBE-R06).
+    OpponentSymbol,
+    /// More than 4 symbols of this seat would be on side 1 (CUBE-R09).
+    SymbolLimit(Seat),
+    /// Level 1 turns only go the canonical way (CUBE-R08).
+    WrongDirectionLevel1,
+    /// This counted turn is one-way (CUBE-R08).
+    WrongDirectionAlternation,
+    /// Free turns only go the canonical way (CUBE-R08).
+    WrongDirectionFreeTurn,
+    /// A second free turn in one turn (CUBE-R02).
+    SecondFreeTurn,
+}
+
+/// Why a `play` or `leave` changed nothing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Refusal {
+    /// An action is not legal here (ON-M05); `index` is its place in the list.
+    Illegal {
+        /// Which action.
+        index: usize,
+        /// Why.
+        reason: Illegal,
+    },
+    /// An action is not written as the engine protocol writes actions.
+    BadAction {
+        /// Which action.
+        index: usize,
+    },
+    /// The list of actions is empty or longer than one turn can be.
+    BadLength,
+    /// It is the other player's turn.
+    NotYourTurn,
+    /// Only the two players act in a match.
+    NotAPlayer,
+    /// The move was made for another ply: the client missed a move or sent one twice.
+    Stale {
+        /// The ply the server is at.
+        ply: u32,
+    },
+    /// The match is over, or was never started.
+    NotLive,
+    /// No such match.
+    NoSuchMatch,
+    /// The server could not store the move; nothing changed, it may be sent again.
+    Unavailable,
+}
+
+/// What the app sends on the WebSocket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// The first message: who this is.
+    Hello {
+        /// The session token.
+        token: String,
+    },
+    /// One move: the actions of the engine protocol (`a1`, `R+`, …), applied in order, all or
+    /// nothing. A free turn may come alone or before the main action.
+    Play {
+        /// The match.
+        match_id: String,
+        /// The ply the player saw last ([`MatchView::ply`]).
+        ply: u32,
+        /// The actions.
+        actions: Vec<String>,
+    },
+    /// Leave the match: a loss by abandonment (ON-M04).
+    Leave {
+        /// The match.
+        match_id: String,
+    },
+    /// Keeps idle proxies from closing the connection; answered with `pong`.
+    Ping,
+}
+
+/// What the server sends on the WebSocket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// The answer to `hello`: the player's open and live matches.
+    Welcome {
+        /// The player name.
+        name: String,
+        /// Open and live matches, as this player sees them.
+        matches: Vec<MatchView>,
+    },
+    /// Someone joined: the match starts, X to move (ON-M02). Sent to both players.
+    Started {
+        /// The match.
+        view: MatchView,
+    },
+    /// A move was committed. Sent to both players; for the mover it is the acknowledgement.
+    Moved {
+        /// The match.
+        match_id: String,
+        /// The ply after this move.
+        ply: u32,
+        /// Who moved.
+        by: Seat,
+        /// The actions, as the engine protocol writes them.
+        actions: Vec<String>,
+        /// The position after them.
+        position: String,
+        /// Whose turn it is now, unless the move ended the match.
+        to_move: Option<Seat>,
+        /// Milliseconds on the clock of the side to move.
+        clock_ms: Option<u64>,
+    },
+    /// A `play` or `leave` changed nothing.
+    Refused {
+        /// The match named.
+        match_id: String,
+        /// Why.
+        refusal: Refusal,
+    },
+    /// A player's connection dropped; the clock keeps running (ON-M04).
+    Away {
+        /// The match.
+        match_id: String,
+        /// Whose.
+        seat: Seat,
+        /// Milliseconds they have to come back.
+        grace_ms: u64,
+    },
+    /// The player came back.
+    Back {
+        /// The match.
+        match_id: String,
+        /// Whose.
+        seat: Seat,
+    },
+    /// The match is over.
+    Ended {
+        /// The match.
+        match_id: String,
+        /// Who won and how.
+        ending: Ending,
+        /// The final position.
+        position: String,
+    },
+    /// A message could not be understood, or the session is not valid.
+    Error {
+        /// What went wrong.
+        code: ErrorCode,
+        /// In English words.
+        message: String,
+    },
+    /// The answer to `ping`.
+    Pong,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_tagged_snake_case_json() {
+        let play = ClientMsg::Play {
+            match_id: "m".into(),
+            ply: 3,
+            actions: vec!["S+".into(), "a1".into()],
+        };
+        let text = serde_json::to_string(&play).unwrap();
+        assert_eq!(
+            text,
+            r#"{"type":"play","match_id":"m","ply":3,"actions":["S+","a1"]}"#
+        );
+        assert_eq!(serde_json::from_str::<ClientMsg>(&text).unwrap(), play);
+        let refused = ServerMsg::Refused {
+            match_id: "m".into(),
+            refusal: Refusal::Illegal {
+                index: 1,
+                reason: Illegal::SymbolLimit(Seat::O),
+            },
+        };
+        let text = serde_json::to_string(&refused).unwrap();
+        assert_eq!(
+            text,
+            r#"{"type":"refused","match_id":"m","refusal":{"kind":"illegal","index":1,"reason":{"symbol_limit":"O"}}}"#
+        );
+    }
+
+    #[test]
+    fn stored_words_round_trip() {
+        for how in [
+            EndHow::Line,
+            EndHow::BothLines,
+            EndHow::Time,
+            EndHow::Abandonment,
+        ] {
+            assert_eq!(EndHow::from_str_opt(how.as_str()), Some(how));
+        }
+        for s in [
+            MatchState::Open,
+            MatchState::Live,
+            MatchState::Over,
+            MatchState::Cancelled,
+        ] {
+            assert_eq!(MatchState::from_str_opt(s.as_str()), Some(s));
+        }
+        assert_eq!(Scope::from_str_opt("nacional"), Some(Scope::Nacional));
+        assert_eq!(Scope::from_str_opt("x"), None);
+    }
+}

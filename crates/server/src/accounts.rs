@@ -1,0 +1,269 @@
+//! Account requests: sign up, sign in (password or Google), sign out, the player's account
+//! and country (online.md ON-A01, ON-A02).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, State};
+use axum::http::StatusCode;
+use velha_api::{Account, ErrorCode, GoogleSignIn, LogIn, RegionChange, Session, SignUp};
+
+use crate::app::App;
+use crate::auth::{Player, account_view, check_name, check_password, country_of, normalise_email};
+use crate::error::{AppError, AppResult, Json};
+use crate::store::{AccountRow, InsertError};
+use crate::token::{new_id, new_token, now_ms, token_hash};
+
+fn taken(e: InsertError) -> AppError {
+    match e {
+        InsertError::EmailTaken => {
+            AppError::new(ErrorCode::EmailTaken, "another account uses this e-mail")
+        }
+        InsertError::NameTaken => AppError::new(ErrorCode::NameTaken, "this name is taken"),
+        InsertError::GoogleTaken => AppError::new(
+            ErrorCode::Conflict,
+            "this Google account already signs in to another account",
+        ),
+        InsertError::Db(e) => e.into(),
+    }
+}
+
+async fn open_session(app: &App, account: &AccountRow, created: bool) -> AppResult<Session> {
+    let token = new_token();
+    let now = now_ms();
+    app.store
+        .insert_session(&token_hash(&token), &account.id, now, now + app.session_ms)
+        .await?;
+    Ok(Session {
+        token,
+        account: account_view(account, now),
+        created,
+    })
+}
+
+async fn hash(app: &App, password: String) -> AppResult<String> {
+    let passwords = app.passwords.clone();
+    // Hashing is deliberately slow: keep it off the threads that serve requests.
+    tokio::task::spawn_blocking(move || passwords.hash(&password))
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|r| r)
+        .map_err(|e| {
+            tracing::error!(error = %e, "password hashing failed");
+            AppError::new(ErrorCode::Internal, "the password could not be stored")
+        })
+}
+
+/// Makes an account with e-mail and password.
+#[utoipa::path(
+    post,
+    path = "/api/accounts",
+    tag = "accounts",
+    request_body = SignUp,
+    responses(
+        (status = 201, description = "Account made and signed in", body = Session),
+        (status = 400, description = "bad_email, bad_name, weak_password, bad_region or bad_request", body = velha_api::ApiError),
+        (status = 409, description = "email_taken or name_taken", body = velha_api::ApiError),
+    )
+)]
+pub async fn sign_up(
+    State(app): State<Arc<App>>,
+    Json(body): Json<SignUp>,
+) -> AppResult<(StatusCode, Json<Session>)> {
+    let email = normalise_email(&body.email)?;
+    let name = check_name(&body.name)?;
+    let country = country_of(&body.region)?;
+    check_password(&body.password, &email, &name)?;
+    // Clear answers before the slow hash; the unique indexes still decide races.
+    if app.store.account_by_email(&email).await?.is_some() {
+        return Err(taken(InsertError::EmailTaken));
+    }
+    if app.store.account_by_name(&name).await?.is_some() {
+        return Err(taken(InsertError::NameTaken));
+    }
+    let account = AccountRow {
+        id: new_id(),
+        name,
+        email: Some(email),
+        password_hash: Some(hash(&app, body.password).await?),
+        google_sub: None,
+        country,
+        subscribed_until: None,
+    };
+    app.store
+        .insert_account(&account, now_ms())
+        .await
+        .map_err(taken)?;
+    tracing::info!(name = %account.name, country = %account.country, "account made");
+    Ok((
+        StatusCode::CREATED,
+        Json(open_session(&app, &account, true).await?),
+    ))
+}
+
+/// Signs in with e-mail and password.
+#[utoipa::path(
+    post,
+    path = "/api/sessions",
+    tag = "accounts",
+    request_body = LogIn,
+    responses(
+        (status = 200, description = "Signed in", body = Session),
+        (status = 400, body = velha_api::ApiError),
+        (status = 401, description = "wrong_password (also for an unknown e-mail)", body = velha_api::ApiError),
+        (status = 429, description = "rate_limited: too many failures for this account or address", body = velha_api::ApiError),
+    )
+)]
+pub async fn log_in(
+    State(app): State<Arc<App>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Json(body): Json<LogIn>,
+) -> AppResult<Json<Session>> {
+    let email = body.email.trim().to_lowercase();
+    let address = peer.ip().to_string();
+    app.limiter.check(&email, &address, now_ms())?;
+    let account = app.store.account_by_email(&email).await?;
+    let stored = account.as_ref().and_then(|a| a.password_hash.clone());
+    let passwords = app.passwords.clone();
+    let password = body.password;
+    let ok = tokio::task::spawn_blocking(move || passwords.verify(&password, stored.as_deref()))
+        .await
+        .unwrap_or(false);
+    match account {
+        Some(account) if ok => {
+            app.limiter.clear(&email);
+            Ok(Json(open_session(&app, &account, false).await?))
+        }
+        _ => {
+            app.limiter.fail(&email, &address, now_ms());
+            Err(AppError::new(
+                ErrorCode::WrongPassword,
+                "the e-mail or the password is wrong",
+            ))
+        }
+    }
+}
+
+/// Signs in (the first time: signs up) with a Google ID token.
+#[utoipa::path(
+    post,
+    path = "/api/sessions/google",
+    tag = "accounts",
+    request_body = GoogleSignIn,
+    responses(
+        (status = 200, description = "Signed in; `created` tells whether the account is new", body = Session),
+        (status = 400, description = "name_required for a new account without a name, bad_name, bad_region", body = velha_api::ApiError),
+        (status = 401, description = "bad_google_token", body = velha_api::ApiError),
+        (status = 409, description = "name_taken", body = velha_api::ApiError),
+        (status = 503, description = "google_unavailable", body = velha_api::ApiError),
+    )
+)]
+pub async fn google(
+    State(app): State<Arc<App>>,
+    Json(body): Json<GoogleSignIn>,
+) -> AppResult<Json<Session>> {
+    let country = country_of(&body.region)?;
+    let claims = app.google.verify(&body.id_token).await?;
+    if let Some(account) = app.store.account_by_google(&claims.sub).await? {
+        return Ok(Json(open_session(&app, &account, false).await?));
+    }
+    let verified_email = claims
+        .email
+        .as_deref()
+        .filter(|_| claims.email_verified == Some(true))
+        .and_then(|e| normalise_email(e).ok());
+    // Google vouches for the address: an account made with it by password is the same
+    // player, so the Google account is linked to it instead of making a second one.
+    if let Some(email) = &verified_email {
+        if let Some(account) = app.store.account_by_email(email).await? {
+            app.store
+                .link_google(&account.id, &claims.sub)
+                .await
+                .map_err(taken)?;
+            let account = AccountRow {
+                google_sub: Some(claims.sub),
+                ..account
+            };
+            return Ok(Json(open_session(&app, &account, false).await?));
+        }
+    }
+    let Some(name) = body.name.as_deref() else {
+        return Err(AppError::new(
+            ErrorCode::NameRequired,
+            "a new account needs a player name",
+        ));
+    };
+    let account = AccountRow {
+        id: new_id(),
+        name: check_name(name)?,
+        email: verified_email,
+        password_hash: None,
+        google_sub: Some(claims.sub),
+        country,
+        subscribed_until: None,
+    };
+    app.store
+        .insert_account(&account, now_ms())
+        .await
+        .map_err(taken)?;
+    tracing::info!(name = %account.name, "account made with Google");
+    Ok(Json(open_session(&app, &account, true).await?))
+}
+
+/// Signs out: the token stops working.
+#[utoipa::path(
+    delete,
+    path = "/api/sessions/current",
+    tag = "accounts",
+    security(("session" = [])),
+    responses(
+        (status = 204, description = "Signed out"),
+        (status = 401, body = velha_api::ApiError),
+    )
+)]
+pub async fn log_out(State(app): State<Arc<App>>, player: Player) -> AppResult<StatusCode> {
+    app.store.delete_session(&player.token_hash).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The signed-in player's account.
+#[utoipa::path(
+    get,
+    path = "/api/me",
+    tag = "accounts",
+    security(("session" = [])),
+    responses(
+        (status = 200, body = Account),
+        (status = 401, body = velha_api::ApiError),
+    )
+)]
+pub async fn me(player: Player) -> Json<Account> {
+    Json(account_view(&player.account, now_ms()))
+}
+
+/// Updates the country from the phone's region setting (ON-A02).
+#[utoipa::path(
+    put,
+    path = "/api/me/region",
+    tag = "accounts",
+    request_body = RegionChange,
+    security(("session" = [])),
+    responses(
+        (status = 200, body = Account),
+        (status = 400, body = velha_api::ApiError),
+        (status = 401, body = velha_api::ApiError),
+    )
+)]
+pub async fn set_region(
+    State(app): State<Arc<App>>,
+    player: Player,
+    Json(body): Json<RegionChange>,
+) -> AppResult<Json<Account>> {
+    let country = country_of(&body.region)?;
+    app.store.set_country(&player.account.id, &country).await?;
+    let account = AccountRow {
+        country,
+        ..player.account
+    };
+    Ok(Json(account_view(&account, now_ms())))
+}

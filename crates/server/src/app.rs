@@ -1,0 +1,250 @@
+//! The server: shared state, the routes with their OpenAPI document, and serving them over
+//! HTTPS until a shutdown signal.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::routing::{any, get};
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::trace::TraceLayer;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use velha_api::{ClientMsg, ErrorCode, ServerMsg};
+
+use crate::auth::{Limiter, Passwords};
+use crate::config::{Serve, Storage};
+use crate::error::AppError;
+use crate::google::Google;
+use crate::live::{Clocks, Hub};
+use crate::store::Store;
+use crate::{accounts, lobby, tls, ws};
+
+/// What every request handler shares.
+pub struct App {
+    /// The database.
+    pub store: Store,
+    /// Connections and live matches.
+    pub hub: Arc<Hub>,
+    /// Password hashing.
+    pub passwords: Passwords,
+    /// Failed sign-in limits.
+    pub limiter: Limiter,
+    /// Google ID token verification.
+    pub google: Google,
+    /// Move and reconnection times.
+    pub clocks: Clocks,
+    /// How long a session lasts.
+    pub session_ms: i64,
+}
+
+struct SessionAuth;
+
+impl Modify for SessionAuth {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "session",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Cubo da Velha",
+        description = "Accounts, the lobby and live cube matches. Errors answer an ApiError body. \
+            Live play is the WebSocket at /api/live (ClientMsg and ServerMsg)."
+    ),
+    modifiers(&SessionAuth),
+    components(schemas(ClientMsg, ServerMsg)),
+    tags(
+        (name = "accounts", description = "Sign up, sign in, the player's account (ON-A01, ON-A02)"),
+        (name = "lobby", description = "Open cube matches (ON-M01, ON-M02); subscribers only (ON-A03)"),
+        (name = "live", description = "The WebSocket of live matches (ON-M03 … ON-M05)"),
+    )
+)]
+struct ApiDoc;
+
+/// Whether the server is up and its database answers.
+#[utoipa::path(
+    get,
+    path = "/api/health",
+    tag = "accounts",
+    responses(
+        (status = 200, description = "Serving", body = String),
+        (status = 500, body = velha_api::ApiError),
+    )
+)]
+async fn health(
+    axum::extract::State(app): axum::extract::State<Arc<App>>,
+) -> Result<&'static str, AppError> {
+    app.store.account_by_name("").await?;
+    Ok("ok")
+}
+
+async fn no_such_path() -> AppError {
+    AppError::new(ErrorCode::NotFound, "no such API path")
+}
+
+/// The routes and the OpenAPI document that describes exactly them.
+pub fn router(app: Arc<App>, web_root: Option<PathBuf>) -> (Router, utoipa::openapi::OpenApi) {
+    let (router, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(accounts::sign_up))
+        .routes(routes!(accounts::log_in))
+        .routes(routes!(accounts::google))
+        .routes(routes!(accounts::log_out))
+        .routes(routes!(accounts::me))
+        .routes(routes!(accounts::set_region))
+        .routes(routes!(lobby::list, lobby::create))
+        .routes(routes!(lobby::cancel))
+        .routes(routes!(lobby::join))
+        .routes(routes!(lobby::get))
+        .routes(routes!(ws::live))
+        .routes(routes!(health))
+        .with_state(app)
+        .split_for_parts();
+    let json = doc.to_pretty_json().unwrap_or_default();
+    let mut router = router
+        .route(
+            "/api/openapi.json",
+            get(move || async move {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "application/json")],
+                    json,
+                )
+            }),
+        )
+        .route("/api/{*rest}", any(no_such_path));
+    router = match web_root {
+        Some(root) => {
+            // Unknown paths get the app, which routes them itself (invitation links).
+            let index = ServeFile::new(root.join("index.html"));
+            router.fallback_service(ServeDir::new(root).fallback(index))
+        }
+        None => router.fallback(|| async { (StatusCode::NOT_FOUND, "not found").into_response() }),
+    };
+    (router.layer(TraceLayer::new_for_http()), doc)
+}
+
+/// The database URL: the configured one, or the SQLite file in the data folder.
+pub fn database_url(storage: &Storage) -> Result<String, String> {
+    match &storage.database_url {
+        Some(url) => Ok(url.clone()),
+        None => {
+            std::fs::create_dir_all(&storage.data_dir).map_err(|e| {
+                format!(
+                    "cannot make the data folder {}: {e}",
+                    storage.data_dir.display()
+                )
+            })?;
+            Ok(format!(
+                "sqlite://{}?mode=rwc",
+                storage.data_dir.join("velha.db").display()
+            ))
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {},
+            _ = term.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}
+
+/// Serves until SIGTERM or Ctrl-C.
+pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
+    std::fs::create_dir_all(&storage.data_dir).map_err(|e| {
+        format!(
+            "cannot make the data folder {}: {e}",
+            storage.data_dir.display()
+        )
+    })?;
+    let url = database_url(storage)?;
+    let store = Store::open(&url)
+        .await
+        .map_err(|e| format!("cannot open the database: {e}"))?;
+    let files = tls::cert_files(
+        serve.tls_cert.clone(),
+        serve.tls_key.clone(),
+        &storage.data_dir,
+    )?;
+    let tls = tls::server_config(&files)?;
+    let clocks = Clocks {
+        move_ms: i64::try_from(serve.move_time_ms).unwrap_or(i64::MAX / 4),
+        grace_ms: i64::try_from(serve.reconnect_grace_ms).unwrap_or(i64::MAX / 4),
+    };
+    let http = reqwest::Client::builder()
+        .build()
+        .map_err(|e| format!("cannot make the HTTP client: {e}"))?;
+    let hub = Hub::new(store.clone(), clocks);
+    let app = Arc::new(App {
+        store: store.clone(),
+        hub: hub.clone(),
+        passwords: Passwords::new(serve.argon2_memory_kib)?,
+        limiter: Limiter::new(
+            i64::from(serve.login_window_s) * 1000,
+            serve.login_failures_per_account,
+            serve.login_failures_per_address,
+        ),
+        google: Google::new(
+            serve.google_client_id.clone(),
+            serve.google_jwks_url.clone(),
+            http,
+        ),
+        clocks,
+        session_ms: i64::from(serve.session_days) * 86_400_000,
+    });
+    let resumed = hub
+        .resume()
+        .await
+        .map_err(|e| format!("cannot resume live matches: {e}"))?;
+    let (router, _) = router(app, serve.web_root.clone());
+    let handle = axum_server::Handle::new();
+    let shutdown = handle.clone();
+    let grace = Duration::from_secs(serve.shutdown_grace_s);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        tracing::info!("shutting down");
+        shutdown.graceful_shutdown(Some(grace));
+    });
+    let listening = handle.clone();
+    let backend = store.backend();
+    tokio::spawn(async move {
+        if let Some(addr) = listening.listening().await {
+            tracing::info!(%addr, ?backend, resumed, "serving");
+            // The one line on standard output: scripts and tests read the address from it.
+            println!("velha-server listening on https://{addr}");
+        }
+    });
+    let config = axum_server::tls_rustls::RustlsConfig::from_config(tls);
+    axum_server::bind_rustls(serve.listen, config)
+        .handle(handle)
+        .serve(router.into_make_service_with_connect_info::<SocketAddr>())
+        .await
+        .map_err(|e| format!("cannot serve on {}: {e}", serve.listen))?;
+    store.close().await;
+    Ok(())
+}

@@ -1,0 +1,297 @@
+//! A client of the server over HTTPS and WebSocket: what the integration tests and the load
+//! bench use to act as players, exactly as the app talks to the server.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use reqwest::{Method, RequestBuilder};
+use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
+use velha_api::{
+    Account, ApiError, ClientMsg, CreateMatch, ErrorCode, GoogleSignIn, LIVE_PATH, LogIn,
+    MatchView, OpenMatch, Scope, ServerMsg, Session, SignUp,
+};
+
+/// One player's view of the server.
+#[derive(Clone)]
+pub struct Client {
+    base: String,
+    http: reqwest::Client,
+    tls: Arc<rustls::ClientConfig>,
+    /// The session token, once signed in.
+    pub token: Option<String>,
+}
+
+/// What a request answered: the body, or the server's error (or a transport failure, as
+/// `internal` with its message).
+pub type Answer<T> = Result<T, ApiError>;
+
+fn transport(e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(ErrorCode::Internal, format!("transport: {e}"))
+}
+
+impl Client {
+    /// A client of `base` (`https://host:port`) trusting the certificate in `root_pem`.
+    pub fn new(base: &str, root_pem: &[u8]) -> Result<Client, String> {
+        let mut roots = rustls::RootCertStore::empty();
+        for cert in CertificateDer::pem_slice_iter(root_pem) {
+            let cert = cert.map_err(|e| format!("bad certificate: {e}"))?;
+            roots
+                .add(cert)
+                .map_err(|e| format!("bad certificate: {e}"))?;
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let http = reqwest::Client::builder()
+            .use_preconfigured_tls(tls.clone())
+            .timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(Client {
+            base: base.trim_end_matches('/').to_owned(),
+            http,
+            tls: Arc::new(tls),
+            token: None,
+        })
+    }
+
+    /// Another player on the same connection pool, not signed in.
+    pub fn another(&self) -> Client {
+        Client {
+            token: None,
+            ..self.clone()
+        }
+    }
+
+    fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        let r = self.http.request(method, format!("{}{path}", self.base));
+        match &self.token {
+            Some(t) => r.bearer_auth(t),
+            None => r,
+        }
+    }
+
+    async fn answer<T: DeserializeOwned>(r: RequestBuilder) -> Answer<T> {
+        let response = r.send().await.map_err(transport)?;
+        let ok = response.status().is_success();
+        let bytes = response.bytes().await.map_err(transport)?;
+        if ok {
+            serde_json::from_slice(&bytes).map_err(transport)
+        } else {
+            Err(serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+                transport(format!(
+                    "not an ApiError: {}",
+                    String::from_utf8_lossy(&bytes)
+                ))
+            }))
+        }
+    }
+
+    async fn empty(r: RequestBuilder) -> Answer<()> {
+        let response = r.send().await.map_err(transport)?;
+        if response.status().is_success() {
+            Ok(())
+        } else {
+            let bytes = response.bytes().await.map_err(transport)?;
+            Err(serde_json::from_slice(&bytes).map_err(transport)?)
+        }
+    }
+
+    /// Any request: the status and the body as JSON (`null` when empty or not JSON).
+    pub async fn raw(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&str>,
+    ) -> Result<(u16, serde_json::Value), String> {
+        let mut r = self.request(method, path);
+        if let Some(b) = body {
+            r = r
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(b.to_owned());
+        }
+        let response = r.send().await.map_err(|e| e.to_string())?;
+        let status = response.status().as_u16();
+        let bytes = response.bytes().await.map_err(|e| e.to_string())?;
+        Ok((
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+        ))
+    }
+
+    fn keep(&mut self, s: Answer<Session>) -> Answer<Session> {
+        if let Ok(s) = &s {
+            self.token = Some(s.token.clone());
+        }
+        s
+    }
+
+    async fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Answer<T> {
+        Self::answer(self.request(Method::POST, path).json(body)).await
+    }
+
+    /// Makes an account and keeps its session.
+    pub async fn sign_up(
+        &mut self,
+        email: &str,
+        password: &str,
+        name: &str,
+        region: &str,
+    ) -> Answer<Session> {
+        let body = SignUp {
+            email: email.into(),
+            password: password.into(),
+            name: name.into(),
+            region: region.into(),
+        };
+        let s = self.post("/api/accounts", &body).await;
+        self.keep(s)
+    }
+
+    /// Signs in and keeps the session.
+    pub async fn log_in(&mut self, email: &str, password: &str) -> Answer<Session> {
+        let body = LogIn {
+            email: email.into(),
+            password: password.into(),
+        };
+        let s = self.post("/api/sessions", &body).await;
+        self.keep(s)
+    }
+
+    /// Signs in with a Google ID token and keeps the session.
+    pub async fn google(
+        &mut self,
+        id_token: &str,
+        name: Option<&str>,
+        region: &str,
+    ) -> Answer<Session> {
+        let body = GoogleSignIn {
+            id_token: id_token.into(),
+            name: name.map(Into::into),
+            region: region.into(),
+        };
+        let s = self.post("/api/sessions/google", &body).await;
+        self.keep(s)
+    }
+
+    /// Signs out.
+    pub async fn log_out(&self) -> Answer<()> {
+        Self::empty(self.request(Method::DELETE, "/api/sessions/current")).await
+    }
+
+    /// The player's account.
+    pub async fn me(&self) -> Answer<Account> {
+        Self::answer(self.request(Method::GET, "/api/me")).await
+    }
+
+    /// Open matches of a scope and level.
+    pub async fn lobby(&self, scope: Scope, level: u8) -> Answer<Vec<OpenMatch>> {
+        let path = format!("/api/lobby?scope={}&level={level}", scope.as_str());
+        Self::answer(self.request(Method::GET, &path)).await
+    }
+
+    /// Creates a match and waits as X.
+    pub async fn create(&self, scope: Scope, level: u8) -> Answer<OpenMatch> {
+        self.post("/api/lobby", &CreateMatch { scope, level }).await
+    }
+
+    /// Withdraws one's open match.
+    pub async fn cancel(&self, id: &str) -> Answer<()> {
+        Self::empty(self.request(Method::DELETE, &format!("/api/lobby/{id}"))).await
+    }
+
+    /// Joins an open match as O.
+    pub async fn join(&self, id: &str) -> Answer<MatchView> {
+        Self::answer(self.request(Method::POST, &format!("/api/lobby/{id}/join"))).await
+    }
+
+    /// One of the player's matches.
+    pub async fn get_match(&self, id: &str) -> Answer<MatchView> {
+        Self::answer(self.request(Method::GET, &format!("/api/matches/{id}"))).await
+    }
+
+    /// Opens the live WebSocket and says hello; the welcome is the first message to read.
+    pub async fn live(&self) -> Result<Live, String> {
+        let url = format!("{}{LIVE_PATH}", self.base.replacen("https://", "wss://", 1));
+        let connector = Connector::Rustls(self.tls.clone());
+        let (ws, _) =
+            tokio_tungstenite::connect_async_tls_with_config(url, None, false, Some(connector))
+                .await
+                .map_err(|e| format!("WebSocket: {e}"))?;
+        let mut live = Live { ws };
+        let token = self.token.clone().unwrap_or_default();
+        live.send(&ClientMsg::Hello { token }).await?;
+        Ok(live)
+    }
+}
+
+/// An open live connection.
+pub struct Live {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+impl Live {
+    /// Sends a message.
+    pub async fn send(&mut self, msg: &ClientMsg) -> Result<(), String> {
+        let text = serde_json::to_string(msg).map_err(|e| e.to_string())?;
+        self.send_text(&text).await
+    }
+
+    /// Sends any text frame.
+    pub async fn send_text(&mut self, text: &str) -> Result<(), String> {
+        self.ws
+            .send(Message::text(text))
+            .await
+            .map_err(|e| format!("send: {e}"))
+    }
+
+    /// The next server message within `within`.
+    pub async fn recv(&mut self, within: Duration) -> Result<ServerMsg, String> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let frame = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .map_err(|_| format!("no message within {within:?}"))?;
+            match frame {
+                Some(Ok(Message::Text(t))) => {
+                    return serde_json::from_str(&t).map_err(|e| format!("bad message {t}: {e}"));
+                }
+                Some(Ok(Message::Close(_))) | None => return Err("closed".to_owned()),
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(format!("receive: {e}")),
+            }
+        }
+    }
+
+    /// Reads until a message `wanted` accepts, within `within`; the others are skipped.
+    pub async fn recv_until(
+        &mut self,
+        within: Duration,
+        wanted: impl Fn(&ServerMsg) -> bool,
+    ) -> Result<ServerMsg, String> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let msg = self.recv(left).await?;
+            if wanted(&msg) {
+                return Ok(msg);
+            }
+        }
+    }
+
+    /// Closes the connection.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}

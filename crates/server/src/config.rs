@@ -1,0 +1,151 @@
+//! Configuration: command-line flags, each also read from an environment variable.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// The Cubo da Velha server: accounts, the lobby and live cube matches over HTTPS and
+/// WebSocket. Without a subcommand it serves.
+#[derive(Debug, Parser)]
+#[command(name = "velha-server", version, about, long_about = None)]
+pub struct Cli {
+    /// Storage settings.
+    #[command(flatten)]
+    pub storage: Storage,
+    /// Serving settings.
+    #[command(flatten)]
+    pub serve: Serve,
+    /// Administration instead of serving.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Where the data lives.
+#[derive(Debug, Args)]
+pub struct Storage {
+    /// Folder for the SQLite database and the development certificate; made if missing.
+    #[arg(
+        long,
+        env = "VELHA_DATA_DIR",
+        default_value = "velha-data",
+        global = true
+    )]
+    pub data_dir: PathBuf,
+    /// postgres://user:password@host:port/database to use PostgreSQL, or sqlite:PATH for
+    /// another SQLite file. Default: the SQLite file velha.db in the data folder.
+    #[arg(long, env = "DATABASE_URL", global = true)]
+    pub database_url: Option<String>,
+}
+
+/// How to serve.
+#[derive(Debug, Args)]
+pub struct Serve {
+    /// Address and port to listen on (HTTPS and WebSocket). Port 0 picks a free one; the
+    /// address taken is printed.
+    #[arg(long, env = "VELHA_LISTEN", default_value = "127.0.0.1:8443")]
+    pub listen: SocketAddr,
+    /// PEM certificate chain. Without it (and --tls-key), a self-signed development
+    /// certificate is made in the data folder on the first run.
+    #[arg(long, env = "VELHA_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key of the certificate.
+    #[arg(long, env = "VELHA_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Folder of the web build of the app, served at /. Without it only the API is served.
+    #[arg(long, env = "VELHA_WEB_ROOT")]
+    pub web_root: Option<PathBuf>,
+    /// Time for each move, in milliseconds (ON-M03: one minute).
+    #[arg(long, env = "VELHA_MOVE_TIME_MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub move_time_ms: u64,
+    /// Time a player whose connection dropped has to come back, in milliseconds (ON-M04).
+    #[arg(long, env = "VELHA_RECONNECT_GRACE_MS", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub reconnect_grace_ms: u64,
+    /// How long a session lasts, in days.
+    #[arg(long, env = "VELHA_SESSION_DAYS", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=3650))]
+    pub session_days: u32,
+    /// The OAuth client id Google ID tokens must be issued to. Without it, Google sign-in
+    /// answers that it is not configured.
+    #[arg(long, env = "VELHA_GOOGLE_CLIENT_ID")]
+    pub google_client_id: Option<String>,
+    /// Where Google publishes its token signing keys.
+    #[arg(
+        long,
+        env = "VELHA_GOOGLE_JWKS_URL",
+        default_value = "https://www.googleapis.com/oauth2/v3/certs"
+    )]
+    pub google_jwks_url: String,
+    /// Failed sign-ins allowed per account in the window.
+    #[arg(long, env = "VELHA_LOGIN_FAILURES_PER_ACCOUNT", default_value_t = 5)]
+    pub login_failures_per_account: usize,
+    /// Failed sign-ins allowed per client address in the window.
+    #[arg(long, env = "VELHA_LOGIN_FAILURES_PER_ADDRESS", default_value_t = 30)]
+    pub login_failures_per_address: usize,
+    /// The window of the sign-in limits, in seconds.
+    #[arg(long, env = "VELHA_LOGIN_WINDOW_S", default_value_t = 900)]
+    pub login_window_s: u32,
+    /// Memory of each argon2id password hash, in KiB. Keep the default in production (19 MiB,
+    /// OWASP's advice); tests and the load bench lower it to make accounts fast.
+    #[arg(long, env = "VELHA_ARGON2_MEMORY_KIB", default_value_t = 19_456, value_parser = clap::value_parser!(u32).range(8..))]
+    pub argon2_memory_kib: u32,
+    /// Log lines as text or as JSON objects (RUST_LOG filters them, default info).
+    #[arg(long, env = "VELHA_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// On SIGTERM or Ctrl-C, how long open connections get to finish, in seconds.
+    #[arg(long, env = "VELHA_SHUTDOWN_GRACE_S", default_value_t = 5)]
+    pub shutdown_grace_s: u64,
+}
+
+/// Log line format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object a line.
+    Json,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Administration of accounts.
+    Admin {
+        /// What to administer.
+        #[command(subcommand)]
+        what: Admin,
+    },
+}
+
+/// Administration.
+#[derive(Debug, Subcommand)]
+pub enum Admin {
+    /// Subscriptions to online cube play (ON-A03).
+    Subscription {
+        /// What to do.
+        #[command(subcommand)]
+        action: SubscriptionAction,
+    },
+}
+
+/// What to do to a subscription.
+#[derive(Debug, Subcommand)]
+pub enum SubscriptionAction {
+    /// Makes NAME a subscriber through the end of DATE (UTC).
+    Grant {
+        /// The player name.
+        name: String,
+        /// The last day of the subscription, YYYY-MM-DD.
+        #[arg(long)]
+        until: String,
+    },
+    /// Ends NAME's subscription now.
+    Revoke {
+        /// The player name.
+        name: String,
+    },
+    /// Prints NAME's subscription.
+    Show {
+        /// The player name.
+        name: String,
+    },
+}

@@ -1,0 +1,95 @@
+//! How failures become HTTP answers: always the JSON [`ApiError`] body.
+
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use velha_api::{ApiError, ErrorCode};
+
+/// An error answer.
+#[derive(Debug)]
+pub struct AppError(pub ApiError);
+
+/// The result of a handler.
+pub type AppResult<T> = Result<T, AppError>;
+
+impl AppError {
+    /// An error with this code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> AppError {
+        AppError(ApiError::new(code, message))
+    }
+
+    /// The status each code answers with.
+    pub fn status(&self) -> StatusCode {
+        match self.0.code {
+            ErrorCode::BadRequest
+            | ErrorCode::BadEmail
+            | ErrorCode::BadName
+            | ErrorCode::WeakPassword
+            | ErrorCode::BadRegion
+            | ErrorCode::NameRequired => StatusCode::BAD_REQUEST,
+            ErrorCode::WrongPassword | ErrorCode::Unauthorized | ErrorCode::BadGoogleToken => {
+                StatusCode::UNAUTHORIZED
+            }
+            ErrorCode::SubscribersOnly | ErrorCode::WrongCountry | ErrorCode::Forbidden => {
+                StatusCode::FORBIDDEN
+            }
+            ErrorCode::NotFound => StatusCode::NOT_FOUND,
+            ErrorCode::EmailTaken
+            | ErrorCode::NameTaken
+            | ErrorCode::Conflict
+            | ErrorCode::AlreadyPlaying => StatusCode::CONFLICT,
+            ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::GoogleUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let retry = self.0.retry_after_s;
+        let mut response = (status, axum::Json(self.0)).into_response();
+        if let Some(s) = retry {
+            if let Ok(v) = HeaderValue::from_str(&s.to_string()) {
+                response.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+        }
+        response
+    }
+}
+
+impl From<sqlx::Error> for AppError {
+    fn from(e: sqlx::Error) -> Self {
+        tracing::error!(error = %e, "database error");
+        AppError::new(ErrorCode::Internal, "storage failed; nothing was changed")
+    }
+}
+
+impl From<JsonRejection> for AppError {
+    fn from(e: JsonRejection) -> Self {
+        AppError::new(ErrorCode::BadRequest, e.body_text())
+    }
+}
+
+impl From<QueryRejection> for AppError {
+    fn from(e: QueryRejection) -> Self {
+        AppError::new(ErrorCode::BadRequest, e.body_text())
+    }
+}
+
+/// JSON in and out, with malformed input answered as an [`ApiError`].
+#[derive(axum::extract::FromRequest)]
+#[from_request(via(axum::Json), rejection(AppError))]
+pub struct Json<T>(pub T);
+
+impl<T: serde::Serialize> IntoResponse for Json<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+/// A query string, with a malformed one answered as an [`ApiError`].
+#[derive(axum::extract::FromRequestParts)]
+#[from_request(via(axum::extract::Query), rejection(AppError))]
+pub struct Query<T>(pub T);

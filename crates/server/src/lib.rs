@@ -1,0 +1,21 @@
+//! The Cubo da Velha server (velha-server): accounts, subscriptions, the lobby and live cube
+//! matches with server clocks, over HTTPS and WebSocket, on SQLite or PostgreSQL.
+//!
+//! It is authoritative: every move is checked with velha-rules and committed before anyone
+//! hears of it, and every clock is a deadline stored with its match.
+
+pub mod accounts;
+pub mod admin;
+pub mod app;
+pub mod auth;
+pub mod client;
+pub mod config;
+pub mod dates;
+pub mod error;
+pub mod google;
+pub mod live;
+pub mod lobby;
+pub mod store;
+pub mod tls;
+pub mod token;
+pub mod ws;

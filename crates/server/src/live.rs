@@ -1,0 +1,653 @@
+//! Live matches (online.md ON-M02 … ON-M05): one task per match owns its position and clocks;
+//! every move is checked by velha-rules, committed, and only then acknowledged and sent to
+//! both players. The hub knows who is connected and routes messages.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{Notify, mpsc, oneshot};
+use velha_api::{Away, EndHow, Ending, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg};
+use velha_rules::cube::{EndKind, OneWayRule};
+use velha_rules::{Cube, CubeAction, CubeIllegal, Player, Position, Status};
+
+use crate::store::{MatchRow, MoveCommit, Store};
+use crate::token::now_ms;
+
+/// How long moves and reconnections may take.
+#[derive(Clone, Copy, Debug)]
+pub struct Clocks {
+    /// Time for each move (ON-M03).
+    pub move_ms: i64,
+    /// Time to come back after a dropped connection (ON-M04).
+    pub grace_ms: i64,
+}
+
+/// Messages waiting for one slow connection; past this it is closed rather than let grow.
+const OUTBOX: usize = 512;
+
+struct Conn {
+    id: u64,
+    tx: mpsc::Sender<ServerMsg>,
+    close: Arc<Notify>,
+}
+
+/// A registered connection: where its messages arrive and the signal to close it.
+pub struct ConnHandle {
+    /// Its number.
+    pub id: u64,
+    /// Messages to send to the client.
+    pub rx: mpsc::Receiver<ServerMsg>,
+    /// Sends to this connection alone (answers to its own requests).
+    pub tx: mpsc::Sender<ServerMsg>,
+    /// Fires when the server gives up on a connection that does not read.
+    pub close: Arc<Notify>,
+}
+
+enum Cmd {
+    Play {
+        account: String,
+        ply: u32,
+        actions: Vec<String>,
+        reply: oneshot::Sender<Result<(), Refusal>>,
+    },
+    Leave {
+        account: String,
+        reply: oneshot::Sender<Result<(), Refusal>>,
+    },
+    Presence {
+        account: String,
+        online: bool,
+    },
+    View {
+        account: String,
+        reply: oneshot::Sender<Option<MatchView>>,
+    },
+}
+
+#[derive(Default)]
+struct HubState {
+    conns: HashMap<String, Vec<Conn>>,
+    actors: HashMap<String, mpsc::UnboundedSender<Cmd>>,
+    playing: HashMap<String, HashSet<String>>,
+}
+
+/// Connections and live matches of this process.
+pub struct Hub {
+    store: Store,
+    clocks: Clocks,
+    state: Mutex<HubState>,
+    next_conn: AtomicU64,
+}
+
+fn player(seat: Seat) -> Player {
+    match seat {
+        Seat::X => Player::X,
+        Seat::O => Player::O,
+    }
+}
+
+fn seat(player: Player) -> Seat {
+    match player {
+        Player::X => Seat::X,
+        Player::O => Seat::O,
+    }
+}
+
+fn other(s: Seat) -> Seat {
+    match s {
+        Seat::X => Seat::O,
+        Seat::O => Seat::X,
+    }
+}
+
+fn index(s: Seat) -> usize {
+    match s {
+        Seat::X => 0,
+        Seat::O => 1,
+    }
+}
+
+fn illegal(e: CubeIllegal) -> Illegal {
+    match e {
+        CubeIllegal::GameOver => Illegal::GameOver,
+        CubeIllegal::OpponentSymbol => Illegal::OpponentSymbol,
+        CubeIllegal::SymbolLimit(p) => Illegal::SymbolLimit(seat(p)),
+        CubeIllegal::WrongDirection(OneWayRule::Level1) => Illegal::WrongDirectionLevel1,
+        CubeIllegal::WrongDirection(OneWayRule::Alternation) => Illegal::WrongDirectionAlternation,
+        CubeIllegal::WrongDirection(OneWayRule::FreeTurn) => Illegal::WrongDirectionFreeTurn,
+        CubeIllegal::SecondFreeTurn => Illegal::SecondFreeTurn,
+    }
+}
+
+fn end_how(kind: EndKind) -> EndHow {
+    match kind {
+        EndKind::Line => EndHow::Line,
+        EndKind::BothLines => EndHow::BothLines,
+        EndKind::Timeout => EndHow::Time,
+    }
+}
+
+fn left(deadline: i64, now: i64) -> u64 {
+    u64::try_from(deadline - now).unwrap_or(0)
+}
+
+impl Hub {
+    /// A hub over this store.
+    pub fn new(store: Store, clocks: Clocks) -> Arc<Hub> {
+        Arc::new(Hub {
+            store,
+            clocks,
+            state: Mutex::new(HubState::default()),
+            next_conn: AtomicU64::new(1),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HubState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a connection of `account`; its live matches learn the player is back.
+    pub fn connect(&self, account: &str) -> ConnHandle {
+        let (tx, rx) = mpsc::channel(OUTBOX);
+        let close = Arc::new(Notify::new());
+        let id = self.next_conn.fetch_add(1, Ordering::Relaxed);
+        let mut state = self.lock();
+        let conns = state.conns.entry(account.to_owned()).or_default();
+        conns.push(Conn {
+            id,
+            tx: tx.clone(),
+            close: close.clone(),
+        });
+        if conns.len() == 1 {
+            Self::tell_matches(&state, account, true);
+        }
+        ConnHandle { id, rx, tx, close }
+    }
+
+    fn tell_matches(state: &HubState, account: &str, online: bool) {
+        for m in state.playing.get(account).into_iter().flatten() {
+            if let Some(actor) = state.actors.get(m) {
+                let _ = actor.send(Cmd::Presence {
+                    account: account.to_owned(),
+                    online,
+                });
+            }
+        }
+    }
+
+    /// Forgets a connection. When it was the player's last, their live matches start the
+    /// reconnection grace, and their open matches leave the lobby if they do not come back.
+    pub fn disconnect(self: &Arc<Self>, account: &str, conn: u64) {
+        let mut state = self.lock();
+        let Some(conns) = state.conns.get_mut(account) else {
+            return;
+        };
+        conns.retain(|c| c.id != conn);
+        if conns.is_empty() {
+            state.conns.remove(account);
+            Self::tell_matches(&state, account, false);
+            drop(state);
+            self.withdraw_if_gone(account.to_owned());
+        }
+    }
+
+    /// A waiting creator who does not come back within the grace time is no longer waiting:
+    /// their open matches leave the lobby, so nobody joins a match without an opponent.
+    fn withdraw_if_gone(self: &Arc<Self>, account: String) {
+        let hub = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(hub.clocks.grace_ms as u64)).await;
+            if !hub.is_online(&account) {
+                match hub.store.cancel_open_matches_of(&account, now_ms()).await {
+                    Ok(0) => {}
+                    Ok(n) => {
+                        tracing::info!(%account, n, "withdrew the open matches of a creator who left")
+                    }
+                    Err(e) => tracing::error!(error = %e, "could not withdraw open matches"),
+                }
+            }
+        });
+    }
+
+    /// Whether the player has a connection open.
+    pub fn is_online(&self, account: &str) -> bool {
+        self.lock().conns.contains_key(account)
+    }
+
+    /// Sends to every connection of a player; a connection that stopped reading is closed.
+    pub fn send_to(&self, account: &str, msg: &ServerMsg) {
+        let state = self.lock();
+        for conn in state.conns.get(account).into_iter().flatten() {
+            if conn.tx.try_send(msg.clone()).is_err() {
+                tracing::warn!(%account, conn = conn.id, "closing a connection that does not read");
+                conn.close.notify_one();
+            }
+        }
+    }
+
+    /// Starts the task of a live match: a new one (both players are told) or one resumed
+    /// after a restart.
+    pub fn start(self: &Arc<Self>, row: &MatchRow, resumed: bool) -> Result<(), String> {
+        let o_id = row.o_id.clone().ok_or("a live match without O")?;
+        let cube: Cube = row
+            .position
+            .parse()
+            .map_err(|e| format!("match {}: stored position unreadable: {e}", row.id))?;
+        let deadline = row
+            .deadline
+            .ok_or_else(|| format!("match {}: live without a deadline", row.id))?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        let ids = [row.x_id.clone(), o_id];
+        let online = {
+            let mut state = self.lock();
+            state.actors.insert(row.id.clone(), tx);
+            for id in &ids {
+                state
+                    .playing
+                    .entry(id.clone())
+                    .or_default()
+                    .insert(row.id.clone());
+            }
+            [
+                state.conns.contains_key(&ids[0]),
+                state.conns.contains_key(&ids[1]),
+            ]
+        };
+        let now = now_ms();
+        let away = online.map(|on| (!on).then_some(now + self.clocks.grace_ms));
+        let actor = Actor {
+            hub: self.clone(),
+            id: row.id.clone(),
+            scope: row.scope,
+            level: row.level,
+            names: [row.x_name.clone(), row.o_name.clone().unwrap_or_default()],
+            ids,
+            cube,
+            ply: row.ply,
+            deadline,
+            away,
+            over: false,
+        };
+        if !resumed {
+            for s in [Seat::X, Seat::O] {
+                let view = actor.view(s);
+                self.send_to(&actor.ids[index(s)], &ServerMsg::Started { view });
+            }
+        }
+        tokio::spawn(actor.run(rx));
+        Ok(())
+    }
+
+    /// Resumes every live match after a start: overdue clocks are settled at once, and both
+    /// players get the reconnection grace (the server, not they, dropped the connections).
+    pub async fn resume(self: &Arc<Self>) -> Result<usize, sqlx::Error> {
+        let live = self.store.live_matches().await?;
+        for row in &live {
+            if let Err(e) = self.start(row, true) {
+                tracing::error!(error = %e, "a live match cannot be resumed");
+            }
+        }
+        for creator in self.store.open_match_creators().await? {
+            self.withdraw_if_gone(creator);
+        }
+        Ok(live.len())
+    }
+
+    fn actor(&self, match_id: &str) -> Option<mpsc::UnboundedSender<Cmd>> {
+        self.lock().actors.get(match_id).cloned()
+    }
+
+    async fn not_running(&self, account: &str, match_id: &str) -> Refusal {
+        match self.store.get_match(match_id).await {
+            Ok(Some(m)) if m.x_id == account || m.o_id.as_deref() == Some(account) => {
+                Refusal::NotLive
+            }
+            Ok(_) => Refusal::NoSuchMatch,
+            Err(e) => {
+                tracing::error!(error = %e, "database error");
+                Refusal::Unavailable
+            }
+        }
+    }
+
+    /// A move of `account` in a match.
+    pub async fn play(
+        &self,
+        account: &str,
+        match_id: &str,
+        ply: u32,
+        actions: Vec<String>,
+    ) -> Result<(), Refusal> {
+        let Some(actor) = self.actor(match_id) else {
+            return Err(self.not_running(account, match_id).await);
+        };
+        let (reply, answer) = oneshot::channel();
+        let cmd = Cmd::Play {
+            account: account.to_owned(),
+            ply,
+            actions,
+            reply,
+        };
+        if actor.send(cmd).is_err() {
+            return Err(Refusal::NotLive);
+        }
+        answer.await.unwrap_or(Err(Refusal::NotLive))
+    }
+
+    /// `account` leaves a match: a loss by abandonment.
+    pub async fn leave(&self, account: &str, match_id: &str) -> Result<(), Refusal> {
+        let Some(actor) = self.actor(match_id) else {
+            return Err(self.not_running(account, match_id).await);
+        };
+        let (reply, answer) = oneshot::channel();
+        let cmd = Cmd::Leave {
+            account: account.to_owned(),
+            reply,
+        };
+        if actor.send(cmd).is_err() {
+            return Err(Refusal::NotLive);
+        }
+        answer.await.unwrap_or(Err(Refusal::NotLive))
+    }
+
+    /// A live match as `account` sees it, with its clocks now; None if not live here or not
+    /// theirs.
+    pub async fn view(&self, account: &str, match_id: &str) -> Option<MatchView> {
+        let actor = self.actor(match_id)?;
+        let (reply, answer) = oneshot::channel();
+        actor
+            .send(Cmd::View {
+                account: account.to_owned(),
+                reply,
+            })
+            .ok()?;
+        answer.await.ok().flatten()
+    }
+
+    fn finished(&self, match_id: &str, ids: &[String; 2]) {
+        let mut state = self.lock();
+        state.actors.remove(match_id);
+        for id in ids {
+            if let Some(set) = state.playing.get_mut(id) {
+                set.remove(match_id);
+                if set.is_empty() {
+                    state.playing.remove(id);
+                }
+            }
+        }
+    }
+
+    /// How many matches this process is running.
+    pub fn live_count(&self) -> usize {
+        self.lock().actors.len()
+    }
+}
+
+struct Actor {
+    hub: Arc<Hub>,
+    id: String,
+    scope: velha_api::Scope,
+    level: u8,
+    ids: [String; 2],
+    names: [String; 2],
+    cube: Cube,
+    ply: u32,
+    deadline: i64,
+    away: [Option<i64>; 2],
+    over: bool,
+}
+
+impl Actor {
+    fn seat_of(&self, account: &str) -> Option<Seat> {
+        if self.ids[0] == account {
+            Some(Seat::X)
+        } else if self.ids[1] == account {
+            Some(Seat::O)
+        } else {
+            None
+        }
+    }
+
+    fn to_move(&self) -> Seat {
+        seat(self.cube.side_to_move())
+    }
+
+    fn view(&self, viewer: Seat) -> MatchView {
+        let now = now_ms();
+        MatchView {
+            id: self.id.clone(),
+            scope: self.scope,
+            level: self.level,
+            x: self.names[0].clone(),
+            o: Some(self.names[1].clone()),
+            seat: viewer,
+            state: MatchState::Live,
+            position: self.cube.to_string(),
+            ply: self.ply,
+            to_move: Some(self.to_move()),
+            clock_ms: Some(left(self.deadline, now)),
+            away: [Seat::X, Seat::O]
+                .into_iter()
+                .filter_map(|s| {
+                    self.away[index(s)].map(|t| Away {
+                        seat: s,
+                        grace_ms: left(t, now),
+                    })
+                })
+                .collect(),
+            ending: None,
+        }
+    }
+
+    fn broadcast(&self, msg: &ServerMsg) {
+        for id in &self.ids {
+            self.hub.send_to(id, msg);
+        }
+    }
+
+    fn next_wake(&self) -> i64 {
+        self.away
+            .iter()
+            .flatten()
+            .fold(self.deadline, |t, a| t.min(*a))
+    }
+
+    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Cmd>) {
+        while !self.over {
+            let wait = left(self.next_wake(), now_ms());
+            tokio::select! {
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                () = tokio::time::sleep(Duration::from_millis(wait)) => self.settle().await,
+            }
+        }
+        self.hub.finished(&self.id, &self.ids);
+    }
+
+    /// Ends the match if a clock ran out: the move clock first (ON-M03), then the earlier
+    /// reconnection grace (ON-M04).
+    async fn settle(&mut self) {
+        let now = now_ms();
+        if now >= self.deadline {
+            let loser = self.to_move();
+            self.end(other(loser), EndHow::Time, self.deadline).await;
+            return;
+        }
+        let gone = [Seat::X, Seat::O]
+            .into_iter()
+            .filter_map(|s| self.away[index(s)].map(|t| (t, s)))
+            .filter(|(t, _)| *t <= now)
+            .min();
+        if let Some((at, loser)) = gone {
+            self.end(other(loser), EndHow::Abandonment, at).await;
+        }
+    }
+
+    async fn end(&mut self, winner: Seat, how: EndHow, at: i64) {
+        match self.hub.store.end_match(&self.id, winner, how, at).await {
+            Ok(true) => {
+                tracing::info!(match_id = %self.id, ?winner, how = how.as_str(), "match over");
+                self.over = true;
+                self.broadcast(&ServerMsg::Ended {
+                    match_id: self.id.clone(),
+                    ending: Ending { winner, how },
+                    position: self.cube.to_string(),
+                });
+            }
+            Ok(false) => {
+                tracing::warn!(match_id = %self.id, "the match was no longer live in storage");
+                self.over = true;
+            }
+            Err(e) => {
+                // Nothing is lost: the clock stays overdue and is settled on the next wake.
+                tracing::error!(error = %e, match_id = %self.id, "could not record the end; retrying");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+
+    async fn handle(&mut self, cmd: Cmd) {
+        match cmd {
+            Cmd::Play {
+                account,
+                ply,
+                actions,
+                reply,
+            } => {
+                let result = self.play(&account, ply, &actions).await;
+                let _ = reply.send(result);
+            }
+            Cmd::Leave { account, reply } => {
+                let result = match self.seat_of(&account) {
+                    None => Err(Refusal::NotAPlayer),
+                    Some(s) => {
+                        self.end(other(s), EndHow::Abandonment, now_ms()).await;
+                        if self.over {
+                            Ok(())
+                        } else {
+                            Err(Refusal::Unavailable)
+                        }
+                    }
+                };
+                let _ = reply.send(result);
+            }
+            Cmd::Presence { account, online } => {
+                let Some(s) = self.seat_of(&account) else {
+                    return;
+                };
+                let match_id = self.id.clone();
+                if online {
+                    if self.away[index(s)].take().is_some() {
+                        self.broadcast(&ServerMsg::Back { match_id, seat: s });
+                    }
+                } else if self.away[index(s)].is_none() {
+                    let grace = self.hub.clocks.grace_ms;
+                    self.away[index(s)] = Some(now_ms() + grace);
+                    self.broadcast(&ServerMsg::Away {
+                        match_id,
+                        seat: s,
+                        grace_ms: grace as u64,
+                    });
+                }
+            }
+            Cmd::View { account, reply } => {
+                let _ = reply.send(self.seat_of(&account).map(|s| self.view(s)));
+            }
+        }
+    }
+
+    async fn play(&mut self, account: &str, ply: u32, actions: &[String]) -> Result<(), Refusal> {
+        let Some(mover) = self.seat_of(account) else {
+            return Err(Refusal::NotAPlayer);
+        };
+        let now = now_ms();
+        if now >= self.deadline {
+            // The move came after the clock ran out: the timeout stands.
+            self.settle().await;
+            return Err(Refusal::NotLive);
+        }
+        if ply != self.ply {
+            return Err(Refusal::Stale { ply: self.ply });
+        }
+        if mover != self.to_move() {
+            return Err(Refusal::NotYourTurn);
+        }
+        if actions.is_empty() || actions.len() > 2 {
+            return Err(Refusal::BadLength);
+        }
+        let mut next = self.cube;
+        let mut played = Vec::with_capacity(actions.len());
+        for (i, text) in actions.iter().enumerate() {
+            let action: CubeAction = text
+                .trim()
+                .parse()
+                .map_err(|_| Refusal::BadAction { index: i })?;
+            if next.status() != Status::Ongoing(player(mover)) {
+                return Err(Refusal::BadLength);
+            }
+            next.play(action).map_err(|e| Refusal::Illegal {
+                index: i,
+                reason: illegal(e),
+            })?;
+            played.push(action.to_string());
+        }
+        let ending = next.ending().map(|e| (seat(e.winner), end_how(e.how)));
+        let turn_passed = next.status() != Status::Ongoing(player(mover));
+        let deadline = match (ending, turn_passed) {
+            (Some(_), _) => None,
+            (None, true) => Some(now + self.hub.clocks.move_ms),
+            (None, false) => Some(self.deadline),
+        };
+        let position = next.to_string();
+        let text = played.join(" ");
+        let commit = MoveCommit {
+            match_id: &self.id,
+            ply_before: self.ply,
+            seat: mover,
+            actions: &text,
+            position: &position,
+            now,
+            deadline,
+            ending,
+        };
+        match self.hub.store.commit_move(&commit).await {
+            Ok(true) => {}
+            Ok(false) => {
+                self.over = true;
+                return Err(Refusal::NotLive);
+            }
+            Err(e) => {
+                tracing::error!(error = %e, match_id = %self.id, "could not commit a move");
+                return Err(Refusal::Unavailable);
+            }
+        }
+        self.cube = next;
+        self.ply += 1;
+        if let Some(d) = deadline {
+            self.deadline = d;
+        }
+        self.broadcast(&ServerMsg::Moved {
+            match_id: self.id.clone(),
+            ply: self.ply,
+            by: mover,
+            actions: played,
+            position: position.clone(),
+            to_move: ending.is_none().then(|| self.to_move()),
+            clock_ms: deadline.map(|d| left(d, now)),
+        });
+        if let Some((winner, how)) = ending {
+            tracing::info!(match_id = %self.id, ?winner, how = how.as_str(), "match over");
+            self.over = true;
+            self.broadcast(&ServerMsg::Ended {
+                match_id: self.id.clone(),
+                ending: Ending { winner, how },
+                position,
+            });
+        }
+        Ok(())
+    }
+}

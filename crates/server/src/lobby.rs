@@ -1,0 +1,308 @@
+//! The lobby of online cube matches (online.md ON-M01, ON-M02) and match lookups.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use velha_api::{
+    CreateMatch, EndHow, Ending, ErrorCode, LobbyQuery, MatchState, MatchView, OpenMatch, Scope,
+    Seat,
+};
+use velha_rules::{Cube, Level};
+
+use crate::app::App;
+use crate::auth::{Player, is_subscriber};
+use crate::error::{AppError, AppResult, Json, Query};
+use crate::store::{AccountRow, MatchRow};
+use crate::token::{new_id, now_ms};
+
+fn subscriber(a: &AccountRow) -> AppResult<()> {
+    if is_subscriber(a, now_ms()) {
+        Ok(())
+    } else {
+        Err(AppError::new(
+            ErrorCode::SubscribersOnly,
+            "online cube play is for subscribers only",
+        ))
+    }
+}
+
+fn level(n: u8) -> AppResult<Level> {
+    Level::from_number(n).ok_or_else(|| {
+        AppError::new(
+            ErrorCode::BadRequest,
+            format!("the level is 1 or 2, not {n}"),
+        )
+    })
+}
+
+/// A stored match as a player sees it (clocks are exact only from the live task).
+pub fn stored_view(row: &MatchRow, viewer: &str) -> MatchView {
+    let now = now_ms();
+    let seat = if row.o_id.as_deref() == Some(viewer) {
+        Seat::O
+    } else {
+        Seat::X
+    };
+    let to_move = (row.state == MatchState::Live).then(|| {
+        match row.position.parse::<Cube>().map(|c| c.side_to_move()) {
+            Ok(velha_rules::Player::O) => Seat::O,
+            _ => Seat::X,
+        }
+    });
+    MatchView {
+        id: row.id.clone(),
+        scope: row.scope,
+        level: row.level,
+        x: row.x_name.clone(),
+        o: row.o_name.clone(),
+        seat,
+        state: row.state,
+        position: row.position.clone(),
+        ply: row.ply,
+        to_move,
+        clock_ms: row
+            .deadline
+            .filter(|_| row.state == MatchState::Live)
+            .map(|d| u64::try_from(d - now).unwrap_or(0)),
+        away: Vec::new(),
+        ending: row
+            .winner
+            .zip(row.ending)
+            .map(|(winner, how): (Seat, EndHow)| Ending { winner, how }),
+    }
+}
+
+fn open_match(row: &MatchRow, now: i64) -> OpenMatch {
+    OpenMatch {
+        id: row.id.clone(),
+        creator: row.x_name.clone(),
+        country: row.x_country.clone(),
+        scope: row.scope,
+        level: row.level,
+        waiting_ms: u64::try_from(now - row.created_at).unwrap_or(0),
+    }
+}
+
+async fn not_playing(app: &App, account: &AccountRow) -> AppResult<()> {
+    if app.store.active_matches_of(&account.id).await?.is_empty() {
+        Ok(())
+    } else {
+        Err(AppError::new(
+            ErrorCode::AlreadyPlaying,
+            "finish or cancel your open or live match first",
+        ))
+    }
+}
+
+/// Lists the open matches of a scope and level (Nacional: only of the player's country).
+#[utoipa::path(
+    get,
+    path = "/api/lobby",
+    tag = "lobby",
+    params(LobbyQuery),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "Open matches, oldest first", body = [OpenMatch]),
+        (status = 400, body = velha_api::ApiError),
+        (status = 401, body = velha_api::ApiError),
+        (status = 403, description = "Not a subscriber", body = velha_api::ApiError),
+    )
+)]
+pub async fn list(
+    State(app): State<Arc<App>>,
+    player: Player,
+    Query(q): Query<LobbyQuery>,
+) -> AppResult<Json<Vec<OpenMatch>>> {
+    subscriber(&player.account)?;
+    level(q.level)?;
+    let now = now_ms();
+    let rows = app
+        .store
+        .open_matches(q.scope, q.level, &player.account.country)
+        .await?;
+    Ok(Json(rows.iter().map(|r| open_match(r, now)).collect()))
+}
+
+/// Creates a match and waits in the lobby as X (ON-M02); the WebSocket says when someone
+/// joins.
+#[utoipa::path(
+    post,
+    path = "/api/lobby",
+    tag = "lobby",
+    request_body = CreateMatch,
+    security(("session" = [])),
+    responses(
+        (status = 201, description = "The match, waiting", body = OpenMatch),
+        (status = 400, body = velha_api::ApiError),
+        (status = 401, body = velha_api::ApiError),
+        (status = 403, description = "Not a subscriber", body = velha_api::ApiError),
+        (status = 409, description = "Already in a match", body = velha_api::ApiError),
+    )
+)]
+pub async fn create(
+    State(app): State<Arc<App>>,
+    player: Player,
+    Json(body): Json<CreateMatch>,
+) -> AppResult<(StatusCode, Json<OpenMatch>)> {
+    subscriber(&player.account)?;
+    let lvl = level(body.level)?;
+    not_playing(&app, &player.account).await?;
+    let now = now_ms();
+    let row = MatchRow {
+        id: new_id(),
+        scope: body.scope,
+        level: body.level,
+        x_id: player.account.id.clone(),
+        x_name: player.account.name.clone(),
+        x_country: player.account.country.clone(),
+        o_id: None,
+        o_name: None,
+        state: MatchState::Open,
+        position: Cube::new(lvl).to_string(),
+        ply: 0,
+        deadline: None,
+        winner: None,
+        ending: None,
+        created_at: now,
+    };
+    app.store.insert_open_match(&row).await?;
+    Ok((StatusCode::CREATED, Json(open_match(&row, now))))
+}
+
+/// Withdraws one's own open match.
+#[utoipa::path(
+    delete,
+    path = "/api/lobby/{id}",
+    tag = "lobby",
+    params(("id" = String, Path, description = "The match id")),
+    security(("session" = [])),
+    responses(
+        (status = 204, description = "Withdrawn"),
+        (status = 401, body = velha_api::ApiError),
+        (status = 404, description = "No open match of yours with this id", body = velha_api::ApiError),
+    )
+)]
+pub async fn cancel(
+    State(app): State<Arc<App>>,
+    player: Player,
+    Path(id): Path<String>,
+) -> AppResult<StatusCode> {
+    if app
+        .store
+        .cancel_open_match(&id, &player.account.id, now_ms())
+        .await?
+    {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(AppError::new(
+            ErrorCode::NotFound,
+            "you have no open match with this id (it may have started)",
+        ))
+    }
+}
+
+/// Joins an open match as O; it starts at once, X to move.
+#[utoipa::path(
+    post,
+    path = "/api/lobby/{id}/join",
+    tag = "lobby",
+    params(("id" = String, Path, description = "The match id")),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "The match, started", body = MatchView),
+        (status = 401, body = velha_api::ApiError),
+        (status = 403, description = "Not a subscriber, your own match, or another country's Nacional match", body = velha_api::ApiError),
+        (status = 404, body = velha_api::ApiError),
+        (status = 409, description = "Taken, withdrawn, or you are already in a match", body = velha_api::ApiError),
+    )
+)]
+pub async fn join(
+    State(app): State<Arc<App>>,
+    player: Player,
+    Path(id): Path<String>,
+) -> AppResult<Json<MatchView>> {
+    let me = &player.account;
+    subscriber(me)?;
+    let Some(row) = app.store.get_match(&id).await? else {
+        return Err(AppError::new(ErrorCode::NotFound, "no match has this id"));
+    };
+    if row.x_id == me.id {
+        return Err(AppError::new(
+            ErrorCode::Forbidden,
+            "this is your own match",
+        ));
+    }
+    if row.state != MatchState::Open {
+        return Err(AppError::new(
+            ErrorCode::Conflict,
+            "this match is no longer waiting for an opponent",
+        ));
+    }
+    if row.scope == Scope::Nacional && row.x_country != me.country {
+        return Err(AppError::new(
+            ErrorCode::WrongCountry,
+            format!(
+                "this Nacional match is for players of {}; you play for {}",
+                row.x_country, me.country
+            ),
+        ));
+    }
+    not_playing(&app, me).await?;
+    let now = now_ms();
+    let deadline = now + app.clocks.move_ms;
+    if !app
+        .store
+        .join_match(&id, &me.id, &me.country, now, deadline)
+        .await?
+    {
+        return Err(AppError::new(
+            ErrorCode::Conflict,
+            "someone else joined first, or the creator withdrew it",
+        ));
+    }
+    let row = app
+        .store
+        .get_match(&id)
+        .await?
+        .ok_or_else(|| AppError::new(ErrorCode::Internal, "the match vanished"))?;
+    app.hub.start(&row, false).map_err(|e| {
+        tracing::error!(error = %e, "could not start a match");
+        AppError::new(ErrorCode::Internal, "the match could not start")
+    })?;
+    let view = app.hub.view(&me.id, &id).await;
+    Ok(Json(view.unwrap_or_else(|| stored_view(&row, &me.id))))
+}
+
+/// One match the player plays or played.
+#[utoipa::path(
+    get,
+    path = "/api/matches/{id}",
+    tag = "lobby",
+    params(("id" = String, Path, description = "The match id")),
+    security(("session" = [])),
+    responses(
+        (status = 200, body = MatchView),
+        (status = 401, body = velha_api::ApiError),
+        (status = 404, description = "No match of yours has this id", body = velha_api::ApiError),
+    )
+)]
+pub async fn get(
+    State(app): State<Arc<App>>,
+    player: Player,
+    Path(id): Path<String>,
+) -> AppResult<Json<MatchView>> {
+    let me = &player.account.id;
+    if let Some(view) = app.hub.view(me, &id).await {
+        return Ok(Json(view));
+    }
+    match app.store.get_match(&id).await? {
+        Some(row) if row.x_id == *me || row.o_id.as_deref() == Some(me) => {
+            Ok(Json(stored_view(&row, me)))
+        }
+        _ => Err(AppError::new(
+            ErrorCode::NotFound,
+            "no match of yours has this id",
+        )),
+    }
+}

@@ -1,0 +1,39 @@
+//! `velha-server`: serves, or administers (see `--help`).
+
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+use velha_server::config::{Cli, Command, LogFormat};
+use velha_server::{admin, app, store::Store};
+
+#[tokio::main]
+async fn main() {
+    let cli = Cli::parse();
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match cli.serve.log_format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().init(),
+    }
+    let result = match &cli.command {
+        None => app::serve(&cli.storage, &cli.serve).await,
+        Some(Command::Admin { what }) => run_admin(&cli, what).await,
+    };
+    if let Err(e) = result {
+        eprintln!("velha-server: {e}");
+        std::process::exit(1);
+    }
+}
+
+async fn run_admin(cli: &Cli, what: &velha_server::config::Admin) -> Result<(), String> {
+    let velha_server::config::Admin::Subscription { action } = what;
+    let url = app::database_url(&cli.storage)?;
+    let store = Store::open(&url)
+        .await
+        .map_err(|e| format!("cannot open the database: {e}"))?;
+    let result = admin::subscription(&store, action).await;
+    store.close().await;
+    println!("{}", result?);
+    Ok(())
+}

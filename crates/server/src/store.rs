@@ -1,0 +1,629 @@
+//! Storage: one set of migrations and queries for SQLite and PostgreSQL through sqlx's `Any`
+//! driver (portable SQL, `$1` placeholders, integer millisecond times).
+
+use std::borrow::Cow;
+
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::{AnyPool, Executor, Row};
+use velha_api::{EndHow, MatchState, Scope, Seat};
+
+/// Which database is behind the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// A SQLite file.
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+/// The database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+/// An account as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountRow {
+    /// Random id.
+    pub id: String,
+    /// Player name as chosen.
+    pub name: String,
+    /// Normalised e-mail, if any.
+    pub email: Option<String>,
+    /// Argon2id PHC string, if the account has a password.
+    pub password_hash: Option<String>,
+    /// Google's subject id, if linked.
+    pub google_sub: Option<String>,
+    /// Two-letter country code.
+    pub country: String,
+    /// End of the subscription (exclusive), ms since the epoch.
+    pub subscribed_until: Option<i64>,
+}
+
+/// A match as stored, with its players' names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchRow {
+    /// Random id.
+    pub id: String,
+    /// Mundial or Nacional.
+    pub scope: Scope,
+    /// 1 or 2.
+    pub level: u8,
+    /// X's account id.
+    pub x_id: String,
+    /// X's player name.
+    pub x_name: String,
+    /// X's country when the match was made.
+    pub x_country: String,
+    /// O's account id, once joined.
+    pub o_id: Option<String>,
+    /// O's player name.
+    pub o_name: Option<String>,
+    /// Where the match is in its life.
+    pub state: MatchState,
+    /// The cube's state line after the last committed move.
+    pub position: String,
+    /// Moves committed.
+    pub ply: u32,
+    /// When the side to move loses on time, ms since the epoch, while live.
+    pub deadline: Option<i64>,
+    /// The winner, once over.
+    pub winner: Option<Seat>,
+    /// How it ended.
+    pub ending: Option<EndHow>,
+    /// When it was created.
+    pub created_at: i64,
+}
+
+/// A move to commit together with the match's new state.
+#[derive(Clone, Debug)]
+pub struct MoveCommit<'a> {
+    /// The match.
+    pub match_id: &'a str,
+    /// The ply before the move; the commit fails if the stored one differs.
+    pub ply_before: u32,
+    /// Who moved.
+    pub seat: Seat,
+    /// The actions, space separated.
+    pub actions: &'a str,
+    /// The state line after the move.
+    pub position: &'a str,
+    /// When it was played.
+    pub now: i64,
+    /// The new deadline (None when the move ended the match).
+    pub deadline: Option<i64>,
+    /// The result, when the move ended the match.
+    pub ending: Option<(Seat, EndHow)>,
+}
+
+/// Why an account could not be stored.
+#[derive(Debug)]
+pub enum InsertError {
+    /// The e-mail is used by another account.
+    EmailTaken,
+    /// The name is used by another player.
+    NameTaken,
+    /// The Google account is linked to another account.
+    GoogleTaken,
+    /// The database failed.
+    Db(sqlx::Error),
+}
+
+impl From<sqlx::Error> for InsertError {
+    fn from(e: sqlx::Error) -> Self {
+        InsertError::Db(e)
+    }
+}
+
+const MATCH_COLUMNS: &str = "m.id, m.scope, m.level, m.x_id, ax.name AS x_name, m.x_country, \
+     m.o_id, ao.name AS o_name, m.state, m.position, m.ply, m.deadline, m.winner, m.ending, \
+     m.created_at FROM matches m JOIN accounts ax ON ax.id = m.x_id \
+     LEFT JOIN accounts ao ON ao.id = m.o_id";
+
+const ACCOUNT_COLUMNS: &str =
+    "id, name, email, password_hash, google_sub, country, subscribed_until FROM accounts";
+
+fn migrator() -> Migrator {
+    Migrator {
+        migrations: Cow::Owned(vec![Migration::new(
+            1,
+            Cow::Borrowed("accounts and matches"),
+            MigrationType::Simple,
+            Cow::Borrowed(include_str!("../migrations/0001_accounts_and_matches.sql")),
+            false,
+        )]),
+        ..Migrator::DEFAULT
+    }
+}
+
+pub(crate) fn seat_str(seat: Seat) -> &'static str {
+    match seat {
+        Seat::X => "X",
+        Seat::O => "O",
+    }
+}
+
+fn seat_from(s: &str) -> Option<Seat> {
+    match s {
+        "X" => Some(Seat::X),
+        "O" => Some(Seat::O),
+        _ => None,
+    }
+}
+
+fn corrupt(what: &str, value: &str) -> sqlx::Error {
+    sqlx::Error::Decode(format!("stored {what} {value:?} is not valid").into())
+}
+
+fn account_from(row: &AnyRow) -> Result<AccountRow, sqlx::Error> {
+    Ok(AccountRow {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        email: row.try_get("email")?,
+        password_hash: row.try_get("password_hash")?,
+        google_sub: row.try_get("google_sub")?,
+        country: row.try_get("country")?,
+        subscribed_until: row.try_get("subscribed_until")?,
+    })
+}
+
+fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
+    let scope: String = row.try_get("scope")?;
+    let state: String = row.try_get("state")?;
+    let winner: Option<String> = row.try_get("winner")?;
+    let ending: Option<String> = row.try_get("ending")?;
+    let level: i64 = row.try_get("level")?;
+    let ply: i64 = row.try_get("ply")?;
+    Ok(MatchRow {
+        id: row.try_get("id")?,
+        scope: Scope::from_str_opt(&scope).ok_or_else(|| corrupt("scope", &scope))?,
+        level: u8::try_from(level).map_err(|_| corrupt("level", &level.to_string()))?,
+        x_id: row.try_get("x_id")?,
+        x_name: row.try_get("x_name")?,
+        x_country: row.try_get("x_country")?,
+        o_id: row.try_get("o_id")?,
+        o_name: row.try_get("o_name")?,
+        state: MatchState::from_str_opt(&state).ok_or_else(|| corrupt("state", &state))?,
+        position: row.try_get("position")?,
+        ply: u32::try_from(ply).map_err(|_| corrupt("ply", &ply.to_string()))?,
+        deadline: row.try_get("deadline")?,
+        winner: match winner {
+            Some(w) => Some(seat_from(&w).ok_or_else(|| corrupt("winner", &w))?),
+            None => None,
+        },
+        ending: match ending {
+            Some(e) => Some(EndHow::from_str_opt(&e).ok_or_else(|| corrupt("ending", &e))?),
+            None => None,
+        },
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+impl Store {
+    /// Connects (creating a SQLite file if needed) and brings the schema up to date.
+    pub async fn open(url: &str) -> Result<Store, sqlx::Error> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            return Err(sqlx::Error::Configuration(
+                format!("DATABASE_URL must start with postgres:// or sqlite:, not {url:?}").into(),
+            ));
+        };
+        let options = AnyPoolOptions::new()
+            .max_connections(match backend {
+                // One writer at a time either way; more connections only wait on the lock.
+                Backend::Sqlite => 4,
+                Backend::Postgres => 16,
+            })
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // WAL lets readers run beside the writer; FULL sync keeps a
+                        // committed move through a power cut, not only a crash.
+                        conn.execute("PRAGMA journal_mode = WAL").await?;
+                        conn.execute("PRAGMA synchronous = FULL").await?;
+                        conn.execute("PRAGMA busy_timeout = 10000").await?;
+                        conn.execute("PRAGMA foreign_keys = ON").await?;
+                    }
+                    Ok(())
+                })
+            });
+        let pool = options.connect(url).await?;
+        migrator().run(&pool).await?;
+        Ok(Store { pool, backend })
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Closes every connection.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    // --- accounts ---
+
+    /// Stores a new account.
+    pub async fn insert_account(&self, a: &AccountRow, now: i64) -> Result<(), InsertError> {
+        let result = sqlx::query(
+            "INSERT INTO accounts (id, name, name_key, email, password_hash, google_sub, \
+             country, subscribed_until, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(&a.id)
+        .bind(&a.name)
+        .bind(a.name.to_lowercase())
+        .bind(&a.email)
+        .bind(&a.password_hash)
+        .bind(&a.google_sub)
+        .bind(&a.country)
+        .bind(a.subscribed_until)
+        .bind(now)
+        .execute(&self.pool)
+        .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                // SQLite names the column, PostgreSQL the constraint: both contain it.
+                let text = format!("{} {}", e.message(), e.constraint().unwrap_or(""));
+                if text.contains("email") {
+                    Err(InsertError::EmailTaken)
+                } else if text.contains("google_sub") {
+                    Err(InsertError::GoogleTaken)
+                } else {
+                    Err(InsertError::NameTaken)
+                }
+            }
+            Err(e) => Err(InsertError::Db(e)),
+        }
+    }
+
+    async fn account_where(
+        &self,
+        column: &str,
+        value: &str,
+    ) -> Result<Option<AccountRow>, sqlx::Error> {
+        let sql = format!("SELECT {ACCOUNT_COLUMNS} WHERE {column} = $1");
+        let row = sqlx::query(&sql)
+            .bind(value)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(account_from).transpose()
+    }
+
+    /// The account with this normalised e-mail.
+    pub async fn account_by_email(&self, email: &str) -> Result<Option<AccountRow>, sqlx::Error> {
+        self.account_where("email", email).await
+    }
+
+    /// The account linked to this Google subject.
+    pub async fn account_by_google(&self, sub: &str) -> Result<Option<AccountRow>, sqlx::Error> {
+        self.account_where("google_sub", sub).await
+    }
+
+    /// The account with this player name, whatever its case.
+    pub async fn account_by_name(&self, name: &str) -> Result<Option<AccountRow>, sqlx::Error> {
+        self.account_where("name_key", &name.to_lowercase()).await
+    }
+
+    /// Links a Google subject to an existing account.
+    pub async fn link_google(&self, id: &str, sub: &str) -> Result<(), InsertError> {
+        let result = sqlx::query("UPDATE accounts SET google_sub = $1 WHERE id = $2")
+            .bind(sub)
+            .bind(id)
+            .execute(&self.pool)
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                Err(InsertError::GoogleTaken)
+            }
+            Err(e) => Err(InsertError::Db(e)),
+        }
+    }
+
+    /// Sets the account's country.
+    pub async fn set_country(&self, id: &str, country: &str) -> Result<(), sqlx::Error> {
+        sqlx::query("UPDATE accounts SET country = $1 WHERE id = $2")
+            .bind(country)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Sets or clears the subscription of the player so named; false if there is none.
+    pub async fn set_subscription(
+        &self,
+        name: &str,
+        until: Option<i64>,
+    ) -> Result<bool, sqlx::Error> {
+        let done = sqlx::query("UPDATE accounts SET subscribed_until = $1 WHERE name_key = $2")
+            .bind(until)
+            .bind(name.to_lowercase())
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    // --- sessions ---
+
+    /// Stores a session by the hash of its token.
+    pub async fn insert_session(
+        &self,
+        token_hash: &str,
+        account_id: &str,
+        now: i64,
+        expires_at: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(token_hash)
+        .bind(account_id)
+        .bind(now)
+        .bind(expires_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The account of an unexpired session.
+    pub async fn account_by_session(
+        &self,
+        token_hash: &str,
+        now: i64,
+    ) -> Result<Option<AccountRow>, sqlx::Error> {
+        let sql = format!(
+            "SELECT {ACCOUNT_COLUMNS} WHERE id = (SELECT account_id FROM sessions \
+             WHERE token_hash = $1 AND expires_at > $2)"
+        );
+        let row = sqlx::query(&sql)
+            .bind(token_hash)
+            .bind(now)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(account_from).transpose()
+    }
+
+    /// Ends a session.
+    pub async fn delete_session(&self, token_hash: &str) -> Result<(), sqlx::Error> {
+        sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+            .bind(token_hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    // --- matches ---
+
+    /// Puts a new match in the lobby.
+    pub async fn insert_open_match(&self, m: &MatchRow) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO matches (id, scope, level, x_id, x_country, state, position, ply, \
+             created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8)",
+        )
+        .bind(&m.id)
+        .bind(m.scope.as_str())
+        .bind(i64::from(m.level))
+        .bind(&m.x_id)
+        .bind(&m.x_country)
+        .bind(MatchState::Open.as_str())
+        .bind(&m.position)
+        .bind(m.created_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Open matches of a scope and level, oldest first; Nacional ones only of `country`.
+    pub async fn open_matches(
+        &self,
+        scope: Scope,
+        level: u8,
+        country: &str,
+    ) -> Result<Vec<MatchRow>, sqlx::Error> {
+        let sql = format!(
+            "SELECT {MATCH_COLUMNS} WHERE m.state = 'open' AND m.scope = $1 AND m.level = $2 \
+             AND (m.scope = 'mundial' OR m.x_country = $3) ORDER BY m.created_at LIMIT 200"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(scope.as_str())
+            .bind(i64::from(level))
+            .bind(country)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(match_from).collect()
+    }
+
+    /// One match.
+    pub async fn get_match(&self, id: &str) -> Result<Option<MatchRow>, sqlx::Error> {
+        let sql = format!("SELECT {MATCH_COLUMNS} WHERE m.id = $1");
+        let row = sqlx::query(&sql)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(match_from).transpose()
+    }
+
+    /// The player's open and live matches.
+    pub async fn active_matches_of(&self, account: &str) -> Result<Vec<MatchRow>, sqlx::Error> {
+        let sql = format!(
+            "SELECT {MATCH_COLUMNS} WHERE m.state IN ('open', 'live') \
+             AND (m.x_id = $1 OR m.o_id = $1) ORDER BY m.created_at"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(account)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(match_from).collect()
+    }
+
+    /// Every live match (to resume them after a restart).
+    pub async fn live_matches(&self) -> Result<Vec<MatchRow>, sqlx::Error> {
+        let sql = format!("SELECT {MATCH_COLUMNS} WHERE m.state = 'live'");
+        let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
+        rows.iter().map(match_from).collect()
+    }
+
+    /// Creators of open matches.
+    pub async fn open_match_creators(&self) -> Result<Vec<String>, sqlx::Error> {
+        let rows = sqlx::query("SELECT DISTINCT x_id FROM matches WHERE state = 'open'")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(|r| r.try_get("x_id")).collect()
+    }
+
+    /// Withdraws an open match of its creator; false if it is not open or not theirs.
+    pub async fn cancel_open_match(
+        &self,
+        id: &str,
+        creator: &str,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let done = sqlx::query(
+            "UPDATE matches SET state = 'cancelled', ended_at = $1 \
+             WHERE id = $2 AND x_id = $3 AND state = 'open'",
+        )
+        .bind(now)
+        .bind(id)
+        .bind(creator)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Withdraws every open match of a creator; how many there were.
+    pub async fn cancel_open_matches_of(
+        &self,
+        creator: &str,
+        now: i64,
+    ) -> Result<u64, sqlx::Error> {
+        let done = sqlx::query(
+            "UPDATE matches SET state = 'cancelled', ended_at = $1 \
+             WHERE x_id = $2 AND state = 'open'",
+        )
+        .bind(now)
+        .bind(creator)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Seats `player` as O in an open match and starts it; false if someone was faster, it
+    /// was withdrawn, or it is the player's own.
+    pub async fn join_match(
+        &self,
+        id: &str,
+        player: &str,
+        country: &str,
+        now: i64,
+        deadline: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let done = sqlx::query(
+            "UPDATE matches SET o_id = $1, o_country = $2, state = 'live', started_at = $3, \
+             deadline = $4 WHERE id = $5 AND state = 'open' AND x_id <> $1",
+        )
+        .bind(player)
+        .bind(country)
+        .bind(now)
+        .bind(deadline)
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Commits a move and the match's new state in one transaction; false (and nothing
+    /// written) if the match is no longer live at `ply_before`.
+    pub async fn commit_move(&self, m: &MoveCommit<'_>) -> Result<bool, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let (state, winner, ending, ended_at) = match m.ending {
+            Some((w, how)) => ("over", Some(seat_str(w)), Some(how.as_str()), Some(m.now)),
+            None => ("live", None, None, None),
+        };
+        let updated = sqlx::query(
+            "UPDATE matches SET position = $1, ply = $2, deadline = $3, state = $4, \
+             winner = $5, ending = $6, ended_at = $7 \
+             WHERE id = $8 AND ply = $9 AND state = 'live'",
+        )
+        .bind(m.position)
+        .bind(i64::from(m.ply_before) + 1)
+        .bind(m.deadline)
+        .bind(state)
+        .bind(winner)
+        .bind(ending)
+        .bind(ended_at)
+        .bind(m.match_id)
+        .bind(i64::from(m.ply_before))
+        .execute(&mut *tx)
+        .await?;
+        if updated.rows_affected() != 1 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        sqlx::query(
+            "INSERT INTO moves (match_id, ply, seat, actions, position, played_at) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(m.match_id)
+        .bind(i64::from(m.ply_before) + 1)
+        .bind(seat_str(m.seat))
+        .bind(m.actions)
+        .bind(m.position)
+        .bind(m.now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Ends a live match without a move (time, abandonment); false if it was not live.
+    pub async fn end_match(
+        &self,
+        id: &str,
+        winner: Seat,
+        how: EndHow,
+        at: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let done = sqlx::query(
+            "UPDATE matches SET state = 'over', winner = $1, ending = $2, ended_at = $3, \
+             deadline = NULL WHERE id = $4 AND state = 'live'",
+        )
+        .bind(seat_str(winner))
+        .bind(how.as_str())
+        .bind(at)
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// The committed moves of a match, in order: (ply, seat, actions).
+    pub async fn moves_of(&self, id: &str) -> Result<Vec<(u32, Seat, String)>, sqlx::Error> {
+        let rows =
+            sqlx::query("SELECT ply, seat, actions FROM moves WHERE match_id = $1 ORDER BY ply")
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter()
+            .map(|r| {
+                let ply: i64 = r.try_get("ply")?;
+                let seat: String = r.try_get("seat")?;
+                Ok((
+                    u32::try_from(ply).map_err(|_| corrupt("ply", &ply.to_string()))?,
+                    seat_from(&seat).ok_or_else(|| corrupt("seat", &seat))?,
+                    r.try_get("actions")?,
+                ))
+            })
+            .collect()
+    }
+}
