@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 pub enum ErrorCode {
     /// The request itself is malformed (bad JSON, a missing field, a value out of range).
     BadRequest,
+    /// The request body is larger than the server takes.
+    TooLarge,
     /// The e-mail address is not one.
     BadEmail,
     /// Another account uses this e-mail.

@@ -95,7 +95,8 @@ pub fn country_of(region: &str) -> Result<String, AppError> {
     let parts: Vec<&str> = base.split(['-', '_']).collect();
     let is_code = |p: &str| p.len() == 2 && p.bytes().all(|b| b.is_ascii_alphabetic());
     let code = match parts.as_slice() {
-        [only] if is_code(only) => Some(*only),
+        // Alone, `pt` is a language and `PT` a country: BCP 47 writes languages in lower case.
+        [only] if is_code(only) && only.bytes().all(|b| b.is_ascii_uppercase()) => Some(*only),
         [_, rest @ ..] => rest.iter().copied().find(|p| is_code(p)),
         _ => None,
     };
@@ -387,12 +388,13 @@ mod tests {
             ("pt-BR", "BR"),
             ("en_US.UTF-8", "US"),
             ("zh-Hant-TW", "TW"),
-            ("br", "BR"),
+            ("BR", "BR"),
+            ("pt-br", "BR"),
             ("es-419-AR", "AR"),
         ] {
             assert_eq!(country_of(region).unwrap(), country, "{region}");
         }
-        for bad in ["", "pt", "portuguese", "pt-", "123"] {
+        for bad in ["", "pt", "br", "portuguese", "pt-", "123"] {
             assert_eq!(
                 country_of(bad).unwrap_err().0.code,
                 ErrorCode::BadRegion,

@@ -34,6 +34,7 @@ impl AppError {
                 StatusCode::FORBIDDEN
             }
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
+            ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::EmailTaken
             | ErrorCode::NameTaken
             | ErrorCode::Conflict
@@ -68,7 +69,12 @@ impl From<sqlx::Error> for AppError {
 
 impl From<JsonRejection> for AppError {
     fn from(e: JsonRejection) -> Self {
-        AppError::new(ErrorCode::BadRequest, e.body_text())
+        let code = if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ErrorCode::TooLarge
+        } else {
+            ErrorCode::BadRequest
+        };
+        AppError::new(code, e.body_text())
     }
 }
 

@@ -195,7 +195,7 @@ impl Hub {
 
     /// A waiting creator who does not come back within the grace time is no longer waiting:
     /// their open matches leave the lobby, so nobody joins a match without an opponent.
-    fn withdraw_if_gone(self: &Arc<Self>, account: String) {
+    pub fn withdraw_if_gone(self: &Arc<Self>, account: String) {
         let hub = self.clone();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(hub.clocks.grace_ms as u64)).await;

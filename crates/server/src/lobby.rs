@@ -167,6 +167,9 @@ pub async fn create(
         created_at: now,
     };
     app.store.insert_open_match(&row).await?;
+    if !app.hub.is_online(&row.x_id) {
+        app.hub.withdraw_if_gone(row.x_id.clone());
+    }
     Ok((StatusCode::CREATED, Json(open_match(&row, now))))
 }
 

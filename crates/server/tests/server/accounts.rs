@@ -1,0 +1,263 @@
+//! ON-A01 … ON-A03: accounts, sessions, sign-in limits, countries and subscriptions.
+
+use reqwest::Method;
+use sqlx::{Connection, Row};
+use velha_api::{ErrorCode, Scope};
+
+use crate::common::{Db, Server};
+
+async fn stored(server: &Server, sql: &str) -> Vec<String> {
+    sqlx::any::install_default_drivers();
+    let mut conn = sqlx::AnyConnection::connect(&server.database_url())
+        .await
+        .expect("open the database");
+    sqlx::query(sql)
+        .fetch_all(&mut conn)
+        .await
+        .expect("query")
+        .iter()
+        .map(|r| r.get::<String, _>(0))
+        .collect()
+}
+
+async fn on_a01_email_accounts_sessions_and_clear_errors(db: Db) {
+    let server = Server::start(db, &["--login-failures-per-account", "3"]).await;
+    let mut ana = server.client();
+    let s = ana
+        .sign_up("  Ana@Example.COM ", "cubo-gira-9", "Ana", "pt-BR")
+        .await
+        .unwrap();
+    assert!(s.created);
+    assert_eq!(s.account.email.as_deref(), Some("ana@example.com"));
+    assert_eq!(ana.me().await.unwrap().name, "Ana");
+
+    let mut other = server.client();
+    let e = other
+        .sign_up("ana@example.com", "outra-senha-1", "Bia", "pt-BR")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::EmailTaken);
+    let e = other
+        .sign_up("bia@example.com", "outra-senha-1", "ANA", "pt-BR")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.code,
+        ErrorCode::NameTaken,
+        "names are unique whatever the case"
+    );
+    let e = other
+        .sign_up("bia@example.com", "12345678", "Bia", "pt-BR")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::WeakPassword);
+    assert!(e.message.contains("common"), "{}", e.message);
+    let e = other
+        .sign_up("bia-at-example.com", "outra-senha-1", "Bia", "pt-BR")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadEmail);
+
+    // Only a slow salted hash is stored, and only hashes of session tokens.
+    let hashes = stored(&server, "SELECT password_hash FROM accounts").await;
+    assert_eq!(hashes.len(), 1);
+    assert!(hashes[0].starts_with("$argon2id$"), "{}", hashes[0]);
+    assert!(!hashes[0].contains("cubo-gira-9"));
+    let tokens = stored(&server, "SELECT token_hash FROM sessions").await;
+    assert!(!tokens.contains(&s.token));
+
+    let mut again = server.client();
+    let e = again
+        .log_in("ana@example.com", "errada-123")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::WrongPassword);
+    let e = again
+        .log_in("nobody@example.com", "errada-123")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.code,
+        ErrorCode::WrongPassword,
+        "unknown e-mails look the same"
+    );
+    let s2 = again
+        .log_in("ANA@example.com", "cubo-gira-9")
+        .await
+        .unwrap();
+    assert!(!s2.created);
+    assert_ne!(s2.token, s.token);
+
+    // Signing out ends that session only.
+    again.log_out().await.unwrap();
+    assert_eq!(again.me().await.unwrap_err().code, ErrorCode::Unauthorized);
+    assert_eq!(ana.me().await.unwrap().name, "Ana");
+    let mut forged = server.client();
+    forged.token = Some("not-a-token".into());
+    assert_eq!(forged.me().await.unwrap_err().code, ErrorCode::Unauthorized);
+
+    // Three failures lock the account for the window, even with the right password after.
+    let mut attacker = server.client();
+    for _ in 0..3 {
+        let e = attacker
+            .log_in("ana@example.com", "chute-0000")
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::WrongPassword);
+    }
+    let e = attacker
+        .log_in("ana@example.com", "cubo-gira-9")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::RateLimited);
+    assert!(e.retry_after_s.is_some_and(|s| s > 0));
+}
+on_both!(on_a01_email_accounts_sessions_and_clear_errors);
+
+async fn on_a01_failed_sign_ins_are_limited_per_address(db: Db) {
+    let server = Server::start(db, &["--login-failures-per-address", "4"]).await;
+    let mut c = server.client();
+    for i in 0..4 {
+        let e = c
+            .log_in(&format!("p{i}@example.com"), "chute-0000")
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::WrongPassword);
+    }
+    let e = c.log_in("p9@example.com", "chute-0000").await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::RateLimited);
+}
+on_both!(on_a01_failed_sign_ins_are_limited_per_address);
+
+async fn on_a01_malformed_requests_get_clear_errors(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    let big = format!(r#"{{"email":"{}","password":"x"}}"#, "x".repeat(3_000_000));
+    let cases: [(&str, Option<&str>, u16, &str); 4] = [
+        ("/api/accounts", Some("{not json"), 400, "bad_request"),
+        ("/api/accounts", Some(r#"{"email": 3}"#), 400, "bad_request"),
+        (
+            "/api/accounts",
+            Some(r#"{"email":"a@b.com","password":"cubo-gira-9","name":"ab","region":"pt-BR"}"#),
+            400,
+            "bad_name",
+        ),
+        (
+            "/api/accounts",
+            Some(r#"{"email":"a@b.com","password":"cubo-gira-9","name":"abc","region":"xx"}"#),
+            400,
+            "bad_region",
+        ),
+    ];
+    for (path, body, status, code) in cases {
+        let (got, json) = c.raw(Method::POST, path, body).await.unwrap();
+        assert_eq!(
+            got,
+            status,
+            "{path} {:?}",
+            body.map(|b| &b[..b.len().min(60)])
+        );
+        assert_eq!(json["code"], code, "{json}");
+        assert!(json["message"].as_str().is_some_and(|m| !m.is_empty()));
+    }
+    let (status, json) = c.raw(Method::GET, "/api/nothing/here", None).await.unwrap();
+    assert_eq!((status, json["code"].as_str()), (404, Some("not_found")));
+    // Its own client: the server closes a connection whose body it refused unread.
+    let (status, json) = server
+        .client()
+        .raw(Method::POST, "/api/sessions", Some(&big))
+        .await
+        .unwrap();
+    assert_eq!((status, json["code"].as_str()), (413, Some("too_large")));
+    let (status, _) = c.raw(Method::GET, "/api/health", None).await.unwrap();
+    assert_eq!(status, 200, "still serving");
+}
+on_both!(on_a01_malformed_requests_get_clear_errors);
+
+async fn on_a02_country_from_the_region_and_its_changes(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let mut c = server.client();
+    let s = c
+        .sign_up("joe@example.com", "cubo-gira-9", "joe_1", "en_US.UTF-8")
+        .await
+        .unwrap();
+    assert_eq!(s.account.country, "US");
+    let (status, json) = c
+        .raw(Method::PUT, "/api/me/region", Some(r#"{"region":"pt-PT"}"#))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(json["country"], "PT");
+    assert_eq!(c.me().await.unwrap().country, "PT");
+    let (status, json) = c
+        .raw(
+            Method::PUT,
+            "/api/me/region",
+            Some(r#"{"region":"nowhere"}"#),
+        )
+        .await
+        .unwrap();
+    assert_eq!((status, json["code"].as_str()), (400, Some("bad_region")));
+    assert_eq!(
+        c.me().await.unwrap().country,
+        "PT",
+        "a refused change changes nothing"
+    );
+}
+on_both!(on_a02_country_from_the_region_and_its_changes);
+
+async fn on_a03_online_cube_play_is_for_subscribers(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let ana = server.player("ana", "pt-BR", None).await;
+    let bia = server.player("bia", "pt-BR", Some("2099-12-31")).await;
+    assert!(!ana.me().await.unwrap().subscriber);
+    let me = bia.me().await.unwrap();
+    assert!(me.subscriber);
+    assert_eq!(me.subscribed_until.as_deref(), Some("2099-12-31"));
+
+    let e = ana.lobby(Scope::Mundial, 1).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::SubscribersOnly);
+    assert_eq!(e.message, "online cube play is for subscribers only");
+    assert_eq!(
+        ana.create(Scope::Mundial, 1).await.unwrap_err().code,
+        ErrorCode::SubscribersOnly
+    );
+    let open = bia.create(Scope::Mundial, 1).await.unwrap();
+    assert_eq!(
+        ana.join(&open.id).await.unwrap_err().code,
+        ErrorCode::SubscribersOnly
+    );
+
+    let (ok, text) = server.admin(&["subscription", "show", "BIA"]).await;
+    assert!(ok && text.contains("through 2099-12-31"), "{text}");
+    let (ok, text) = server.admin(&["subscription", "revoke", "bia"]).await;
+    assert!(ok, "{text}");
+    assert_eq!(
+        bia.lobby(Scope::Mundial, 1).await.unwrap_err().code,
+        ErrorCode::SubscribersOnly
+    );
+    let (ok, text) = server
+        .admin(&["subscription", "grant", "ana", "--until", "2099-01-01"])
+        .await;
+    assert!(ok, "{text}");
+    assert!(ana.lobby(Scope::Mundial, 1).await.is_ok());
+
+    for (args, why) in [
+        (
+            &["subscription", "grant", "zé", "--until", "2099-01-01"][..],
+            "no player",
+        ),
+        (
+            &["subscription", "grant", "ana", "--until", "2001-01-01"][..],
+            "already past",
+        ),
+        (
+            &["subscription", "grant", "ana", "--until", "amanhã"][..],
+            "not a date",
+        ),
+    ] {
+        let (ok, text) = server.admin(args).await;
+        assert!(!ok && text.contains(why), "{args:?}: {text}");
+    }
+}
+on_both!(on_a03_online_cube_play_is_for_subscribers);

@@ -1,0 +1,227 @@
+//! Real servers for the tests: the `velha-server` binary on loopback, over HTTPS, on a fresh
+//! SQLite file or a fresh PostgreSQL database, with short clocks; killed with SIGKILL and
+//! started again on the same port and data when a test says so.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use sqlx::{Connection, Executor};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use velha_api::{ServerMsg, Session};
+use velha_server::client::{Client, Live};
+
+/// Which database a server uses.
+#[derive(Clone, Debug)]
+pub enum Db {
+    /// A SQLite file in the server's data folder.
+    Sqlite,
+    /// A fresh database on the PostgreSQL server the test script started.
+    Postgres(String),
+}
+
+impl Db {
+    /// A fresh PostgreSQL database, or None when the developer chose to skip PostgreSQL.
+    pub async fn postgres() -> Option<Db> {
+        let Ok(admin) = std::env::var("VELHA_TEST_POSTGRES_URL") else {
+            if std::env::var("VELHA_TEST_POSTGRES").as_deref() == Ok("skip") {
+                eprintln!("PostgreSQL skipped (VELHA_TEST_POSTGRES=skip)");
+                return None;
+            }
+            panic!(
+                "VELHA_TEST_POSTGRES_URL is not set: run scripts/test.sh, which starts a \
+                 PostgreSQL, or set VELHA_TEST_POSTGRES=skip to run on SQLite alone"
+            );
+        };
+        sqlx::any::install_default_drivers();
+        let name = format!(
+            "velha_{}",
+            velha_server::token::new_id()
+                .to_lowercase()
+                .replace(['-', '_'], "x")
+        );
+        let mut conn = sqlx::AnyConnection::connect(&admin)
+            .await
+            .expect("connect to the test PostgreSQL");
+        conn.execute(format!("CREATE DATABASE {name}").as_str())
+            .await
+            .expect("create a test database");
+        let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+        Some(Db::Postgres(format!("{base}/{name}")))
+    }
+}
+
+/// A running server.
+pub struct Server {
+    child: Option<Child>,
+    /// Its data folder (SQLite file, certificate).
+    pub dir: tempfile::TempDir,
+    /// `https://127.0.0.1:PORT`.
+    pub base: String,
+    /// Its certificate, PEM.
+    pub cert: Vec<u8>,
+    db: Db,
+    extra: Vec<String>,
+    listen: String,
+}
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_velha-server")
+}
+
+impl Server {
+    /// Starts a server on a free port with these extra flags.
+    pub async fn start(db: Db, extra: &[&str]) -> Server {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut server = Server {
+            child: None,
+            dir,
+            base: String::new(),
+            cert: Vec::new(),
+            db,
+            extra: extra.iter().map(|s| s.to_string()).collect(),
+            listen: "127.0.0.1:0".to_owned(),
+        };
+        server.spawn().await;
+        server
+    }
+
+    fn command(&self) -> Command {
+        let mut c = Command::new(bin());
+        c.arg("--data-dir").arg(self.dir.path());
+        match &self.db {
+            Db::Sqlite => c.env_remove("DATABASE_URL"),
+            Db::Postgres(url) => c.env("DATABASE_URL", url),
+        };
+        c
+    }
+
+    async fn spawn(&mut self) {
+        let mut c = self.command();
+        c.args(["--listen", &self.listen, "--argon2-memory-kib", "256"])
+            .args(&self.extra)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        let mut child = c.spawn().expect("start velha-server");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("the server did not start within 60 s")
+            .expect("read stdout")
+            .expect("the server exited before listening");
+        let base = line
+            .strip_prefix("velha-server listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        self.listen = base.trim_start_matches("https://").to_owned();
+        self.base = base;
+        self.cert = std::fs::read(self.dir.path().join("dev-cert.pem")).expect("dev cert");
+        self.child = Some(child);
+    }
+
+    /// SIGKILL: no shutdown, no flushing.
+    pub async fn kill9(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.start_kill().expect("kill");
+            let _ = child.wait().await;
+        }
+    }
+
+    /// Starts the server again on the same port and data.
+    pub async fn restart(&mut self) {
+        self.kill9().await;
+        self.spawn().await;
+    }
+
+    /// SIGTERM, and the exit status.
+    pub async fn terminate(&mut self) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("running");
+        let pid = child.id().expect("pid");
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status();
+        tokio::time::timeout(Duration::from_secs(30), child.wait())
+            .await
+            .expect("the server did not stop within 30 s")
+            .expect("wait")
+    }
+
+    /// A new client, not signed in.
+    pub fn client(&self) -> Client {
+        Client::new(&self.base, &self.cert).expect("client")
+    }
+
+    /// Runs `velha-server admin …` on this server's database: (success, stdout + stderr).
+    pub async fn admin(&self, args: &[&str]) -> (bool, String) {
+        let out = self
+            .command()
+            .arg("admin")
+            .args(args)
+            .output()
+            .await
+            .expect("run admin");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    }
+
+    /// The database URL, for tests that look at what is stored.
+    pub fn database_url(&self) -> String {
+        match &self.db {
+            Db::Sqlite => format!("sqlite://{}", self.dir.path().join("velha.db").display()),
+            Db::Postgres(url) => url.clone(),
+        }
+    }
+
+    /// Signs up a player (password `cubo-gira-9`) and, when `until` is given, makes them a
+    /// subscriber through that date.
+    pub async fn player(&self, name: &str, region: &str, until: Option<&str>) -> Client {
+        let mut c = self.client();
+        let s: Session = c
+            .sign_up(&format!("{name}@example.com"), "cubo-gira-9", name, region)
+            .await
+            .unwrap_or_else(|e| panic!("sign up {name}: {e}"));
+        assert_eq!(s.account.name, name);
+        if let Some(date) = until {
+            let (ok, text) = self
+                .admin(&["subscription", "grant", name, "--until", date])
+                .await;
+            assert!(ok, "{text}");
+        }
+        c
+    }
+}
+
+/// Waits up to 5 s for a message `wanted` accepts.
+pub async fn expect(live: &mut Live, what: &str, wanted: impl Fn(&ServerMsg) -> bool) -> ServerMsg {
+    live.recv_until(Duration::from_secs(5), wanted)
+        .await
+        .unwrap_or_else(|e| panic!("waiting for {what}: {e}"))
+}
+
+/// Defines a test twice, on SQLite and on PostgreSQL: `rule_test::sqlite`,
+/// `rule_test::postgres`.
+
+macro_rules! on_both {
+    ($name:ident) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name(crate::common::Db::Sqlite).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some(db) = crate::common::Db::postgres().await {
+                    super::$name(db).await;
+                }
+            }
+        }
+    };
+}

@@ -1,0 +1,85 @@
+//! A move is committed before it is acknowledged: after kill -9 and a restart every match goes
+//! on from its last acknowledged move, and clocks that ran out meanwhile are settled.
+
+use std::time::Duration;
+
+use velha_api::{EndHow, Ending, MatchState, Seat, ServerMsg};
+
+use crate::common::{Db, Server, expect};
+use crate::live::{meet, moved};
+
+async fn durability_kill9_mid_match_and_the_match_goes_on(db: Db) {
+    let mut server = Server::start(db, &["--move-time-ms", "30000"]).await;
+    let (x, mut xl, o, mut ol, id) = meet(&server, 1).await;
+    moved(&mut xl, &mut ol, &id, 0, &["a1"]).await;
+    moved(&mut ol, &mut xl, &id, 1, &["c3"]).await;
+    moved(&mut xl, &mut ol, &id, 2, &["a2"]).await;
+
+    server.restart().await;
+    assert!(
+        xl.recv(Duration::from_secs(5)).await.is_err(),
+        "the old socket died"
+    );
+    let mut xl = x.live().await.unwrap();
+    let mut ol = o.live().await.unwrap();
+    for live in [&mut xl, &mut ol] {
+        let welcome = expect(live, "welcome", |m| matches!(m, ServerMsg::Welcome { .. })).await;
+        let ServerMsg::Welcome { matches, .. } = welcome else {
+            unreachable!()
+        };
+        assert_eq!(matches.len(), 1);
+        let m = &matches[0];
+        assert_eq!(
+            (m.id.as_str(), m.state, m.ply),
+            (id.as_str(), MatchState::Live, 3)
+        );
+        assert_eq!(m.to_move, Some(Seat::O));
+        assert!(
+            m.clock_ms.is_some_and(|ms| ms > 0 && ms < 30_000),
+            "{:?}",
+            m.clock_ms
+        );
+    }
+    moved(&mut ol, &mut xl, &id, 3, &["c2"]).await;
+    moved(&mut xl, &mut ol, &id, 4, &["a3"]).await;
+    let ended = expect(&mut ol, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
+    let want = Ending {
+        winner: Seat::X,
+        how: EndHow::Line,
+    };
+    assert!(matches!(ended, ServerMsg::Ended { ending, .. } if ending == want));
+}
+on_both!(durability_kill9_mid_match_and_the_match_goes_on);
+
+async fn durability_clocks_that_ran_out_while_down_are_settled(db: Db) {
+    let mut server = Server::start(db, &["--move-time-ms", "1500"]).await;
+    let (x, mut xl, _o, mut ol, id) = meet(&server, 2).await;
+    moved(&mut xl, &mut ol, &id, 0, &["b2"]).await;
+    server.kill9().await;
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    server.restart().await;
+    let want = Some(Ending {
+        winner: Seat::X,
+        how: EndHow::Time,
+    });
+    for _ in 0..50 {
+        if x.get_match(&id).await.unwrap().ending == want {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("O's clock ran out while the server was down, and was not settled");
+}
+on_both!(durability_clocks_that_ran_out_while_down_are_settled);
+
+async fn durability_sigterm_stops_cleanly_and_loses_nothing(db: Db) {
+    let mut server = Server::start(db, &[]).await;
+    let (x, mut xl, _o, mut ol, id) = meet(&server, 1).await;
+    moved(&mut xl, &mut ol, &id, 0, &["a1"]).await;
+    let status = server.terminate().await;
+    assert!(status.success(), "{status:?}");
+    server.restart().await;
+    let view = x.get_match(&id).await.unwrap();
+    assert_eq!((view.state, view.ply), (MatchState::Live, 1));
+}
+on_both!(durability_sigterm_stops_cleanly_and_loses_nothing);

@@ -1,0 +1,207 @@
+//! ON-A01 with Google: ID tokens verified against the configured JWKS (served here by the
+//! test with its own keys, made with `openssl genpkey` for these tests only).
+
+use std::sync::{Arc, Mutex};
+
+use axum::routing::get;
+use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
+use serde_json::json;
+use velha_api::ErrorCode;
+
+use crate::common::{Db, Server};
+
+const KEY1: &str = include_str!("../fixtures/google-test-key1.pem");
+const KEY2: &str = include_str!("../fixtures/google-test-key2.pem");
+const JWKS1: &str = include_str!("../fixtures/google-test-jwks1.json");
+const JWKS2: &str = include_str!("../fixtures/google-test-jwks2.json");
+const CLIENT_ID: &str = "velha-test.apps.googleusercontent.com";
+
+/// Serves the current key set; returns its URL and the handle to swap it.
+async fn jwks_server() -> (String, Arc<Mutex<&'static str>>) {
+    let current = Arc::new(Mutex::new(JWKS1));
+    let shared = current.clone();
+    let app = axum::Router::new().route(
+        "/certs",
+        get(move || {
+            let body = *shared.lock().unwrap();
+            async move { ([("cache-control", "public, max-age=3600")], body) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/certs", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, current)
+}
+
+fn token(key: &str, kid: &str, claims: serde_json::Value) -> String {
+    let mut header = Header::new(Algorithm::RS256);
+    header.kid = Some(kid.to_owned());
+    encode(
+        &header,
+        &claims,
+        &EncodingKey::from_rsa_pem(key.as_bytes()).unwrap(),
+    )
+    .unwrap()
+}
+
+fn claims(
+    sub: &str,
+    email: &str,
+    change: impl FnOnce(&mut serde_json::Value),
+) -> serde_json::Value {
+    let now = velha_server::token::now_ms() / 1000;
+    let mut c = json!({
+        "iss": "https://accounts.google.com",
+        "aud": CLIENT_ID,
+        "sub": sub,
+        "email": email,
+        "email_verified": true,
+        "iat": now,
+        "exp": now + 3600,
+    });
+    change(&mut c);
+    c
+}
+
+async fn on_a01_google_id_tokens_are_verified(db: Db) {
+    let (url, keys) = jwks_server().await;
+    let server = Server::start(
+        db,
+        &["--google-client-id", CLIENT_ID, "--google-jwks-url", &url],
+    )
+    .await;
+    let good = token(KEY1, "test-key-1", claims("g-1", "gui@gmail.com", |_| {}));
+
+    let mut gui = server.client();
+    let e = gui.google(&good, None, "pt-BR").await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::NameRequired);
+    let s = gui.google(&good, Some("Gui"), "pt-BR").await.unwrap();
+    assert!(s.created);
+    assert!(s.account.google);
+    assert_eq!(s.account.email.as_deref(), Some("gui@gmail.com"));
+    let s = server.client().google(&good, None, "pt-BR").await.unwrap();
+    assert!(
+        !s.created,
+        "the same Google account signs in to the same account"
+    );
+    assert_eq!(s.account.name, "Gui");
+
+    let refused = [
+        (
+            "audience",
+            token(
+                KEY1,
+                "test-key-1",
+                claims("g-2", "x@gmail.com", |c| c["aud"] = json!("someone-else")),
+            ),
+        ),
+        (
+            "issuer",
+            token(
+                KEY1,
+                "test-key-1",
+                claims("g-2", "x@gmail.com", |c| {
+                    c["iss"] = json!("https://evil.example")
+                }),
+            ),
+        ),
+        (
+            "expired",
+            token(
+                KEY1,
+                "test-key-1",
+                claims("g-2", "x@gmail.com", |c| c["exp"] = json!(1_000_000_000)),
+            ),
+        ),
+        (
+            "signature",
+            token(KEY2, "test-key-1", claims("g-2", "x@gmail.com", |_| {})),
+        ),
+        (
+            "unknown key",
+            token(KEY2, "test-key-9", claims("g-2", "x@gmail.com", |_| {})),
+        ),
+        ("garbage", "not.a.token".to_owned()),
+    ];
+    for (why, t) in refused {
+        let e = server
+            .client()
+            .google(&t, Some("Xis"), "pt-BR")
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::BadGoogleToken, "{why}: {e}");
+    }
+    let hs = {
+        let header = Header::new(Algorithm::HS256);
+        encode(
+            &header,
+            &claims("g-2", "x@gmail.com", |_| {}),
+            &EncodingKey::from_secret(b"k"),
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        server
+            .client()
+            .google(&hs, Some("Xis"), "pt-BR")
+            .await
+            .unwrap_err()
+            .code,
+        ErrorCode::BadGoogleToken
+    );
+
+    // Google rotates its keys: a token with the new key id makes the server fetch again.
+    *keys.lock().unwrap() = JWKS2;
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let rotated = token(KEY2, "test-key-2", claims("g-3", "rui@gmail.com", |_| {}));
+    let s = server
+        .client()
+        .google(&rotated, Some("Rui"), "pt-PT")
+        .await
+        .unwrap();
+    assert_eq!(
+        (s.account.name.as_str(), s.account.country.as_str()),
+        ("Rui", "PT")
+    );
+
+    // A verified Google e-mail that already has a password account signs in to it.
+    let mut ana = server.client();
+    ana.sign_up("ana@gmail.com", "cubo-gira-9", "Ana", "pt-BR")
+        .await
+        .unwrap();
+    let linked = token(KEY2, "test-key-2", claims("g-4", "ana@gmail.com", |_| {}));
+    let s = server
+        .client()
+        .google(&linked, None, "pt-BR")
+        .await
+        .unwrap();
+    assert_eq!(
+        (s.account.name.as_str(), s.created, s.account.google),
+        ("Ana", false, true)
+    );
+    let unverified = token(
+        KEY2,
+        "test-key-2",
+        claims("g-5", "bia@gmail.com", |c| {
+            c["email_verified"] = json!(false)
+        }),
+    );
+    let s = server
+        .client()
+        .google(&unverified, Some("Bia"), "pt-BR")
+        .await
+        .unwrap();
+    assert_eq!(s.account.email, None, "an unverified e-mail is not kept");
+}
+on_both!(on_a01_google_id_tokens_are_verified);
+
+async fn on_a01_google_sign_in_off_without_a_client_id(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let e = server
+        .client()
+        .google("x.y.z", Some("Gui"), "pt-BR")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::GoogleUnavailable);
+}
+on_both!(on_a01_google_sign_in_off_without_a_client_id);
