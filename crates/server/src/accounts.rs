@@ -174,18 +174,18 @@ pub async fn google(
         .and_then(|e| normalise_email(e).ok());
     // Google vouches for the address: an account made with it by password is the same
     // player, so the Google account is linked to it instead of making a second one.
-    if let Some(email) = &verified_email {
-        if let Some(account) = app.store.account_by_email(email).await? {
-            app.store
-                .link_google(&account.id, &claims.sub)
-                .await
-                .map_err(taken)?;
-            let account = AccountRow {
-                google_sub: Some(claims.sub),
-                ..account
-            };
-            return Ok(Json(open_session(&app, &account, false).await?));
-        }
+    if let Some(email) = &verified_email
+        && let Some(account) = app.store.account_by_email(email).await?
+    {
+        app.store
+            .link_google(&account.id, &claims.sub)
+            .await
+            .map_err(taken)?;
+        let account = AccountRow {
+            google_sub: Some(claims.sub),
+            ..account
+        };
+        return Ok(Json(open_session(&app, &account, false).await?));
     }
     let Some(name) = body.name.as_deref() else {
         return Err(AppError::new(

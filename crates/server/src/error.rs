@@ -51,10 +51,10 @@ impl IntoResponse for AppError {
         let status = self.status();
         let retry = self.0.retry_after_s;
         let mut response = (status, axum::Json(self.0)).into_response();
-        if let Some(s) = retry {
-            if let Ok(v) = HeaderValue::from_str(&s.to_string()) {
-                response.headers_mut().insert(header::RETRY_AFTER, v);
-            }
+        if let Some(s) = retry
+            && let Ok(v) = HeaderValue::from_str(&s.to_string())
+        {
+            response.headers_mut().insert(header::RETRY_AFTER, v);
         }
         response
     }

@@ -152,10 +152,10 @@ async fn session(app: Arc<App>, mut socket: WebSocket) {
                 .err()
                 .map(|refusal| ServerMsg::Refused { match_id, refusal }),
         };
-        if let Some(answer) = answer {
-            if reply.try_send(answer).is_err() {
-                break;
-            }
+        if let Some(answer) = answer
+            && reply.try_send(answer).is_err()
+        {
+            break;
         }
         if writer.is_finished() {
             break;

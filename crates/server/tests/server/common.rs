@@ -207,7 +207,6 @@ pub async fn expect(live: &mut Live, what: &str, wanted: impl Fn(&ServerMsg) -> 
 
 /// Defines a test twice, on SQLite and on PostgreSQL: `rule_test::sqlite`,
 /// `rule_test::postgres`.
-
 macro_rules! on_both {
     ($name:ident) => {
         mod $name {

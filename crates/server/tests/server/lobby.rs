@@ -25,7 +25,7 @@ async fn on_m01_lobby_by_scope_level_and_country(db: Db) {
     let ids = |v: Vec<velha_api::OpenMatch>| v.into_iter().map(|m| m.id).collect::<Vec<_>>();
     assert_eq!(
         ids(bia.lobby(Scope::Nacional, 1).await.unwrap()),
-        [nacional.id.clone()]
+        vec![nacional.id.clone()]
     );
     assert!(
         joe.lobby(Scope::Nacional, 1).await.unwrap().is_empty(),
@@ -75,7 +75,7 @@ async fn on_m01_lobby_by_scope_level_and_country(db: Db) {
     assert_eq!(matches[0].state, MatchState::Open);
     assert_eq!(
         ids(ana.lobby(Scope::Mundial, 2).await.unwrap()),
-        [mundial.id.clone()]
+        vec![mundial.id.clone()]
     );
     assert_eq!(
         joe.join(&mundial.id).await.unwrap_err().code,
