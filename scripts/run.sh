@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds the web app and serves it on http://localhost:8080 (the game server will serve it
-# over HTTPS once it exists). Everything a player needs runs in the browser.
+# Runs the product: builds the web app and starts the server, which serves it and the API over
+# HTTPS at https://localhost:8443/ with SQLite in ./velha-data (a self-signed development
+# certificate is made there on the first run: the browser asks to accept it once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/velha/target}"
 bash scripts/build-web.sh
-port="${PORT:-8080}"
-echo "Cubo da Velha: http://localhost:$port/"
-cd dist
-exec python3 -m http.server "$port" --bind 127.0.0.1
+cargo build -p velha-server --locked
+port="${PORT:-8443}"
+echo "Cubo da Velha: https://localhost:$port/"
+exec "$CARGO_TARGET_DIR/debug/velha-server" --listen "127.0.0.1:$port" --web-root dist \
+  --data-dir "${VELHA_DATA_DIR:-velha-data}"

@@ -42,6 +42,10 @@ if ! command -v Xvfb >/dev/null || ! command -v xdotool >/dev/null || ! command 
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq xvfb xdotool imagemagick >/dev/null
 fi
 python3 -c "import playwright, pytest, PIL" 2>/dev/null || python3 -m pip install -q playwright pytest pillow
+# The server's tests run on SQLite and on this PostgreSQL.
+source scripts/test-postgres.sh
+step "PostgreSQL for the server's tests"
+start_test_postgres
 
 step "format"
 cargo fmt --all --check
@@ -53,8 +57,11 @@ cargo clippy -p cubo-da-velha --target wasm32-unknown-unknown --locked -- -D war
 step "tests"
 cargo test --workspace --locked
 
-step "the rules, the opponents and the cube view build for the browser"
-cargo check -p velha-rules -p velha-ai -p velha-cube-view --lib --target wasm32-unknown-unknown --locked
+step "the server's load bench, small: 50 matches over real WebSockets"
+"$CARGO_TARGET_DIR/debug/velha-load" --matches 50 --moves 30
+
+step "the rules, the opponents, the cube view and the API types build for the browser"
+cargo check -p velha-rules -p velha-ai -p velha-cube-view -p velha-api --lib --target wasm32-unknown-unknown --locked
 
 step "web build"
 bash scripts/build-web.sh

@@ -120,7 +120,7 @@ async fn on_m01_a_creator_who_leaves_is_no_longer_waiting(db: Db) {
     let open = ana.create(Scope::Mundial, 1).await.unwrap();
     let live = ana.live().await.unwrap();
     live.close().await;
-    tokio::time::sleep(std::time::Duration::from_millis(900)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
     assert!(bia.lobby(Scope::Mundial, 1).await.unwrap().is_empty());
     assert_eq!(
         bia.join(&open.id).await.unwrap_err().code,

@@ -1,0 +1,342 @@
+//! The load bench: starts a `velha-server` (the one built beside this binary), signs up 2 × N
+//! players, opens one WebSocket each, meets them in N concurrent cube matches, and plays them
+//! with random legal moves over real HTTPS and WebSocket on loopback. Prints matches/s,
+//! moves/s, move latency percentiles and the server's peak memory.
+//!
+//! `cargo run --release -p velha-server --bin velha-load -- --matches 1000`
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::Semaphore;
+use velha_api::{ClientMsg, Scope, ServerMsg};
+use velha_rules::{Cube, CubeAction, Player, Position, Status};
+use velha_server::client::{Client, Live};
+use velha_server::store::Store;
+
+/// Load bench of the server: concurrent cube matches over real WebSockets.
+#[derive(Parser)]
+struct Args {
+    /// Concurrent matches (twice as many players).
+    #[arg(long, default_value_t = 1000)]
+    matches: usize,
+    /// Moves per match; then the player to move leaves (unless a line ended it first).
+    #[arg(long, default_value_t = 40)]
+    moves: u32,
+    /// Cube level.
+    #[arg(long, default_value_t = 2)]
+    level: u8,
+    /// Pause before each move, in milliseconds (0: as fast as the server answers).
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
+    /// PostgreSQL URL; default: SQLite in a temporary folder.
+    #[arg(long)]
+    database_url: Option<String>,
+    /// The server binary; default: velha-server beside this one.
+    #[arg(long)]
+    server: Option<PathBuf>,
+}
+
+struct Pair {
+    x: Live,
+    o: Live,
+    id: String,
+}
+
+#[derive(Default)]
+struct Outcome {
+    latencies_us: Vec<u64>,
+    moves: u64,
+    finished: bool,
+}
+
+fn pick(cube: &Cube, rng: &mut u64) -> Vec<String> {
+    let mut next = *cube;
+    let me = cube.side_to_move();
+    let mut actions = Vec::new();
+    while next.status() == Status::Ongoing(me) && actions.len() < 2 {
+        let legal: Vec<CubeAction> = next.legal_actions().collect();
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        let a = legal[(*rng % legal.len() as u64) as usize];
+        if next.play(a).is_err() {
+            break;
+        }
+        actions.push(a.to_string());
+    }
+    actions
+}
+
+async fn own_answer(live: &mut Live) -> Result<ServerMsg, String> {
+    live.recv_until(Duration::from_secs(120), |m| {
+        matches!(
+            m,
+            ServerMsg::Moved { .. } | ServerMsg::Refused { .. } | ServerMsg::Ended { .. }
+        )
+    })
+    .await
+}
+
+async fn play(mut pair: Pair, level: u8, moves: u32, think: Duration, seed: u64) -> Outcome {
+    let mut out = Outcome::default();
+    let mut cube =
+        Cube::new(velha_rules::Level::from_number(level).unwrap_or(velha_rules::Level::One));
+    let mut rng = seed | 1;
+    for ply in 0..moves {
+        if !think.is_zero() {
+            tokio::time::sleep(think).await;
+        }
+        let x_moves = cube.side_to_move() == Player::X;
+        let (mover, other) = if x_moves {
+            (&mut pair.x, &mut pair.o)
+        } else {
+            (&mut pair.o, &mut pair.x)
+        };
+        let actions = pick(&cube, &mut rng);
+        let sent = Instant::now();
+        let msg = ClientMsg::Play {
+            match_id: pair.id.clone(),
+            ply,
+            actions,
+        };
+        if mover.send(&msg).await.is_err() {
+            return out;
+        }
+        match own_answer(mover).await {
+            Ok(ServerMsg::Moved {
+                position, to_move, ..
+            }) => {
+                out.latencies_us.push(sent.elapsed().as_micros() as u64);
+                out.moves += 1;
+                let _ = own_answer(other).await;
+                match position.parse() {
+                    Ok(c) => cube = c,
+                    Err(_) => return out,
+                }
+                if to_move.is_none() {
+                    out.finished = true;
+                    return out;
+                }
+            }
+            Ok(other_msg) => {
+                eprintln!("move refused: {other_msg:?}");
+                return out;
+            }
+            Err(e) => {
+                eprintln!("no answer: {e}");
+                return out;
+            }
+        }
+    }
+    let mover = if cube.side_to_move() == Player::X {
+        &mut pair.x
+    } else {
+        &mut pair.o
+    };
+    let leave = ClientMsg::Leave {
+        match_id: pair.id.clone(),
+    };
+    if mover.send(&leave).await.is_ok() {
+        out.finished = matches!(own_answer(mover).await, Ok(ServerMsg::Ended { .. }));
+    }
+    out
+}
+
+fn peak_memory_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i] as f64 / 1000.0
+}
+
+async fn setup_player(base: &Client, name: String) -> Result<Client, String> {
+    let mut c = base.another();
+    c.sign_up(&format!("{name}@load.test"), "load-test-9", &name, "pt-BR")
+        .await
+        .map_err(|e| format!("sign up {name}: {e}"))?;
+    Ok(c)
+}
+
+#[tokio::main]
+async fn main() -> Result<(), String> {
+    let args = Args::parse();
+    let n = args.matches;
+    let dir = std::env::temp_dir().join(format!("velha-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let server_bin = match args.server {
+        Some(p) => p,
+        None => std::env::current_exe()
+            .map_err(|e| e.to_string())?
+            .with_file_name("velha-server"),
+    };
+    let db_url = args
+        .database_url
+        .clone()
+        .unwrap_or_else(|| format!("sqlite://{}?mode=rwc", dir.join("velha.db").display()));
+    let mut child = tokio::process::Command::new(&server_bin)
+        .args(["--listen", "127.0.0.1:0", "--argon2-memory-kib", "256"])
+        .args(["--move-time-ms", "600000"])
+        .arg("--data-dir")
+        .arg(&dir)
+        .env("DATABASE_URL", &db_url)
+        .env("RUST_LOG", "error")
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", server_bin.display()))?;
+    let pid = child.id().unwrap_or(0);
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let line = BufReader::new(stdout)
+        .lines()
+        .next_line()
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("the server exited")?;
+    let base_url = line
+        .strip_prefix("velha-server listening on ")
+        .ok_or_else(|| format!("unexpected {line:?}"))?
+        .to_owned();
+    let cert = std::fs::read(dir.join("dev-cert.pem")).map_err(|e| e.to_string())?;
+    let base = Client::new(&base_url, &cert)?;
+    let backend = if db_url.starts_with("postgres") {
+        "PostgreSQL"
+    } else {
+        "SQLite"
+    };
+    println!(
+        "velha-load: {n} concurrent matches, level {}, {} moves each, think {} ms, {backend}",
+        args.level, args.moves, args.think_ms
+    );
+
+    // Players: sign up, subscribe, connect.
+    let t = Instant::now();
+    let gate = Arc::new(Semaphore::new(64));
+    let mut tasks = Vec::with_capacity(2 * n);
+    for i in 0..2 * n {
+        let base = base.clone();
+        let gate = gate.clone();
+        tasks.push(tokio::spawn(async move {
+            let _permit = gate.acquire().await;
+            setup_player(&base, format!("player{i}")).await
+        }));
+    }
+    let mut players = Vec::with_capacity(2 * n);
+    for t in tasks {
+        players.push(t.await.map_err(|e| e.to_string())??);
+    }
+    let store = Store::open(&db_url).await.map_err(|e| e.to_string())?;
+    for i in 0..2 * n {
+        store
+            .set_subscription(&format!("player{i}"), Some(i64::MAX / 2))
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    store.close().await;
+    let signed_up = t.elapsed();
+
+    let t = Instant::now();
+    let mut tasks = Vec::with_capacity(n);
+    let mut iter = players.into_iter();
+    while let (Some(x), Some(o)) = (iter.next(), iter.next()) {
+        let gate = gate.clone();
+        let level = args.level;
+        tasks.push(tokio::spawn(async move {
+            let _permit = gate.acquire().await;
+            let mut xl = x.live().await?;
+            let mut ol = o.live().await?;
+            for l in [&mut xl, &mut ol] {
+                l.recv(Duration::from_secs(60)).await?;
+            }
+            let open = x
+                .create(Scope::Mundial, level)
+                .await
+                .map_err(|e| e.to_string())?;
+            o.join(&open.id).await.map_err(|e| e.to_string())?;
+            for l in [&mut xl, &mut ol] {
+                l.recv_until(Duration::from_secs(60), |m| {
+                    matches!(m, ServerMsg::Started { .. })
+                })
+                .await?;
+            }
+            Ok::<Pair, String>(Pair {
+                x: xl,
+                o: ol,
+                id: open.id,
+            })
+        }));
+    }
+    let mut pairs = Vec::with_capacity(n);
+    for t in tasks {
+        pairs.push(t.await.map_err(|e| e.to_string())??);
+    }
+    let met = t.elapsed();
+    println!(
+        "setup: {} accounts in {:.1} s; {} WebSockets and {n} live matches in {:.1} s",
+        2 * n,
+        signed_up.as_secs_f64(),
+        2 * n,
+        met.as_secs_f64()
+    );
+
+    let t = Instant::now();
+    let think = Duration::from_millis(args.think_ms);
+    let tasks: Vec<_> = pairs
+        .into_iter()
+        .enumerate()
+        .map(|(i, pair)| {
+            let (level, moves) = (args.level, args.moves);
+            tokio::spawn(play(
+                pair,
+                level,
+                moves,
+                think,
+                0x9E37_79B9_7F4A_7C15 ^ (i as u64 * 7919),
+            ))
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    let (mut moves, mut finished) = (0u64, 0u64);
+    for task in tasks {
+        let o = task.await.map_err(|e| e.to_string())?;
+        latencies.extend(o.latencies_us);
+        moves += o.moves;
+        finished += u64::from(o.finished);
+    }
+    let secs = t.elapsed().as_secs_f64();
+    latencies.sort_unstable();
+    let peak = peak_memory_kib(pid);
+    println!("play: {moves} moves and {finished} finished matches in {secs:.1} s");
+    println!(
+        "throughput: {:.0} moves/s, {:.1} matches/s",
+        moves as f64 / secs,
+        finished as f64 / secs
+    );
+    println!(
+        "move latency (send to acknowledgement): p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        percentile(&latencies, 1.0)
+    );
+    match peak {
+        Some(kib) => println!("server peak memory (VmHWM): {:.1} MiB", kib as f64 / 1024.0),
+        None => println!("server peak memory: unavailable (no /proc)"),
+    }
+    let _ = child.kill().await;
+    let _ = std::fs::remove_dir_all(&dir);
+    if finished < n as u64 {
+        return Err(format!("only {finished} of {n} matches finished"));
+    }
+    Ok(())
+}
