@@ -2,6 +2,9 @@
 //! driver (portable SQL, `$1` placeholders, integer millisecond times).
 
 use std::borrow::Cow;
+use std::sync::Arc;
+
+use tokio::sync::{Mutex, MutexGuard};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
@@ -22,6 +25,9 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// SQLite has one writer at a time, and a connection that finds the lock taken sleeps in
+    /// steps of up to 100 ms: queueing writers here instead keeps every wait short.
+    writer: Arc<Mutex<()>>,
 }
 
 /// An account as stored.
@@ -236,7 +242,19 @@ impl Store {
             });
         let pool = options.connect(url).await?;
         migrator().run(&pool).await?;
-        Ok(Store { pool, backend })
+        Ok(Store {
+            pool,
+            backend,
+            writer: Arc::new(Mutex::new(())),
+        })
+    }
+
+    /// Waits for SQLite's write turn (PostgreSQL needs none).
+    async fn write_turn(&self) -> Option<MutexGuard<'_, ()>> {
+        match self.backend {
+            Backend::Sqlite => Some(self.writer.lock().await),
+            Backend::Postgres => None,
+        }
     }
 
     /// Which database this is.
@@ -253,6 +271,7 @@ impl Store {
 
     /// Stores a new account.
     pub async fn insert_account(&self, a: &AccountRow, now: i64) -> Result<(), InsertError> {
+        let _turn = self.write_turn().await;
         let result = sqlx::query(
             "INSERT INTO accounts (id, name, name_key, email, password_hash, google_sub, \
              country, subscribed_until, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -315,6 +334,7 @@ impl Store {
 
     /// Links a Google subject to an existing account.
     pub async fn link_google(&self, id: &str, sub: &str) -> Result<(), InsertError> {
+        let _turn = self.write_turn().await;
         let result = sqlx::query("UPDATE accounts SET google_sub = $1 WHERE id = $2")
             .bind(sub)
             .bind(id)
@@ -331,6 +351,7 @@ impl Store {
 
     /// Sets the account's country.
     pub async fn set_country(&self, id: &str, country: &str) -> Result<(), sqlx::Error> {
+        let _turn = self.write_turn().await;
         sqlx::query("UPDATE accounts SET country = $1 WHERE id = $2")
             .bind(country)
             .bind(id)
@@ -345,6 +366,7 @@ impl Store {
         name: &str,
         until: Option<i64>,
     ) -> Result<bool, sqlx::Error> {
+        let _turn = self.write_turn().await;
         let done = sqlx::query("UPDATE accounts SET subscribed_until = $1 WHERE name_key = $2")
             .bind(until)
             .bind(name.to_lowercase())
@@ -355,7 +377,8 @@ impl Store {
 
     // --- sessions ---
 
-    /// Stores a session by the hash of its token.
+    /// Stores a session by the hash of its token (and forgets the account's expired ones, so
+    /// the table holds only sessions that can still be used).
     pub async fn insert_session(
         &self,
         token_hash: &str,
@@ -363,6 +386,7 @@ impl Store {
         now: i64,
         expires_at: i64,
     ) -> Result<(), sqlx::Error> {
+        let _turn = self.write_turn().await;
         sqlx::query(
             "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) \
              VALUES ($1, $2, $3, $4)",
@@ -373,6 +397,11 @@ impl Store {
         .bind(expires_at)
         .execute(&self.pool)
         .await?;
+        sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND expires_at <= $2")
+            .bind(account_id)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
@@ -396,6 +425,7 @@ impl Store {
 
     /// Ends a session.
     pub async fn delete_session(&self, token_hash: &str) -> Result<(), sqlx::Error> {
+        let _turn = self.write_turn().await;
         sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
             .bind(token_hash)
             .execute(&self.pool)
@@ -407,6 +437,7 @@ impl Store {
 
     /// Puts a new match in the lobby.
     pub async fn insert_open_match(&self, m: &MatchRow) -> Result<(), sqlx::Error> {
+        let _turn = self.write_turn().await;
         sqlx::query(
             "INSERT INTO matches (id, scope, level, x_id, x_country, state, position, ply, \
              created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8)",
@@ -489,6 +520,7 @@ impl Store {
         creator: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
+        let _turn = self.write_turn().await;
         let done = sqlx::query(
             "UPDATE matches SET state = 'cancelled', ended_at = $1 \
              WHERE id = $2 AND x_id = $3 AND state = 'open'",
@@ -507,6 +539,7 @@ impl Store {
         creator: &str,
         now: i64,
     ) -> Result<u64, sqlx::Error> {
+        let _turn = self.write_turn().await;
         let done = sqlx::query(
             "UPDATE matches SET state = 'cancelled', ended_at = $1 \
              WHERE x_id = $2 AND state = 'open'",
@@ -528,6 +561,7 @@ impl Store {
         now: i64,
         deadline: i64,
     ) -> Result<bool, sqlx::Error> {
+        let _turn = self.write_turn().await;
         let done = sqlx::query(
             "UPDATE matches SET o_id = $1, o_country = $2, state = 'live', started_at = $3, \
              deadline = $4 WHERE id = $5 AND state = 'open' AND x_id <> $1",
@@ -545,6 +579,7 @@ impl Store {
     /// Commits a move and the match's new state in one transaction; false (and nothing
     /// written) if the match is no longer live at `ply_before`.
     pub async fn commit_move(&self, m: &MoveCommit<'_>) -> Result<bool, sqlx::Error> {
+        let _turn = self.write_turn().await;
         let mut tx = self.pool.begin().await?;
         let (state, winner, ending, ended_at) = match m.ending {
             Some((w, how)) => ("over", Some(seat_str(w)), Some(how.as_str()), Some(m.now)),
@@ -594,6 +629,7 @@ impl Store {
         how: EndHow,
         at: i64,
     ) -> Result<bool, sqlx::Error> {
+        let _turn = self.write_turn().await;
         let done = sqlx::query(
             "UPDATE matches SET state = 'over', winner = $1, ending = $2, ended_at = $3, \
              deadline = NULL WHERE id = $4 AND state = 'live'",

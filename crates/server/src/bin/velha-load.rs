@@ -30,7 +30,8 @@ struct Args {
     /// Cube level.
     #[arg(long, default_value_t = 2)]
     level: u8,
-    /// Pause before each move, in milliseconds (0: as fast as the server answers).
+    /// Mean pause before each move, in milliseconds, spread evenly over half to one and a half
+    /// times it so the matches do not move in step (0: as fast as the server answers).
     #[arg(long, default_value_t = 0)]
     think_ms: u64,
     /// PostgreSQL URL; default: SQLite in a temporary folder.
@@ -54,16 +55,20 @@ struct Outcome {
     finished: bool,
 }
 
+fn next_random(rng: &mut u64) -> u64 {
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    *rng
+}
+
 fn pick(cube: &Cube, rng: &mut u64) -> Vec<String> {
     let mut next = *cube;
     let me = cube.side_to_move();
     let mut actions = Vec::new();
     while next.status() == Status::Ongoing(me) && actions.len() < 2 {
         let legal: Vec<CubeAction> = next.legal_actions().collect();
-        *rng ^= *rng << 13;
-        *rng ^= *rng >> 7;
-        *rng ^= *rng << 17;
-        let a = legal[(*rng % legal.len() as u64) as usize];
+        let a = legal[(next_random(rng) % legal.len() as u64) as usize];
         if next.play(a).is_err() {
             break;
         }
@@ -89,7 +94,8 @@ async fn play(mut pair: Pair, level: u8, moves: u32, think: Duration, seed: u64)
     let mut rng = seed | 1;
     for ply in 0..moves {
         if !think.is_zero() {
-            tokio::time::sleep(think).await;
+            let spread = 0.5 + (next_random(&mut rng) % 1000) as f64 / 1000.0;
+            tokio::time::sleep(think.mul_f64(spread)).await;
         }
         let x_moves = cube.side_to_move() == Player::X;
         let (mover, other) = if x_moves {
@@ -151,6 +157,17 @@ fn peak_memory_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// User plus system CPU seconds the process has used.
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // Linux reports in clock ticks of 1/100 s (USER_HZ) on every common platform.
+    Some(ticks / 100.0)
 }
 
 fn percentile(sorted: &[u64], p: f64) -> f64 {
@@ -291,6 +308,7 @@ async fn main() -> Result<(), String> {
     );
 
     let t = Instant::now();
+    let cpu_before = cpu_seconds(pid);
     let think = Duration::from_millis(args.think_ms);
     let tasks: Vec<_> = pairs
         .into_iter()
@@ -317,6 +335,7 @@ async fn main() -> Result<(), String> {
     let secs = t.elapsed().as_secs_f64();
     latencies.sort_unstable();
     let peak = peak_memory_kib(pid);
+    let cpu = cpu_seconds(pid).zip(cpu_before).map(|(a, b)| a - b);
     println!("play: {moves} moves and {finished} finished matches in {secs:.1} s");
     println!(
         "throughput: {:.0} moves/s, {:.1} matches/s",
@@ -329,6 +348,13 @@ async fn main() -> Result<(), String> {
         percentile(&latencies, 0.99),
         percentile(&latencies, 1.0)
     );
+    if let Some(cpu) = cpu {
+        println!(
+            "server CPU while playing: {cpu:.1} s in {secs:.1} s ({:.0} % of one core; this machine has {} cores shared with the bench)",
+            100.0 * cpu / secs,
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        );
+    }
     match peak {
         Some(kib) => println!("server peak memory (VmHWM): {:.1} MiB", kib as f64 / 1024.0),
         None => println!("server peak memory: unavailable (no /proc)"),
