@@ -54,6 +54,11 @@ step "lint"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p cubo-da-velha --target wasm32-unknown-unknown --locked -- -D warnings
 
+# One build of the workspace with its features unified, which the tests, the load bench and
+# the native smoke test all reuse.
+step "build"
+cargo build --workspace --locked
+
 step "tests"
 cargo test --workspace --locked
 
@@ -70,7 +75,6 @@ step "browser tests (phone size, touch)"
 E2E_SHOTS="$CARGO_TARGET_DIR/e2e-shots" python3 -m pytest -q tests/e2e
 
 step "native app under Xvfb (software Vulkan): click and drag on the cube"
-cargo build -p cubo-da-velha --locked
 python3 tests/native/smoke.py "$CARGO_TARGET_DIR/debug/cubo-da-velha" "$CARGO_TARGET_DIR/debug/cube-view" "$CARGO_TARGET_DIR/native-shots"
 
 step "done"

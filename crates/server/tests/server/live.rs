@@ -333,3 +333,23 @@ async fn on_m04_leaving_is_abandonment(db: Db) {
     assert!(x.create(Scope::Mundial, 1).await.is_ok());
 }
 on_both!(on_m04_leaving_is_abandonment);
+
+async fn on_m02_the_creator_is_x_and_moves_first(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let (x, mut xl, o, mut ol, id) = meet(&server, 2).await;
+    let (xv, ov) = (
+        x.get_match(&id).await.unwrap(),
+        o.get_match(&id).await.unwrap(),
+    );
+    assert_eq!((xv.seat, ov.seat), (Seat::X, Seat::O));
+    assert_eq!((xv.x.as_str(), xv.o.as_deref()), ("xavier", Some("olivia")));
+    assert_eq!(ov.to_move, Some(Seat::X));
+    assert!(ov.position.ends_with(" X L2 - x=0 o=0"), "{}", ov.position);
+    assert_eq!(
+        refused(&mut ol, play(&id, 0, &["b2"])).await,
+        Refusal::NotYourTurn
+    );
+    moved(&mut xl, &mut ol, &id, 0, &["b2"]).await;
+    assert_eq!(o.get_match(&id).await.unwrap().to_move, Some(Seat::O));
+}
+on_both!(on_m02_the_creator_is_x_and_moves_first);
