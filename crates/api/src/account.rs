@@ -44,6 +44,14 @@ pub struct GoogleSignIn {
     pub region: Region,
 }
 
+/// A Google account to link to the signed-in account.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GoogleLink {
+    /// The ID token Google's sign-in gave the app.
+    pub id_token: String,
+}
+
 /// A change of the phone's region.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

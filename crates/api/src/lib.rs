@@ -9,7 +9,9 @@ pub mod error;
 pub mod live;
 pub mod lobby;
 
-pub use account::{Account, GoogleSignIn, LogIn, Region, RegionChange, Session, SignUp};
+pub use account::{
+    Account, GoogleLink, GoogleSignIn, LogIn, Region, RegionChange, Session, SignUp,
+};
 pub use error::{ApiError, ErrorCode};
 pub use live::{
     Away, ClientMsg, EndHow, Ending, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg,

@@ -23,8 +23,9 @@ use crate::config::{Serve, Storage};
 use crate::error::AppError;
 use crate::google::Google;
 use crate::live::{Clocks, Hub};
+use crate::routes::{accounts, lobby, socket};
 use crate::store::Store;
-use crate::{accounts, lobby, tls, ws};
+use crate::tls;
 
 /// What every request handler shares.
 pub struct App {
@@ -103,11 +104,12 @@ pub fn router(app: Arc<App>, web_root: Option<PathBuf>) -> (Router, utoipa::open
         .routes(routes!(accounts::log_out))
         .routes(routes!(accounts::me))
         .routes(routes!(accounts::set_region))
+        .routes(routes!(accounts::link_google))
         .routes(routes!(lobby::list, lobby::create))
         .routes(routes!(lobby::cancel))
         .routes(routes!(lobby::join))
         .routes(routes!(lobby::get))
-        .routes(routes!(ws::live))
+        .routes(routes!(socket::live))
         .routes(routes!(health))
         .with_state(app)
         .split_for_parts();

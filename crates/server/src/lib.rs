@@ -4,7 +4,6 @@
 //! It is authoritative: every move is checked with velha-rules and committed before anyone
 //! hears of it, and every clock is a deadline stored with its match.
 
-pub mod accounts;
 pub mod admin;
 pub mod app;
 pub mod auth;
@@ -14,8 +13,7 @@ pub mod dates;
 pub mod error;
 pub mod google;
 pub mod live;
-pub mod lobby;
+pub mod routes;
 pub mod store;
 pub mod tls;
 pub mod token;
-pub mod ws;

@@ -69,6 +69,8 @@ enum Cmd {
 #[derive(Default)]
 struct HubState {
     conns: HashMap<String, Vec<Conn>>,
+    /// When each player without a connection lost their last one.
+    gone_since: HashMap<String, i64>,
     actors: HashMap<String, mpsc::UnboundedSender<Cmd>>,
     playing: HashMap<String, HashSet<String>>,
 }
@@ -154,6 +156,7 @@ impl Hub {
         let close = Arc::new(Notify::new());
         let id = self.next_conn.fetch_add(1, Ordering::Relaxed);
         let mut state = self.lock();
+        state.gone_since.remove(account);
         let conns = state.conns.entry(account.to_owned()).or_default();
         conns.push(Conn {
             id,
@@ -187,6 +190,7 @@ impl Hub {
         conns.retain(|c| c.id != conn);
         if conns.is_empty() {
             state.conns.remove(account);
+            state.gone_since.insert(account.to_owned(), now_ms());
             Self::tell_matches(&state, account, false);
             drop(state);
             self.withdraw_if_gone(account.to_owned());
@@ -198,8 +202,19 @@ impl Hub {
     pub fn withdraw_if_gone(self: &Arc<Self>, account: String) {
         let hub = self.clone();
         tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(hub.clocks.grace_ms as u64)).await;
-            if !hub.is_online(&account) {
+            let grace = hub.clocks.grace_ms;
+            tokio::time::sleep(Duration::from_millis(grace as u64)).await;
+            let gone = {
+                let mut state = hub.lock();
+                let since = state.gone_since.get(&account).copied();
+                // Gone again after coming back: the later disconnection's own check decides.
+                let gone_long = since.is_none_or(|t| now_ms() - t >= grace);
+                if gone_long {
+                    state.gone_since.remove(&account);
+                }
+                gone_long && !state.conns.contains_key(&account)
+            };
+            if gone {
                 match hub.store.cancel_open_matches_of(&account, now_ms()).await {
                     Ok(0) => {}
                     Ok(n) => {

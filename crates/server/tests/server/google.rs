@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::routing::get;
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
+use reqwest::Method;
 use serde_json::json;
 use velha_api::ErrorCode;
 
@@ -164,20 +165,53 @@ async fn on_a01_google_id_tokens_are_verified(db: Db) {
         ("Rui", "PT")
     );
 
-    // A verified Google e-mail that already has a password account signs in to it.
+    // A password account with the same e-mail is not taken over by whoever signs in with
+    // Google; its owner links Google while signed in, and then either way works.
     let mut ana = server.client();
     ana.sign_up("ana@gmail.com", "cubo-gira-9", "Ana", "pt-BR")
         .await
         .unwrap();
-    let linked = token(KEY2, "test-key-2", claims("g-4", "ana@gmail.com", |_| {}));
-    let s = server
+    let google_ana = token(KEY2, "test-key-2", claims("g-4", "ana@gmail.com", |_| {}));
+    let e = server
         .client()
-        .google(&linked, None, "pt-BR")
+        .google(&google_ana, Some("Ana2"), "pt-BR")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::EmailTaken);
+    let body = serde_json::json!({ "id_token": google_ana }).to_string();
+    let (status, json) = ana
+        .raw(Method::PUT, "/api/me/google", Some(&body))
         .await
         .unwrap();
     assert_eq!(
-        (s.account.name.as_str(), s.created, s.account.google),
-        ("Ana", false, true)
+        (status, json["google"].as_bool()),
+        (200, Some(true)),
+        "{json}"
+    );
+    let s = server
+        .client()
+        .google(&google_ana, None, "pt-BR")
+        .await
+        .unwrap();
+    assert_eq!((s.account.name.as_str(), s.created), ("Ana", false));
+    let (status, json) = server
+        .client()
+        .raw(Method::PUT, "/api/me/google", Some(&body))
+        .await
+        .unwrap();
+    assert_eq!((status, json["code"].as_str()), (401, Some("unauthorized")));
+    let mut bob = server.client();
+    bob.sign_up("bob@example.com", "cubo-gira-9", "Bob", "pt-BR")
+        .await
+        .unwrap();
+    let (status, json) = bob
+        .raw(Method::PUT, "/api/me/google", Some(&body))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, json["code"].as_str()),
+        (409, Some("conflict")),
+        "one Google account, one player"
     );
     let unverified = token(
         KEY2,

@@ -180,7 +180,7 @@ async fn welcome(app: &App, account: &AccountRow) -> ServerMsg {
     let mut matches = Vec::with_capacity(rows.len());
     for row in rows {
         let live = app.hub.view(&account.id, &row.id).await;
-        matches.push(live.unwrap_or_else(|| crate::lobby::stored_view(&row, &account.id)));
+        matches.push(live.unwrap_or_else(|| crate::routes::lobby::stored_view(&row, &account.id)));
     }
     ServerMsg::Welcome {
         name: account.name.clone(),

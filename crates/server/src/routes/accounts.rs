@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
-use velha_api::{Account, ErrorCode, GoogleSignIn, LogIn, RegionChange, Session, SignUp};
+use velha_api::{
+    Account, ErrorCode, GoogleLink, GoogleSignIn, LogIn, RegionChange, Session, SignUp,
+};
 
 use crate::app::App;
 use crate::auth::{Player, account_view, check_name, check_password, country_of, normalise_email};
@@ -172,20 +174,16 @@ pub async fn google(
         .as_deref()
         .filter(|_| claims.email_verified == Some(true))
         .and_then(|e| normalise_email(e).ok());
-    // Google vouches for the address: an account made with it by password is the same
-    // player, so the Google account is linked to it instead of making a second one.
+    // An account made with a password for this address is not linked here: nobody proved
+    // owning the address when it was made, and linking would hand a Google user's account to
+    // whoever made it first. Its owner signs in with the password and links Google.
     if let Some(email) = &verified_email
-        && let Some(account) = app.store.account_by_email(email).await?
+        && app.store.account_by_email(email).await?.is_some()
     {
-        app.store
-            .link_google(&account.id, &claims.sub)
-            .await
-            .map_err(taken)?;
-        let account = AccountRow {
-            google_sub: Some(claims.sub),
-            ..account
-        };
-        return Ok(Json(open_session(&app, &account, false).await?));
+        return Err(AppError::new(
+            ErrorCode::EmailTaken,
+            "an account with this e-mail exists: sign in with its password, then link Google",
+        ));
     }
     let Some(name) = body.name.as_deref() else {
         return Err(AppError::new(
@@ -208,6 +206,38 @@ pub async fn google(
         .map_err(taken)?;
     tracing::info!(name = %account.name, "account made with Google");
     Ok(Json(open_session(&app, &account, true).await?))
+}
+
+/// Links a Google account to the signed-in account, so either signs in.
+#[utoipa::path(
+    put,
+    path = "/api/me/google",
+    tag = "accounts",
+    request_body = GoogleLink,
+    security(("session" = [])),
+    responses(
+        (status = 200, body = Account),
+        (status = 400, body = velha_api::ApiError),
+        (status = 401, description = "unauthorized, or bad_google_token", body = velha_api::ApiError),
+        (status = 409, description = "conflict: that Google account signs in to another account", body = velha_api::ApiError),
+        (status = 503, description = "google_unavailable", body = velha_api::ApiError),
+    )
+)]
+pub async fn link_google(
+    State(app): State<Arc<App>>,
+    player: Player,
+    Json(body): Json<GoogleLink>,
+) -> AppResult<Json<Account>> {
+    let claims = app.google.verify(&body.id_token).await?;
+    app.store
+        .link_google(&player.account.id, &claims.sub)
+        .await
+        .map_err(taken)?;
+    let account = AccountRow {
+        google_sub: Some(claims.sub),
+        ..player.account
+    };
+    Ok(Json(account_view(&account, now_ms())))
 }
 
 /// Signs out: the token stops working.

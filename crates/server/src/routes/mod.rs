@@ -1,0 +1,5 @@
+//! The HTTP handlers, one module a resource; the WebSocket of live play in `socket`.
+
+pub mod accounts;
+pub mod lobby;
+pub mod socket;
