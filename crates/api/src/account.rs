@@ -11,11 +11,14 @@ pub type Region = String;
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SignUp {
     /// Any case; kept trimmed and lower-cased.
+    #[cfg_attr(feature = "openapi", schema(min_length = 3, max_length = 254))]
     pub email: String,
     /// At least 8 characters, not a common password, not the e-mail or the name.
+    #[cfg_attr(feature = "openapi", schema(min_length = 8, max_length = 256))]
     pub password: String,
     /// The unique player name: 3 to 20 letters, digits, `_`, `-` or `.`; unique without regard
     /// to case.
+    #[cfg_attr(feature = "openapi", schema(min_length = 3, max_length = 20))]
     pub name: String,
     /// The phone's region setting.
     pub region: Region,

@@ -35,10 +35,16 @@ impl Scope {
 /// Which open matches to list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::IntoParams, utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 pub struct LobbyQuery {
     /// Mundial or Nacional.
     pub scope: Scope,
     /// 1 or 2.
+    #[cfg_attr(
+        feature = "openapi",
+        param(minimum = 1, maximum = 2),
+        schema(minimum = 1, maximum = 2)
+    )]
     pub level: u8,
 }
 
@@ -49,6 +55,7 @@ pub struct CreateMatch {
     /// Mundial or Nacional.
     pub scope: Scope,
     /// 1 or 2.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 2))]
     pub level: u8,
 }
 

@@ -40,6 +40,15 @@ async fn api_document_is_served_committed_and_true(db: Db) {
                 .keys()
                 .map(|k| k.parse().unwrap())
                 .collect();
+            for p in op["parameters"].as_array().into_iter().flatten() {
+                let name = p["name"].as_str().unwrap();
+                if p["in"] == "path" {
+                    assert!(
+                        path.contains(&format!("{{{name}}}")),
+                        "{method} {path}: path parameter {name} is not in the path"
+                    );
+                }
+            }
             let method: Method = method.to_uppercase().parse().unwrap();
             let concrete = path.replace("{id}", &id);
             let body = op.get("requestBody").map(|_| "{}");
