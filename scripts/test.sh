@@ -63,7 +63,7 @@ step "tests"
 cargo test --workspace --locked
 
 step "the server's load bench, small: 50 matches over real WebSockets"
-"$CARGO_TARGET_DIR/debug/velha-load" --matches 50 --moves 30
+"$CARGO_TARGET_DIR/debug/velha-load" --matches 50 --moves 30 --argon2-memory-kib 256
 
 step "the rules, the opponents, the cube view and the API types build for the browser"
 cargo check -p velha-rules -p velha-ai -p velha-cube-view -p velha-api --lib --target wasm32-unknown-unknown --locked

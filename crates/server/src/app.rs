@@ -18,11 +18,12 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use velha_api::{ClientMsg, ErrorCode, ServerMsg};
 
-use crate::auth::{Limiter, Passwords};
+use crate::auth::Limiter;
 use crate::config::{Serve, Storage};
 use crate::error::AppError;
 use crate::google::Google;
 use crate::live::{Clocks, Hub};
+use crate::passwords::Passwords;
 use crate::routes::{accounts, lobby, socket};
 use crate::store::Store;
 use crate::tls;

@@ -4,8 +4,6 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
@@ -134,58 +132,6 @@ pub fn check_password(password: &str, email: &str, name: &str) -> Result<(), App
         }
     }
     Ok(())
-}
-
-/// Password hashing with argon2id.
-#[derive(Clone)]
-pub struct Passwords {
-    params: Params,
-    dummy: String,
-}
-
-impl Passwords {
-    /// Argon2id with `memory_kib` of memory, 2 passes, 1 lane (OWASP's choice at 19 MiB).
-    pub fn new(memory_kib: u32) -> Result<Passwords, String> {
-        let params = Params::new(memory_kib, 2, 1, None).map_err(|e| e.to_string())?;
-        let mut p = Passwords {
-            params,
-            dummy: String::new(),
-        };
-        p.dummy = p.hash("a password nobody has")?;
-        Ok(p)
-    }
-
-    fn hasher(&self) -> Argon2<'static> {
-        Argon2::new(Algorithm::Argon2id, Version::V0x13, self.params.clone())
-    }
-
-    /// The PHC string of a new salted hash.
-    pub fn hash(&self, password: &str) -> Result<String, String> {
-        let mut salt = [0u8; 16];
-        getrandom::fill(&mut salt).map_err(|e| e.to_string())?;
-        let salt = SaltString::encode_b64(&salt).map_err(|e| e.to_string())?;
-        self.hasher()
-            .hash_password(password.as_bytes(), &salt)
-            .map(|h| h.to_string())
-            .map_err(|e| e.to_string())
-    }
-
-    /// Whether `password` matches the stored hash. With no hash (unknown account, Google-only
-    /// account) a dummy is checked, so the answer takes as long either way.
-    pub fn verify(&self, password: &str, stored: Option<&str>) -> bool {
-        let (hash, real) = match stored {
-            Some(h) => (h, true),
-            None => (self.dummy.as_str(), false),
-        };
-        let Ok(parsed) = PasswordHash::new(hash) else {
-            return false;
-        };
-        let ok = self
-            .hasher()
-            .verify_password(password.as_bytes(), &parsed)
-            .is_ok();
-        ok && real
-    }
 }
 
 /// Failed sign-ins per account and per address in a sliding window.
@@ -360,19 +306,6 @@ mod tests {
             assert!(e.0.message.contains(why), "{pw}: {}", e.0.message);
         }
         assert!(check_password("cubo-gira-9", "anasouza@x.com", "jogador9").is_ok());
-    }
-
-    #[test]
-    fn on_a01_passwords_are_argon2id_salted_and_verified() {
-        let p = Passwords::new(256).unwrap();
-        let a = p.hash("cubo-gira-9").unwrap();
-        let b = p.hash("cubo-gira-9").unwrap();
-        assert!(a.starts_with("$argon2id$v=19$m=256,t=2,p=1$"), "{a}");
-        assert_ne!(a, b, "salted");
-        assert!(p.verify("cubo-gira-9", Some(&a)));
-        assert!(!p.verify("cubo-gira-8", Some(&a)));
-        assert!(!p.verify("a password nobody has", None));
-        assert!(!p.verify("x", Some("not a hash")));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod dates;
 pub mod error;
 pub mod google;
 pub mod live;
+pub mod passwords;
 pub mod routes;
 pub mod store;
 pub mod tls;

@@ -37,6 +37,9 @@ struct Args {
     /// PostgreSQL URL; default: SQLite in a temporary folder.
     #[arg(long)]
     database_url: Option<String>,
+    /// Memory of each password hash in KiB, passed to the server (default: production's).
+    #[arg(long, default_value_t = 19_456)]
+    argon2_memory_kib: u32,
     /// The server binary; default: velha-server beside this one.
     #[arg(long)]
     server: Option<PathBuf>,
@@ -203,7 +206,8 @@ async fn main() -> Result<(), String> {
         .clone()
         .unwrap_or_else(|| format!("sqlite://{}?mode=rwc", dir.join("velha.db").display()));
     let mut child = tokio::process::Command::new(&server_bin)
-        .args(["--listen", "127.0.0.1:0", "--argon2-memory-kib", "256"])
+        .args(["--listen", "127.0.0.1:0", "--argon2-memory-kib"])
+        .arg(args.argon2_memory_kib.to_string())
         .args(["--move-time-ms", "600000"])
         .arg("--data-dir")
         .arg(&dir)
@@ -300,9 +304,11 @@ async fn main() -> Result<(), String> {
     }
     let met = t.elapsed();
     println!(
-        "setup: {} accounts in {:.1} s; {} WebSockets and {n} live matches in {:.1} s",
+        "setup: {} accounts in {:.1} s ({:.0} sign-ups/s, argon2id {} KiB); {} WebSockets and {n} live matches in {:.1} s",
         2 * n,
         signed_up.as_secs_f64(),
+        (2 * n) as f64 / signed_up.as_secs_f64(),
+        args.argon2_memory_kib,
         2 * n,
         met.as_secs_f64()
     );

@@ -44,16 +44,10 @@ async fn open_session(app: &App, account: &AccountRow, created: bool) -> AppResu
 }
 
 async fn hash(app: &App, password: String) -> AppResult<String> {
-    let passwords = app.passwords.clone();
-    // Hashing is deliberately slow: keep it off the threads that serve requests.
-    tokio::task::spawn_blocking(move || passwords.hash(&password))
-        .await
-        .map_err(|e| e.to_string())
-        .and_then(|r| r)
-        .map_err(|e| {
-            tracing::error!(error = %e, "password hashing failed");
-            AppError::new(ErrorCode::Internal, "the password could not be stored")
-        })
+    app.passwords.hash_in_turn(password).await.map_err(|e| {
+        tracing::error!(error = %e, "password hashing failed");
+        AppError::new(ErrorCode::Internal, "the password could not be stored")
+    })
 }
 
 /// Makes an account with e-mail and password.
@@ -126,11 +120,7 @@ pub async fn log_in(
     app.limiter.check(&email, &address, now_ms())?;
     let account = app.store.account_by_email(&email).await?;
     let stored = account.as_ref().and_then(|a| a.password_hash.clone());
-    let passwords = app.passwords.clone();
-    let password = body.password;
-    let ok = tokio::task::spawn_blocking(move || passwords.verify(&password, stored.as_deref()))
-        .await
-        .unwrap_or(false);
+    let ok = app.passwords.verify_in_turn(body.password, stored).await;
     match account {
         Some(account) if ok => {
             app.limiter.clear(&email);
