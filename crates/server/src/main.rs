@@ -1,5 +1,7 @@
 //! `velha-server`: serves, or administers (see `--help`).
 
+use std::io::IsTerminal;
+
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 use velha_server::config::{Cli, Command, LogFormat};
@@ -9,8 +11,10 @@ use velha_server::{admin, app, store::Store};
 async fn main() {
     let cli = Cli::parse();
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // Colours only for a person at a terminal, never in files or the journal.
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     match cli.serve.log_format {
         LogFormat::Text => logs.init(),

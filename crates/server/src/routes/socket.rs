@@ -7,6 +7,7 @@ use axum::extract::State;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
+use tracing::Instrument;
 use velha_api::{ClientMsg, ErrorCode, ServerMsg};
 
 use crate::app::App;
@@ -102,12 +103,21 @@ async fn session(app: Arc<App>, mut socket: WebSocket) {
             return;
         }
     };
+    let conn = app.hub.connect(&account.id);
+    let span = tracing::info_span!("live", player = %account.name, conn = conn.id);
+    serve_player(app, socket, account, conn)
+        .instrument(span)
+        .await;
+}
+
+async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, conn: ConnHandle) {
+    tracing::info!("connected");
     let ConnHandle {
         id: conn_id,
         mut rx,
         tx: reply,
         close,
-    } = app.hub.connect(&account.id);
+    } = conn;
     let _ = reply.try_send(welcome(&app, &account).await);
     let (mut sink, mut stream) = socket.split();
     let writer = tokio::spawn(async move {
@@ -167,6 +177,7 @@ async fn session(app: Arc<App>, mut socket: WebSocket) {
     }
     app.hub.disconnect(&account.id, conn_id);
     writer.abort();
+    tracing::info!("disconnected");
 }
 
 async fn welcome(app: &App, account: &AccountRow) -> ServerMsg {
