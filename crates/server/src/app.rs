@@ -18,10 +18,10 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use velha_api::{ClientMsg, ErrorCode, ServerMsg};
 
-use crate::auth::Limiter;
 use crate::config::{Serve, Storage};
 use crate::error::AppError;
 use crate::google::Google;
+use crate::limits::{Limits, Window};
 use crate::live::{Clocks, Hub};
 use crate::passwords::Passwords;
 use crate::routes::{accounts, lobby, socket};
@@ -36,8 +36,8 @@ pub struct App {
     pub hub: Arc<Hub>,
     /// Password hashing.
     pub passwords: Passwords,
-    /// Failed sign-in limits.
-    pub limiter: Limiter,
+    /// Rate limits.
+    pub limits: Limits,
     /// Google ID token verification.
     pub google: Google,
     /// Move and reconnection times.
@@ -207,11 +207,23 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         store: store.clone(),
         hub: hub.clone(),
         passwords: Passwords::new(serve.argon2_memory_kib)?,
-        limiter: Limiter::new(
-            i64::from(serve.login_window_s) * 1000,
-            serve.login_failures_per_account,
-            serve.login_failures_per_address,
-        ),
+        limits: Limits {
+            failures_by_account: Window::new(
+                i64::from(serve.login_window_s) * 1000,
+                serve.login_failures_per_account,
+                "too many failed sign-ins for this account",
+            ),
+            failures_by_address: Window::new(
+                i64::from(serve.login_window_s) * 1000,
+                serve.login_failures_per_address,
+                "too many failed sign-ins from this address",
+            ),
+            signups_by_address: Window::new(
+                3_600_000,
+                serve.signups_per_address_per_hour,
+                "too many new accounts from this address",
+            ),
+        },
         google: Google::new(
             serve.google_client_id.clone(),
             serve.google_jwks_url.clone(),

@@ -1,8 +1,7 @@
 //! Accounts: checking what players type, passwords (argon2id), sessions and the limit on
 //! failed sign-ins (online.md ON-A01, ON-A02).
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
@@ -134,83 +133,6 @@ pub fn check_password(password: &str, email: &str, name: &str) -> Result<(), App
     Ok(())
 }
 
-/// Failed sign-ins per account and per address in a sliding window.
-pub struct Limiter {
-    window_ms: i64,
-    per_account: usize,
-    per_address: usize,
-    failures: Mutex<HashMap<String, VecDeque<i64>>>,
-}
-
-impl Limiter {
-    /// At most `per_account` failures for one e-mail and `per_address` from one address in
-    /// `window_ms`.
-    pub fn new(window_ms: i64, per_account: usize, per_address: usize) -> Limiter {
-        Limiter {
-            window_ms,
-            per_account,
-            per_address,
-            failures: Mutex::new(HashMap::new()),
-        }
-    }
-
-    fn keys(account: &str, address: &str) -> [(String, bool); 2] {
-        [
-            (format!("account:{account}"), true),
-            (format!("address:{address}"), false),
-        ]
-    }
-
-    /// Refuses when either key used up its failures; says how long to wait.
-    pub fn check(&self, account: &str, address: &str, now: i64) -> Result<(), AppError> {
-        let mut map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        for (key, is_account) in Self::keys(account, address) {
-            let limit = if is_account {
-                self.per_account
-            } else {
-                self.per_address
-            };
-            if let Some(times) = map.get_mut(&key) {
-                while times.front().is_some_and(|t| now - t >= self.window_ms) {
-                    times.pop_front();
-                }
-                if times.len() >= limit {
-                    let oldest = times.front().copied().unwrap_or(now);
-                    let wait_s = ((oldest + self.window_ms - now).max(1000) + 999) / 1000;
-                    let mut e = AppError::new(
-                        ErrorCode::RateLimited,
-                        format!(
-                            "too many failed sign-ins for this {}; try again in {wait_s} s",
-                            if is_account { "account" } else { "address" }
-                        ),
-                    );
-                    e.0.retry_after_s = Some(wait_s as u64);
-                    return Err(e);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Counts a failure.
-    pub fn fail(&self, account: &str, address: &str, now: i64) {
-        let mut map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() > 100_000 {
-            let window = self.window_ms;
-            map.retain(|_, times| times.back().is_some_and(|t| now - t < window));
-        }
-        for (key, _) in Self::keys(account, address) {
-            map.entry(key).or_default().push_back(now);
-        }
-    }
-
-    /// Forgets an account's failures after it signed in.
-    pub fn clear(&self, account: &str) {
-        let mut map = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        map.remove(&format!("account:{account}"));
-    }
-}
-
 /// What the player sees of their account.
 pub fn account_view(a: &AccountRow, now: i64) -> Account {
     Account {
@@ -334,30 +256,5 @@ mod tests {
                 "{bad}"
             );
         }
-    }
-
-    #[test]
-    fn on_a01_failed_sign_ins_are_limited_per_account_and_address() {
-        let l = Limiter::new(60_000, 3, 5);
-        for t in 0..3 {
-            l.check("ana@x.com", "1.1.1.1", t).unwrap();
-            l.fail("ana@x.com", "1.1.1.1", t);
-        }
-        let e = l.check("ana@x.com", "2.2.2.2", 10).unwrap_err();
-        assert_eq!(e.0.code, ErrorCode::RateLimited);
-        assert_eq!(e.0.retry_after_s, Some(60));
-        l.check("bia@x.com", "1.1.1.1", 10).unwrap();
-        l.fail("bia@x.com", "1.1.1.1", 10);
-        l.fail("caio@x.com", "1.1.1.1", 10);
-        assert!(
-            l.check("dani@x.com", "1.1.1.1", 11).is_err(),
-            "address limit"
-        );
-        assert!(l.check("dani@x.com", "3.3.3.3", 11).is_ok());
-        assert!(
-            l.check("ana@x.com", "2.2.2.2", 60_001).is_ok(),
-            "window slides"
-        );
-        l.clear("bia@x.com");
     }
 }

@@ -81,6 +81,9 @@ pub struct Serve {
     /// Failed sign-ins allowed per client address in the window.
     #[arg(long, env = "VELHA_LOGIN_FAILURES_PER_ADDRESS", default_value_t = 30)]
     pub login_failures_per_address: usize,
+    /// New accounts allowed per client address in an hour.
+    #[arg(long, env = "VELHA_SIGNUPS_PER_ADDRESS_PER_HOUR", default_value_t = 20)]
+    pub signups_per_address_per_hour: usize,
     /// The window of the sign-in limits, in seconds.
     #[arg(long, env = "VELHA_LOGIN_WINDOW_S", default_value_t = 900)]
     pub login_window_s: u32,

@@ -12,6 +12,7 @@ pub mod config;
 pub mod dates;
 pub mod error;
 pub mod google;
+pub mod limits;
 pub mod live;
 pub mod passwords;
 pub mod routes;

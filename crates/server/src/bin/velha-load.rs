@@ -208,7 +208,12 @@ async fn main() -> Result<(), String> {
     let mut child = tokio::process::Command::new(&server_bin)
         .args(["--listen", "127.0.0.1:0", "--argon2-memory-kib"])
         .arg(args.argon2_memory_kib.to_string())
-        .args(["--move-time-ms", "600000"])
+        .args([
+            "--move-time-ms",
+            "600000",
+            "--signups-per-address-per-hour",
+            "100000000",
+        ])
         .arg("--data-dir")
         .arg(&dir)
         .env("DATABASE_URL", &db_url)

@@ -60,12 +60,16 @@ async fn hash(app: &App, password: String) -> AppResult<String> {
         (status = 201, description = "Account made and signed in", body = Session),
         (status = 400, description = "bad_email, bad_name, weak_password, bad_region or bad_request", body = velha_api::ApiError),
         (status = 409, description = "email_taken or name_taken", body = velha_api::ApiError),
+        (status = 429, description = "rate_limited: too many new accounts from this address", body = velha_api::ApiError),
     )
 )]
 pub async fn sign_up(
     State(app): State<Arc<App>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Json(body): Json<SignUp>,
 ) -> AppResult<(StatusCode, Json<Session>)> {
+    let address = peer.ip().to_string();
+    app.limits.signups_by_address.check(&address, now_ms())?;
     let email = normalise_email(&body.email)?;
     let name = check_name(&body.name)?;
     let country = country_of(&body.region)?;
@@ -90,6 +94,7 @@ pub async fn sign_up(
         .insert_account(&account, now_ms())
         .await
         .map_err(taken)?;
+    app.limits.signups_by_address.add(&address, now_ms());
     tracing::info!(name = %account.name, country = %account.country, "account made");
     Ok((
         StatusCode::CREATED,
@@ -117,17 +122,17 @@ pub async fn log_in(
 ) -> AppResult<Json<Session>> {
     let email = body.email.trim().to_lowercase();
     let address = peer.ip().to_string();
-    app.limiter.check(&email, &address, now_ms())?;
+    app.limits.check_sign_in(&email, &address, now_ms())?;
     let account = app.store.account_by_email(&email).await?;
     let stored = account.as_ref().and_then(|a| a.password_hash.clone());
     let ok = app.passwords.verify_in_turn(body.password, stored).await;
     match account {
         Some(account) if ok => {
-            app.limiter.clear(&email);
+            app.limits.failures_by_account.clear(&email);
             Ok(Json(open_session(&app, &account, false).await?))
         }
         _ => {
-            app.limiter.fail(&email, &address, now_ms());
+            app.limits.failed_sign_in(&email, &address, now_ms());
             Err(AppError::new(
                 ErrorCode::WrongPassword,
                 "the e-mail or the password is wrong",

@@ -129,6 +129,27 @@ async fn on_a01_failed_sign_ins_are_limited_per_address(db: Db) {
 }
 on_both!(on_a01_failed_sign_ins_are_limited_per_address);
 
+async fn on_a01_new_accounts_are_limited_per_address(db: Db) {
+    let server = Server::start(db, &["--signups-per-address-per-hour", "2"]).await;
+    let mut c = server.client();
+    for name in ["ana", "bia"] {
+        c.sign_up(&format!("{name}@example.com"), "cubo-gira-9", name, "pt-BR")
+            .await
+            .unwrap();
+    }
+    let e = c
+        .sign_up("caio@example.com", "cubo-gira-9", "caio", "pt-BR")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::RateLimited);
+    assert!(e.message.contains("new accounts"), "{}", e.message);
+    assert!(
+        c.log_in("ana@example.com", "cubo-gira-9").await.is_ok(),
+        "signing in still works"
+    );
+}
+on_both!(on_a01_new_accounts_are_limited_per_address);
+
 async fn on_a01_malformed_requests_get_clear_errors(db: Db) {
     let server = Server::start(db, &[]).await;
     let c = server.client();
