@@ -151,7 +151,7 @@ pub async fn log_in(
         (status = 200, description = "Signed in; `created` tells whether the account is new", body = Session),
         (status = 400, description = "name_required for a new account without a name, bad_name, bad_region", body = velha_api::ApiError),
         (status = 401, description = "bad_google_token", body = velha_api::ApiError),
-        (status = 409, description = "name_taken", body = velha_api::ApiError),
+        (status = 409, description = "name_taken, or email_taken: a password account has this e-mail (its owner links Google with PUT /api/me/google)", body = velha_api::ApiError),
         (status = 503, description = "google_unavailable", body = velha_api::ApiError),
     )
 )]
