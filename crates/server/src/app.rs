@@ -208,6 +208,7 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         hub: hub.clone(),
         passwords: Passwords::new(serve.argon2_memory_kib)?,
         limits: Limits {
+            forwarded_for: serve.forwarded_for_header.clone(),
             failures_by_account: Window::new(
                 i64::from(serve.login_window_s) * 1000,
                 serve.login_failures_per_account,

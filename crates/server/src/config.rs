@@ -84,6 +84,11 @@ pub struct Serve {
     /// New accounts allowed per client address in an hour.
     #[arg(long, env = "VELHA_SIGNUPS_PER_ADDRESS_PER_HOUR", default_value_t = 20)]
     pub signups_per_address_per_hour: usize,
+    /// Behind a reverse proxy: the header in which it writes the client's address (for example
+    /// X-Forwarded-For); its last entry is what the address limits count. Set it only when every
+    /// request comes through that proxy, or clients could pick their own address.
+    #[arg(long, env = "VELHA_FORWARDED_FOR_HEADER")]
+    pub forwarded_for_header: Option<axum::http::HeaderName>,
     /// The window of the sign-in limits, in seconds.
     #[arg(long, env = "VELHA_LOGIN_WINDOW_S", default_value_t = 900)]
     pub login_window_s: u32,

@@ -3,10 +3,15 @@
 //! blocked client try again sooner.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
 
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderName};
 use velha_api::ErrorCode;
 
+use crate::app::App;
 use crate::error::AppError;
 
 /// Keys whose events in a sliding window are limited.
@@ -71,6 +76,8 @@ impl Window {
 
 /// Every limit the server keeps.
 pub struct Limits {
+    /// Behind a reverse proxy: the header where it writes the client's address.
+    pub forwarded_for: Option<HeaderName>,
     /// Failed sign-ins per e-mail.
     pub failures_by_account: Window,
     /// Failed sign-ins per client address.
@@ -93,12 +100,63 @@ impl Limits {
     }
 }
 
+/// The client's address: the TCP peer, or behind a reverse proxy the last entry of the header
+/// it writes (the entries before it come from the client and prove nothing).
+pub fn client_address(peer: IpAddr, headers: &HeaderMap, header: Option<&HeaderName>) -> String {
+    header
+        .and_then(|h| headers.get(h))
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.rsplit(',').next())
+        .map(str::trim)
+        .and_then(|last| last.parse::<IpAddr>().ok())
+        .unwrap_or(peer)
+        .to_string()
+}
+
+/// The address a request counts against.
+pub struct ClientAddress(pub String);
+
+impl FromRequestParts<Arc<App>> for ClientAddress {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, AppError> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip())
+            .ok_or_else(|| AppError::new(ErrorCode::Internal, "no peer address"))?;
+        Ok(ClientAddress(client_address(
+            peer,
+            &parts.headers,
+            app.limits.forwarded_for.as_ref(),
+        )))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_address_is_the_peer_or_what_the_proxy_wrote_last() {
+        let peer: IpAddr = "10.0.0.5".parse().unwrap();
+        let header = HeaderName::from_static("x-forwarded-for");
+        let mut headers = HeaderMap::new();
+        assert_eq!(client_address(peer, &headers, Some(&header)), "10.0.0.5");
+        headers.insert(&header, "1.2.3.4, 203.0.113.9".parse().unwrap());
+        assert_eq!(
+            client_address(peer, &headers, None),
+            "10.0.0.5",
+            "not configured"
+        );
+        assert_eq!(client_address(peer, &headers, Some(&header)), "203.0.113.9");
+        headers.insert(&header, "not an address".parse().unwrap());
+        assert_eq!(client_address(peer, &headers, Some(&header)), "10.0.0.5");
+    }
+
     fn limits() -> Limits {
         Limits {
+            forwarded_for: None,
             failures_by_account: Window::new(
                 60_000,
                 3,

@@ -1,10 +1,9 @@
 //! Account requests: sign up, sign in (password or Google), sign out, the player's account
 //! and country (online.md ON-A01, ON-A02).
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use velha_api::{
     Account, ErrorCode, GoogleLink, GoogleSignIn, LogIn, RegionChange, Session, SignUp,
@@ -13,6 +12,7 @@ use velha_api::{
 use crate::app::App;
 use crate::auth::{Player, account_view, check_name, check_password, country_of, normalise_email};
 use crate::error::{AppError, AppResult, Json};
+use crate::limits::ClientAddress;
 use crate::store::{AccountRow, InsertError};
 use crate::token::{new_id, new_token, now_ms, token_hash};
 
@@ -65,10 +65,9 @@ async fn hash(app: &App, password: String) -> AppResult<String> {
 )]
 pub async fn sign_up(
     State(app): State<Arc<App>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(address): ClientAddress,
     Json(body): Json<SignUp>,
 ) -> AppResult<(StatusCode, Json<Session>)> {
-    let address = peer.ip().to_string();
     app.limits.signups_by_address.check(&address, now_ms())?;
     let email = normalise_email(&body.email)?;
     let name = check_name(&body.name)?;
@@ -117,11 +116,10 @@ pub async fn sign_up(
 )]
 pub async fn log_in(
     State(app): State<Arc<App>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(address): ClientAddress,
     Json(body): Json<LogIn>,
 ) -> AppResult<Json<Session>> {
     let email = body.email.trim().to_lowercase();
-    let address = peer.ip().to_string();
     app.limits.check_sign_in(&email, &address, now_ms())?;
     let account = app.store.account_by_email(&email).await?;
     let stored = account.as_ref().and_then(|a| a.password_hash.clone());
