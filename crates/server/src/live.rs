@@ -335,33 +335,36 @@ impl Hub {
         ply: u32,
         actions: Vec<String>,
     ) -> Result<(), Refusal> {
-        let Some(actor) = self.actor(match_id) else {
-            return Err(self.not_running(account, match_id).await);
-        };
-        let (reply, answer) = oneshot::channel();
-        let cmd = Cmd::Play {
-            account: account.to_owned(),
+        self.act(account, match_id, |account, reply| Cmd::Play {
+            account,
             ply,
             actions,
             reply,
-        };
-        if actor.send(cmd).is_err() {
-            return Err(Refusal::NotLive);
-        }
-        answer.await.unwrap_or(Err(Refusal::NotLive))
+        })
+        .await
     }
 
     /// `account` leaves a match: a loss by abandonment.
     pub async fn leave(&self, account: &str, match_id: &str) -> Result<(), Refusal> {
+        self.act(account, match_id, |account, reply| Cmd::Leave {
+            account,
+            reply,
+        })
+        .await
+    }
+
+    /// Sends a player's command to the match's task and waits for its answer.
+    async fn act(
+        &self,
+        account: &str,
+        match_id: &str,
+        cmd: impl FnOnce(String, oneshot::Sender<Result<(), Refusal>>) -> Cmd,
+    ) -> Result<(), Refusal> {
         let Some(actor) = self.actor(match_id) else {
             return Err(self.not_running(account, match_id).await);
         };
         let (reply, answer) = oneshot::channel();
-        let cmd = Cmd::Leave {
-            account: account.to_owned(),
-            reply,
-        };
-        if actor.send(cmd).is_err() {
+        if actor.send(cmd(account.to_owned(), reply)).is_err() {
             return Err(Refusal::NotLive);
         }
         answer.await.unwrap_or(Err(Refusal::NotLive))
