@@ -28,8 +28,8 @@ if command -v wasm-opt >/dev/null; then
     echo "wasm-opt $(wasm-opt --version | awk '{print $3}') cannot read this build; the bundle is not shrunk"
   fi
 fi
-cp -r assets/index.html assets/style.css assets/manifest.webmanifest assets/icons dist/
-build=$(cat dist/pkg/cubo-da-velha_bg.wasm dist/pkg/cubo-da-velha.js dist/style.css | sha256sum | cut -c1-12)
+cp -r assets/index.html assets/boot.js assets/style.css assets/manifest.webmanifest assets/icons dist/
+build=$(cat dist/pkg/cubo-da-velha_bg.wasm dist/pkg/cubo-da-velha.js dist/boot.js dist/index.html dist/style.css | sha256sum | cut -c1-12)
 files=$(cd dist && find . -type f ! -name sw.js | sed 's|^\./||' | sort | sed 's/.*/"&"/' | paste -sd, -)
 sed -e "s/__BUILD__/$build/" -e "s|__FILES__|$files|" assets/sw.js > dist/sw.js
 echo "built dist/ ($(du -sh dist | cut -f1)), build $build"

@@ -11,6 +11,9 @@ pub enum ErrorCode {
     BadRequest,
     /// The request body is larger than the server takes.
     TooLarge,
+    /// A field is longer than the server takes (an e-mail over 254 bytes, a password over
+    /// 1 KiB); refused before any work is done with it.
+    TooLong,
     /// The e-mail address is not one.
     BadEmail,
     /// Another account uses this e-mail.
@@ -47,8 +50,67 @@ pub enum ErrorCode {
     Conflict,
     /// The player already has an open or live match.
     AlreadyPlaying,
+    /// This method is not served at this path.
+    MethodNotAllowed,
+    /// The request body is not JSON (the Content-Type says otherwise).
+    UnsupportedMediaType,
+    /// The request took too long and was abandoned; nothing was changed.
+    Timeout,
     /// Something failed inside the server; nothing was changed.
     Internal,
+}
+
+/// Why a password was refused (`weak_password`), for the app to explain in the player's
+/// language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum PasswordProblem {
+    /// Fewer than 8 characters.
+    TooShort,
+    /// Among the passwords people use most.
+    Common,
+    /// Contains the player's name or e-mail.
+    Personal,
+    /// A row of keys or a run like `abcd` / `1234`.
+    Pattern,
+    /// Repeated characters or a repeated chunk.
+    Repeats,
+    /// A date or a year.
+    Date,
+    /// Common words or names with little else.
+    Words,
+    /// Otherwise quick to guess.
+    Guessable,
+}
+
+impl PasswordProblem {
+    /// The reason as a sentence, in Portuguese (`pt`) or English.
+    pub fn sentence(self, pt: bool) -> &'static str {
+        use PasswordProblem::*;
+        match (self, pt) {
+            (TooShort, true) => "A senha precisa ter pelo menos 8 caracteres.",
+            (TooShort, false) => "The password needs at least 8 characters.",
+            (Common, true) => "Essa senha está entre as mais usadas: escolha outra.",
+            (Common, false) => "This password is among the most common ones: pick another.",
+            (Personal, true) => "A senha não pode conter seu nome nem seu e-mail.",
+            (Personal, false) => "The password must not contain your name or e-mail.",
+            (Pattern, true) => {
+                "Sequências de teclas ou de letras e números são fáceis de adivinhar."
+            }
+            (Pattern, false) => "Rows of keys and runs like abcd or 1234 are easy to guess.",
+            (Repeats, true) => "Repetições como \"aaa\" ou \"abcabc\" são fáceis de adivinhar.",
+            (Repeats, false) => "Repeats like \"aaa\" or \"abcabc\" are easy to guess.",
+            (Date, true) => "Datas e anos são fáceis de adivinhar.",
+            (Date, false) => "Dates and years are easy to guess.",
+            (Words, true) => {
+                "Palavras e nomes comuns são fáceis de adivinhar: junte palavras incomuns."
+            }
+            (Words, false) => "Common words and names are easy to guess: combine uncommon words.",
+            (Guessable, true) => "Essa senha é fácil de adivinhar: use uma frase ou mais palavras.",
+            (Guessable, false) => "This password is easy to guess: use a phrase or more words.",
+        }
+    }
 }
 
 /// The body of every error answer.
@@ -62,6 +124,9 @@ pub struct ApiError {
     /// For `rate_limited`: seconds until another try is allowed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_s: Option<u64>,
+    /// For `weak_password`: why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password_problem: Option<PasswordProblem>,
 }
 
 impl ApiError {
@@ -71,6 +136,7 @@ impl ApiError {
             code,
             message: message.into(),
             retry_after_s: None,
+            password_problem: None,
         }
     }
 }

@@ -12,7 +12,7 @@ pub mod lobby;
 pub use account::{
     Account, GoogleLink, GoogleSignIn, LogIn, Region, RegionChange, Session, SignUp,
 };
-pub use error::{ApiError, ErrorCode};
+pub use error::{ApiError, ErrorCode, PasswordProblem};
 pub use live::{
     Away, ClientMsg, EndHow, Ending, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg,
 };
@@ -20,3 +20,7 @@ pub use lobby::{CreateMatch, LobbyQuery, OpenMatch, Scope};
 
 /// The path of the WebSocket on the server.
 pub const LIVE_PATH: &str = "/api/live";
+
+/// The largest frame a client may send on the WebSocket, in bytes; a larger one closes the
+/// connection with code 1009 (message too big).
+pub const MAX_LIVE_FRAME: usize = 16 * 1024;

@@ -11,6 +11,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::{any, get};
 use tower_http::services::{ServeDir, ServeFile};
+use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -21,6 +22,7 @@ use velha_api::{ClientMsg, ErrorCode, ServerMsg};
 use crate::config::{Serve, Storage};
 use crate::error::AppError;
 use crate::google::Google;
+use crate::headers;
 use crate::limits::{Limits, Window};
 use crate::live::{Clocks, Hub};
 use crate::passwords::Passwords;
@@ -62,7 +64,11 @@ impl Modify for SessionAuth {
 #[openapi(
     info(
         title = "Cubo da Velha",
-        description = "Accounts, the lobby and live cube matches. Errors answer an ApiError body. \
+        description = "Accounts, the lobby and live cube matches. Every error answers an ApiError \
+            body, also those any request may get besides the ones listed with it: 405 \
+            method_not_allowed, 408 timeout (the request took longer than the server allows), \
+            413 too_large (a body over 2 MB), 415 unsupported_media_type (a body that is not \
+            application/json). API answers are never to be cached (Cache-Control: no-store). \
             Live play is the WebSocket at /api/live (ClientMsg and ServerMsg)."
     ),
     modifiers(&SessionAuth),
@@ -96,8 +102,19 @@ async fn no_such_path() -> AppError {
     AppError::new(ErrorCode::NotFound, "no such API path")
 }
 
+/// How the routes answer besides their handlers.
+pub struct Answering {
+    /// Folder of the web build, served at /.
+    pub web_root: Option<PathBuf>,
+    /// Whether to send HSTS (only with a real certificate: a browser that saw it would refuse
+    /// a self-signed one for a year).
+    pub hsts: bool,
+    /// How long a request may take.
+    pub timeout: Duration,
+}
+
 /// The routes and the OpenAPI document that describes exactly them.
-pub fn router(app: Arc<App>, web_root: Option<PathBuf>) -> (Router, utoipa::openapi::OpenApi) {
+pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::OpenApi) {
     let (router, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(accounts::sign_up))
         .routes(routes!(accounts::log_in))
@@ -126,7 +143,7 @@ pub fn router(app: Arc<App>, web_root: Option<PathBuf>) -> (Router, utoipa::open
             }),
         )
         .route("/api/{*rest}", any(no_such_path));
-    router = match web_root {
+    router = match answering.web_root {
         Some(root) => {
             // Unknown paths get the app, which routes them itself (invitation links).
             let index = ServeFile::new(root.join("index.html"));
@@ -134,7 +151,18 @@ pub fn router(app: Arc<App>, web_root: Option<PathBuf>) -> (Router, utoipa::open
         }
         None => router.fallback(|| async { (StatusCode::NOT_FOUND, "not found").into_response() }),
     };
-    (router.layer(TraceLayer::new_for_http()), doc)
+    let router = router
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            answering.timeout,
+        ))
+        .layer(axum::middleware::map_response(headers::error_bodies))
+        .layer(axum::middleware::from_fn_with_state(
+            answering.hsts,
+            headers::protection,
+        ))
+        .layer(TraceLayer::new_for_http());
+    (router, doc)
 }
 
 /// The database URL: the configured one, or the SQLite file in the data folder.
@@ -203,6 +231,7 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot make the HTTP client: {e}"))?;
     let hub = Hub::new(store.clone(), clocks);
+    let keys = usize::try_from(serve.limiter_keys).unwrap_or(usize::MAX);
     let app = Arc::new(App {
         store: store.clone(),
         hub: hub.clone(),
@@ -212,16 +241,19 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
             failures_by_account: Window::new(
                 i64::from(serve.login_window_s) * 1000,
                 serve.login_failures_per_account,
+                keys,
                 "too many failed sign-ins for this account",
             ),
             failures_by_address: Window::new(
                 i64::from(serve.login_window_s) * 1000,
                 serve.login_failures_per_address,
+                keys,
                 "too many failed sign-ins from this address",
             ),
             signups_by_address: Window::new(
                 3_600_000,
                 serve.signups_per_address_per_hour,
+                keys,
                 "too many new accounts from this address",
             ),
         },
@@ -237,7 +269,20 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         .resume()
         .await
         .map_err(|e| format!("cannot resume live matches: {e}"))?;
-    let (router, _) = router(app, serve.web_root.clone());
+    let sweeper = app.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(30));
+        loop {
+            every.tick().await;
+            sweeper.limits.sweep(crate::token::now_ms());
+        }
+    });
+    let answering = Answering {
+        web_root: serve.web_root.clone(),
+        hsts: serve.tls_cert.is_some(),
+        timeout: Duration::from_millis(serve.request_timeout_ms),
+    };
+    let (router, _) = router(app, answering);
     let handle = axum_server::Handle::new();
     let shutdown = handle.clone();
     let grace = Duration::from_secs(serve.shutdown_grace_s);

@@ -6,51 +6,57 @@ use std::sync::Arc;
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
-use velha_api::{Account, ErrorCode};
+use velha_api::{Account, ErrorCode, PasswordProblem};
 
 use crate::app::App;
 use crate::dates::last_day;
 use crate::error::AppError;
 use crate::store::AccountRow;
+use crate::text::check_text;
 use crate::token::{now_ms, token_hash};
 
-const COMMON_PASSWORDS: &[&str] = &[
-    "12345678",
-    "123456789",
-    "1234567890",
-    "password",
-    "password1",
-    "senha123",
-    "senha1234",
-    "qwertyui",
-    "qwerty123",
-    "abcdefgh",
-    "abc12345",
-    "iloveyou",
-    "11111111",
-    "00000000",
-    "87654321",
-    "brasil10",
-    "flamengo",
-    "corinthians",
-    "palmeiras",
-    "velha123",
-    "cubodavelha",
-    "jogodavelha",
-    "admin123",
-    "welcome1",
-    "sunshine",
-    "princess",
-    "football",
-    "12341234",
-];
+/// The longest e-mail address there is (RFC 5321's path limit) and the longest password
+/// looked at: longer ones are refused before any work is done with them.
+pub const MAX_EMAIL_BYTES: usize = 254;
+/// See [`MAX_EMAIL_BYTES`].
+pub const MAX_PASSWORD_BYTES: usize = 1024;
+
+/// zxcvbn's score a new password needs: 3 is "safely unguessable", over 10^8 guesses.
+const MIN_SCORE: zxcvbn::Score = zxcvbn::Score::Three;
+
+/// Passwords and words common in Brazil and Portugal, which zxcvbn's English lists miss.
+static COMMON_PT: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    include_str!("../data/common-passwords-pt.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+});
+
+/// Refuses an e-mail or password too long to look at (`too_long`).
+pub fn check_lengths(email: &str, password: &str) -> Result<(), AppError> {
+    let too_long = |what: &str, max: usize, len: usize| {
+        AppError::new(
+            ErrorCode::TooLong,
+            format!("the {what} may have at most {max} bytes; this one has {len}"),
+        )
+    };
+    if email.len() > MAX_EMAIL_BYTES {
+        return Err(too_long("e-mail", MAX_EMAIL_BYTES, email.len()));
+    }
+    if password.len() > MAX_PASSWORD_BYTES {
+        return Err(too_long("password", MAX_PASSWORD_BYTES, password.len()));
+    }
+    Ok(())
+}
 
 /// Trims and lower-cases an e-mail address, refusing what cannot be one.
 pub fn normalise_email(email: &str) -> Result<String, AppError> {
+    check_text("the e-mail", email, ErrorCode::BadEmail)?;
     let e = email.trim().to_lowercase();
     let bad = |why: &str| AppError::new(ErrorCode::BadEmail, format!("{email:?} {why}"));
-    if e.len() > 254 {
-        return Err(bad("is longer than 254 characters"));
+    if e.len() > MAX_EMAIL_BYTES {
+        return Err(bad("is longer than 254 bytes"));
     }
     let Some((local, domain)) = e.split_once('@') else {
         return Err(bad("has no @"));
@@ -66,6 +72,7 @@ pub fn normalise_email(email: &str) -> Result<String, AppError> {
 
 /// Checks a player name: 3 to 20 letters (any alphabet), digits, `_`, `-` or `.`.
 pub fn check_name(name: &str) -> Result<String, AppError> {
+    check_text("the name", name, ErrorCode::BadName)?;
     let n = name.trim();
     let count = n.chars().count();
     if !(3..=20).contains(&count) {
@@ -88,6 +95,7 @@ pub fn check_name(name: &str) -> Result<String, AppError> {
 
 /// The country of a region setting: `pt-BR`, `en_US.UTF-8`, `zh-Hant-TW` or a bare `BR`.
 pub fn country_of(region: &str) -> Result<String, AppError> {
+    check_text("the region", region, ErrorCode::BadRegion)?;
     let base = region.trim().split(['.', '@']).next().unwrap_or("");
     let parts: Vec<&str> = base.split(['-', '_']).collect();
     let is_code = |p: &str| p.len() == 2 && p.bytes().all(|b| b.is_ascii_alphabetic());
@@ -105,32 +113,66 @@ pub fn country_of(region: &str) -> Result<String, AppError> {
     })
 }
 
-/// Refuses passwords that are short, common, one repeated character, or the e-mail or name.
+fn weak(problem: PasswordProblem) -> AppError {
+    let mut e = AppError::new(ErrorCode::WeakPassword, problem.sentence(false));
+    e.0.password_problem = Some(problem);
+    e
+}
+
+/// Refuses passwords that are short, common, contain the e-mail or name, or that zxcvbn
+/// guesses quickly (keyboard rows, dates, repeats, a word and a digit…), saying why.
 pub fn check_password(password: &str, email: &str, name: &str) -> Result<(), AppError> {
-    let weak = |why: &str| AppError::new(ErrorCode::WeakPassword, why.to_owned());
-    let len = password.chars().count();
-    if len < 8 {
-        return Err(weak("the password needs at least 8 characters"));
-    }
-    if len > 256 {
-        return Err(weak("the password may have at most 256 characters"));
+    if password.chars().count() < 8 {
+        return Err(weak(PasswordProblem::TooShort));
     }
     let lower = password.to_lowercase();
-    if COMMON_PASSWORDS.contains(&lower.as_str()) {
-        return Err(weak("this password is among the most common ones"));
-    }
-    let mut chars = password.chars();
-    let first = chars.next();
-    if chars.all(|c| Some(c) == first) {
-        return Err(weak("the password repeats one character"));
+    if COMMON_PT.contains(&lower.as_str()) {
+        return Err(weak(PasswordProblem::Common));
     }
     let local = email.split('@').next().unwrap_or("");
-    for (what, part) in [("e-mail", local), ("player name", name)] {
+    for part in [local, name] {
         if part.chars().count() >= 4 && lower.contains(&part.to_lowercase()) {
-            return Err(weak(&format!("the password contains the {what}")));
+            return Err(weak(PasswordProblem::Personal));
         }
     }
-    Ok(())
+    // Past a few dozen characters a password is strong anyway, and zxcvbn's matching grows
+    // faster than the length.
+    let head: String = password.chars().take(64).collect();
+    let mut inputs: Vec<&str> = vec![local, name];
+    inputs.extend(COMMON_PT.iter().copied());
+    let estimate = zxcvbn::zxcvbn(&head, &inputs);
+    if estimate.score() >= MIN_SCORE {
+        return Ok(());
+    }
+    use zxcvbn::feedback::Warning as W;
+    let warning = estimate.feedback().and_then(|f| f.warning());
+    let problem = match warning {
+        Some(W::ThisIsATop10Password | W::ThisIsATop100Password | W::ThisIsACommonPassword)
+        | Some(W::ThisIsSimilarToACommonlyUsedPassword) => PasswordProblem::Common,
+        Some(
+            W::StraightRowsOfKeysAreEasyToGuess
+            | W::ShortKeyboardPatternsAreEasyToGuess
+            | W::SequencesLikeAbcAreEasyToGuess,
+        ) => PasswordProblem::Pattern,
+        Some(
+            W::RepeatsLikeAaaAreEasyToGuess | W::RepeatsLikeAbcAbcAreOnlySlightlyHarderToGuess,
+        ) => PasswordProblem::Repeats,
+        Some(W::RecentYearsAreEasyToGuess | W::DatesAreOftenEasyToGuess) => PasswordProblem::Date,
+        Some(
+            W::AWordByItselfIsEasyToGuess
+            | W::NamesAndSurnamesByThemselvesAreEasyToGuess
+            | W::CommonNamesAndSurnamesAreEasyToGuess,
+        ) => PasswordProblem::Words,
+        None if estimate
+            .sequence()
+            .iter()
+            .any(|m| COMMON_PT.contains(&m.token.to_lowercase().as_str())) =>
+        {
+            PasswordProblem::Words
+        }
+        None => PasswordProblem::Guessable,
+    };
+    Err(weak(problem))
 }
 
 /// What the player sees of their account.
@@ -214,20 +256,63 @@ mod tests {
 
     #[test]
     fn on_a01_weak_passwords_are_refused_with_the_reason() {
+        use PasswordProblem::*;
         let cases = [
-            ("curta", "8 characters"),
-            ("12345678", "common"),
-            ("Flamengo", "common"),
-            ("aaaaaaaaaa", "repeats"),
-            ("xxanasouzaxx", "e-mail"),
-            ("meu-Jogador9", "player name"),
+            ("curta", TooShort),
+            ("12345678", Common),
+            ("Flamengo", Common),
+            ("123mudar", Common),
+            ("xxanasouzaxx", Personal),
+            ("meu-Jogador9", Personal),
+            ("qwertyuiop", Common),
+            ("asdfghjkl;", Pattern),
+            ("aaaaaaaaaa", Repeats),
+            ("abcabcabcabc", Repeats),
+            ("14/07/1985", Date),
+            ("joaosilva", Words),
+            ("1q2w3e4r", Common),
+            ("Aa123456", Common),
+            ("password123", Common),
+            ("senha2024", Words),
+            ("flamengo1980", Words),
         ];
         for (pw, why) in cases {
             let e = check_password(pw, "anasouza@x.com", "jogador9").unwrap_err();
-            assert_eq!(e.0.code, ErrorCode::WeakPassword);
-            assert!(e.0.message.contains(why), "{pw}: {}", e.0.message);
+            assert_eq!(e.0.code, ErrorCode::WeakPassword, "{pw}");
+            assert_eq!(e.0.password_problem, Some(why), "{pw}: {}", e.0.message);
+            assert_eq!(e.0.message, why.sentence(false));
         }
-        assert!(check_password("cubo-gira-9", "anasouza@x.com", "jogador9").is_ok());
+        for strong in ["cubo-gira-9", "tartaruga voadora de sapato", "Xw7#pq!Lm2z"] {
+            assert!(
+                check_password(strong, "anasouza@x.com", "jogador9").is_ok(),
+                "{strong}"
+            );
+        }
+    }
+
+    #[test]
+    fn on_a01_over_long_emails_and_passwords_are_refused_before_anything() {
+        let e = check_lengths(&"a".repeat(255), "x").unwrap_err();
+        assert_eq!(e.0.code, ErrorCode::TooLong);
+        assert!(e.0.message.contains("254"), "{}", e.0.message);
+        let e = check_lengths("a@b.com", &"x".repeat(1025)).unwrap_err();
+        assert_eq!(e.0.code, ErrorCode::TooLong);
+        assert!(check_lengths(&"a".repeat(254), &"x".repeat(1024)).is_ok());
+    }
+
+    #[test]
+    fn control_characters_are_refused_in_every_text() {
+        let e = normalise_email("ana\0@example.com").unwrap_err();
+        assert_eq!(e.0.code, ErrorCode::BadEmail);
+        assert!(e.0.message.contains("U+0000"), "{}", e.0.message);
+        assert_eq!(
+            check_name("ana\u{202e}lia").unwrap_err().0.code,
+            ErrorCode::BadName
+        );
+        assert_eq!(
+            country_of("pt-BR\u{7}").unwrap_err().0.code,
+            ErrorCode::BadRegion
+        );
     }
 
     #[test]

@@ -115,17 +115,32 @@ impl Client {
         path: &str,
         body: Option<&str>,
     ) -> Result<(u16, serde_json::Value), String> {
+        let body = body.map(|b| (b.as_bytes().to_vec(), "application/json"));
+        let (status, _, json) = self.raw_bytes(method, path, body).await?;
+        Ok((status, json))
+    }
+
+    /// Any request with any body bytes and content type: the status, the headers, and the
+    /// body as JSON (`null` when empty or not JSON).
+    pub async fn raw_bytes(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<(Vec<u8>, &str)>,
+    ) -> Result<(u16, reqwest::header::HeaderMap, serde_json::Value), String> {
         let mut r = self.request(method, path);
-        if let Some(b) = body {
+        if let Some((bytes, content_type)) = body {
             r = r
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(b.to_owned());
+                .header(reqwest::header::CONTENT_TYPE, content_type)
+                .body(bytes);
         }
         let response = r.send().await.map_err(|e| e.to_string())?;
         let status = response.status().as_u16();
+        let headers = response.headers().clone();
         let bytes = response.bytes().await.map_err(|e| e.to_string())?;
         Ok((
             status,
+            headers,
             serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
         ))
     }
@@ -223,16 +238,23 @@ impl Client {
 
     /// Opens the live WebSocket and says hello; the welcome is the first message to read.
     pub async fn live(&self) -> Result<Live, String> {
+        let mut live = self.live_without_hello().await?;
+        let token = self.token.clone().unwrap_or_default();
+        live.send(&ClientMsg::Hello { token }).await?;
+        Ok(live)
+    }
+}
+
+impl Client {
+    /// Opens the live WebSocket without saying `hello`.
+    pub async fn live_without_hello(&self) -> Result<Live, String> {
         let url = format!("{}{LIVE_PATH}", self.base.replacen("https://", "wss://", 1));
         let connector = Connector::Rustls(self.tls.clone());
         let (ws, _) =
             tokio_tungstenite::connect_async_tls_with_config(url, None, false, Some(connector))
                 .await
                 .map_err(|e| format!("WebSocket: {e}"))?;
-        let mut live = Live { ws };
-        let token = self.token.clone().unwrap_or_default();
-        live.send(&ClientMsg::Hello { token }).await?;
-        Ok(live)
+        Ok(Live { ws })
     }
 }
 
@@ -286,6 +308,24 @@ impl Live {
             let msg = self.recv(left).await?;
             if wanted(&msg) {
                 return Ok(msg);
+            }
+        }
+    }
+
+    /// Reads until the server closes the connection, within `within`: the close frame's code
+    /// and reason, or None when it closed without one.
+    pub async fn closed(&mut self, within: Duration) -> Result<Option<(u16, String)>, String> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let frame = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .map_err(|_| format!("still open after {within:?}"))?;
+            match frame {
+                Some(Ok(Message::Close(frame))) => {
+                    return Ok(frame.map(|f| (u16::from(f.code), f.reason.to_string())));
+                }
+                Some(Ok(_)) => continue,
+                None | Some(Err(_)) => return Ok(None),
             }
         }
     }

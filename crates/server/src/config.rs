@@ -89,6 +89,11 @@ pub struct Serve {
     /// request comes through that proxy, or clients could pick their own address.
     #[arg(long, env = "VELHA_FORWARDED_FOR_HEADER")]
     pub forwarded_for_header: Option<axum::http::HeaderName>,
+    /// How many keys (accounts, addresses) each rate limit remembers at most. Past it the key
+    /// nearest to expiring is forgotten, so memory stays bounded whatever the traffic (a key
+    /// costs about 40 bytes).
+    #[arg(long, env = "VELHA_LIMITER_KEYS", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub limiter_keys: u64,
     /// The window of the sign-in limits, in seconds.
     #[arg(long, env = "VELHA_LOGIN_WINDOW_S", default_value_t = 900)]
     pub login_window_s: u32,
@@ -96,6 +101,10 @@ pub struct Serve {
     /// OWASP's advice); tests and the load bench lower it to make accounts fast.
     #[arg(long, env = "VELHA_ARGON2_MEMORY_KIB", default_value_t = 19_456, value_parser = clap::value_parser!(u32).range(8..))]
     pub argon2_memory_kib: u32,
+    /// How long a request may take before it is answered `408 timeout`, in milliseconds
+    /// (the live WebSocket, once open, is not a request and has no such limit).
+    #[arg(long, env = "VELHA_REQUEST_TIMEOUT_MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub request_timeout_ms: u64,
     /// Log lines as text or as JSON objects (RUST_LOG filters them, default info).
     #[arg(long, env = "VELHA_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

@@ -26,7 +26,8 @@ impl AppError {
             | ErrorCode::BadName
             | ErrorCode::WeakPassword
             | ErrorCode::BadRegion
-            | ErrorCode::NameRequired => StatusCode::BAD_REQUEST,
+            | ErrorCode::NameRequired
+            | ErrorCode::TooLong => StatusCode::BAD_REQUEST,
             ErrorCode::WrongPassword | ErrorCode::Unauthorized | ErrorCode::BadGoogleToken => {
                 StatusCode::UNAUTHORIZED
             }
@@ -35,6 +36,9 @@ impl AppError {
             }
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::Timeout => StatusCode::REQUEST_TIMEOUT,
             ErrorCode::EmailTaken
             | ErrorCode::NameTaken
             | ErrorCode::Conflict
@@ -69,10 +73,10 @@ impl From<sqlx::Error> for AppError {
 
 impl From<JsonRejection> for AppError {
     fn from(e: JsonRejection) -> Self {
-        let code = if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ErrorCode::TooLarge
-        } else {
-            ErrorCode::BadRequest
+        let code = match e.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::TooLarge,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedMediaType,
+            _ => ErrorCode::BadRequest,
         };
         AppError::new(code, e.body_text())
     }

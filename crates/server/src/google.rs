@@ -150,6 +150,16 @@ impl Google {
                 "Google sign-in is not configured on this server",
             ));
         };
+        // Google's tokens are about a kilobyte; a longer one is refused before it is parsed.
+        if token.len() > 16 * 1024 {
+            return Err(AppError::new(
+                ErrorCode::TooLong,
+                format!(
+                    "an ID token has at most 16 KiB; this one has {} bytes",
+                    token.len()
+                ),
+            ));
+        }
         let header = decode_header(token).map_err(refused)?;
         if header.alg != Algorithm::RS256 {
             return Err(refused(format!("{:?} is not RS256", header.alg)));

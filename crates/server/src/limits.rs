@@ -1,52 +1,84 @@
 //! Rate limits: failed sign-ins per account and per address, new accounts per address
 //! (online.md ON-A01). Counted in memory: a restart forgets them, which only ever lets a
 //! blocked client try again sooner.
+//!
+//! Each limit is a generic cell rate algorithm (GCRA, as in the `governor` crate): per key one
+//! "theoretical arrival time", so a key costs the same few bytes however many events it has.
+//! `governor` itself does not fit: a sign-in must be refused when the account's *failures*
+//! are used up, which needs looking at a key without spending from it, and forgetting a key
+//! on success; its limiters can do neither. Keys are salted SHA-256 digests of the normalised
+//! input (an attacker's 2 MB e-mail costs 16 bytes, and cannot be crafted to collide), expired
+//! keys are swept on a timer, and a hard capacity bounds each limiter whatever the traffic.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName};
+use sha2::{Digest, Sha256};
 use velha_api::ErrorCode;
 
 use crate::app::App;
 use crate::error::AppError;
 
-/// Keys whose events in a sliding window are limited.
+type Key = [u8; 16];
+
+/// At most `limit` events per key in a window: a burst of `limit`, then one more each
+/// `window / limit` (GCRA).
 pub struct Window {
-    window_ms: i64,
-    limit: usize,
+    interval_ms: i64,
+    tolerance_ms: i64,
+    capacity: usize,
     what: &'static str,
-    events: Mutex<HashMap<String, VecDeque<i64>>>,
+    salt: [u8; 16],
+    arrivals: Mutex<HashMap<Key, i64>>,
 }
 
 impl Window {
-    /// At most `limit` events per key in `window_ms`; `what` names them in the refusal.
-    pub fn new(window_ms: i64, limit: usize, what: &'static str) -> Window {
+    /// At most `limit` events per key in `window_ms`, at most `capacity` keys remembered;
+    /// `what` names the events in the refusal.
+    pub fn new(window_ms: i64, limit: usize, capacity: usize, what: &'static str) -> Window {
+        let limit = i64::try_from(limit.max(1)).unwrap_or(i64::MAX);
+        let interval_ms = (window_ms / limit).max(1);
+        let mut salt = [0u8; 16];
+        // Without randomness the salt stays zero: keys are still digests, only predictable.
+        let _ = getrandom::fill(&mut salt);
         Window {
-            window_ms,
-            limit,
+            interval_ms,
+            tolerance_ms: window_ms - interval_ms,
+            capacity: capacity.max(1),
             what,
-            events: Mutex::new(HashMap::new()),
+            salt,
+            arrivals: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn key(&self, input: &str) -> Key {
+        let digest = Sha256::new()
+            .chain_update(self.salt)
+            .chain_update(input.as_bytes())
+            .finalize();
+        let mut key = [0u8; 16];
+        key.copy_from_slice(&digest[..16]);
+        key
+    }
+
+    fn arrivals(&self) -> std::sync::MutexGuard<'_, HashMap<Key, i64>> {
+        self.arrivals.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Refuses when the key used up its events; says how long to wait.
     pub fn check(&self, key: &str, now: i64) -> Result<(), AppError> {
-        let mut map = self.events.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(times) = map.get_mut(key) else {
+        let Some(&tat) = self.arrivals().get(&self.key(key)) else {
             return Ok(());
         };
-        while times.front().is_some_and(|t| now - t >= self.window_ms) {
-            times.pop_front();
-        }
-        if times.len() < self.limit {
+        let early_ms = tat - self.tolerance_ms - now;
+        if early_ms <= 0 {
             return Ok(());
         }
-        let oldest = times.front().copied().unwrap_or(now);
-        let wait_s = ((oldest + self.window_ms - now).max(1000) + 999) / 1000;
+        let wait_s = (early_ms + 999) / 1000;
         let mut e = AppError::new(
             ErrorCode::RateLimited,
             format!("{}; try again in {wait_s} s", self.what),
@@ -57,20 +89,50 @@ impl Window {
 
     /// Counts an event.
     pub fn add(&self, key: &str, now: i64) {
-        let mut map = self.events.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() > 100_000 {
-            let window = self.window_ms;
-            map.retain(|_, times| times.back().is_some_and(|t| now - t < window));
+        let key = self.key(key);
+        let mut map = self.arrivals();
+        let tat = map.get(&key).copied().unwrap_or(now).max(now) + self.interval_ms;
+        if !map.contains_key(&key) && map.len() >= self.capacity {
+            map.retain(|_, t| *t > now);
+            if map.len() >= self.capacity {
+                // Full of live keys: forget the one closest to expiring among a handful (keys
+                // are digests, so their order in the map is as good as random).
+                if let Some(victim) = map
+                    .iter()
+                    .take(64)
+                    .min_by_key(|(_, t)| **t)
+                    .map(|(k, _)| *k)
+                {
+                    map.remove(&victim);
+                }
+            }
         }
-        map.entry(key.to_owned()).or_default().push_back(now);
+        map.insert(key, tat);
     }
 
     /// Forgets a key's events.
     pub fn clear(&self, key: &str) {
-        self.events
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(key);
+        let key = self.key(key);
+        self.arrivals().remove(&key);
+    }
+
+    /// Forgets every key whose events are all older than the window.
+    pub fn sweep(&self, now: i64) {
+        let mut map = self.arrivals();
+        map.retain(|_, t| *t > now);
+        if map.capacity() > 2 * map.len().max(1024) {
+            map.shrink_to_fit();
+        }
+    }
+
+    /// How many keys are remembered.
+    pub fn len(&self) -> usize {
+        self.arrivals().len()
+    }
+
+    /// Whether no key is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -98,11 +160,18 @@ impl Limits {
         self.failures_by_account.add(email, now);
         self.failures_by_address.add(address, now);
     }
+
+    /// Forgets every key whose window has passed.
+    pub fn sweep(&self, now: i64) {
+        self.failures_by_account.sweep(now);
+        self.failures_by_address.sweep(now);
+        self.signups_by_address.sweep(now);
+    }
 }
 
 /// The client's address: the TCP peer, or behind a reverse proxy the last entry of the header
 /// it writes (the entries before it come from the client and prove nothing).
-pub fn client_address(peer: IpAddr, headers: &HeaderMap, header: Option<&HeaderName>) -> String {
+pub fn client_address(peer: IpAddr, headers: &HeaderMap, header: Option<&HeaderName>) -> IpAddr {
     header
         .and_then(|h| headers.get(h))
         .and_then(|v| v.to_str().ok())
@@ -110,10 +179,25 @@ pub fn client_address(peer: IpAddr, headers: &HeaderMap, header: Option<&HeaderN
         .map(str::trim)
         .and_then(|last| last.parse::<IpAddr>().ok())
         .unwrap_or(peer)
-        .to_string()
 }
 
-/// The address a request counts against.
+/// What an address counts as: an IPv4 address itself, an IPv6 address its /64 (one household
+/// or phone is given a whole /64, and could otherwise take a new key for every request).
+pub fn address_key(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                let net = std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0);
+                format!("{net}/64")
+            }
+        },
+    }
+}
+
+/// The address a request counts against (see [`address_key`]).
 pub struct ClientAddress(pub String);
 
 impl FromRequestParts<Arc<App>> for ClientAddress {
@@ -125,11 +209,11 @@ impl FromRequestParts<Arc<App>> for ClientAddress {
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0.ip())
             .ok_or_else(|| AppError::new(ErrorCode::Internal, "no peer address"))?;
-        Ok(ClientAddress(client_address(
+        Ok(ClientAddress(address_key(client_address(
             peer,
             &parts.headers,
             app.limits.forwarded_for.as_ref(),
-        )))
+        ))))
     }
 }
 
@@ -142,16 +226,23 @@ mod tests {
         let peer: IpAddr = "10.0.0.5".parse().unwrap();
         let header = HeaderName::from_static("x-forwarded-for");
         let mut headers = HeaderMap::new();
-        assert_eq!(client_address(peer, &headers, Some(&header)), "10.0.0.5");
+        let addr = |headers: &HeaderMap, header| client_address(peer, headers, header).to_string();
+        assert_eq!(addr(&headers, Some(&header)), "10.0.0.5");
         headers.insert(&header, "1.2.3.4, 203.0.113.9".parse().unwrap());
-        assert_eq!(
-            client_address(peer, &headers, None),
-            "10.0.0.5",
-            "not configured"
-        );
-        assert_eq!(client_address(peer, &headers, Some(&header)), "203.0.113.9");
+        assert_eq!(addr(&headers, None), "10.0.0.5", "not configured");
+        assert_eq!(addr(&headers, Some(&header)), "203.0.113.9");
         headers.insert(&header, "not an address".parse().unwrap());
-        assert_eq!(client_address(peer, &headers, Some(&header)), "10.0.0.5");
+        assert_eq!(addr(&headers, Some(&header)), "10.0.0.5");
+    }
+
+    #[test]
+    fn on_a01_an_ipv6_client_counts_as_its_slash_64() {
+        let key = |s: &str| address_key(s.parse().unwrap());
+        assert_eq!(key("203.0.113.9"), "203.0.113.9");
+        assert_eq!(key("::ffff:203.0.113.9"), "203.0.113.9");
+        assert_eq!(key("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+        assert_eq!(key("2001:db8:1:2:ffff:1:2:3"), key("2001:db8:1:2::9"));
+        assert_ne!(key("2001:db8:1:3::1"), key("2001:db8:1:2::1"));
     }
 
     fn limits() -> Limits {
@@ -160,14 +251,21 @@ mod tests {
             failures_by_account: Window::new(
                 60_000,
                 3,
+                1000,
                 "too many failed sign-ins for this account",
             ),
             failures_by_address: Window::new(
                 60_000,
                 5,
+                1000,
                 "too many failed sign-ins from this address",
             ),
-            signups_by_address: Window::new(60_000, 2, "too many new accounts from this address"),
+            signups_by_address: Window::new(
+                60_000,
+                2,
+                1000,
+                "too many new accounts from this address",
+            ),
         }
     }
 
@@ -180,7 +278,9 @@ mod tests {
         }
         let e = l.check_sign_in("ana@x.com", "2.2.2.2", 10).unwrap_err();
         assert_eq!(e.0.code, ErrorCode::RateLimited);
-        assert_eq!(e.0.retry_after_s, Some(60));
+        // Three at once used the burst; the next one is due a third of the window after the
+        // first.
+        assert_eq!(e.0.retry_after_s, Some(20));
         assert!(e.0.message.contains("this account"), "{}", e.0.message);
         l.check_sign_in("bia@x.com", "1.1.1.1", 10).unwrap();
         l.failed_sign_in("bia@x.com", "1.1.1.1", 10);
@@ -188,10 +288,13 @@ mod tests {
         let e = l.check_sign_in("dani@x.com", "1.1.1.1", 11).unwrap_err();
         assert!(e.0.message.contains("this address"), "{}", e.0.message);
         assert!(l.check_sign_in("dani@x.com", "3.3.3.3", 11).is_ok());
+        assert!(l.check_sign_in("ana@x.com", "2.2.2.2", 19_999).is_err());
         assert!(
-            l.check_sign_in("ana@x.com", "2.2.2.2", 60_001).is_ok(),
-            "window slides"
+            l.check_sign_in("ana@x.com", "2.2.2.2", 20_002).is_ok(),
+            "one more each third of the window"
         );
+        l.failed_sign_in("ana@x.com", "2.2.2.2", 20_002);
+        assert!(l.check_sign_in("ana@x.com", "2.2.2.2", 20_003).is_err());
         l.failures_by_account.clear("bia@x.com");
         assert!(l.failures_by_account.check("bia@x.com", 12).is_ok());
     }
@@ -205,5 +308,28 @@ mod tests {
         }
         assert!(l.signups_by_address.check("1.1.1.1", 5).is_err());
         assert!(l.signups_by_address.check("2.2.2.2", 5).is_ok());
+    }
+
+    #[test]
+    fn on_a01_limiter_memory_is_bounded_and_swept_on_time() {
+        let w = Window::new(60_000, 5, 100, "failures");
+        // A thousand distinct keys, each long: the limiter keeps at most its capacity.
+        for i in 0..1000 {
+            w.add(&format!("{i}{}", "x".repeat(10_000)), i);
+        }
+        assert_eq!(w.len(), 100);
+        // A key under attack survives the flood of fresh ones: eviction takes keys nearest
+        // to expiring, and this one is far from it.
+        let w = Window::new(60_000, 5, 100, "failures");
+        for t in 0..5 {
+            w.add("victim", t);
+        }
+        for i in 0..1000 {
+            w.add(&format!("other-{i}"), 10 + i);
+        }
+        assert!(w.check("victim", 2000).is_err(), "still limited");
+        // Once every event is older than the window, a sweep forgets them all.
+        w.sweep(2_000_000);
+        assert!(w.is_empty());
     }
 }

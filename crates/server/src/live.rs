@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc, oneshot};
-use velha_api::{Away, EndHow, Ending, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg};
+use velha_api::{
+    Away, EndHow, Ending, ErrorCode, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg,
+};
 use velha_rules::cube::{EndKind, OneWayRule};
 use velha_rules::{Cube, CubeAction, CubeIllegal, Player, Position, Status};
 
@@ -26,6 +28,9 @@ pub struct Clocks {
 
 /// Messages waiting for one slow connection; past this it is closed rather than let grow.
 const OUTBOX: usize = 512;
+/// Connections one player may hold at once (phone, tablet, a few tabs); a new one past it
+/// closes the oldest, so no client can make the server hold connections without end.
+pub const MAX_CONNECTIONS_PER_PLAYER: usize = 8;
 
 struct Conn {
     id: u64,
@@ -158,6 +163,17 @@ impl Hub {
         let mut state = self.lock();
         state.gone_since.remove(account);
         let conns = state.conns.entry(account.to_owned()).or_default();
+        if conns.len() >= MAX_CONNECTIONS_PER_PLAYER {
+            // The oldest is the likeliest to be a phone that went away without closing.
+            let oldest = conns.remove(0);
+            let _ = oldest.tx.try_send(ServerMsg::Error {
+                code: ErrorCode::Conflict,
+                message: format!(
+                    "more than {MAX_CONNECTIONS_PER_PLAYER} connections: this, the oldest, is closed"
+                ),
+            });
+            oldest.close.notify_one();
+        }
         conns.push(Conn {
             id,
             tx: tx.clone(),

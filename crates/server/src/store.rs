@@ -118,6 +118,53 @@ pub enum InsertError {
     Db(sqlx::Error),
 }
 
+/// Why a player could not take a seat in a match.
+#[derive(Debug)]
+pub enum SeatError {
+    /// The player already has an open or live match (ON-M02).
+    AlreadyPlaying,
+    /// The match is no longer open: taken, withdrawn, or the player's own.
+    Gone,
+    /// The database failed.
+    Db(sqlx::Error),
+}
+
+impl From<sqlx::Error> for SeatError {
+    fn from(e: sqlx::Error) -> Self {
+        SeatError::Db(e)
+    }
+}
+
+/// Seats a player in their one match, inside the transaction that changes the match.
+async fn claim_player(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    account: &str,
+    match_id: &str,
+) -> Result<(), SeatError> {
+    let claimed = sqlx::query("INSERT INTO active_players (account_id, match_id) VALUES ($1, $2)")
+        .bind(account)
+        .bind(match_id)
+        .execute(&mut **tx)
+        .await;
+    match claimed {
+        Ok(_) => Ok(()),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(SeatError::AlreadyPlaying),
+        Err(e) => Err(SeatError::Db(e)),
+    }
+}
+
+/// Frees the players of a match that is leaving the open and live states.
+async fn release_players(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    match_id: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM active_players WHERE match_id = $1")
+        .bind(match_id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
 impl From<sqlx::Error> for InsertError {
     fn from(e: sqlx::Error) -> Self {
         InsertError::Db(e)
@@ -134,13 +181,22 @@ const ACCOUNT_COLUMNS: &str =
 
 fn migrator() -> Migrator {
     Migrator {
-        migrations: Cow::Owned(vec![Migration::new(
-            1,
-            Cow::Borrowed("accounts and matches"),
-            MigrationType::Simple,
-            Cow::Borrowed(include_str!("../migrations/0001_accounts_and_matches.sql")),
-            false,
-        )]),
+        migrations: Cow::Owned(vec![
+            Migration::new(
+                1,
+                Cow::Borrowed("accounts and matches"),
+                MigrationType::Simple,
+                Cow::Borrowed(include_str!("../migrations/0001_accounts_and_matches.sql")),
+                false,
+            ),
+            Migration::new(
+                2,
+                Cow::Borrowed("one match per player"),
+                MigrationType::Simple,
+                Cow::Borrowed(include_str!("../migrations/0002_one_match_per_player.sql")),
+                false,
+            ),
+        ]),
         ..Migrator::DEFAULT
     }
 }
@@ -435,9 +491,10 @@ impl Store {
 
     // --- matches ---
 
-    /// Puts a new match in the lobby.
-    pub async fn insert_open_match(&self, m: &MatchRow) -> Result<(), sqlx::Error> {
+    /// Puts a new match in the lobby, unless its creator already has an open or live match.
+    pub async fn insert_open_match(&self, m: &MatchRow) -> Result<(), SeatError> {
         let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO matches (id, scope, level, x_id, x_country, state, position, ply, \
              created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8)",
@@ -450,8 +507,10 @@ impl Store {
         .bind(MatchState::Open.as_str())
         .bind(&m.position)
         .bind(m.created_at)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        claim_player(&mut tx, &m.x_id, &m.id).await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -521,6 +580,7 @@ impl Store {
         now: i64,
     ) -> Result<bool, sqlx::Error> {
         let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
         let done = sqlx::query(
             "UPDATE matches SET state = 'cancelled', ended_at = $1 \
              WHERE id = $2 AND x_id = $3 AND state = 'open'",
@@ -528,9 +588,15 @@ impl Store {
         .bind(now)
         .bind(id)
         .bind(creator)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        if done.rows_affected() != 1 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        release_players(&mut tx, id).await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// Withdraws every open match of a creator; how many there were.
@@ -540,19 +606,28 @@ impl Store {
         now: i64,
     ) -> Result<u64, sqlx::Error> {
         let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "DELETE FROM active_players WHERE match_id IN \
+             (SELECT id FROM matches WHERE x_id = $1 AND state = 'open')",
+        )
+        .bind(creator)
+        .execute(&mut *tx)
+        .await?;
         let done = sqlx::query(
             "UPDATE matches SET state = 'cancelled', ended_at = $1 \
              WHERE x_id = $2 AND state = 'open'",
         )
         .bind(now)
         .bind(creator)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(done.rows_affected())
     }
 
-    /// Seats `player` as O in an open match and starts it; false if someone was faster, it
-    /// was withdrawn, or it is the player's own.
+    /// Seats `player` as O in an open match and starts it, unless the player already has an
+    /// open or live match or the match is no longer open (taken, withdrawn, their own).
     pub async fn join_match(
         &self,
         id: &str,
@@ -560,8 +635,10 @@ impl Store {
         country: &str,
         now: i64,
         deadline: i64,
-    ) -> Result<bool, sqlx::Error> {
+    ) -> Result<(), SeatError> {
         let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        claim_player(&mut tx, player, id).await?;
         let done = sqlx::query(
             "UPDATE matches SET o_id = $1, o_country = $2, state = 'live', started_at = $3, \
              deadline = $4 WHERE id = $5 AND state = 'open' AND x_id <> $1",
@@ -571,9 +648,14 @@ impl Store {
         .bind(now)
         .bind(deadline)
         .bind(id)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        if done.rows_affected() != 1 {
+            tx.rollback().await?;
+            return Err(SeatError::Gone);
+        }
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Commits a move and the match's new state in one transaction; false (and nothing
@@ -617,6 +699,9 @@ impl Store {
         .bind(m.now)
         .execute(&mut *tx)
         .await?;
+        if m.ending.is_some() {
+            release_players(&mut tx, m.match_id).await?;
+        }
         tx.commit().await?;
         Ok(true)
     }
@@ -630,6 +715,7 @@ impl Store {
         at: i64,
     ) -> Result<bool, sqlx::Error> {
         let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
         let done = sqlx::query(
             "UPDATE matches SET state = 'over', winner = $1, ending = $2, ended_at = $3, \
              deadline = NULL WHERE id = $4 AND state = 'live'",
@@ -638,9 +724,15 @@ impl Store {
         .bind(how.as_str())
         .bind(at)
         .bind(id)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        if done.rows_affected() != 1 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        release_players(&mut tx, id).await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// The committed moves of a match, in order: (ply, seat, actions).

@@ -10,7 +10,9 @@ use velha_api::{
 };
 
 use crate::app::App;
-use crate::auth::{Player, account_view, check_name, check_password, country_of, normalise_email};
+use crate::auth::{
+    Player, account_view, check_lengths, check_name, check_password, country_of, normalise_email,
+};
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
 use crate::store::{AccountRow, InsertError};
@@ -58,7 +60,7 @@ async fn hash(app: &App, password: String) -> AppResult<String> {
     request_body = SignUp,
     responses(
         (status = 201, description = "Account made and signed in", body = Session),
-        (status = 400, description = "bad_email, bad_name, weak_password, bad_region or bad_request", body = velha_api::ApiError),
+        (status = 400, description = "bad_email, bad_name, weak_password (with password_problem), bad_region, too_long (an e-mail over 254 bytes or a password over 1 KiB) or bad_request", body = velha_api::ApiError),
         (status = 409, description = "email_taken or name_taken", body = velha_api::ApiError),
         (status = 429, description = "rate_limited: too many new accounts from this address", body = velha_api::ApiError),
     )
@@ -68,6 +70,7 @@ pub async fn sign_up(
     ClientAddress(address): ClientAddress,
     Json(body): Json<SignUp>,
 ) -> AppResult<(StatusCode, Json<Session>)> {
+    check_lengths(&body.email, &body.password)?;
     app.limits.signups_by_address.check(&address, now_ms())?;
     let email = normalise_email(&body.email)?;
     let name = check_name(&body.name)?;
@@ -109,7 +112,7 @@ pub async fn sign_up(
     request_body = LogIn,
     responses(
         (status = 200, description = "Signed in", body = Session),
-        (status = 400, body = velha_api::ApiError),
+        (status = 400, description = "bad_email, too_long (an e-mail over 254 bytes or a password over 1 KiB) or bad_request", body = velha_api::ApiError),
         (status = 401, description = "wrong_password (also for an unknown e-mail)", body = velha_api::ApiError),
         (status = 429, description = "rate_limited: too many failures for this account or address", body = velha_api::ApiError),
     )
@@ -119,7 +122,8 @@ pub async fn log_in(
     ClientAddress(address): ClientAddress,
     Json(body): Json<LogIn>,
 ) -> AppResult<Json<Session>> {
-    let email = body.email.trim().to_lowercase();
+    check_lengths(&body.email, &body.password)?;
+    let email = normalise_email(&body.email)?;
     app.limits.check_sign_in(&email, &address, now_ms())?;
     let account = app.store.account_by_email(&email).await?;
     let stored = account.as_ref().and_then(|a| a.password_hash.clone());

@@ -13,7 +13,7 @@ use velha_rules::{Cube, Level};
 use crate::app::App;
 use crate::auth::{Player, is_subscriber};
 use crate::error::{AppError, AppResult, Json, Query};
-use crate::store::{AccountRow, MatchRow};
+use crate::store::{AccountRow, MatchRow, SeatError};
 use crate::token::{new_id, now_ms};
 
 fn subscriber(a: &AccountRow) -> AppResult<()> {
@@ -84,14 +84,17 @@ fn open_match(row: &MatchRow, now: i64) -> OpenMatch {
     }
 }
 
-async fn not_playing(app: &App, account: &AccountRow) -> AppResult<()> {
-    if app.store.active_matches_of(&account.id).await?.is_empty() {
-        Ok(())
-    } else {
-        Err(AppError::new(
+fn seat_refused(e: SeatError) -> AppError {
+    match e {
+        SeatError::AlreadyPlaying => AppError::new(
             ErrorCode::AlreadyPlaying,
             "finish or cancel your open or live match first",
-        ))
+        ),
+        SeatError::Gone => AppError::new(
+            ErrorCode::Conflict,
+            "someone else joined first, or the creator withdrew it",
+        ),
+        SeatError::Db(e) => e.into(),
     }
 }
 
@@ -147,7 +150,6 @@ pub async fn create(
 ) -> AppResult<(StatusCode, Json<OpenMatch>)> {
     subscriber(&player.account)?;
     let lvl = level(body.level)?;
-    not_playing(&app, &player.account).await?;
     let now = now_ms();
     let row = MatchRow {
         id: new_id(),
@@ -166,7 +168,10 @@ pub async fn create(
         ending: None,
         created_at: now,
     };
-    app.store.insert_open_match(&row).await?;
+    app.store
+        .insert_open_match(&row)
+        .await
+        .map_err(seat_refused)?;
     if !app.hub.is_online(&row.x_id) {
         app.hub.withdraw_if_gone(row.x_id.clone());
     }
@@ -251,19 +256,12 @@ pub async fn join(
             ),
         ));
     }
-    not_playing(&app, me).await?;
     let now = now_ms();
     let deadline = now + app.clocks.move_ms;
-    if !app
-        .store
+    app.store
         .join_match(&id, &me.id, &me.country, now, deadline)
-        .await?
-    {
-        return Err(AppError::new(
-            ErrorCode::Conflict,
-            "someone else joined first, or the creator withdrew it",
-        ));
-    }
+        .await
+        .map_err(seat_refused)?;
     let row = app
         .store
         .get_match(&id)

@@ -4,11 +4,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
+use axum::extract::ws::CloseFrame;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use tracing::Instrument;
-use velha_api::{ClientMsg, ErrorCode, ServerMsg};
+use velha_api::{ClientMsg, ErrorCode, MAX_LIVE_FRAME, ServerMsg};
 
 use crate::app::App;
 use crate::live::ConnHandle;
@@ -17,8 +18,8 @@ use crate::token::{now_ms, token_hash};
 
 /// How long a new connection has to say `hello`.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
-/// The largest message a client may send.
-const MAX_MESSAGE: usize = 16 * 1024;
+/// RFC 6455's close code for a message too big to process.
+const MESSAGE_TOO_BIG: u16 = 1009;
 
 /// Live play.
 #[utoipa::path(
@@ -27,7 +28,10 @@ const MAX_MESSAGE: usize = 16 * 1024;
     tag = "live",
     description = "Upgrades to a WebSocket carrying one JSON message per text frame: \
         ClientMsg from the app (first `hello` with the session token), ServerMsg from the \
-        server (first `welcome`). Both schemas are in this document's components.",
+        server (first `welcome`). Both schemas are in this document's components. A frame \
+        may have at most 16384 bytes (16 KiB): a larger one closes that connection with \
+        code 1009 (message too big) and a reason; the player's other connections and \
+        matches go on.",
     responses(
         (status = 101, description = "Switching to the WebSocket"),
         (status = 400, description = "Not a WebSocket request"),
@@ -38,8 +42,8 @@ pub async fn live(State(app): State<Arc<App>>, upgrade: WebSocketUpgrade) -> Res
     // thousands of players connect without hundreds of megabytes of empty buffers.
     upgrade
         .read_buffer_size(4 * 1024)
-        .max_frame_size(MAX_MESSAGE)
-        .max_message_size(MAX_MESSAGE)
+        .max_frame_size(MAX_LIVE_FRAME)
+        .max_message_size(MAX_LIVE_FRAME)
         .on_upgrade(move |socket| session(app, socket))
 }
 
@@ -57,12 +61,38 @@ fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {
     }
 }
 
-async fn hello(app: &App, socket: &mut WebSocket) -> Result<AccountRow, ServerMsg> {
+/// How a connection that cannot go on is told why.
+enum Farewell {
+    /// A message, then an ordinary close.
+    Say(ServerMsg),
+    /// A close frame with this code and reason.
+    Close(CloseFrame),
+}
+
+/// The close frame for a read error, when it is one the client should hear about: a frame over
+/// the limit. tungstenite reports it as a capacity error, whose type axum does not expose (and
+/// whose crate version is axum's own), so it is recognised by its words; the integration test
+/// of the limit fails if they change.
+fn farewell_for(e: &axum::Error) -> Option<CloseFrame> {
+    let text = e.to_string();
+    (text.contains("Space limit exceeded") || text.contains("too long")).then(|| CloseFrame {
+        code: MESSAGE_TOO_BIG,
+        reason: Utf8Bytes::from(format!("a frame may have at most {MAX_LIVE_FRAME} bytes")),
+    })
+}
+
+async fn hello(app: &App, socket: &mut WebSocket) -> Result<AccountRow, Farewell> {
+    let say = |code, text: &str| Farewell::Say(error(code, text));
     let first = tokio::time::timeout(HELLO_WITHIN, socket.recv())
         .await
-        .map_err(|_| error(ErrorCode::Unauthorized, "say hello with your token first"))?;
+        .map_err(|_| say(ErrorCode::Unauthorized, "say hello with your token first"))?;
+    if let Some(Err(e)) = &first
+        && let Some(frame) = farewell_for(e)
+    {
+        return Err(Farewell::Close(frame));
+    }
     let Some(Ok(Message::Text(t))) = first else {
-        return Err(error(
+        return Err(say(
             ErrorCode::BadRequest,
             "the first message must be hello",
         ));
@@ -70,12 +100,12 @@ async fn hello(app: &App, socket: &mut WebSocket) -> Result<AccountRow, ServerMs
     let token = match serde_json::from_str::<ClientMsg>(&t) {
         Ok(ClientMsg::Hello { token }) => token,
         Ok(_) => {
-            return Err(error(
+            return Err(say(
                 ErrorCode::BadRequest,
                 "the first message must be hello",
             ));
         }
-        Err(e) => return Err(error(ErrorCode::BadRequest, format!("not a message: {e}"))),
+        Err(e) => return Err(say(ErrorCode::BadRequest, &format!("not a message: {e}"))),
     };
     match app
         .store
@@ -83,13 +113,13 @@ async fn hello(app: &App, socket: &mut WebSocket) -> Result<AccountRow, ServerMs
         .await
     {
         Ok(Some(account)) => Ok(account),
-        Ok(None) => Err(error(
+        Ok(None) => Err(say(
             ErrorCode::Unauthorized,
             "the session is unknown or expired; sign in again",
         )),
         Err(e) => {
             tracing::error!(error = %e, "database error");
-            Err(error(ErrorCode::Internal, "storage failed"))
+            Err(say(ErrorCode::Internal, "storage failed"))
         }
     }
 }
@@ -97,9 +127,13 @@ async fn hello(app: &App, socket: &mut WebSocket) -> Result<AccountRow, ServerMs
 async fn session(app: Arc<App>, mut socket: WebSocket) {
     let account = match hello(&app, &mut socket).await {
         Ok(a) => a,
-        Err(msg) => {
+        Err(Farewell::Say(msg)) => {
             let _ = socket.send(text(&msg)).await;
             let _ = socket.close().await;
+            return;
+        }
+        Err(Farewell::Close(frame)) => {
+            let _ = socket.send(Message::Close(Some(frame))).await;
             return;
         }
     };
@@ -120,9 +154,19 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
     } = conn;
     let _ = reply.try_send(welcome(&app, &account).await);
     let (mut sink, mut stream) = socket.split();
-    let writer = tokio::spawn(async move {
+    let (bye, mut farewell) = tokio::sync::oneshot::channel::<CloseFrame>();
+    let mut writer = tokio::spawn(async move {
         loop {
+            // In this order: a close frame at once; what is queued before a close (the
+            // reason a connection is closed comes just before it).
             tokio::select! {
+                biased;
+                frame = &mut farewell => {
+                    if let Ok(frame) = frame {
+                        let _ = sink.send(Message::Close(Some(frame))).await;
+                    }
+                    break;
+                }
                 msg = rx.recv() => match msg {
                     Some(msg) => if sink.send(text(&msg)).await.is_err() { break },
                     None => break,
@@ -132,7 +176,20 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
         }
         let _ = sink.close().await;
     });
-    while let Some(Ok(frame)) = stream.next().await {
+    let mut bye = Some(bye);
+    while let Some(frame) = stream.next().await {
+        let frame = match frame {
+            Ok(frame) => frame,
+            Err(e) => {
+                if let Some(frame) = farewell_for(&e)
+                    && let Some(bye) = bye.take()
+                {
+                    tracing::info!(reason = %frame.reason, "closing with 1009");
+                    let _ = bye.send(frame);
+                }
+                break;
+            }
+        };
         let t = match frame {
             Message::Text(t) => t,
             Message::Close(_) => break,
@@ -176,6 +233,10 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
         }
     }
     app.hub.disconnect(&account.id, conn_id);
+    if bye.is_none() {
+        // The close frame is on its way: give the writer a moment to send it.
+        let _ = tokio::time::timeout(Duration::from_secs(2), &mut writer).await;
+    }
     writer.abort();
     tracing::info!("disconnected");
 }

@@ -98,8 +98,11 @@ impl Server {
 
     async fn spawn(&mut self) {
         let mut c = self.command();
-        c.args(["--listen", &self.listen, "--argon2-memory-kib", "256"])
-            .args(&self.extra)
+        c.args(["--listen", &self.listen]);
+        if !self.extra.iter().any(|a| a == "--argon2-memory-kib") {
+            c.args(["--argon2-memory-kib", "256"]);
+        }
+        c.args(&self.extra)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -118,8 +121,39 @@ impl Server {
             .to_owned();
         self.listen = base.trim_start_matches("https://").to_owned();
         self.base = base;
-        self.cert = std::fs::read(self.dir.path().join("dev-cert.pem")).expect("dev cert");
+        let cert = match self.extra.iter().position(|a| a == "--tls-cert") {
+            Some(i) => std::path::PathBuf::from(&self.extra[i + 1]),
+            None => self.dir.path().join("dev-cert.pem"),
+        };
+        self.cert = std::fs::read(cert).expect("the server's certificate");
         self.child = Some(child);
+    }
+
+    /// A fresh database of the same kind as this server's.
+    pub async fn fresh_db(&self) -> Db {
+        match &self.db {
+            Db::Sqlite => Db::Sqlite,
+            Db::Postgres(_) => Db::postgres().await.expect("PostgreSQL"),
+        }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child
+            .as_ref()
+            .and_then(|c| c.id())
+            .expect("the server is running")
+    }
+
+    /// The server's resident memory now (VmRSS), in KiB.
+    pub fn resident_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("read the server's /proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS in /proc status")
     }
 
     /// SIGKILL: no shutdown, no flushing.

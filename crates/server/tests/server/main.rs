@@ -9,5 +9,6 @@ mod accounts;
 mod api_doc;
 mod durability;
 mod google;
+mod hardening;
 mod live;
 mod lobby;

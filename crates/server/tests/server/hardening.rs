@@ -1,0 +1,570 @@
+//! The server against a hostile or buggy client: memory that sign-in floods cannot grow, the
+//! one-match rule under racing requests, texts with control characters, weak passwords, an
+//! oversized WebSocket frame, the framework's own errors, and the headers every answer
+//! carries.
+
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use reqwest::Method;
+use sqlx::{Connection, Row};
+use velha_api::{ClientMsg, ErrorCode, PasswordProblem, Scope, ServerMsg};
+use velha_server::client::Client;
+
+use crate::common::{Db, Server, expect};
+
+const UNTIL: Option<&str> = Some("2099-12-31");
+
+/// How much the server's resident memory may grow while it refuses thousands of sign-ins with
+/// distinct e-mails: the limiters' keys are 16-byte digests, so this is allocator slack.
+const SIGN_IN_FLOOD_BOUND_KIB: u64 = 24 * 1024;
+
+async fn count(server: &Server, sql: &str) -> i64 {
+    sqlx::any::install_default_drivers();
+    let mut conn = sqlx::AnyConnection::connect(&server.database_url())
+        .await
+        .expect("open the database");
+    sqlx::query(sql)
+        .fetch_one(&mut conn)
+        .await
+        .expect("count")
+        .get::<i64, _>(0)
+}
+
+async fn on_a01_failed_sign_ins_keep_memory_bounded(db: Db) {
+    // Every failure reaches the per-account limiter: the address limit is out of the way.
+    let server = Server::start(db, &["--login-failures-per-address", "1000000"]).await;
+    let c = server.client();
+    let fail = |c: Client, email: String| async move {
+        let body = serde_json::json!({"email": email, "password": "errada-123"}).to_string();
+        c.raw(Method::POST, "/api/sessions", Some(&body))
+            .await
+            .unwrap()
+    };
+    for i in 0..200 {
+        let (status, _) = fail(c.clone(), format!("warm-{i}@example.com")).await;
+        assert_eq!(status, 401);
+    }
+    let before = server.resident_kib();
+
+    // E-mails of 1.9 MB are refused before they become keys.
+    let huge = "x".repeat(1_900_000);
+    for i in 0..40 {
+        let (status, json) = fail(c.clone(), format!("{i}{huge}@example.com")).await;
+        assert_eq!((status, json["code"].as_str()), (400, Some("too_long")));
+    }
+    // Thousands of distinct e-mails of the longest allowed length, eight at a time.
+    let padding = "p".repeat(230);
+    for round in 0..500 {
+        let answers =
+            join_all((0..8).map(|i| fail(c.clone(), format!("{round}-{i}-{padding}@example.com"))))
+                .await;
+        assert!(answers.iter().all(|(s, _)| *s == 401), "{answers:?}");
+    }
+    let after = server.resident_kib();
+    let grown = after.saturating_sub(before);
+    eprintln!(
+        "resident memory {before} KiB -> {after} KiB (+{grown} KiB) after 4 000 failed sign-ins and 40 of 1.9 MB"
+    );
+    assert!(
+        grown < SIGN_IN_FLOOD_BOUND_KIB,
+        "the server grew by {grown} KiB (bound {SIGN_IN_FLOOD_BOUND_KIB} KiB)"
+    );
+    let (status, _) = c.raw(Method::GET, "/api/health", None).await.unwrap();
+    assert_eq!(status, 200);
+}
+on_both!(on_a01_failed_sign_ins_keep_memory_bounded);
+
+/// The match a seat request got: Ok(match id) or the error code.
+async fn seat_results<F>(requests: Vec<F>) -> Vec<Result<String, ErrorCode>>
+where
+    F: std::future::Future<Output = Result<String, ErrorCode>>,
+{
+    join_all(requests).await
+}
+
+async fn on_m02_one_match_per_player_under_concurrent_requests(db: Db) {
+    // Creators stay in the lobby however long the rounds take.
+    let server = Server::start(db, &["--reconnect-grace-ms", "600000"]).await;
+    let racer = server.player("racer", "pt-BR", UNTIL).await;
+    let mut racer_live = racer.live().await.unwrap();
+    expect(&mut racer_live, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    let mut creators = Vec::new();
+    for i in 0..10 {
+        creators.push(server.player(&format!("host{i}"), "pt-BR", UNTIL).await);
+    }
+    let active = "SELECT COUNT(*) FROM matches m JOIN accounts a ON a.id = m.x_id OR a.id = m.o_id \
+                  WHERE a.name = 'racer' AND m.state IN ('open', 'live')";
+
+    // Frees the racer from the match it got, whichever kind.
+    async fn release(racer: &Client, live: &mut velha_server::client::Live, id: &str) {
+        let view = racer.get_match(id).await.unwrap();
+        if view.state == velha_api::MatchState::Open {
+            racer.cancel(id).await.unwrap();
+        } else {
+            live.send(&ClientMsg::Leave {
+                match_id: id.to_owned(),
+            })
+            .await
+            .unwrap();
+            expect(live, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
+        }
+    }
+
+    for round in 0..20 {
+        // Ten creates at once.
+        let creates = (0..10)
+            .map(|_| {
+                let r = racer.clone();
+                async move {
+                    r.create(Scope::Mundial, 1)
+                        .await
+                        .map(|m| m.id)
+                        .map_err(|e| e.code)
+                }
+            })
+            .collect();
+        let got = seat_results(creates).await;
+        let wins: Vec<&String> = got.iter().filter_map(|r| r.as_ref().ok()).collect();
+        assert_eq!(wins.len(), 1, "round {round}, creates: {got:?}");
+        assert!(
+            got.iter()
+                .all(|r| r.is_ok() || r == &Err(ErrorCode::AlreadyPlaying)),
+            "{got:?}"
+        );
+        assert_eq!(count(&server, active).await, 1);
+        release(&racer, &mut racer_live, wins[0]).await;
+
+        // Ten joins at once, into ten different matches.
+        let mut open = Vec::new();
+        for host in &creators {
+            open.push(host.create(Scope::Mundial, 1).await.unwrap().id);
+        }
+        let joins = open
+            .iter()
+            .map(|id| {
+                let r = racer.clone();
+                let id = id.clone();
+                async move { r.join(&id).await.map(|m| m.id).map_err(|e| e.code) }
+            })
+            .collect();
+        let got = seat_results(joins).await;
+        let wins: Vec<String> = got.iter().filter_map(|r| r.clone().ok()).collect();
+        assert_eq!(wins.len(), 1, "round {round}, joins: {got:?}");
+        assert!(
+            got.iter()
+                .all(|r| r.is_ok() || r == &Err(ErrorCode::AlreadyPlaying)),
+            "{got:?}"
+        );
+        assert_eq!(count(&server, active).await, 1);
+        release(&racer, &mut racer_live, &wins[0]).await;
+        for (host, id) in creators.iter().zip(&open) {
+            if *id != wins[0] {
+                host.cancel(id).await.unwrap();
+            }
+        }
+
+        // Five creates and five joins at once.
+        let mut open = Vec::new();
+        for host in &creators[..5] {
+            open.push(host.create(Scope::Mundial, 2).await.unwrap().id);
+        }
+        let mut mixed: Vec<std::pin::Pin<Box<dyn std::future::Future<Output = _> + Send>>> =
+            Vec::new();
+        for id in &open {
+            let r = racer.clone();
+            let id = id.clone();
+            mixed.push(Box::pin(async move {
+                r.join(&id).await.map(|m| m.id).map_err(|e| e.code)
+            }));
+            let r = racer.clone();
+            mixed.push(Box::pin(async move {
+                r.create(Scope::Nacional, 2)
+                    .await
+                    .map(|m| m.id)
+                    .map_err(|e| e.code)
+            }));
+        }
+        let got = seat_results(mixed).await;
+        let wins: Vec<String> = got.iter().filter_map(|r| r.clone().ok()).collect();
+        assert_eq!(wins.len(), 1, "round {round}, mixed: {got:?}");
+        assert_eq!(count(&server, active).await, 1);
+        release(&racer, &mut racer_live, &wins[0]).await;
+        for (host, id) in creators.iter().zip(&open) {
+            if *id != wins[0] {
+                host.cancel(id).await.unwrap();
+            }
+        }
+        assert_eq!(count(&server, active).await, 0, "round {round}: freed");
+    }
+    // The rule also holds between requests: free again, one create succeeds.
+    racer.create(Scope::Mundial, 1).await.unwrap();
+    assert_eq!(
+        racer.create(Scope::Mundial, 2).await.unwrap_err().code,
+        ErrorCode::AlreadyPlaying
+    );
+}
+on_both!(on_m02_one_match_per_player_under_concurrent_requests);
+
+async fn on_a01_control_characters_and_invalid_unicode_are_refused(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    let sign_up = |email: &str, name: &str, region: &str| {
+        serde_json::json!({"email": email, "password": "cubo-gira-9", "name": name, "region": region})
+            .to_string()
+    };
+    let cases = [
+        (
+            sign_up("ana\u{0}@example.com", "ana", "pt-BR"),
+            "bad_email",
+            "U+0000",
+        ),
+        (
+            sign_up("ana@exam\u{7}ple.com", "ana", "pt-BR"),
+            "bad_email",
+            "U+0007",
+        ),
+        (
+            sign_up("ana@example.com", "an\u{202E}a", "pt-BR"),
+            "bad_name",
+            "U+202E",
+        ),
+        (
+            sign_up("ana@example.com", "a\u{200B}na", "pt-BR"),
+            "bad_name",
+            "U+200B",
+        ),
+        (
+            sign_up("ana@example.com", "ana", "pt-BR\u{0}"),
+            "bad_region",
+            "U+0000",
+        ),
+    ];
+    for (body, code, shown) in &cases {
+        let (status, json) = c
+            .raw(Method::POST, "/api/accounts", Some(body))
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, json["code"].as_str()),
+            (400, Some(*code)),
+            "{body:?}"
+        );
+        assert!(json["message"].as_str().unwrap().contains(shown), "{json}");
+    }
+    let sign_in = r#"{"email":"ana\u0000@example.com","password":"cubo-gira-9"}"#;
+    let (status, json) = c
+        .raw(Method::POST, "/api/sessions", Some(sign_in))
+        .await
+        .unwrap();
+    assert_eq!((status, json["code"].as_str()), (400, Some("bad_email")));
+    // Invalid UTF-8, and a lone surrogate escape: the JSON parser refuses both.
+    let mut bytes = br#"{"email":"ana@example.com","password":"cubo-gira-9","name":"an"#.to_vec();
+    bytes.extend_from_slice(&[0xff, 0xfe]);
+    bytes.extend_from_slice(br#"a","region":"pt-BR"}"#);
+    let lone = sign_up("ana@example.com", "an\\ud800a", "pt-BR").replace("\\\\ud800", "\\ud800");
+    for body in [bytes, lone.into_bytes()] {
+        let (status, _, json) = c
+            .raw_bytes(
+                Method::POST,
+                "/api/accounts",
+                Some((body, "application/json")),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, json["code"].as_str()),
+            (400, Some("bad_request")),
+            "{json}"
+        );
+    }
+    assert_eq!(
+        count(&server, "SELECT COUNT(*) FROM accounts").await,
+        0,
+        "nothing stored"
+    );
+    // The same player with clean text is welcome, and their country change is checked too.
+    let mut ana = server.client();
+    ana.sign_up("ana@example.com", "cubo-gira-9", "Ana", "pt-BR")
+        .await
+        .unwrap();
+    let (status, json) = ana
+        .raw(
+            Method::PUT,
+            "/api/me/region",
+            Some(r#"{"region":"pt-\u0000BR"}"#),
+        )
+        .await
+        .unwrap();
+    assert_eq!((status, json["code"].as_str()), (400, Some("bad_region")));
+    assert_eq!(ana.me().await.unwrap().country, "BR");
+}
+on_both!(on_a01_control_characters_and_invalid_unicode_are_refused);
+
+async fn on_a01_common_and_guessable_passwords_are_refused_with_a_reason(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    for (password, problem) in [
+        ("qwertyuiop", PasswordProblem::Common),
+        ("1q2w3e4r", PasswordProblem::Common),
+        ("Aa123456", PasswordProblem::Common),
+        ("123mudar", PasswordProblem::Common),
+        ("password123", PasswordProblem::Common),
+        ("flamengo2019", PasswordProblem::Words),
+        ("asdfghjkl;", PasswordProblem::Pattern),
+        ("25/12/1990", PasswordProblem::Date),
+        ("curta1", PasswordProblem::TooShort),
+    ] {
+        let e = c
+            .another()
+            .sign_up("bia@example.com", password, "Bia", "pt-BR")
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::WeakPassword, "{password}");
+        assert_eq!(
+            e.password_problem,
+            Some(problem),
+            "{password}: {}",
+            e.message
+        );
+        assert_eq!(e.message, problem.sentence(false));
+        assert!(!problem.sentence(true).is_empty());
+    }
+    let (status, json) = c
+        .raw(
+            Method::POST,
+            "/api/accounts",
+            Some(
+                &serde_json::json!({"email": "bia@example.com", "password": "x".repeat(1025),
+                    "name": "Bia", "region": "pt-BR"})
+                .to_string(),
+            ),
+        )
+        .await
+        .unwrap();
+    assert_eq!((status, json["code"].as_str()), (400, Some("too_long")));
+    c.another()
+        .sign_up(
+            "bia@example.com",
+            "tartaruga voadora de sapato",
+            "Bia",
+            "pt-BR",
+        )
+        .await
+        .unwrap();
+}
+on_both!(on_a01_common_and_guessable_passwords_are_refused_with_a_reason);
+
+async fn on_m05_an_oversized_frame_is_closed_with_1009(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let (x, mut x_live, _o, mut o_live, id) = crate::live::meet(&server, 1).await;
+    let mut x_other = x.live().await.unwrap();
+    expect(&mut x_other, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    let big = format!(
+        r#"{{"type":"ping","pad":"{}"}}"#,
+        "x".repeat(velha_api::MAX_LIVE_FRAME)
+    );
+    x_other.send_text(&big).await.unwrap();
+    let (code, reason) = x_other
+        .closed(Duration::from_secs(5))
+        .await
+        .unwrap()
+        .expect("a close frame");
+    assert_eq!(code, 1009);
+    assert!(reason.contains("16384"), "{reason}");
+    // The player's other connection and match go on: X moves and O hears it.
+    x_live
+        .send(&ClientMsg::Play {
+            match_id: id.clone(),
+            ply: 0,
+            actions: vec!["a1".to_owned()],
+        })
+        .await
+        .unwrap();
+    expect(&mut o_live, "the move", |m| {
+        matches!(m, ServerMsg::Moved { .. })
+    })
+    .await;
+    // Before hello, too.
+    let mut fresh = x.live_without_hello().await.unwrap();
+    fresh.send_text(&big).await.unwrap();
+    let (code, _) = fresh
+        .closed(Duration::from_secs(5))
+        .await
+        .unwrap()
+        .expect("a close frame");
+    assert_eq!(code, 1009);
+}
+on_both!(on_m05_an_oversized_frame_is_closed_with_1009);
+
+async fn api_document_framework_errors_are_api_errors(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    for (method, path) in [
+        (Method::PUT, "/api/health"),
+        (Method::PATCH, "/api/me"),
+        (Method::GET, "/api/accounts"),
+        (Method::DELETE, "/api/lobby"),
+    ] {
+        let (status, headers, json) = c.raw_bytes(method.clone(), path, None).await.unwrap();
+        assert_eq!(status, 405, "{method} {path}");
+        assert_eq!(
+            json["code"], "method_not_allowed",
+            "{method} {path}: {json}"
+        );
+        assert!(headers.contains_key("allow"), "{method} {path}");
+    }
+    let body = br#"{"email":"a@b.com","password":"x"}"#.to_vec();
+    let (status, _, json) = c
+        .raw_bytes(Method::POST, "/api/sessions", Some((body, "text/plain")))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, json["code"].as_str()),
+        (415, Some("unsupported_media_type"))
+    );
+    // Not a WebSocket request at the WebSocket's path.
+    let (status, _, json) = c.raw_bytes(Method::GET, "/api/live", None).await.unwrap();
+    assert!(status >= 400 && json["code"].is_string(), "{status} {json}");
+
+    // A request slower than the server allows: hashing a password with 64 MiB takes longer
+    // than 20 ms.
+    let slow = Server::start(
+        server.fresh_db().await,
+        &["--request-timeout-ms", "20", "--argon2-memory-kib", "65536"],
+    )
+    .await;
+    let e = slow
+        .client()
+        .sign_up("lenta@example.com", "cubo-gira-9", "Lenta", "pt-BR")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{e}");
+}
+on_both!(api_document_framework_errors_are_api_errors);
+
+async fn on_a01_answers_carry_cache_and_browser_protections(db: Db) {
+    let web = tempfile::tempdir().unwrap();
+    std::fs::write(
+        web.path().join("index.html"),
+        "<!doctype html><title>t</title>",
+    )
+    .unwrap();
+    let root = web.path().to_str().unwrap().to_owned();
+    let server = Server::start(db.clone(), &["--web-root", &root]).await;
+    let c = server.client();
+    let body = serde_json::json!({"email": "ana@example.com", "password": "cubo-gira-9",
+        "name": "Ana", "region": "pt-BR"})
+    .to_string();
+    let (status, headers, _) = c
+        .raw_bytes(
+            Method::POST,
+            "/api/accounts",
+            Some((body.into_bytes(), "application/json")),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 201);
+    assert_eq!(
+        headers["cache-control"], "no-store",
+        "a token is in this answer"
+    );
+    let body = r#"{"email":"ana@example.com","password":"cubo-gira-9"}"#;
+    let (status, headers, _) = c
+        .raw_bytes(
+            Method::POST,
+            "/api/sessions",
+            Some((body.as_bytes().to_vec(), "application/json")),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(headers["cache-control"], "no-store");
+    for path in ["/", "/index.html", "/sala/abc"] {
+        let (status, headers, _) = c.raw_bytes(Method::GET, path, None).await.unwrap();
+        assert_eq!(status, 200, "{path}");
+        let csp = headers["content-security-policy"].to_str().unwrap();
+        for needed in [
+            "default-src 'self'",
+            "script-src 'self' 'wasm-unsafe-eval'",
+            "object-src 'none'",
+            "frame-ancestors 'none'",
+        ] {
+            assert!(csp.contains(needed), "{path}: {csp}");
+        }
+        assert!(!csp.contains("'unsafe-eval'"), "{csp}");
+        assert_eq!(headers["x-content-type-options"], "nosniff");
+        assert!(headers.contains_key("referrer-policy"));
+        assert!(
+            !headers.contains_key("strict-transport-security"),
+            "no HSTS with a development certificate"
+        );
+    }
+    // With a certificate of its own (here the development one, given as a real one), HSTS.
+    let cert = server.dir.path().join("dev-cert.pem");
+    let key = server.dir.path().join("dev-key.pem");
+    let real = Server::start(
+        server.fresh_db().await,
+        &[
+            "--tls-cert",
+            cert.to_str().unwrap(),
+            "--tls-key",
+            key.to_str().unwrap(),
+        ],
+    )
+    .await;
+    let real_client = Client::new(&real.base, &std::fs::read(&cert).unwrap()).unwrap();
+    let (_, headers, _) = real_client
+        .raw_bytes(Method::GET, "/api/health", None)
+        .await
+        .unwrap();
+    assert!(
+        headers["strict-transport-security"]
+            .to_str()
+            .unwrap()
+            .starts_with("max-age="),
+        "{headers:?}"
+    );
+}
+on_both!(on_a01_answers_carry_cache_and_browser_protections);
+
+async fn on_m05_a_player_holds_a_bounded_number_of_connections(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let ana = server.player("ana", "pt-BR", UNTIL).await;
+    let max = velha_server::live::MAX_CONNECTIONS_PER_PLAYER;
+    let mut conns = Vec::new();
+    for _ in 0..max {
+        let mut live = ana.live().await.unwrap();
+        expect(&mut live, "welcome", |m| {
+            matches!(m, ServerMsg::Welcome { .. })
+        })
+        .await;
+        conns.push(live);
+    }
+    let mut newest = ana.live().await.unwrap();
+    expect(&mut newest, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    let told = expect(&mut conns[0], "the reason", |m| {
+        matches!(m, ServerMsg::Error { .. })
+    })
+    .await;
+    let ServerMsg::Error { code, message } = told else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::Conflict);
+    assert!(message.contains("oldest"), "{message}");
+    conns[0].closed(Duration::from_secs(5)).await.unwrap();
+    for live in conns[1..].iter_mut().chain([&mut newest]) {
+        live.send(&ClientMsg::Ping).await.unwrap();
+        expect(live, "pong", |m| matches!(m, ServerMsg::Pong)).await;
+    }
+}
+on_both!(on_m05_a_player_holds_a_bounded_number_of_connections);
