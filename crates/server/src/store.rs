@@ -165,6 +165,22 @@ async fn release_players(
     Ok(())
 }
 
+/// Ends the transaction that took a match out of the open and live states: frees its players
+/// and commits, or, when the change touched no row, writes nothing. Whether it changed.
+async fn release_if_changed(
+    mut tx: sqlx::Transaction<'_, sqlx::Any>,
+    changed: u64,
+    match_id: &str,
+) -> Result<bool, sqlx::Error> {
+    if changed != 1 {
+        tx.rollback().await?;
+        return Ok(false);
+    }
+    release_players(&mut tx, match_id).await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
 impl From<sqlx::Error> for InsertError {
     fn from(e: sqlx::Error) -> Self {
         InsertError::Db(e)
@@ -590,13 +606,7 @@ impl Store {
         .bind(creator)
         .execute(&mut *tx)
         .await?;
-        if done.rows_affected() != 1 {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        release_players(&mut tx, id).await?;
-        tx.commit().await?;
-        Ok(true)
+        release_if_changed(tx, done.rows_affected(), id).await
     }
 
     /// Withdraws every open match of a creator; how many there were.
@@ -726,13 +736,7 @@ impl Store {
         .bind(id)
         .execute(&mut *tx)
         .await?;
-        if done.rows_affected() != 1 {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        release_players(&mut tx, id).await?;
-        tx.commit().await?;
-        Ok(true)
+        release_if_changed(tx, done.rows_affected(), id).await
     }
 
     /// The committed moves of a match, in order: (ply, seat, actions).

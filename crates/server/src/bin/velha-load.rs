@@ -183,9 +183,14 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 
 async fn setup_player(base: &Client, name: String) -> Result<Client, String> {
     let mut c = base.another();
-    c.sign_up(&format!("{name}@load.test"), "load-test-9", &name, "pt-BR")
-        .await
-        .map_err(|e| format!("sign up {name}: {e}"))?;
+    c.sign_up(
+        &format!("{name}@load.test"),
+        "carga-gira-cubo-9",
+        &name,
+        "pt-BR",
+    )
+    .await
+    .map_err(|e| format!("sign up {name}: {e}"))?;
     Ok(c)
 }
 
