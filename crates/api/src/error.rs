@@ -54,7 +54,8 @@ pub enum ErrorCode {
     MethodNotAllowed,
     /// The request body is not JSON (the Content-Type says otherwise).
     UnsupportedMediaType,
-    /// The request took too long and was abandoned; nothing was changed.
+    /// The request took longer than the server allows and was abandoned; what it had already
+    /// done may stand, so check before repeating it.
     Timeout,
     /// Something failed inside the server; nothing was changed.
     Internal,

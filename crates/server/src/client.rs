@@ -243,9 +243,7 @@ impl Client {
         live.send(&ClientMsg::Hello { token }).await?;
         Ok(live)
     }
-}
 
-impl Client {
     /// Opens the live WebSocket without saying `hello`.
     pub async fn live_without_hello(&self) -> Result<Live, String> {
         let url = format!("{}{LIVE_PATH}", self.base.replacen("https://", "wss://", 1));

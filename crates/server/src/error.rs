@@ -71,14 +71,25 @@ impl From<sqlx::Error> for AppError {
     }
 }
 
+/// The code of an error the framework answered with only a status.
+pub fn code_for(status: StatusCode) -> ErrorCode {
+    match status {
+        StatusCode::UNAUTHORIZED => ErrorCode::Unauthorized,
+        StatusCode::FORBIDDEN => ErrorCode::Forbidden,
+        StatusCode::NOT_FOUND => ErrorCode::NotFound,
+        StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
+        StatusCode::REQUEST_TIMEOUT => ErrorCode::Timeout,
+        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::TooLarge,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedMediaType,
+        StatusCode::TOO_MANY_REQUESTS => ErrorCode::RateLimited,
+        s if s.is_server_error() => ErrorCode::Internal,
+        _ => ErrorCode::BadRequest,
+    }
+}
+
 impl From<JsonRejection> for AppError {
     fn from(e: JsonRejection) -> Self {
-        let code = match e.status() {
-            StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::TooLarge,
-            StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedMediaType,
-            _ => ErrorCode::BadRequest,
-        };
-        AppError::new(code, e.body_text())
+        AppError::new(code_for(e.status()), e.body_text())
     }
 }
 

@@ -5,11 +5,11 @@
 //! when a real certificate is configured).
 
 use axum::body::Body;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use velha_api::ErrorCode;
+use axum::http::{HeaderValue, header};
+use axum::response::Response;
+use velha_api::ApiError;
 
-use crate::error::AppError;
+use crate::error::code_for;
 
 /// Exactly what the web app needs: its own scripts and wasm (compiling wasm needs
 /// 'wasm-unsafe-eval', nothing else of eval), its own style sheet (no inline styles),
@@ -21,21 +21,6 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
 
 /// A year, as browsers advise for HSTS.
 const HSTS: &str = "max-age=31536000";
-
-fn code_for(status: StatusCode) -> ErrorCode {
-    match status {
-        StatusCode::UNAUTHORIZED => ErrorCode::Unauthorized,
-        StatusCode::FORBIDDEN => ErrorCode::Forbidden,
-        StatusCode::NOT_FOUND => ErrorCode::NotFound,
-        StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
-        StatusCode::REQUEST_TIMEOUT => ErrorCode::Timeout,
-        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::TooLarge,
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedMediaType,
-        StatusCode::TOO_MANY_REQUESTS => ErrorCode::RateLimited,
-        s if s.is_server_error() => ErrorCode::Internal,
-        _ => ErrorCode::BadRequest,
-    }
-}
 
 fn is_json(response: &Response) -> bool {
     response
@@ -62,15 +47,13 @@ pub async fn error_bodies(response: Response) -> Response {
             .to_lowercase(),
         t => t.to_owned(),
     };
-    let code = code_for(status);
-    let fresh = AppError::new(code, message).into_response();
+    let body = serde_json::to_vec(&ApiError::new(code_for(status), message)).unwrap_or_default();
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    let (_, body) = fresh.into_parts();
-    Response::from_parts(parts, Body::new(body))
+    Response::from_parts(parts, Body::from(body))
 }
 
 /// Middleware: [`protect`] every answer, `hsts` when the certificate is a real one.
@@ -113,6 +96,10 @@ fn protect(response: &mut Response, api: bool, hsts: bool) {
 
 #[cfg(test)]
 mod tests {
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    use velha_api::ErrorCode;
+
     use super::*;
 
     #[tokio::test]

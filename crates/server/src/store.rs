@@ -196,21 +196,26 @@ const ACCOUNT_COLUMNS: &str =
     "id, name, email, password_hash, google_sub, country, subscribed_until FROM accounts";
 
 fn migrator() -> Migrator {
+    let migration = |version, name, sql| {
+        Migration::new(
+            version,
+            Cow::Borrowed(name),
+            MigrationType::Simple,
+            Cow::Borrowed(sql),
+            false,
+        )
+    };
     Migrator {
         migrations: Cow::Owned(vec![
-            Migration::new(
+            migration(
                 1,
-                Cow::Borrowed("accounts and matches"),
-                MigrationType::Simple,
-                Cow::Borrowed(include_str!("../migrations/0001_accounts_and_matches.sql")),
-                false,
+                "accounts and matches",
+                include_str!("../migrations/0001_accounts_and_matches.sql"),
             ),
-            Migration::new(
+            migration(
                 2,
-                Cow::Borrowed("one match per player"),
-                MigrationType::Simple,
-                Cow::Borrowed(include_str!("../migrations/0002_one_match_per_player.sql")),
-                false,
+                "one match per player",
+                include_str!("../migrations/0002_one_match_per_player.sql"),
             ),
         ]),
         ..Migrator::DEFAULT

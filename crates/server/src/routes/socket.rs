@@ -176,23 +176,16 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
         }
         let _ = sink.close().await;
     });
-    let mut bye = Some(bye);
-    while let Some(frame) = stream.next().await {
-        let frame = match frame {
-            Ok(frame) => frame,
-            Err(e) => {
-                if let Some(frame) = farewell_for(&e)
-                    && let Some(bye) = bye.take()
-                {
-                    tracing::info!(reason = %frame.reason, "closing with 1009");
-                    let _ = bye.send(frame);
-                }
-                break;
-            }
+    // Reads until the connection ends; the close frame to answer with, if any.
+    let close_with = loop {
+        let frame = match stream.next().await {
+            Some(Ok(frame)) => frame,
+            Some(Err(e)) => break farewell_for(&e),
+            None => break None,
         };
         let t = match frame {
             Message::Text(t) => t,
-            Message::Close(_) => break,
+            Message::Close(_) => break None,
             Message::Binary(_) => {
                 let _ = reply.try_send(error(ErrorCode::BadRequest, "send text frames"));
                 continue;
@@ -226,16 +219,19 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
         if let Some(answer) = answer
             && reply.try_send(answer).is_err()
         {
-            break;
+            break None;
         }
         if writer.is_finished() {
-            break;
+            break None;
         }
-    }
+    };
     app.hub.disconnect(&account.id, conn_id);
-    if bye.is_none() {
-        // The close frame is on its way: give the writer a moment to send it.
-        let _ = tokio::time::timeout(Duration::from_secs(2), &mut writer).await;
+    if let Some(frame) = close_with {
+        tracing::info!(reason = %frame.reason, "closing with 1009");
+        if bye.send(frame).is_ok() {
+            // Give the writer a moment to send the close frame.
+            let _ = tokio::time::timeout(Duration::from_secs(2), &mut writer).await;
+        }
     }
     writer.abort();
     tracing::info!("disconnected");

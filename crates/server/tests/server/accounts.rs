@@ -1,18 +1,14 @@
 //! ON-A01 … ON-A03: accounts, sessions, sign-in limits, countries and subscriptions.
 
 use reqwest::Method;
-use sqlx::{Connection, Row};
+use sqlx::Row;
 use velha_api::{ErrorCode, Scope};
 
 use crate::common::{Db, Server};
 
 async fn stored(server: &Server, sql: &str) -> Vec<String> {
-    sqlx::any::install_default_drivers();
-    let mut conn = sqlx::AnyConnection::connect(&server.database_url())
-        .await
-        .expect("open the database");
     sqlx::query(sql)
-        .fetch_all(&mut conn)
+        .fetch_all(&mut server.database().await)
         .await
         .expect("query")
         .iter()

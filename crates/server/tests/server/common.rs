@@ -205,8 +205,16 @@ impl Server {
         (out.status.success(), text)
     }
 
-    /// The database URL, for tests that look at what is stored.
-    pub fn database_url(&self) -> String {
+    /// A connection to the server's database, for tests that look at what is stored.
+    pub async fn database(&self) -> sqlx::AnyConnection {
+        sqlx::any::install_default_drivers();
+        sqlx::AnyConnection::connect(&self.database_url())
+            .await
+            .expect("open the database")
+    }
+
+    /// The database URL.
+    fn database_url(&self) -> String {
         match &self.db {
             Db::Sqlite => format!("sqlite://{}", self.dir.path().join("velha.db").display()),
             Db::Postgres(url) => url.clone(),

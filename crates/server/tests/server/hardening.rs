@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures_util::future::join_all;
 use reqwest::Method;
-use sqlx::{Connection, Row};
+use sqlx::Row;
 use velha_api::{ClientMsg, ErrorCode, PasswordProblem, Scope, ServerMsg};
 use velha_server::client::Client;
 
@@ -20,12 +20,8 @@ const UNTIL: Option<&str> = Some("2099-12-31");
 const SIGN_IN_FLOOD_BOUND_KIB: u64 = 24 * 1024;
 
 async fn count(server: &Server, sql: &str) -> i64 {
-    sqlx::any::install_default_drivers();
-    let mut conn = sqlx::AnyConnection::connect(&server.database_url())
-        .await
-        .expect("open the database");
     sqlx::query(sql)
-        .fetch_one(&mut conn)
+        .fetch_one(&mut server.database().await)
         .await
         .expect("count")
         .get::<i64, _>(0)
