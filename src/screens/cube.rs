@@ -16,8 +16,13 @@ use crate::platform::{CANVAS_AT_ORIGIN, CubeCanvas};
 use crate::screens::{Mark, TopBar, status_text};
 use velha_cube_view::gesture::Meaning;
 
-/// How long the Velha thinks per action.
-const VELHA_MS: u64 = 250;
+/// What the Velha may spend per action: 250 ms, and at most the nodes she searches in that
+/// time on a desktop core, so she plays equally well on every device fast enough
+/// (velha-ai-arena measures her strength at this budget).
+const VELHA_LIMITS: Limits = Limits {
+    time: Some(std::time::Duration::from_millis(250)),
+    work: Some(1_024_000),
+};
 
 /// The turn's name for people: "Coluna a ↓", "Fileira 1 ←", "Frente ↻".
 fn turn_name(t: &Texts, turn: Turn) -> String {
@@ -56,6 +61,8 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let mut setup = use_signal(|| None::<(Level, bool)>);
     let mut cube = use_signal(|| Cube::new(Level::One));
+    // The game's earlier positions: the Velha steers away from returning to them.
+    let mut earlier = use_signal(Vec::<Cube>::new);
     let mut message = use_signal(|| None::<&'static str>);
     let mut velha = use_signal(Velha::new);
     let mut rng = use_signal(|| Rng::new(random_seed()));
@@ -66,6 +73,9 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let mut play = move |action: CubeAction| {
         let before = cube();
         let result = cube.with_mut(|c| c.play(action));
+        if result.is_ok() {
+            earlier.write().push(before);
+        }
         if let (Ok(_), CubeAction::Turn(turn)) = (result, action) {
             turns.read().push(before, turn);
         }
@@ -80,9 +90,10 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                 if let Some((_, true)) = setup() {
                     // The Velha plays O: a free turn keeps its turn, so it may act twice.
                     while cube().status() == Status::Ongoing(Player::O) {
-                        let choice = velha.write().choose(
+                        let choice = velha.write().choose_in_game(
+                            &earlier.read(),
                             &cube(),
-                            Limits::millis(VELHA_MS),
+                            VELHA_LIMITS,
                             &mut rng.write(),
                         );
                         match choice {
@@ -120,6 +131,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                     button { class: "primary wide", key: "{id}", "data-mode": id,
                         onclick: move |_| {
                             cube.set(Cube::new(lvl));
+                            earlier.write().clear();
                             counted.set(false);
                             message.set(None);
                             setup.set(Some((lvl, vs)));
@@ -198,6 +210,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                 button { class: "primary", "data-action": "another",
                     onclick: move |_| {
                         cube.set(Cube::new(level));
+                        earlier.write().clear();
                         turns.read().clear();
                         counted.set(false);
                         message.set(None);

@@ -27,16 +27,16 @@ pub mod arena;
 mod baseline;
 mod budget;
 mod classic;
-mod cube;
 mod rng;
 mod ultimate;
+mod velha;
 
 pub use baseline::{Greedy, RandomPlayer};
 pub use budget::{Budget, Limits};
 pub use classic::Character;
-pub use cube::{Velha, VelhaStats};
 pub use rng::Rng;
 pub use ultimate::{Difficulty, UltimateAi};
+pub use velha::{MATE, MATE_BOUND, REPETITION, Velha, VelhaStats, Weights};
 
 use velha_rules::Position;
 
@@ -45,4 +45,17 @@ pub trait Opponent<P: Position> {
     /// The action to play from `position`, within `limits`, drawing any randomness from
     /// `rng`; `None` only when the game is over.
     fn choose(&mut self, position: &P, limits: Limits, rng: &mut Rng) -> Option<P::Action>;
+
+    /// [`Opponent::choose`] knowing the game so far: `earlier` are its positions before
+    /// `position`, oldest first. Opponents that do not look back ignore them.
+    fn choose_in_game(
+        &mut self,
+        earlier: &[P],
+        position: &P,
+        limits: Limits,
+        rng: &mut Rng,
+    ) -> Option<P::Action> {
+        let _ = earlier;
+        self.choose(position, limits, rng)
+    }
 }

@@ -177,8 +177,19 @@ impl UltimateAi {
                 return Some(cell);
             }
         }
+        // A move after which the opponent wins at once is never worth searching either,
+        // unless every move is one.
+        let safe: Vec<UltCell> = legal
+            .filter(|&cell| {
+                let mut next = *root;
+                next.play(cell).is_ok() && !crate::baseline::has_immediate_win(&next)
+            })
+            .collect();
         self.nodes.clear();
         self.nodes.push(Node::new(UltCell::default(), !me));
+        if !safe.is_empty() && safe.len() < legal.len() {
+            self.expand_with(0, me, safe);
+        }
         let mut budget = Budget::start(limits);
         let mut path: Vec<u32> = Vec::with_capacity(96);
         while budget.spend() {
@@ -227,13 +238,18 @@ impl UltimateAi {
     }
 
     fn expand(&mut self, node: u32, position: &Ultimate) {
-        let mover = position.side_to_move();
-        let first = self.nodes.len() as u32;
-        let legal = position.legal_cells();
-        self.nodes.extend(legal.map(|cell| Node::new(cell, mover)));
+        self.expand_with(node, position.side_to_move(), position.legal_cells());
+    }
+
+    /// Gives `node` one child per cell of `cells`, played by `mover`.
+    fn expand_with(&mut self, node: u32, mover: Player, cells: impl IntoIterator<Item = UltCell>) {
+        let first = self.nodes.len();
+        self.nodes
+            .extend(cells.into_iter().map(|cell| Node::new(cell, mover)));
+        let count = self.nodes.len() - first;
         let n = &mut self.nodes[node as usize];
-        n.first_child = first;
-        n.child_count = legal.len() as u8;
+        n.first_child = first as u32;
+        n.child_count = count as u8;
         n.expanded = true;
     }
 

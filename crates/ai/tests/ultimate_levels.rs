@@ -100,22 +100,74 @@ fn easy_grabs_small_boards_often_but_not_always() {
     assert!((0.55..0.85).contains(&rate), "grab rate {rate}");
 }
 
+/// True when the side to move in `p` can win the game with one move.
+fn can_win_at_once(p: &Ultimate) -> bool {
+    let Status::Ongoing(me) = p.status() else {
+        return false;
+    };
+    p.legal_cells().any(|c| {
+        let mut q = *p;
+        q.play(c) == Ok(Status::Win(me))
+    })
+}
+
+/// The oracle is two plies of plain enumeration: where a move wins the game, the tree search
+/// (medium and hard) plays one; otherwise, where some move leaves the opponent no win in one,
+/// it plays such a move. Checked on thousands of positions of both games, including positions
+/// from greedy play, where threats are everywhere.
 #[test]
-fn hard_takes_a_winning_move_and_answers_legally_in_every_position() {
-    let mut hard = UltimateAi::new(Difficulty::Hard);
-    let mut rng = Rng::new(4);
-    for p in positions(300) {
-        let me = p.side_to_move();
-        let c = hard.choose(&p, Limits::work(200), &mut rng).unwrap();
-        assert!(p.legal_cells().contains(c));
-        let can_win = p.legal_cells().any(|c| {
-            let mut q = p;
-            q.play(c) == Ok(Status::Win(me))
-        });
-        let mut q = p;
-        q.play(c).unwrap();
-        assert_eq!(can_win, q.status() == Status::Win(me), "{p}");
+fn super_r04_v2_r07_the_tree_search_never_misses_a_win_in_one_nor_allows_an_avoidable_loss_in_one()
+{
+    let (mut wins, mut dangers) = (0, 0);
+    for variant in [Variant::Super, Variant::V2] {
+        let sampled =
+            velha_ai::arena::sample_positions(Ultimate::new(variant, Player::X), 1_500, 31);
+        for difficulty in [Difficulty::Medium, Difficulty::Hard] {
+            let mut ai = UltimateAi::new(difficulty);
+            let mut rng = Rng::new(4);
+            for p in &sampled {
+                if p.status().is_over() {
+                    continue;
+                }
+                let me = p.side_to_move();
+                let c = ai.choose(p, Limits::work(60), &mut rng).unwrap();
+                assert!(p.legal_cells().contains(c), "{p}");
+                let mut q = *p;
+                q.play(c).unwrap();
+                if can_win_at_once(p) {
+                    wins += 1;
+                    assert_eq!(
+                        q.status(),
+                        Status::Win(me),
+                        "{difficulty:?} missed a win: {p}"
+                    );
+                    continue;
+                }
+                let some_safe = p.legal_cells().any(|d| {
+                    let mut r = *p;
+                    r.play(d).unwrap();
+                    !can_win_at_once(&r)
+                });
+                let all_safe = p.legal_cells().all(|d| {
+                    let mut r = *p;
+                    r.play(d).unwrap();
+                    !can_win_at_once(&r)
+                });
+                if some_safe && !all_safe {
+                    dangers += 1;
+                    assert!(
+                        !can_win_at_once(&q),
+                        "{difficulty:?} allowed a loss in one: {p} → {c}"
+                    );
+                }
+            }
+        }
     }
+    // Both rules must have been put to the test many times.
+    assert!(
+        wins > 100 && dangers > 100,
+        "wins {wins}, dangers {dangers}"
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! CUBE-V05: the Velha plays the cube by the same rules at both levels, and plays it well.
 
-use velha_ai::arena::{Seat, play_match, sample_positions};
+use velha_ai::arena::{Fresh, Seat, play_match, play_match_fresh, sample_positions};
 use velha_ai::{Greedy, Limits, Opponent, RandomPlayer, Rng, Velha};
 use velha_rules::{Cube, CubeAction, Level, Position, Status};
 
@@ -124,4 +124,33 @@ fn cube_v05_the_same_seed_and_work_give_the_same_move() {
     let p = sample_positions(Cube::new(Level::Two), 30, 3)[29];
     let pick = |seed| Velha::new().choose(&p, Limits::work(5_000), &mut Rng::new(seed));
     assert_eq!(pick(1), pick(1));
+}
+
+/// CUBE-V05: she is stronger the longer she thinks. Work budgets (nodes per decision) make
+/// the games the same on every machine; unfinished games at the 400-action cap count half.
+/// The full table, up to the app's budget, is `velha-ai-arena ladder`.
+#[test]
+fn cube_v05_four_times_the_budget_scores_at_least_65_percent() {
+    for level in [Level::One, Level::Two] {
+        for small in [1_000, 4_000] {
+            let large = 4 * small;
+            let pair = Fresh {
+                a: Velha::new,
+                a_limits: Limits::work(large),
+                b: Velha::new,
+                b_limits: Limits::work(small),
+            };
+            let r = play_match_fresh(Cube::new(level), &pair, 100, large, 400, 2);
+            eprintln!(
+                "level {}: {large} against {small}: {r:?}, score {:.3}",
+                level.number(),
+                r.score()
+            );
+            assert!(
+                r.score() >= 0.65,
+                "level {}: {large} nodes against {small}: {r:?}",
+                level.number()
+            );
+        }
+    }
 }

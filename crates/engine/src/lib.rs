@@ -261,7 +261,10 @@ impl Session {
             }
             Game::Cube(l) => {
                 let velha = self.opponents.velha.get_or_insert_with(Velha::new);
-                velha.choose(&l.current, limits, rng).map(|a| a.to_string())
+                // The game so far, so she steers away from positions already seen.
+                velha
+                    .choose_in_game(&l.history, &l.current, limits, rng)
+                    .map(|a| a.to_string())
             }
         };
         match choice {

@@ -442,3 +442,80 @@ fn every_ai_answer_is_legal_and_on_time() {
     }
     e.quit();
 }
+
+/// Who answers `ai` for each side in [`budget_match`].
+#[derive(Clone, Copy, Debug)]
+enum Engines {
+    /// Each side its own process.
+    Two,
+    /// One process for both sides, its table shared, as a front end asking for hints would.
+    One,
+}
+
+/// Games of the Velha at `long` ms against the Velha at `short` ms, through the protocol,
+/// colours alternating; returns (wins of the longer budget, its losses, unfinished games).
+fn budget_match(engines: Engines, level: u8, games: u32, long: u64, short: u64) -> (u32, u32, u32) {
+    let mut processes: Vec<Engine> = match engines {
+        Engines::Two => vec![Engine::start(), Engine::start()],
+        Engines::One => vec![Engine::start()],
+    };
+    let (mut wins, mut losses, mut unfinished) = (0, 0, 0);
+    for game in 0..games {
+        let long_side = if game % 2 == 0 { "X" } else { "O" };
+        for e in &mut processes {
+            assert_eq!(e.send(&format!("new cube level={level}")), "ok");
+        }
+        let mut status = processes[0].send("status");
+        for _ in 0..400 {
+            let Some(side) = status.strip_prefix("ongoing ") else {
+                break;
+            };
+            let (who, ms) = if side == long_side {
+                (0, long)
+            } else {
+                (1, short)
+            };
+            let count = processes.len();
+            let asked = &mut processes[who % count];
+            let answer = asked.send(&format!("ai velha ms={ms}"));
+            let action = answer
+                .strip_prefix("bestmove ")
+                .unwrap_or_else(|| panic!("{answer}"))
+                .to_string();
+            for e in &mut processes {
+                assert_eq!(e.send(&format!("play {action}")), "ok");
+            }
+            status = processes[0].send("status");
+        }
+        match status.strip_prefix("win ") {
+            Some(w) if w == long_side => wins += 1,
+            Some(_) => losses += 1,
+            None => unfinished += 1,
+        }
+    }
+    for e in processes {
+        e.quit();
+    }
+    (wins, losses, unfinished)
+}
+
+/// CUBE-V05: thinking longer never loses the match, whether each side has its own engine or
+/// one engine (one table) answers for both — the setting where a longer search used to lose
+/// to a shorter one. Time budgets make single games vary, so each match only must not be
+/// lost, and all of them together must be won.
+#[test]
+fn cube_v05_a_longer_budget_never_loses_the_match_through_the_protocol() {
+    let (mut all_wins, mut all_losses) = (0, 0);
+    for engines in [Engines::Two, Engines::One] {
+        for level in [1, 2] {
+            let (wins, losses, unfinished) = budget_match(engines, level, 4, 60, 3);
+            let line = format!(
+                "{engines:?} engine(s), level {level}: 60 ms against 3 ms won {wins}, lost {losses}, {unfinished} unfinished"
+            );
+            eprintln!("{line}");
+            assert!(wins >= losses, "{line}");
+            (all_wins, all_losses) = (all_wins + wins, all_losses + losses);
+        }
+    }
+    assert!(all_wins > all_losses, "won {all_wins}, lost {all_losses}");
+}

@@ -14,8 +14,9 @@ use velha_ai::{
 };
 use velha_rules::{Classic, Cube, Level, Player, Position, Ultimate, Variant};
 
-/// The Velha's budget at full strength, in play and in the strength table.
-const VELHA_MS: u64 = 40;
+/// The Velha's time per action in the app.
+const VELHA_MS: u64 = 250;
+/// The Velha's budget in the strength table against the reference players.
 const VELHA_NODES: u64 = 20_000;
 /// Hard's budget at full strength.
 const HARD_MS: u64 = 500;
@@ -205,7 +206,7 @@ fn row(name: &str, r: MatchScore) {
     println!(
         "{name:<30} won {:>4}  drawn/capped {:>3}  lost {:>3}   win rate {:>5.1}%",
         r.wins,
-        r.draws,
+        r.draws + r.unfinished,
         r.losses,
         100.0 * r.win_rate()
     );

@@ -499,6 +499,18 @@ impl Cube {
         (self.plane(player) & F_MASK).count_ones()
     }
 
+    /// `player`'s symbols on the whole cube, one bit per facelet in facelet order.
+    #[inline]
+    pub const fn marks(&self, player: Player) -> u64 {
+        self.plane(player)
+    }
+
+    /// The spent stickers of the whole cube, one bit per facelet in facelet order.
+    #[inline]
+    pub const fn spent_stickers(&self) -> u64 {
+        self.spent
+    }
+
     /// `player`'s symbols on side 1 as a 9-bit mask (bit = [`Cell::index`]).
     #[inline]
     pub const fn side1_marks(&self, player: Player) -> u16 {
