@@ -1,13 +1,8 @@
 # Sourced by scripts/test.sh: a throwaway PostgreSQL on a free loopback port for the server's
-# tests (installed from apt when missing), stopped and removed when the tests end.
+# tests (installed with test.sh's apt_install when missing), stopped and removed when the tests end.
 
 start_test_postgres() {
-  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-    step "installing postgresql"
-    local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
-  fi
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || apt_install postgresql
   local bin port
   bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
   PG_DIR=$(mktemp -d /tmp/velha-pg.XXXXXX)

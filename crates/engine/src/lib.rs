@@ -1,4 +1,4 @@
-//! The engine protocol of `shared/rules/engine-protocol.md`: one command per line in, exactly
+//! The engine protocol of `docs/rules/engine-protocol.md`: one command per line in, exactly
 //! one line out. [`Session`] holds the game and answers lines; the binary wraps it around
 //! standard input and output.
 

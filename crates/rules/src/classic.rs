@@ -1,4 +1,4 @@
-//! Jogo da Velha, the classic 3x3 game (`shared/rules/classic.md`).
+//! Jogo da Velha, the classic 3x3 game (`docs/rules/classic.md`).
 
 use crate::lines::{FULL, has_line};
 use crate::{ActionList, Cell, Player, Position, Status};

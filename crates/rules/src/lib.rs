@@ -4,7 +4,7 @@
 //! randomness:
 //!
 //! - [`Cube`]: Cubo da Velha, tic-tac-toe on side 1 of a 3x3x3 cube whose layers turn
-//!   (`shared/rules/cube.md`);
+//!   (`docs/rules/cube.md`);
 //! - [`Classic`]: Jogo da Velha (`classic.md`);
 //! - [`Ultimate`] with [`Variant::Super`] (Super Jogo da Velha) or [`Variant::V2`]
 //!   (Jogo da Velha 2.0) (`ultimate.md`).
@@ -25,7 +25,7 @@
 //! assert_eq!(game.to_string(), "X..XO.X.O O"); // the protocol's state line
 //! ```
 //!
-//! Text forms (cells, cube turns, state lines) follow `shared/rules/engine-protocol.md` and
+//! Text forms (cells, cube turns, state lines) follow `docs/rules/engine-protocol.md` and
 //! live in [`notation`].
 
 mod cell;

@@ -1,5 +1,5 @@
 //! Super Jogo da Velha and Jogo da Velha 2.0: nine small boards arranged 3x3
-//! (`shared/rules/ultimate.md`).
+//! (`docs/rules/ultimate.md`).
 //!
 //! Cells are kept board-major in two 81-bit sets, so each small board is nine contiguous bits
 //! and legal moves, small-board results and big-board lines are all mask operations.

@@ -1,4 +1,4 @@
-//! Jogo da Velha: tests named after the rule ids of `shared/rules/classic.md` that the rules
+//! Jogo da Velha: tests named after the rule ids of `docs/rules/classic.md` that the rules
 //! core holds (the opponents, rooms and help texts are tested where they live).
 
 use velha_rules::{

@@ -1,4 +1,4 @@
-//! Cubo da Velha: one test (at least) per rule id of `shared/rules/cube.md`.
+//! Cubo da Velha: one test (at least) per rule id of `docs/rules/cube.md`.
 
 mod reference;
 

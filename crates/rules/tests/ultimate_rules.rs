@@ -1,5 +1,5 @@
 //! Super Jogo da Velha and Jogo da Velha 2.0: tests named after the rule ids of
-//! `shared/rules/ultimate.md` that the rules core holds.
+//! `docs/rules/ultimate.md` that the rules core holds.
 
 use velha_rules::ultimate::{BoardState, LOST_TURNS_TO_LOSE};
 use velha_rules::{

@@ -54,9 +54,33 @@ fn main() {
             std::process::exit(2);
         })],
     };
+    // `--weights a,b,…` (nine numbers, `Weights::to_array` order) or `--hand`: play with
+    // other weights than the tuned ones; `--against a,b,…`: the opponent in `tuned`.
+    let weights_arg = |name: &str| -> Option<Weights> {
+        let i = args.iter().position(|a| a == name)?;
+        let parsed: Option<Vec<i32>> = args
+            .get(i + 1)?
+            .split(',')
+            .map(|w| w.trim().parse().ok())
+            .collect();
+        match parsed.and_then(|w| <[i32; 9]>::try_from(w).ok()) {
+            Some(w) => Some(Weights::from_array(w)),
+            None => {
+                eprintln!("{name} needs nine whole numbers separated by commas");
+                std::process::exit(2);
+            }
+        }
+    };
+    let weights = if args.iter().any(|a| a == "--hand") {
+        Weights::HAND
+    } else {
+        weights_arg("--weights").unwrap_or(Weights::TUNED)
+    };
+    let against = weights_arg("--against").unwrap_or(Weights::HAND);
     let started = Instant::now();
     match args.first().map(String::as_str) {
         Some("ladder") => ladder(
+            weights,
             &levels,
             games,
             threads,
@@ -64,7 +88,15 @@ fn main() {
             number("--top", *LADDER.last().unwrap()),
         ),
         Some("repetition") => repetition(&levels, games, threads, number("--top", LADDER[4])),
-        Some("tuned") => tuned(&levels, games, threads),
+        Some("tuned") => {
+            let budget = number("--budget", 0);
+            let budgets = if budget == 0 {
+                vec![4_000, 64_000]
+            } else {
+                vec![budget]
+            };
+            tuned(weights, against, &budgets, &levels, games, threads)
+        }
         Some("tune") => {
             let from = if args.iter().any(|a| a == "--from-tuned") {
                 Weights::TUNED
@@ -127,7 +159,7 @@ fn print_row(level: Level, a: &str, b: &str, r: MatchScore) {
     );
 }
 
-fn ladder(levels: &[Level], games: u32, threads: u32, bottom: u64, top: u64) {
+fn ladder(weights: Weights, levels: &[Level], games: u32, threads: u32, bottom: u64, top: u64) {
     println!("== ladder: each budget against a quarter of it, {games} games, colours alternating");
     print_header();
     for &level in levels {
@@ -135,8 +167,8 @@ fn ladder(levels: &[Level], games: u32, threads: u32, bottom: u64, top: u64) {
             let (small, large) = (pair[0], pair[1]);
             let r = velha_match(
                 level,
-                (Weights::TUNED, large),
-                (Weights::TUNED, small),
+                (weights, large),
+                (weights, small),
                 games,
                 large,
                 threads,
@@ -201,16 +233,23 @@ fn repetition(levels: &[Level], games: u32, threads: u32, top: u64) {
     }
 }
 
-fn tuned(levels: &[Level], games: u32, threads: u32) {
-    println!("== tuned weights (A) against the hand-set ones (B), equal budgets, {games} games");
-    println!("tuned: {:?}", Weights::TUNED);
+fn tuned(
+    weights: Weights,
+    against: Weights,
+    budgets: &[u64],
+    levels: &[Level],
+    games: u32,
+    threads: u32,
+) {
+    println!("== weights A against weights B, equal budgets, {games} games");
+    println!("A: {weights:?}\nB: {against:?}");
     print_header();
     for &level in levels {
-        for budget in [4_000, 64_000] {
+        for &budget in budgets {
             let r = velha_match(
                 level,
-                (Weights::TUNED, budget),
-                (Weights::HAND, budget),
+                (weights, budget),
+                (against, budget),
                 games,
                 7 + budget,
                 threads,
@@ -229,11 +268,7 @@ fn tune(levels: &[Level], from: Weights, iterations: u64, threads: u32) {
     const BUDGET: u64 = 4_000;
     /// Games per step and level, colours alternating.
     const GAMES: u32 = 8;
-    let mut theta: Vec<f64> = from
-        .to_array()
-        .iter()
-        .map(|&w| f64::from(w))
-        .collect();
+    let mut theta: Vec<f64> = from.to_array().iter().map(|&w| f64::from(w)).collect();
     // Perturbation and step sizes per weight, in the weight's own units.
     let c: Vec<f64> = theta.iter().map(|w| (w.abs() / 5.0).max(2.0)).collect();
     let a_scale = 4.0;

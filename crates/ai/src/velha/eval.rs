@@ -45,16 +45,21 @@ impl Weights {
         either_way: 0,
     };
 
-    /// The weights the Velha plays with: 800 SPSA steps of 16 games at 4 000 nodes per
-    /// decision, from [`Weights::HAND`]
-    /// (`cargo run --release -p velha-ai --bin velha-ai-arena -- tune --iterations 800`).
+    /// The weights the Velha plays with. `single`, `pair`, `symbol`, `off_side` and
+    /// `either_way` come from 800 SPSA steps of 16 games at 4 000 nodes per decision, from
+    /// [`Weights::HAND`] (`cargo run --release -p velha-ai --bin velha-ai-arena -- tune
+    /// --iterations 800`); the four ready-line weights stay hand-set. The same run also moved
+    /// those (a single ready line of the opponent worth 27 instead of 60, two worth 201 more):
+    /// that won at equal budgets, but made her deeper searches lose to her shallower ones
+    /// (256 000 nodes against 64 000 scored 41.5%, `velha-ai-arena ladder --weights …`), a
+    /// horizon effect of under-valued threats that 4 000-node games cannot see.
     pub const TUNED: Weights = Weights {
         single: 14,
         pair: 16,
-        own_ready_blocked: 30,
-        opp_ready: 27,
-        opp_ready_blocked: 23,
-        opp_double: 201,
+        own_ready_blocked: 20,
+        opp_ready: 60,
+        opp_ready_blocked: 25,
+        opp_double: 120,
         symbol: 8,
         off_side: 23,
         either_way: 3,

@@ -42,6 +42,8 @@ pub struct VelhaStats {
     pub nodes: u64,
     /// Deepest fully searched depth, in whole turns.
     pub depth: u32,
+    /// The chosen action's value at that depth, for the side that chose.
+    pub score: i32,
 }
 
 /// The Velha. She keeps her transposition table between moves.
@@ -150,6 +152,7 @@ impl Velha {
                 Ok(found) => {
                     best = Some(found);
                     self.stats.depth = depth;
+                    self.stats.score = found.1;
                     // A forced result is final: deeper search finds the same one.
                     if found.1.abs() >= MATE_BOUND {
                         break;
@@ -245,7 +248,10 @@ impl Opponent<Cube> for Velha {
         for action in position.legal_actions() {
             let mut next = *position;
             if next.play(action) == Ok(Status::Win(me)) {
-                self.stats = VelhaStats::default();
+                self.stats = VelhaStats {
+                    score: MATE - 1,
+                    ..VelhaStats::default()
+                };
                 return Some(action);
             }
         }

@@ -1,5 +1,5 @@
 //! Cubo da Velha: tic-tac-toe on side 1 of a 3x3x3 cube whose layers turn
-//! (`shared/rules/cube.md`).
+//! (`docs/rules/cube.md`).
 //!
 //! The 54 stickers are three 54-bit planes (X, O, spent; blank is none of them). A turn moves
 //! all three planes with the precomputed permutation of [`geometry`]; lines are table lookups

@@ -1,4 +1,4 @@
-//! Text forms of `shared/rules/engine-protocol.md`: cells, cube turns, state lines.
+//! Text forms of `docs/rules/engine-protocol.md`: cells, cube turns, state lines.
 //!
 //! Every parser returns a [`ParseError`] that says what was wrong; none panics on any input.
 //! Printing is `Display`; parsing is `FromStr` (and [`crate::Ultimate::from_state_line`],

@@ -1,6 +1,6 @@
 //! The server end to end: real `velha-server` processes on loopback, real HTTPS and WebSocket
 //! clients, every test on SQLite and on PostgreSQL. Tests are named after the rule they check
-//! (shared/rules/online.md).
+//! (docs/rules/online.md).
 
 #[macro_use]
 mod common;

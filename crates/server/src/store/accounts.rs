@@ -1,0 +1,223 @@
+//! Accounts and their sessions.
+
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use super::Store;
+
+/// An account as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountRow {
+    /// Random id.
+    pub id: String,
+    /// Player name as chosen.
+    pub name: String,
+    /// Normalised e-mail, if any.
+    pub email: Option<String>,
+    /// Argon2id PHC string, if the account has a password.
+    pub password_hash: Option<String>,
+    /// Google's subject id, if linked.
+    pub google_sub: Option<String>,
+    /// Two-letter country code.
+    pub country: String,
+    /// End of the subscription (exclusive), ms since the epoch.
+    pub subscribed_until: Option<i64>,
+}
+
+/// Why an account could not be stored.
+#[derive(Debug)]
+pub enum InsertError {
+    /// The e-mail is used by another account.
+    EmailTaken,
+    /// The name is used by another player.
+    NameTaken,
+    /// The Google account is linked to another account.
+    GoogleTaken,
+    /// The database failed.
+    Db(sqlx::Error),
+}
+
+impl From<sqlx::Error> for InsertError {
+    fn from(e: sqlx::Error) -> Self {
+        InsertError::Db(e)
+    }
+}
+
+pub(super) const ACCOUNT_COLUMNS: &str =
+    "id, name, email, password_hash, google_sub, country, subscribed_until FROM accounts";
+
+pub(super) fn account_from(row: &AnyRow) -> Result<AccountRow, sqlx::Error> {
+    Ok(AccountRow {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        email: row.try_get("email")?,
+        password_hash: row.try_get("password_hash")?,
+        google_sub: row.try_get("google_sub")?,
+        country: row.try_get("country")?,
+        subscribed_until: row.try_get("subscribed_until")?,
+    })
+}
+
+impl Store {
+    /// Stores a new account.
+    pub async fn insert_account(&self, a: &AccountRow, now: i64) -> Result<(), InsertError> {
+        let _turn = self.write_turn().await;
+        let result = sqlx::query(
+            "INSERT INTO accounts (id, name, name_key, email, password_hash, google_sub, \
+             country, subscribed_until, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(&a.id)
+        .bind(&a.name)
+        .bind(a.name.to_lowercase())
+        .bind(&a.email)
+        .bind(&a.password_hash)
+        .bind(&a.google_sub)
+        .bind(&a.country)
+        .bind(a.subscribed_until)
+        .bind(now)
+        .execute(&self.pool)
+        .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                // SQLite names the column, PostgreSQL the constraint: both contain it.
+                let text = format!("{} {}", e.message(), e.constraint().unwrap_or(""));
+                if text.contains("email") {
+                    Err(InsertError::EmailTaken)
+                } else if text.contains("google_sub") {
+                    Err(InsertError::GoogleTaken)
+                } else {
+                    Err(InsertError::NameTaken)
+                }
+            }
+            Err(e) => Err(InsertError::Db(e)),
+        }
+    }
+
+    async fn account_where(
+        &self,
+        column: &str,
+        value: &str,
+    ) -> Result<Option<AccountRow>, sqlx::Error> {
+        let sql = format!("SELECT {ACCOUNT_COLUMNS} WHERE {column} = $1");
+        let row = sqlx::query(&sql)
+            .bind(value)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(account_from).transpose()
+    }
+
+    /// The account with this normalised e-mail.
+    pub async fn account_by_email(&self, email: &str) -> Result<Option<AccountRow>, sqlx::Error> {
+        self.account_where("email", email).await
+    }
+
+    /// The account linked to this Google subject.
+    pub async fn account_by_google(&self, sub: &str) -> Result<Option<AccountRow>, sqlx::Error> {
+        self.account_where("google_sub", sub).await
+    }
+
+    /// The account with this player name, whatever its case.
+    pub async fn account_by_name(&self, name: &str) -> Result<Option<AccountRow>, sqlx::Error> {
+        self.account_where("name_key", &name.to_lowercase()).await
+    }
+
+    /// Links a Google subject to an existing account.
+    pub async fn link_google(&self, id: &str, sub: &str) -> Result<(), InsertError> {
+        let _turn = self.write_turn().await;
+        let result = sqlx::query("UPDATE accounts SET google_sub = $1 WHERE id = $2")
+            .bind(sub)
+            .bind(id)
+            .execute(&self.pool)
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                Err(InsertError::GoogleTaken)
+            }
+            Err(e) => Err(InsertError::Db(e)),
+        }
+    }
+
+    /// Sets the account's country.
+    pub async fn set_country(&self, id: &str, country: &str) -> Result<(), sqlx::Error> {
+        let _turn = self.write_turn().await;
+        sqlx::query("UPDATE accounts SET country = $1 WHERE id = $2")
+            .bind(country)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Sets or clears the subscription of the player so named; false if there is none.
+    pub async fn set_subscription(
+        &self,
+        name: &str,
+        until: Option<i64>,
+    ) -> Result<bool, sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let done = sqlx::query("UPDATE accounts SET subscribed_until = $1 WHERE name_key = $2")
+            .bind(until)
+            .bind(name.to_lowercase())
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Stores a session by the hash of its token (and forgets the account's expired ones, so
+    /// the table holds only sessions that can still be used).
+    pub async fn insert_session(
+        &self,
+        token_hash: &str,
+        account_id: &str,
+        now: i64,
+        expires_at: i64,
+    ) -> Result<(), sqlx::Error> {
+        let _turn = self.write_turn().await;
+        sqlx::query(
+            "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(token_hash)
+        .bind(account_id)
+        .bind(now)
+        .bind(expires_at)
+        .execute(&self.pool)
+        .await?;
+        sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND expires_at <= $2")
+            .bind(account_id)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The account of an unexpired session.
+    pub async fn account_by_session(
+        &self,
+        token_hash: &str,
+        now: i64,
+    ) -> Result<Option<AccountRow>, sqlx::Error> {
+        let sql = format!(
+            "SELECT {ACCOUNT_COLUMNS} WHERE id = (SELECT account_id FROM sessions \
+             WHERE token_hash = $1 AND expires_at > $2)"
+        );
+        let row = sqlx::query(&sql)
+            .bind(token_hash)
+            .bind(now)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(account_from).transpose()
+    }
+
+    /// Ends a session.
+    pub async fn delete_session(&self, token_hash: &str) -> Result<(), sqlx::Error> {
+        let _turn = self.write_turn().await;
+        sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+            .bind(token_hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,161 @@
+//! Storage: one set of migrations and queries for SQLite and PostgreSQL through sqlx's `Any`
+//! driver (portable SQL, `$1` placeholders, integer millisecond times).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use tokio::sync::{Mutex, MutexGuard};
+
+use sqlx::any::AnyPoolOptions;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::{AnyPool, Executor};
+use velha_api::Seat;
+
+mod accounts;
+mod matches;
+
+pub use accounts::{AccountRow, InsertError};
+pub use matches::{MatchRow, MoveCommit, SeatError};
+
+/// Which database is behind the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// A SQLite file.
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+/// The database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+    /// SQLite has one writer at a time, and a connection that finds the lock taken sleeps in
+    /// steps of up to 100 ms: queueing writers here instead keeps every wait short.
+    writer: Arc<Mutex<()>>,
+}
+
+/// Every file of `crates/server/migrations`, oldest first: (version, description, SQL).
+const MIGRATIONS: &[(i64, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
+
+fn migrator() -> Migrator {
+    let migrations = MIGRATIONS
+        .iter()
+        .map(|&(version, description, sql)| {
+            Migration::new(
+                version,
+                Cow::Borrowed(description),
+                MigrationType::Simple,
+                Cow::Borrowed(sql),
+                false,
+            )
+        })
+        .collect();
+    Migrator {
+        migrations: Cow::Owned(migrations),
+        ..Migrator::DEFAULT
+    }
+}
+
+pub(crate) fn seat_str(seat: Seat) -> &'static str {
+    match seat {
+        Seat::X => "X",
+        Seat::O => "O",
+    }
+}
+
+fn seat_from(s: &str) -> Option<Seat> {
+    match s {
+        "X" => Some(Seat::X),
+        "O" => Some(Seat::O),
+        _ => None,
+    }
+}
+
+fn corrupt(what: &str, value: &str) -> sqlx::Error {
+    sqlx::Error::Decode(format!("stored {what} {value:?} is not valid").into())
+}
+
+impl Store {
+    /// Connects (creating a SQLite file if needed) and brings the schema up to date.
+    pub async fn open(url: &str) -> Result<Store, sqlx::Error> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            return Err(sqlx::Error::Configuration(
+                format!("DATABASE_URL must start with postgres:// or sqlite:, not {url:?}").into(),
+            ));
+        };
+        let options = AnyPoolOptions::new()
+            .max_connections(match backend {
+                // One writer at a time either way; more connections only wait on the lock.
+                Backend::Sqlite => 4,
+                Backend::Postgres => 16,
+            })
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // WAL lets readers run beside the writer; FULL sync keeps a
+                        // committed move through a power cut, not only a crash.
+                        conn.execute("PRAGMA journal_mode = WAL").await?;
+                        conn.execute("PRAGMA synchronous = FULL").await?;
+                        conn.execute("PRAGMA busy_timeout = 10000").await?;
+                        conn.execute("PRAGMA foreign_keys = ON").await?;
+                    }
+                    Ok(())
+                })
+            });
+        let pool = options.connect(url).await?;
+        migrator().run(&pool).await?;
+        Ok(Store {
+            pool,
+            backend,
+            writer: Arc::new(Mutex::new(())),
+        })
+    }
+
+    /// Waits for SQLite's write turn (PostgreSQL needs none).
+    async fn write_turn(&self) -> Option<MutexGuard<'_, ()>> {
+        match self.backend {
+            Backend::Sqlite => Some(self.writer.lock().await),
+            Backend::Postgres => None,
+        }
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Closes every connection.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MIGRATIONS;
+
+    #[test]
+    fn every_file_of_the_migrations_folder_is_applied_in_order() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations");
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "sql"))
+            .collect();
+        files.sort();
+        assert_eq!(MIGRATIONS.len(), files.len());
+        for ((version, _, sql), file) in MIGRATIONS.iter().zip(&files) {
+            let name = file.file_name().unwrap().to_str().unwrap();
+            assert!(name.starts_with(&format!("{version:04}_")), "{name}");
+            assert_eq!(*sql, std::fs::read_to_string(file).unwrap(), "{name}");
+        }
+        assert!(MIGRATIONS.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+}
