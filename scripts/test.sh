@@ -97,7 +97,7 @@ fi
 
 if wants server; then
   step "the server's load bench, small: 50 matches over real WebSockets"
-  [ "$STAGE" = all ] || cargo build --locked -p velha-server --bin velha-load
+  [ "$STAGE" = all ] || cargo build --locked -p velha-server -p velha-load
   "$CARGO_TARGET_DIR/debug/velha-load" --matches 50 --moves 30 --argon2-memory-kib 256
 fi
 

@@ -7,7 +7,6 @@
 pub mod admin;
 pub mod app;
 pub mod auth;
-pub mod client;
 pub mod config;
 pub mod dates;
 pub mod error;

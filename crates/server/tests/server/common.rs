@@ -9,7 +9,7 @@ use sqlx::{Connection, Executor};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use velha_api::{ServerMsg, Session};
-use velha_server::client::{Client, Live};
+use velha_load::{Client, Live};
 
 /// Which database a server uses.
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@ use futures_util::future::join_all;
 use reqwest::Method;
 use sqlx::Row;
 use velha_api::{ClientMsg, ErrorCode, PasswordProblem, Scope, ServerMsg};
-use velha_server::client::Client;
+use velha_load::Client;
 
 use crate::common::{Db, Server, expect};
 
@@ -96,7 +96,7 @@ async fn on_m02_one_match_per_player_under_concurrent_requests(db: Db) {
                   WHERE a.name = 'racer' AND m.state IN ('open', 'live')";
 
     // Frees the racer from the match it got, whichever kind.
-    async fn release(racer: &Client, live: &mut velha_server::client::Live, id: &str) {
+    async fn release(racer: &Client, live: &mut velha_load::Live, id: &str) {
         let view = racer.get_match(id).await.unwrap();
         if view.state == velha_api::MatchState::Open {
             racer.cancel(id).await.unwrap();

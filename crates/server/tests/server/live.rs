@@ -5,7 +5,7 @@ use std::time::Duration;
 use velha_api::{
     ClientMsg, EndHow, Ending, ErrorCode, Illegal, MatchState, Refusal, Scope, Seat, ServerMsg,
 };
-use velha_server::client::{Client, Live};
+use velha_load::{Client, Live};
 
 use crate::common::{Db, Server, expect};
 

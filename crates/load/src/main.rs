@@ -3,7 +3,8 @@
 //! with random legal moves over real HTTPS and WebSocket on loopback. Prints matches/s,
 //! moves/s, move latency percentiles and the server's peak memory.
 //!
-//! `cargo run --release -p velha-server --bin velha-load -- --matches 1000`
+//! `cargo build --release -p velha-server -p velha-load && …/release/velha-load --matches 1000`
+//! (the server is a separate package: build both, so the bench never measures a stale one).
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -14,8 +15,8 @@ use clap::Parser;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::Semaphore;
 use velha_api::{ClientMsg, Scope, ServerMsg};
+use velha_load::{Client, Live};
 use velha_rules::{Cube, CubeAction, Player, Position, Status};
-use velha_server::client::{Client, Live};
 use velha_server::store::Store;
 
 /// Load bench of the server: concurrent cube matches over real WebSockets.
@@ -206,6 +207,13 @@ async fn main() -> Result<(), String> {
             .map_err(|e| e.to_string())?
             .with_file_name("velha-server"),
     };
+    if !server_bin.is_file() {
+        return Err(format!(
+            "no server at {}: build it beside this bench (`cargo build -p velha-server -p velha-load`, \
+             with --release for both or neither) or name it with --server",
+            server_bin.display()
+        ));
+    }
     let db_url = args
         .database_url
         .clone()
