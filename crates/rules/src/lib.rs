@@ -31,6 +31,7 @@
 mod cell;
 mod classic;
 pub mod cube;
+pub mod game;
 mod lines;
 mod list;
 pub mod notation;
@@ -45,6 +46,7 @@ pub mod ultimate;
 pub use cell::Cell;
 pub use classic::{Classic, ClassicIllegal};
 pub use cube::{Cube, CubeAction, CubeIllegal, Level, Turn};
+pub use game::Match;
 pub use lines::{LINES, has_line};
 pub use list::ActionList;
 pub use notation::ParseError;

@@ -7,7 +7,8 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use velha_api::{Away, EndHow, Ending, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg};
 use velha_rules::cube::{EndKind, OneWayRule};
-use velha_rules::{Cube, CubeAction, CubeIllegal, Player, Position, Status};
+use velha_rules::game::{self, Clock, Event};
+use velha_rules::{Cube, CubeAction, CubeIllegal, Match, Player};
 
 use super::Hub;
 use crate::store::{MatchRow, MoveCommit};
@@ -95,9 +96,8 @@ pub(super) struct Actor {
     level: u8,
     ids: [String; 2],
     names: [String; 2],
-    cube: Cube,
-    ply: u32,
-    deadline: i64,
+    /// The position, the ply and the move clock (ON-M03), kept by the rules' match model.
+    game: Match<Cube>,
     away: [Option<i64>; 2],
     over: bool,
 }
@@ -111,18 +111,19 @@ impl Actor {
         deadline: i64,
         away: [Option<i64>; 2],
     ) -> Actor {
+        let clock = Clock {
+            move_ms: hub.clocks.move_ms.unsigned_abs(),
+        };
         Actor {
-            hub,
             id: row.id.clone(),
             scope: row.scope,
             level: row.level,
             names: [row.x_name.clone(), row.o_name.clone().unwrap_or_default()],
             ids,
-            cube,
-            ply: row.ply,
-            deadline,
+            game: Match::resume(cube, row.ply, Some(clock), Some(ms(deadline))),
             away,
             over: false,
+            hub,
         }
     }
 
@@ -145,7 +146,12 @@ impl Actor {
     }
 
     fn to_move(&self) -> Seat {
-        seat(self.cube.side_to_move())
+        seat(self.game.position().side_to_move())
+    }
+
+    /// When the move clock runs out, as the store keeps times.
+    fn deadline(&self) -> i64 {
+        self.game.deadline().map_or(i64::MAX, |d| d as i64)
     }
 
     fn view(&self, viewer: Seat) -> MatchView {
@@ -158,10 +164,10 @@ impl Actor {
             o: Some(self.names[1].clone()),
             seat: viewer,
             state: MatchState::Live,
-            position: self.cube.to_string(),
-            ply: self.ply,
+            position: self.game.position().to_string(),
+            ply: self.game.ply(),
             to_move: Some(self.to_move()),
-            clock_ms: Some(left(self.deadline, now)),
+            clock_ms: self.game.time_left(ms(now)),
             away: [Seat::X, Seat::O]
                 .into_iter()
                 .filter_map(|s| {
@@ -185,7 +191,7 @@ impl Actor {
         self.away
             .iter()
             .flatten()
-            .fold(self.deadline, |t, a| t.min(*a))
+            .fold(self.deadline(), |t, a| t.min(*a))
     }
 
     pub(super) async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Cmd>) {
@@ -206,9 +212,16 @@ impl Actor {
     /// reconnection grace (ON-M04).
     async fn settle(&mut self) {
         let now = now_ms();
-        if now >= self.deadline {
-            let loser = self.to_move();
-            self.end(other(loser), EndHow::Time, self.deadline).await;
+        let deadline = self.deadline();
+        let mut after = self.game.clone();
+        let timed_out = after.tick(ms(now)).into_iter().find_map(|e| match e {
+            Event::Ended { winner, .. } => winner,
+            _ => None,
+        });
+        if let Some(winner) = timed_out {
+            if self.end(seat(winner), EndHow::Time, deadline).await {
+                self.game = after;
+            }
             return;
         }
         let gone = [Seat::X, Seat::O]
@@ -216,12 +229,15 @@ impl Actor {
             .filter_map(|s| self.away[index(s)].map(|t| (t, s)))
             .filter(|(t, _)| *t <= now)
             .min();
-        if let Some((at, loser)) = gone {
-            self.end(other(loser), EndHow::Abandonment, at).await;
+        if let Some((at, loser)) = gone
+            && self.end(other(loser), EndHow::Abandonment, at).await
+        {
+            let _ = self.game.abandon(player(loser));
         }
     }
 
-    async fn end(&mut self, winner: Seat, how: EndHow, at: i64) {
+    /// Records the end and tells both players; whether it was recorded.
+    async fn end(&mut self, winner: Seat, how: EndHow, at: i64) -> bool {
         match self.hub.store.end_match(&self.id, winner, how, at).await {
             Ok(true) => {
                 tracing::info!(match_id = %self.id, ?winner, how = how.as_str(), "match over");
@@ -229,17 +245,20 @@ impl Actor {
                 self.broadcast(&ServerMsg::Ended {
                     match_id: self.id.clone(),
                     ending: Ending { winner, how },
-                    position: self.cube.to_string(),
+                    position: self.game.position().to_string(),
                 });
+                true
             }
             Ok(false) => {
                 tracing::warn!(match_id = %self.id, "the match was no longer live in storage");
                 self.over = true;
+                false
             }
             Err(e) => {
                 // Nothing is lost: the clock stays overdue and is settled on the next wake.
                 tracing::error!(error = %e, match_id = %self.id, "could not record the end; retrying");
                 tokio::time::sleep(Duration::from_secs(1)).await;
+                false
             }
         }
     }
@@ -259,9 +278,11 @@ impl Actor {
                 let result = match self.seat_of(&account) {
                     None => Err(Refusal::NotAPlayer),
                     Some(s) => {
-                        self.end(other(s), EndHow::Abandonment, now_ms()).await;
-                        if self.over {
+                        if self.end(other(s), EndHow::Abandonment, now_ms()).await {
+                            let _ = self.game.abandon(player(s));
                             Ok(())
+                        } else if self.over {
+                            Err(Refusal::NotLive)
                         } else {
                             Err(Refusal::Unavailable)
                         }
@@ -299,48 +320,50 @@ impl Actor {
             return Err(Refusal::NotAPlayer);
         };
         let now = now_ms();
-        if now >= self.deadline {
-            // The move came after the clock ran out: the timeout stands.
-            self.settle().await;
-            return Err(Refusal::NotLive);
+        if ply != self.game.ply() {
+            return Err(Refusal::Stale {
+                ply: self.game.ply(),
+            });
         }
-        if ply != self.ply {
-            return Err(Refusal::Stale { ply: self.ply });
-        }
-        if mover != self.to_move() {
-            return Err(Refusal::NotYourTurn);
-        }
-        if actions.is_empty() || actions.len() > 2 {
-            return Err(Refusal::BadLength);
-        }
-        let mut next = self.cube;
-        let mut played = Vec::with_capacity(actions.len());
-        for (i, text) in actions.iter().enumerate() {
-            let action: CubeAction = text
-                .trim()
-                .parse()
-                .map_err(|_| Refusal::BadAction { index: i })?;
-            if next.status() != Status::Ongoing(player(mover)) {
-                return Err(Refusal::BadLength);
-            }
-            next.play(action).map_err(|e| Refusal::Illegal {
-                index: i,
-                reason: illegal(e),
-            })?;
-            played.push(action.to_string());
-        }
-        let ending = next.ending().map(|e| (seat(e.winner), end_how(e.how)));
-        let turn_passed = next.status() != Status::Ongoing(player(mover));
-        let deadline = match (ending, turn_passed) {
-            (Some(_), _) => None,
-            (None, true) => Some(now + self.hub.clocks.move_ms),
-            (None, false) => Some(self.deadline),
+        let parsed = actions
+            .iter()
+            .enumerate()
+            .map(|(index, text)| {
+                text.trim()
+                    .parse::<CubeAction>()
+                    .map_err(|_| Refusal::BadAction { index })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        // The rules' match model decides: whose turn, whole turn, clock. One action may be a
+        // free turn committed on its own; more must make a whole move.
+        let mut after = self.game.clone();
+        let result = match parsed[..] {
+            [action] => after.act(player(mover), action, ms(now)),
+            _ => after.play_move(player(mover), &parsed, ms(now)),
         };
-        let position = next.to_string();
+        let events = match result {
+            Ok(events) => events,
+            Err(game::Refusal::TimeUp) => {
+                // The move came after the clock ran out: the timeout stands.
+                self.settle().await;
+                return Err(Refusal::NotLive);
+            }
+            Err(refusal) => return Err(refused(refusal)),
+        };
+        let ending = events.iter().find_map(|e| match e {
+            Event::Ended { .. } => after
+                .position()
+                .ending()
+                .map(|end| (seat(end.winner), end_how(end.how))),
+            _ => None,
+        });
+        let deadline = after.deadline().map(|d| d as i64);
+        let position = after.position().to_string();
+        let played: Vec<String> = parsed.iter().map(ToString::to_string).collect();
         let text = played.join(" ");
         let commit = MoveCommit {
             match_id: &self.id,
-            ply_before: self.ply,
+            ply_before: self.game.ply(),
             seat: mover,
             actions: &text,
             position: &position,
@@ -359,19 +382,15 @@ impl Actor {
                 return Err(Refusal::Unavailable);
             }
         }
-        self.cube = next;
-        self.ply += 1;
-        if let Some(d) = deadline {
-            self.deadline = d;
-        }
+        self.game = after;
         self.broadcast(&ServerMsg::Moved {
             match_id: self.id.clone(),
-            ply: self.ply,
+            ply: self.game.ply(),
             by: mover,
             actions: played,
             position: position.clone(),
             to_move: ending.is_none().then(|| self.to_move()),
-            clock_ms: deadline.map(|d| left(d, now)),
+            clock_ms: self.game.time_left(ms(now)),
         });
         if let Some((winner, how)) = ending {
             tracing::info!(match_id = %self.id, ?winner, how = how.as_str(), "match over");
@@ -384,4 +403,22 @@ impl Actor {
         }
         Ok(())
     }
+}
+
+/// The wire's refusal for the match model's.
+fn refused(refusal: game::Refusal<CubeIllegal>) -> Refusal {
+    match refusal {
+        game::Refusal::Over | game::Refusal::TimeUp => Refusal::NotLive,
+        game::Refusal::NotYourTurn => Refusal::NotYourTurn,
+        game::Refusal::Illegal { index, reason } => Refusal::Illegal {
+            index,
+            reason: illegal(reason),
+        },
+        game::Refusal::Unfinished | game::Refusal::TooLong => Refusal::BadLength,
+    }
+}
+
+/// A stored time (ms since the epoch) as the match model counts it.
+fn ms(t: i64) -> u64 {
+    t.max(0).unsigned_abs()
 }

@@ -1,0 +1,338 @@
+//! One match of any of the four games, as the app, the server and the AI hold it: the
+//! position, whole moves (on the cube a free turn and its main action are one move,
+//! CUBE-R02), the ply, and the move clock as deadlines computed from an injected `now`
+//! (milliseconds since the Unix epoch; nothing here reads a clock). Every change answers with
+//! the events it caused, and every refusal says why.
+
+use std::fmt;
+
+use crate::{Player, Position, Status};
+
+/// What happens when the side to move runs out of time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// Time for each move (a whole turn), from the moment the turn starts.
+    pub move_ms: u64,
+}
+
+/// How a match ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// By the game's own rules: a line, lines of both symbols (CUBE-R12), a full board.
+    Rules,
+    /// The clock: the cube's side to move (ON-M03), or 2.0's third lost turn in a row (V2-R05).
+    Time,
+    /// A player left, or did not come back in time (ON-M04).
+    Abandonment,
+}
+
+/// Something a match did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event<A> {
+    /// `by` played `action` and keeps the turn: the cube's free turn.
+    Continued {
+        /// Who acted.
+        by: Player,
+        /// What they did.
+        action: A,
+        /// The match's ply after it.
+        ply: u32,
+    },
+    /// `by` finished a move.
+    Moved {
+        /// Who moved.
+        by: Player,
+        /// The match's ply after it.
+        ply: u32,
+    },
+    /// `by` ran out of time and lost the turn (V2-R05).
+    TurnLost {
+        /// Whose turn was lost.
+        by: Player,
+        /// The match's ply after it.
+        ply: u32,
+    },
+    /// The match is over.
+    Ended {
+        /// The winner; `None` for a draw.
+        winner: Option<Player>,
+        /// How.
+        ending: Ending,
+    },
+}
+
+/// Why a match refused an action or a move; nothing changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal<I> {
+    /// The match is over.
+    Over,
+    /// It is the other player's turn.
+    NotYourTurn,
+    /// The action at `index` of the move breaks the rules, for `reason`.
+    Illegal {
+        /// Which action of the move, from 0.
+        index: usize,
+        /// The rules' reason.
+        reason: I,
+    },
+    /// A move must end the turn: these actions leave it unfinished (a free turn alone).
+    Unfinished,
+    /// The turn ended before the last action of the move.
+    TooLong,
+    /// The clock of the side to move has run out: [`Match::tick`] decides what that means.
+    TimeUp,
+}
+
+impl<I: fmt::Display> fmt::Display for Refusal<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Over => f.write_str("the match is over"),
+            Refusal::NotYourTurn => f.write_str("it is the other player's turn"),
+            Refusal::Illegal { index, reason } => write!(f, "action {index}: {reason}"),
+            Refusal::Unfinished => f.write_str("a move must end the turn"),
+            Refusal::TooLong => f.write_str("the turn ended before the last action"),
+            Refusal::TimeUp => f.write_str("the time for this move has run out"),
+        }
+    }
+}
+
+/// One match: a position and everything around it that the rules of play decide.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Match<P: Position> {
+    position: P,
+    /// Positions before `position`, oldest first: replays, and the Velha's memory of the game.
+    earlier: Vec<P>,
+    /// Changes recorded: moves, free turns played alone, turns lost on time.
+    ply: u32,
+    clock: Option<Clock>,
+    /// When the side to move runs out of time, while the match goes on with a clock.
+    deadline: Option<u64>,
+    ended: Option<(Option<Player>, Ending)>,
+}
+
+impl<P: Position> Match<P> {
+    /// A match from `start` at `now`; with a clock, the first turn starts now.
+    pub fn new(start: P, clock: Option<Clock>, now: u64) -> Match<P> {
+        let mut m = Match {
+            position: start,
+            earlier: Vec::new(),
+            ply: 0,
+            clock,
+            deadline: None,
+            ended: None,
+        };
+        m.settle_end(Ending::Rules);
+        m.restart_clock(now);
+        m
+    }
+
+    /// A match resumed from storage: its position, its ply, and the deadline of
+    /// the side to move as stored.
+    pub fn resume(position: P, ply: u32, clock: Option<Clock>, deadline: Option<u64>) -> Match<P> {
+        let mut m = Match {
+            position,
+            earlier: Vec::new(),
+            ply,
+            clock,
+            deadline: clock.and(deadline),
+            ended: None,
+        };
+        m.settle_end(Ending::Rules);
+        m
+    }
+
+    /// The position now.
+    pub fn position(&self) -> &P {
+        &self.position
+    }
+
+    /// The positions before this one, oldest first.
+    pub fn earlier(&self) -> &[P] {
+        &self.earlier
+    }
+
+    /// Changes recorded so far: each move, each free turn played on its own, each turn lost
+    /// on time. A client whose view has the same ply sees the match as it is.
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    /// Who acts next, while the match goes on.
+    pub fn to_move(&self) -> Option<Player> {
+        match (self.ended, self.position.status()) {
+            (None, Status::Ongoing(p)) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// When the side to move runs out of time, if the match has a clock and goes on.
+    pub fn deadline(&self) -> Option<u64> {
+        self.deadline
+    }
+
+    /// Milliseconds the side to move has left at `now`.
+    pub fn time_left(&self, now: u64) -> Option<u64> {
+        self.deadline.map(|d| d.saturating_sub(now))
+    }
+
+    /// The winner (`None` for a draw) and how, once over.
+    pub fn ended(&self) -> Option<(Option<Player>, Ending)> {
+        self.ended
+    }
+
+    /// One action by `by` at `now`: a free turn (the turn goes on) or the end of a move.
+    pub fn act(
+        &mut self,
+        by: Player,
+        action: P::Action,
+        now: u64,
+    ) -> Result<Vec<Event<P::Action>>, Refusal<P::Illegal>> {
+        self.ready_for(by, now)?;
+        let mut next = self.position;
+        next.play(action)
+            .map_err(|reason| Refusal::Illegal { index: 0, reason })?;
+        let mut events = Vec::new();
+        if !self.commit(by, next, now, &mut events) {
+            events.push(Event::Continued {
+                by,
+                action,
+                ply: self.ply,
+            });
+        }
+        Ok(events)
+    }
+
+    /// A whole move by `by` at `now`: every action checked before any is kept, and the last
+    /// must end the turn (the cube: an optional free turn, then a main action).
+    pub fn play_move(
+        &mut self,
+        by: Player,
+        actions: &[P::Action],
+        now: u64,
+    ) -> Result<Vec<Event<P::Action>>, Refusal<P::Illegal>> {
+        self.ready_for(by, now)?;
+        let mut next = self.position;
+        let mut steps = Vec::with_capacity(actions.len());
+        for (index, &action) in actions.iter().enumerate() {
+            if next.status() != Status::Ongoing(by) {
+                return Err(Refusal::TooLong);
+            }
+            steps.push(next);
+            next.play(action)
+                .map_err(|reason| Refusal::Illegal { index, reason })?;
+        }
+        if next.status() == Status::Ongoing(by) {
+            return Err(Refusal::Unfinished);
+        }
+        // The first step is the position now, which `commit` keeps; the others (after a free
+        // turn) are earlier positions too.
+        self.earlier.extend(steps.iter().skip(1));
+        let mut events = Vec::new();
+        self.commit(by, next, now, &mut events);
+        Ok(events)
+    }
+
+    /// Applies the clock at `now`: each turn whose time ran out is lost by the rules of the
+    /// game (the cube's side to move loses; 2.0's loses the turn, and the game at the third
+    /// in a row). A later turn starts when the earlier one ran out.
+    pub fn tick(&mut self, now: u64) -> Vec<Event<P::Action>> {
+        let mut events = Vec::new();
+        while let (Some(deadline), Some(by), Some(clock)) =
+            (self.deadline, self.to_move(), self.clock)
+        {
+            if now < deadline {
+                break;
+            }
+            let mut next = self.position;
+            if next.timeout().is_err() {
+                // A game without a clock rule: nothing can run out.
+                self.deadline = None;
+                break;
+            }
+            self.earlier.push(self.position);
+            self.position = next;
+            self.ply += 1;
+            events.push(Event::TurnLost { by, ply: self.ply });
+            self.deadline = Some(deadline + clock.move_ms);
+            if self.settle_end(Ending::Time) {
+                events.push(self.end_event());
+            }
+        }
+        events
+    }
+
+    /// `by` leaves, or is gone too long: the other player wins by abandonment (ON-M04).
+    pub fn abandon(&mut self, by: Player) -> Result<Event<P::Action>, Refusal<P::Illegal>> {
+        if self.ended.is_some() || self.position.status().is_over() {
+            return Err(Refusal::Over);
+        }
+        self.ended = Some((Some(!by), Ending::Abandonment));
+        self.deadline = None;
+        Ok(self.end_event())
+    }
+
+    fn ready_for(&self, by: Player, now: u64) -> Result<(), Refusal<P::Illegal>> {
+        match self.to_move() {
+            None => Err(Refusal::Over),
+            Some(p) if p != by => Err(Refusal::NotYourTurn),
+            Some(_) if self.deadline.is_some_and(|d| now >= d) => Err(Refusal::TimeUp),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Keeps `next`, reached by `by`; true when it finished the turn, which then restarts
+    /// the clock.
+    fn commit(
+        &mut self,
+        by: Player,
+        next: P,
+        now: u64,
+        events: &mut Vec<Event<P::Action>>,
+    ) -> bool {
+        self.earlier.push(self.position);
+        self.position = next;
+        self.ply += 1;
+        if next.status() == Status::Ongoing(by) {
+            return false;
+        }
+        events.push(Event::Moved { by, ply: self.ply });
+        if self.settle_end(Ending::Rules) {
+            events.push(self.end_event());
+        } else {
+            self.restart_clock(now);
+        }
+        true
+    }
+
+    fn restart_clock(&mut self, now: u64) {
+        self.deadline = match (self.clock, self.to_move()) {
+            (Some(clock), Some(_)) => Some(now + clock.move_ms),
+            _ => None,
+        };
+    }
+
+    /// Records the position's end, if it has one; true when it just ended.
+    fn settle_end(&mut self, ending: Ending) -> bool {
+        if self.ended.is_some() {
+            return false;
+        }
+        match self.position.status() {
+            Status::Ongoing(_) => false,
+            Status::Win(w) => {
+                self.ended = Some((Some(w), ending));
+                self.deadline = None;
+                true
+            }
+            Status::Draw => {
+                self.ended = Some((None, ending));
+                self.deadline = None;
+                true
+            }
+        }
+    }
+
+    fn end_event(&self) -> Event<P::Action> {
+        let (winner, ending) = self.ended.expect("called once the match ended");
+        Event::Ended { winner, ending }
+    }
+}
