@@ -3,7 +3,7 @@
 
 use dioxus::prelude::*;
 use velha_ai::{Character, Limits, Opponent, Rng};
-use velha_rules::{Cell, Classic, Player, Position, Series, Status};
+use velha_rules::{Cell, Classic, Match, Player, Position, Series, Status};
 
 use crate::app::{Screen, use_texts};
 use crate::platform::random_seed;
@@ -22,7 +22,9 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let mut rival = use_signal(|| None::<Rival>);
     let mut series = use_signal(|| Series::new(Player::X, Player::X));
-    let mut board = use_signal(|| Classic::new(Player::X));
+    // Classic has no clock: the match only keeps whose move it is and the moves made.
+    let mut game = use_signal(|| Match::new(Classic::new(Player::X), None, 0));
+    let board = move || *game.read().position();
     let mut recorded = use_signal(|| false);
     let mut stopped = use_signal(|| false);
     let mut rng = use_signal(|| Rng::new(random_seed()));
@@ -35,7 +37,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
                 .then(|| who.choose(&b, Limits::millis(100), &mut rng.write()))
                 .flatten();
             if let Some(cell) = cell {
-                board.with_mut(|b| b.play(cell).ok());
+                game.with_mut(|m| m.act(Player::O, cell, 0).ok());
             }
         }
         let status = board().status();
@@ -45,7 +47,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
         }
     };
     let mut start_game = move || {
-        board.set(Classic::new(series().next_starter()));
+        game.set(Match::new(Classic::new(series().next_starter()), None, 0));
         recorded.set(false);
         computer_turn();
     };
@@ -102,7 +104,10 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
                         piece: b.piece(cell),
                         enabled: person_moves && b.piece(cell).is_none(),
                         onpress: move |_| {
-                            board.with_mut(|b| b.play(cell).ok());
+                            game.with_mut(|m| {
+                                let by = m.position().side_to_move();
+                                m.act(by, cell, 0).ok()
+                            });
                             computer_turn();
                         },
                     }

@@ -5,7 +5,10 @@
 use dioxus::prelude::*;
 use velha_ai::{Limits, Opponent, Rng, Velha};
 use velha_rules::cube::{Sticker, TurnKind};
-use velha_rules::{Cell, Cube, CubeAction, CubeIllegal, Level, Player, Position, Status, Turn};
+use velha_rules::game;
+use velha_rules::{
+    Cell, Cube, CubeAction, CubeIllegal, Level, Match, Player, Position, Status, Turn,
+};
 
 use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
@@ -60,9 +63,10 @@ fn refusal(t: &Texts, reason: CubeIllegal) -> &'static str {
 pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let mut setup = use_signal(|| None::<(Level, bool)>);
-    let mut cube = use_signal(|| Cube::new(Level::One));
-    // The game's earlier positions: the Velha steers away from returning to them.
-    let mut earlier = use_signal(Vec::<Cube>::new);
+    // No clock on one device; the match keeps the game's earlier positions, which the Velha
+    // steers away from.
+    let mut game = use_signal(|| Match::new(Cube::new(Level::One), None, 0));
+    let cube = move || *game.read().position();
     let mut message = use_signal(|| None::<&'static str>);
     let mut velha = use_signal(Velha::new);
     let mut rng = use_signal(|| Rng::new(random_seed()));
@@ -72,11 +76,14 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     // Plays an action and queues its animation when it turns a layer (CUBE-V04, V05).
     let mut play = move |action: CubeAction| {
         let before = cube();
-        let result = cube.with_mut(|c| c.play(action));
-        if result.is_ok() {
-            earlier.write().push(before);
-        }
-        if let (Ok(_), CubeAction::Turn(turn)) = (result, action) {
+        let result = game
+            .with_mut(|g| g.act(before.side_to_move(), action, 0))
+            .map_err(|refused| match refused {
+                game::Refusal::Illegal { reason, .. } => reason,
+                // The side to move always acts here, with no clock: only the end remains.
+                _ => CubeIllegal::GameOver,
+            });
+        if let (Ok(_), CubeAction::Turn(turn)) = (&result, action) {
             turns.read().push(before, turn);
         }
         result
@@ -91,7 +98,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                     // The Velha plays O: a free turn keeps its turn, so it may act twice.
                     while cube().status() == Status::Ongoing(Player::O) {
                         let choice = velha.write().choose_in_game(
-                            &earlier.read(),
+                            game.read().earlier(),
                             &cube(),
                             VELHA_LIMITS,
                             &mut rng.write(),
@@ -130,8 +137,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                 ] {
                     button { class: "primary wide", key: "{id}", "data-mode": id,
                         onclick: move |_| {
-                            cube.set(Cube::new(lvl));
-                            earlier.write().clear();
+                            game.set(Match::new(Cube::new(lvl), None, 0));
                             counted.set(false);
                             message.set(None);
                             setup.set(Some((lvl, vs)));
@@ -209,8 +215,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
             div { class: "after",
                 button { class: "primary", "data-action": "another",
                     onclick: move |_| {
-                        cube.set(Cube::new(level));
-                        earlier.write().clear();
+                        game.set(Match::new(Cube::new(level), None, 0));
                         turns.read().clear();
                         counted.set(false);
                         message.set(None);

@@ -4,8 +4,9 @@
 
 use dioxus::prelude::*;
 use velha_ai::{Difficulty, Limits, Opponent, Rng, UltimateAi};
+use velha_rules::game::{Clock, Event};
 use velha_rules::ultimate::BoardState;
-use velha_rules::{Player, Position, Series, Status, UltCell, Ultimate, Variant};
+use velha_rules::{Match, Player, Position, Series, Status, UltCell, Ultimate, Variant};
 
 use crate::app::{Screen, use_texts};
 use crate::platform::{self, now_ms, random_seed};
@@ -43,10 +44,18 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     let mut first = use_signal(move || if v2 { Player::X } else { toss() });
     let mut series = use_signal(|| Series::new(Player::X, Player::X));
     let mut rival = use_signal(|| None::<Rival>);
-    let mut grid = use_signal(|| Ultimate::new(variant, Player::X));
+    // 2.0's clock (V2-R05) is the match's: a lost turn passes the move, three in a row lose.
+    let clock = move || {
+        v2.then(|| Clock {
+            move_ms: (turn_seconds() * 1000.0) as u64,
+        })
+    };
+    let now = || now_ms() as u64;
+    let mut game =
+        use_signal(move || Match::new(Ultimate::new(variant, Player::X), clock(), now()));
+    let grid = move || *game.read().position();
     let mut recorded = use_signal(|| false);
     let mut ai = use_signal(|| UltimateAi::new(Difficulty::Medium));
-    let mut deadline = use_signal(|| now_ms() + turn_seconds() * 1000.0);
     let mut clock_text = use_signal(|| turn_seconds().ceil() as u32);
     let mut lost_message = use_signal(|| None::<Player>);
 
@@ -56,11 +65,10 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
             if g.status() == Status::Ongoing(Player::O) {
                 let cell = ai.write().choose(&g, Limits::millis(400), &mut rng.write());
                 if let Some(cell) = cell {
-                    grid.with_mut(|g| g.play(cell).ok());
+                    game.with_mut(|m| m.act(Player::O, cell, now()).ok());
                 }
             }
         }
-        deadline.set(now_ms() + turn_seconds() * 1000.0);
         let status = grid().status();
         if status.is_over() && !recorded() {
             series.with_mut(|s| s.record(status));
@@ -68,25 +76,32 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         }
     };
     let mut start_game = move || {
-        grid.set(Ultimate::new(variant, series().next_starter()));
+        game.set(Match::new(
+            Ultimate::new(variant, series().next_starter()),
+            clock(),
+            now(),
+        ));
         recorded.set(false);
         lost_message.set(None);
         after_move();
     };
 
-    // 2.0's clock (V2-R05): the side to move loses the turn when its minute runs out.
+    // The clock's hand: the match decides what a run-out turn means.
     use_future(move || async move {
         loop {
             platform::sleep_ms(200).await;
             if !v2 || rival().is_none() || grid().status().is_over() {
                 continue;
             }
-            let left = (deadline() - now_ms()) / 1000.0;
-            clock_text.set(left.max(0.0).ceil() as u32);
-            if left <= 0.0 {
-                let loser = grid().side_to_move();
-                grid.with_mut(|g| g.timeout().ok());
-                lost_message.set(Some(loser));
+            let events = game.with_mut(|m| m.tick(now()));
+            let left = game.read().time_left(now()).unwrap_or(0);
+            clock_text.set(left.div_ceil(1000) as u32);
+            for event in &events {
+                if let Event::TurnLost { by, .. } = event {
+                    lost_message.set(Some(*by));
+                }
+            }
+            if !events.is_empty() {
                 after_move();
             }
         }
@@ -173,7 +188,10 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                             enabled: person_moves && legal.contains(UltCell::in_board(board, pos).expect("in range")),
                             onpress: move |cell: UltCell| {
                                 lost_message.set(None);
-                                grid.with_mut(|g| g.play(cell).ok());
+                                game.with_mut(|m| {
+                                    let by = m.position().side_to_move();
+                                    m.act(by, cell, now()).ok()
+                                });
                                 after_move();
                             },
                         }

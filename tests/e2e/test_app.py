@@ -119,7 +119,8 @@ def test_cube_accessible_controls_refusals_and_the_velha_score(phone):
     phone.click("[data-action='L-']")
     assert "sentido" in phone.inner_text("[data-refusal]")
     shot(phone, "cube-level1")
-    result = play_until_over(phone, "[data-cell]:enabled, [data-action$='+']:enabled")
+    # The first cell that is not the Velha's (tapping hers is refused, CUBE-R06), else a turn.
+    result = play_until_over(phone, "[data-cell]:enabled:not([aria-label$=', O']), [data-action$='+']:enabled")
     shot(phone, "cube-end")
     phone.click("[data-action=stop]")
     wins, losses = int(phone.inner_text("[data-score=wins]")), int(phone.inner_text("[data-score=losses]"))

@@ -1,6 +1,6 @@
 //! Games between two opponents, for the tests and the strength table.
 
-use velha_rules::{Player, Position, Status};
+use velha_rules::{Match, Player, Position, Status};
 
 use crate::{Greedy, Limits, Opponent, RandomPlayer, Rng};
 
@@ -23,21 +23,20 @@ pub fn play_game<'a, P: Position>(
     max_actions: usize,
 ) -> Status {
     let (mut x, mut o) = (x, o);
-    let mut earlier = Vec::with_capacity(max_actions);
-    let mut position = start;
+    let mut game = Match::new(start, None, 0);
     for _ in 0..max_actions {
-        let Status::Ongoing(side) = position.status() else {
+        let Some(side) = game.to_move() else {
             break;
         };
         let seat = if side == Player::X { &mut x } else { &mut o };
         let action = seat
             .player
-            .choose_in_game(&earlier, &position, seat.limits, rng)
+            .choose_in_game(game.earlier(), game.position(), seat.limits, rng)
             .expect("an ongoing game has a move");
-        earlier.push(position);
-        position.play(action).expect("opponents play legal actions");
+        game.act(side, action, 0)
+            .expect("opponents play legal actions");
     }
-    position.status()
+    game.position().status()
 }
 
 /// Results of a match, from the first opponent's side.
