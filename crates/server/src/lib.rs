@@ -20,3 +20,4 @@ pub mod store;
 pub mod text;
 pub mod tls;
 pub mod token;
+pub mod view;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
-use velha_api::{Away, EndHow, Ending, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg};
+use velha_api::{EndHow, Ending, Illegal, MatchView, Refusal, Seat, ServerMsg};
 use velha_rules::cube::{EndKind, OneWayRule};
 use velha_rules::game::{self, Clock, Event};
 use velha_rules::{Cube, CubeAction, CubeIllegal, Match, Player};
@@ -13,6 +13,7 @@ use velha_rules::{Cube, CubeAction, CubeIllegal, Match, Player};
 use super::Hub;
 use crate::store::{MatchRow, MoveCommit};
 use crate::token::now_ms;
+use crate::view::{Running, match_view};
 
 /// What a match's task is asked to do.
 pub(super) enum Cmd {
@@ -91,11 +92,9 @@ fn left(deadline: i64, now: i64) -> u64 {
 /// One live match's state, owned by its task.
 pub(super) struct Actor {
     hub: Arc<Hub>,
-    id: String,
-    scope: velha_api::Scope,
-    level: u8,
+    /// The match as stored when its task started: who plays, and the parts that never change.
+    row: MatchRow,
     ids: [String; 2],
-    names: [String; 2],
     /// The position, the ply and the move clock (ON-M03), kept by the rules' match model.
     game: Match<Cube>,
     away: [Option<i64>; 2],
@@ -115,10 +114,7 @@ impl Actor {
             move_ms: hub.clocks.move_ms.unsigned_abs(),
         };
         Actor {
-            id: row.id.clone(),
-            scope: row.scope,
-            level: row.level,
-            names: [row.x_name.clone(), row.o_name.clone().unwrap_or_default()],
+            row: row.clone(),
             ids,
             game: Match::resume(cube, row.ply, Some(clock), Some(ms(deadline))),
             away,
@@ -155,30 +151,11 @@ impl Actor {
     }
 
     fn view(&self, viewer: Seat) -> MatchView {
-        let now = now_ms();
-        MatchView {
-            id: self.id.clone(),
-            scope: self.scope,
-            level: self.level,
-            x: self.names[0].clone(),
-            o: Some(self.names[1].clone()),
-            seat: viewer,
-            state: MatchState::Live,
-            position: self.game.position().to_string(),
-            ply: self.game.ply(),
-            to_move: Some(self.to_move()),
-            clock_ms: self.game.time_left(ms(now)),
-            away: [Seat::X, Seat::O]
-                .into_iter()
-                .filter_map(|s| {
-                    self.away[index(s)].map(|t| Away {
-                        seat: s,
-                        grace_ms: left(t, now),
-                    })
-                })
-                .collect(),
-            ending: None,
-        }
+        let running = Running {
+            game: &self.game,
+            away: self.away,
+        };
+        match_view(&self.row, viewer, Some(running), now_ms())
     }
 
     fn broadcast(&self, msg: &ServerMsg) {
@@ -205,7 +182,7 @@ impl Actor {
                 () = tokio::time::sleep(Duration::from_millis(wait)) => self.settle().await,
             }
         }
-        self.hub.finished(&self.id, &self.ids);
+        self.hub.finished(&self.row.id, &self.ids);
     }
 
     /// Ends the match if a clock ran out: the move clock first (ON-M03), then the earlier
@@ -238,25 +215,30 @@ impl Actor {
 
     /// Records the end and tells both players; whether it was recorded.
     async fn end(&mut self, winner: Seat, how: EndHow, at: i64) -> bool {
-        match self.hub.store.end_match(&self.id, winner, how, at).await {
+        match self
+            .hub
+            .store
+            .end_match(&self.row.id, winner, how, at)
+            .await
+        {
             Ok(true) => {
-                tracing::info!(match_id = %self.id, ?winner, how = how.as_str(), "match over");
+                tracing::info!(match_id = %self.row.id, ?winner, how = how.as_str(), "match over");
                 self.over = true;
                 self.broadcast(&ServerMsg::Ended {
-                    match_id: self.id.clone(),
+                    match_id: self.row.id.clone(),
                     ending: Ending { winner, how },
                     position: self.game.position().to_string(),
                 });
                 true
             }
             Ok(false) => {
-                tracing::warn!(match_id = %self.id, "the match was no longer live in storage");
+                tracing::warn!(match_id = %self.row.id, "the match was no longer live in storage");
                 self.over = true;
                 false
             }
             Err(e) => {
                 // Nothing is lost: the clock stays overdue and is settled on the next wake.
-                tracing::error!(error = %e, match_id = %self.id, "could not record the end; retrying");
+                tracing::error!(error = %e, match_id = %self.row.id, "could not record the end; retrying");
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 false
             }
@@ -294,7 +276,7 @@ impl Actor {
                 let Some(s) = self.seat_of(&account) else {
                     return;
                 };
-                let match_id = self.id.clone();
+                let match_id = self.row.id.clone();
                 if online {
                     if self.away[index(s)].take().is_some() {
                         self.broadcast(&ServerMsg::Back { match_id, seat: s });
@@ -362,7 +344,7 @@ impl Actor {
         let played: Vec<String> = parsed.iter().map(ToString::to_string).collect();
         let text = played.join(" ");
         let commit = MoveCommit {
-            match_id: &self.id,
+            match_id: &self.row.id,
             ply_before: self.game.ply(),
             seat: mover,
             actions: &text,
@@ -378,13 +360,13 @@ impl Actor {
                 return Err(Refusal::NotLive);
             }
             Err(e) => {
-                tracing::error!(error = %e, match_id = %self.id, "could not commit a move");
+                tracing::error!(error = %e, match_id = %self.row.id, "could not commit a move");
                 return Err(Refusal::Unavailable);
             }
         }
         self.game = after;
         self.broadcast(&ServerMsg::Moved {
-            match_id: self.id.clone(),
+            match_id: self.row.id.clone(),
             ply: self.game.ply(),
             by: mover,
             actions: played,
@@ -393,10 +375,10 @@ impl Actor {
             clock_ms: self.game.time_left(ms(now)),
         });
         if let Some((winner, how)) = ending {
-            tracing::info!(match_id = %self.id, ?winner, how = how.as_str(), "match over");
+            tracing::info!(match_id = %self.row.id, ?winner, how = how.as_str(), "match over");
             self.over = true;
             self.broadcast(&ServerMsg::Ended {
-                match_id: self.id.clone(),
+                match_id: self.row.id.clone(),
                 ending: Ending { winner, how },
                 position,
             });

@@ -4,10 +4,7 @@ use std::sync::Arc;
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use velha_api::{
-    CreateMatch, EndHow, Ending, ErrorCode, LobbyQuery, MatchState, MatchView, OpenMatch, Scope,
-    Seat,
-};
+use velha_api::{CreateMatch, ErrorCode, LobbyQuery, MatchState, MatchView, OpenMatch, Scope};
 use velha_rules::{Cube, Level};
 
 use crate::app::App;
@@ -15,6 +12,7 @@ use crate::auth::{Player, is_subscriber};
 use crate::error::{AppError, AppResult, Json, Query};
 use crate::store::{AccountRow, MatchRow, SeatError};
 use crate::token::{new_id, now_ms};
+use crate::view;
 
 fn subscriber(a: &AccountRow) -> AppResult<()> {
     if is_subscriber(a, now_ms()) {
@@ -38,39 +36,7 @@ fn level(n: u8) -> AppResult<Level> {
 
 /// A stored match as a player sees it (clocks are exact only from the live task).
 pub fn stored_view(row: &MatchRow, viewer: &str) -> MatchView {
-    let now = now_ms();
-    let seat = if row.o_id.as_deref() == Some(viewer) {
-        Seat::O
-    } else {
-        Seat::X
-    };
-    let to_move = (row.state == MatchState::Live).then(|| {
-        match row.position.parse::<Cube>().map(|c| c.side_to_move()) {
-            Ok(velha_rules::Player::O) => Seat::O,
-            _ => Seat::X,
-        }
-    });
-    MatchView {
-        id: row.id.clone(),
-        scope: row.scope,
-        level: row.level,
-        x: row.x_name.clone(),
-        o: row.o_name.clone(),
-        seat,
-        state: row.state,
-        position: row.position.clone(),
-        ply: row.ply,
-        to_move,
-        clock_ms: row
-            .deadline
-            .filter(|_| row.state == MatchState::Live)
-            .map(|d| u64::try_from(d - now).unwrap_or(0)),
-        away: Vec::new(),
-        ending: row
-            .winner
-            .zip(row.ending)
-            .map(|(winner, how): (Seat, EndHow)| Ending { winner, how }),
-    }
+    view::match_view(row, view::seat_of(row, viewer), None, now_ms())
 }
 
 fn open_match(row: &MatchRow, now: i64) -> OpenMatch {
