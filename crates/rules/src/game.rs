@@ -8,7 +8,7 @@ use std::fmt;
 
 use crate::{Player, Position, Status};
 
-/// What happens when the side to move runs out of time.
+/// The move clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clock {
     /// Time for each move (a whole turn), from the moment the turn starts.
@@ -96,11 +96,17 @@ impl<I: fmt::Display> fmt::Display for Refusal<I> {
     }
 }
 
+/// Earlier positions kept at most: a cube game has no move limit (CUBE-R13), and a match must
+/// not grow without bound in a server's memory; a repetition further back is no longer worth
+/// avoiding.
+pub const EARLIER_KEPT: usize = 4096;
+
 /// One match: a position and everything around it that the rules of play decide.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Match<P: Position> {
     position: P,
-    /// Positions before `position`, oldest first: replays, and the Velha's memory of the game.
+    /// The last positions before `position` (at most [`EARLIER_KEPT`]), oldest first: the
+    /// Velha's memory of the game.
     earlier: Vec<P>,
     /// Changes recorded: moves, free turns played alone, turns lost on time.
     ply: u32,
@@ -146,7 +152,7 @@ impl<P: Position> Match<P> {
         &self.position
     }
 
-    /// The positions before this one, oldest first.
+    /// The last positions before this one (at most [`EARLIER_KEPT`]), oldest first.
     pub fn earlier(&self) -> &[P] {
         &self.earlier
     }
@@ -226,7 +232,9 @@ impl<P: Position> Match<P> {
         }
         // The first step is the position now, which `commit` keeps; the others (after a free
         // turn) are earlier positions too.
-        self.earlier.extend(steps.iter().skip(1));
+        for &step in steps.iter().skip(1) {
+            self.remember(step);
+        }
         let mut events = Vec::new();
         self.commit(by, next, now, &mut events);
         Ok(events)
@@ -249,7 +257,7 @@ impl<P: Position> Match<P> {
                 self.deadline = None;
                 break;
             }
-            self.earlier.push(self.position);
+            self.remember(self.position);
             self.position = next;
             self.ply += 1;
             events.push(Event::TurnLost { by, ply: self.ply });
@@ -289,7 +297,7 @@ impl<P: Position> Match<P> {
         now: u64,
         events: &mut Vec<Event<P::Action>>,
     ) -> bool {
-        self.earlier.push(self.position);
+        self.remember(self.position);
         self.position = next;
         self.ply += 1;
         if next.status() == Status::Ongoing(by) {
@@ -302,6 +310,14 @@ impl<P: Position> Match<P> {
             self.restart_clock(now);
         }
         true
+    }
+
+    fn remember(&mut self, position: P) {
+        if self.earlier.len() == EARLIER_KEPT {
+            // Dropping half at once keeps the cost per action constant on average.
+            self.earlier.drain(..EARLIER_KEPT / 2);
+        }
+        self.earlier.push(position);
     }
 
     fn restart_clock(&mut self, now: u64) {

@@ -252,3 +252,19 @@ fn a_match_resumed_from_storage_keeps_its_ply_and_deadline() {
         (live.ply(), live.deadline(), live.to_move())
     );
 }
+
+#[test]
+fn cube_r13_a_game_without_end_keeps_a_bounded_memory() {
+    // Two players turning F+ forever: no move limit, and no unbounded growth either.
+    let mut m = Match::new(Cube::new(Level::One), None, 0);
+    for i in 0..3 * velha_rules::game::EARLIER_KEPT {
+        let by = if i % 2 == 0 { Player::X } else { Player::O };
+        m.play_move(by, &[a("F+")], 0).unwrap();
+        assert!(m.earlier().len() <= velha_rules::game::EARLIER_KEPT);
+    }
+    assert_eq!(m.ply() as usize, 3 * velha_rules::game::EARLIER_KEPT);
+    // The memory is the most recent part of the game: its last position led to this one.
+    let mut last = *m.earlier().last().unwrap();
+    last.play(a("F+")).unwrap();
+    assert_eq!(last, *m.position());
+}
