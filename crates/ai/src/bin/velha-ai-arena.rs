@@ -87,7 +87,13 @@ fn main() {
             number("--bottom", LADDER[0]),
             number("--top", *LADDER.last().unwrap()),
         ),
-        Some("repetition") => repetition(&levels, games, threads, number("--top", LADDER[4])),
+        Some("repetition") => repetition(
+            &levels,
+            games,
+            threads,
+            number("--bottom", LADDER[0]),
+            number("--top", LADDER[4]),
+        ),
         Some("tuned") => {
             let budget = number("--budget", 0);
             let budgets = if budget == 0 {
@@ -187,7 +193,7 @@ impl Opponent<Cube> for Forgetful {
     }
 }
 
-fn repetition(levels: &[Level], games: u32, threads: u32, top: u64) {
+fn repetition(levels: &[Level], games: u32, threads: u32, bottom: u64, top: u64) {
     println!(
         "== games past the {CAP}-action cap, Velha against Velha at the same budget, {games} games"
     );
@@ -196,7 +202,7 @@ fn repetition(levels: &[Level], games: u32, threads: u32, top: u64) {
         "level", "budget", "without history", "with history"
     );
     for &level in levels {
-        for &budget in LADDER.iter().filter(|&&b| b <= top) {
+        for &budget in LADDER.iter().filter(|&&b| (bottom..=top).contains(&b)) {
             let limits = Limits::work(budget);
             let forgetful = Fresh {
                 a: || Forgetful(Velha::new()),
