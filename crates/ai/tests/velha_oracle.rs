@@ -54,8 +54,9 @@ fn same_position(a: &Cube, b: &Cube) -> bool {
             .all(|p| parity(a, p) == parity(b, p))
 }
 
-/// Every whole turn from `p`: its first action and the position after it.
-fn whole_turns(p: &Cube) -> Vec<(CubeAction, Cube)> {
+/// Every whole turn from `p`: its first action, the position after it, and how many actions
+/// it took.
+fn whole_turns(p: &Cube) -> Vec<(CubeAction, Cube, i32)> {
     let mut turns = vec![];
     for a in p.legal_actions() {
         let mut q = *p;
@@ -64,10 +65,10 @@ fn whole_turns(p: &Cube) -> Vec<(CubeAction, Cube)> {
             for b in q.legal_actions() {
                 let mut r = q;
                 r.play(b).unwrap();
-                turns.push((a, r));
+                turns.push((a, r, 2));
             }
         } else {
-            turns.push((a, q));
+            turns.push((a, q, 1));
         }
     }
     turns
@@ -78,8 +79,7 @@ fn whole_turns(p: &Cube) -> Vec<(CubeAction, Cube)> {
 fn turn_values(earlier: &[Cube], p: &Cube, depth: u32) -> Vec<(CubeAction, i32)> {
     whole_turns(p)
         .into_iter()
-        .map(|(a, after)| {
-            let actions = actions_between(p, a);
+        .map(|(a, after, actions)| {
             let mut v = -negamax(&after, depth - 1, actions);
             let repeats =
                 !after.status().is_over() && earlier.iter().any(|e| same_position(e, &after));
@@ -89,17 +89,6 @@ fn turn_values(earlier: &[Cube], p: &Cube, depth: u32) -> Vec<(CubeAction, i32)>
             (a, v)
         })
         .collect()
-}
-
-/// 1 for a main action, 2 for a free turn and a main action.
-fn actions_between(p: &Cube, first: CubeAction) -> i32 {
-    let mut q = *p;
-    q.play(first).unwrap();
-    if q.side_to_move() == p.side_to_move() && !q.status().is_over() {
-        2
-    } else {
-        1
-    }
 }
 
 fn positions_per_level() -> usize {
@@ -121,7 +110,7 @@ fn check(level: Level, depth: u32, positions: &[Cube], seed: u64) {
         }
         let earlier: Vec<Cube> = whole_turns(p)
             .into_iter()
-            .map(|(_, after)| after)
+            .map(|(_, after, _)| after)
             .filter(|_| rng.chance(1, 4))
             .collect();
         let values = turn_values(&earlier, p, depth);

@@ -198,7 +198,7 @@ impl<P: Position> Match<P> {
         next.play(action)
             .map_err(|reason| Refusal::Illegal { index: 0, reason })?;
         let mut events = Vec::new();
-        if !self.commit(by, next, now, &mut events) {
+        if !self.commit(by, [self.position], next, now, &mut events) {
             events.push(Event::Continued {
                 by,
                 action,
@@ -230,13 +230,8 @@ impl<P: Position> Match<P> {
         if next.status() == Status::Ongoing(by) {
             return Err(Refusal::Unfinished);
         }
-        // The first step is the position now, which `commit` keeps; the others (after a free
-        // turn) are earlier positions too.
-        for &step in steps.iter().skip(1) {
-            self.remember(step);
-        }
         let mut events = Vec::new();
-        self.commit(by, next, now, &mut events);
+        self.commit(by, steps, next, now, &mut events);
         Ok(events)
     }
 
@@ -271,7 +266,7 @@ impl<P: Position> Match<P> {
 
     /// `by` leaves, or is gone too long: the other player wins by abandonment (ON-M04).
     pub fn abandon(&mut self, by: Player) -> Result<Event<P::Action>, Refusal<P::Illegal>> {
-        if self.ended.is_some() || self.position.status().is_over() {
+        if self.to_move().is_none() {
             return Err(Refusal::Over);
         }
         self.ended = Some((Some(!by), Ending::Abandonment));
@@ -288,16 +283,19 @@ impl<P: Position> Match<P> {
         }
     }
 
-    /// Keeps `next`, reached by `by`; true when it finished the turn, which then restarts
-    /// the clock.
+    /// Keeps `next`, reached by `by` through `passed` (the positions left behind, oldest
+    /// first); true when it finished the turn, which then restarts the clock.
     fn commit(
         &mut self,
         by: Player,
+        passed: impl IntoIterator<Item = P>,
         next: P,
         now: u64,
         events: &mut Vec<Event<P::Action>>,
     ) -> bool {
-        self.remember(self.position);
+        for position in passed {
+            self.remember(position);
+        }
         self.position = next;
         self.ply += 1;
         if next.status() == Status::Ongoing(by) {

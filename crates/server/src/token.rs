@@ -36,6 +36,11 @@ pub fn now_ms() -> i64 {
     i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
 }
 
+/// Milliseconds from `now` until `t` (both ms since the epoch), 0 once `t` has passed.
+pub fn ms_until(t: i64, now: i64) -> u64 {
+    u64::try_from(t - now).unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@ use velha_api::{Away, EndHow, Ending, MatchState, MatchView, Seat};
 use velha_rules::{Cube, Match, Player};
 
 use crate::store::MatchRow;
+use crate::token::ms_until;
 
 /// What only the task of a running match knows.
 pub struct Running<'a> {
@@ -25,7 +26,7 @@ pub fn seat_of(row: &MatchRow, account: &str) -> Seat {
 
 /// The match as `seat` sees it at `now` (ms since the epoch).
 pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running<'_>>, now: i64) -> MatchView {
-    let left = |t: i64| u64::try_from(t - now).unwrap_or(0);
+    let left = |t: i64| ms_until(t, now);
     let seat_of_player = |p: Player| match p {
         Player::X => Seat::X,
         Player::O => Seat::O,

@@ -79,6 +79,8 @@ struct WholeTurn {
     after: Cube,
     /// `after` is a position the game has already been in.
     repeats: bool,
+    /// Where move ordering puts it: by its first action, then its second.
+    order: (i32, i32),
 }
 
 impl Velha {
@@ -131,14 +133,7 @@ impl Velha {
                 turns.swap(i, rng.below(i + 1));
             }
         }
-        turns.sort_by_key(|t| {
-            let second = t.second.map_or(0, |s| {
-                let mut after_free = *position;
-                after_free.play(t.first).expect("root actions are legal");
-                order_key(&after_free, s)
-            });
-            (order_key(position, t.first), second)
-        });
+        turns.sort_by_key(|t| t.order);
         let mut budget = Budget::start(limits);
         let mut best = None;
         for depth in 1..=max_depth {
@@ -180,6 +175,7 @@ fn whole_turns(earlier: &[Cube], position: &Cube) -> Vec<WholeTurn> {
     for first in position.legal_actions() {
         let mut next = *position;
         next.play(first).expect("legal");
+        let first_order = order_key(position, first);
         if next.side_to_move() == side && !next.status().is_over() {
             for second in next.legal_actions() {
                 let mut after = next;
@@ -189,6 +185,7 @@ fn whole_turns(earlier: &[Cube], position: &Cube) -> Vec<WholeTurn> {
                     second: Some(second),
                     after,
                     repeats: repeats(&after),
+                    order: (first_order, order_key(&next, second)),
                 });
             }
         } else {
@@ -197,6 +194,7 @@ fn whole_turns(earlier: &[Cube], position: &Cube) -> Vec<WholeTurn> {
                 second: None,
                 after: next,
                 repeats: repeats(&next),
+                order: (first_order, 0),
             });
         }
     }

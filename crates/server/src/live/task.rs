@@ -12,7 +12,7 @@ use velha_rules::{Cube, CubeAction, CubeIllegal, Match, Player};
 
 use super::Hub;
 use crate::store::{MatchRow, MoveCommit};
-use crate::token::now_ms;
+use crate::token::{ms_until, now_ms};
 use crate::view::{Running, match_view};
 
 /// What a match's task is asked to do.
@@ -83,10 +83,6 @@ fn end_how(kind: EndKind) -> EndHow {
         EndKind::BothLines => EndHow::BothLines,
         EndKind::Timeout => EndHow::Time,
     }
-}
-
-fn left(deadline: i64, now: i64) -> u64 {
-    u64::try_from(deadline - now).unwrap_or(0)
 }
 
 /// One live match's state, owned by its task.
@@ -173,7 +169,7 @@ impl Actor {
 
     pub(super) async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Cmd>) {
         while !self.over {
-            let wait = left(self.next_wake(), now_ms());
+            let wait = ms_until(self.next_wake(), now_ms());
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
