@@ -197,6 +197,57 @@ async fn on_m05_moves_are_checked_and_only_players_hear_them(db: Db) {
 }
 on_both!(on_m05_moves_are_checked_and_only_players_hear_them);
 
+/// A hostile client: a move of hundreds of actions, a bad token deep in a long list, and the
+/// same move fired twenty times without waiting for an answer. The match changes once, every
+/// extra copy is refused as stale, and the rest changes nothing.
+async fn on_m05_floods_and_long_moves_change_the_match_at_most_once(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let (x, mut xl, _o, mut ol, id) = meet(&server, 1).await;
+    let long: Vec<&str> = std::iter::repeat_n("F+", 300).collect();
+    assert_eq!(
+        refused(&mut xl, play(&id, 0, &long)).await,
+        Refusal::BadLength
+    );
+    let mut bad = long.clone();
+    bad[250] = "zz";
+    assert_eq!(
+        refused(&mut xl, play(&id, 0, &bad)).await,
+        Refusal::BadAction { index: 250 }
+    );
+    assert_eq!(
+        x.get_match(&id).await.unwrap().ply,
+        0,
+        "refusals change nothing"
+    );
+
+    for _ in 0..20 {
+        xl.send(&play(&id, 0, &["a1"])).await.unwrap();
+    }
+    let (mut moves, mut stale) = (0, 0);
+    for _ in 0..20 {
+        let answer = expect(&mut xl, "an answer", |m| {
+            matches!(m, ServerMsg::Refused { .. } | ServerMsg::Moved { .. })
+        })
+        .await;
+        match answer {
+            ServerMsg::Moved { .. } => moves += 1,
+            ServerMsg::Refused {
+                refusal: Refusal::Stale { ply: 1 },
+                ..
+            } => stale += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((moves, stale), (1, 19));
+    let view = x.get_match(&id).await.unwrap();
+    assert_eq!((view.ply, view.to_move), (1, Some(Seat::O)));
+    expect(&mut ol, "the one move", |m| {
+        matches!(m, ServerMsg::Moved { .. })
+    })
+    .await;
+}
+on_both!(on_m05_floods_and_long_moves_change_the_match_at_most_once);
+
 async fn on_m05_a_connection_must_say_hello_with_a_valid_token(db: Db) {
     let server = Server::start(db, &[]).await;
     let mut c = server.client();
