@@ -7,6 +7,7 @@ mod components;
 mod i18n;
 mod platform;
 mod screens;
+mod thinking;
 
 fn main() {
     #[cfg(target_arch = "wasm32")]

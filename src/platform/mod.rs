@@ -19,9 +19,13 @@ pub use canvas_web::CubeCanvas;
 pub const CANVAS_AT_ORIGIN: bool = false;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use native::{load, locale, now_ms, random_seed, save, sleep_ms, turn_seconds_override};
+pub use native::{
+    after_next_frame, load, locale, now_ms, random_seed, save, sleep_ms, turn_seconds_override,
+};
 #[cfg(target_arch = "wasm32")]
-pub use web::{load, locale, now_ms, random_seed, save, sleep_ms, turn_seconds_override};
+pub use web::{
+    after_next_frame, load, locale, now_ms, random_seed, save, sleep_ms, turn_seconds_override,
+};
 
 /// The "Você × Velha" score (ON-K05): wins and losses against the Velha, on this device only.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

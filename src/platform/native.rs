@@ -55,3 +55,9 @@ pub async fn sleep_ms(ms: u32) {
 pub fn turn_seconds_override() -> Option<f64> {
     std::env::var("VELHA_CLOCK").ok()?.parse().ok()
 }
+
+/// Gives the window time to draw a frame before work goes on (Blitz draws from its own loop,
+/// between the app's tasks).
+pub async fn after_next_frame() {
+    sleep_ms(8).await;
+}

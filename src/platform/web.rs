@@ -45,3 +45,25 @@ pub fn turn_seconds_override() -> Option<f64> {
         .split(['?', '&'])
         .find_map(|kv| kv.strip_prefix("clock=")?.parse::<f64>().ok())
 }
+
+/// Waits until the browser has drawn its next frame, so work done in between never costs a
+/// frame; a hidden page draws none, so after 100 ms it goes on anyway.
+pub async fn after_next_frame() {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+
+    let Some(window) = web_sys::window() else {
+        return sleep_ms(0).await;
+    };
+    let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+        // From the frame callback, a zero timeout runs once the frame is painted.
+        let later = window.clone();
+        let after_paint = resolve.clone();
+        let on_frame = Closure::once_into_js(move || {
+            let _ = later.set_timeout_with_callback(after_paint.unchecked_ref());
+        });
+        let _ = window.request_animation_frame(on_frame.unchecked_ref());
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 100);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

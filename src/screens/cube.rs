@@ -2,8 +2,9 @@
 //! canvas takes taps and drags; side 1's cells and every turn are also buttons, for the
 //! keyboard and screen readers.
 
+use dioxus::core::Task;
 use dioxus::prelude::*;
-use velha_ai::{Limits, Opponent, Rng, Velha};
+use velha_ai::{Limits, Velha};
 use velha_rules::cube::{Sticker, TurnKind};
 use velha_rules::game;
 use velha_rules::{
@@ -14,9 +15,9 @@ use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::i18n::Texts;
 use crate::platform::VelhaScore;
-use crate::platform::random_seed;
 use crate::platform::{CANVAS_AT_ORIGIN, CubeCanvas};
 use crate::screens::{Mark, TopBar, status_text};
+use crate::thinking::use_thinker;
 use velha_cube_view::gesture::Meaning;
 
 /// What the Velha may spend per action: 250 ms, and at most the nodes she searches in that
@@ -68,8 +69,9 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let mut game = use_signal(|| Match::new(Cube::new(Level::One), None, 0));
     let cube = move || *game.read().position();
     let mut message = use_signal(|| None::<&'static str>);
-    let mut velha = use_signal(Velha::new);
-    let mut rng = use_signal(|| Rng::new(random_seed()));
+    let velha = use_thinker(Velha::new);
+    // The Velha's thinking, dropped when a new game starts (leaving the screen drops it too).
+    let mut thinking = use_hook(|| CopyValue::new(None::<Task>));
     let mut counted = use_signal(|| false);
     let turns = use_signal(TurnQueue::default);
 
@@ -88,38 +90,45 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
         }
         result
     };
+    // "Você × Velha" counts each game against the Velha once, when it is won (ON-K05).
+    let mut count_result = move || {
+        if let (Some((_, true)), Status::Win(w), false) = (setup(), cube().status(), counted()) {
+            let mut score = VelhaScore::load();
+            if w == Player::X {
+                score.wins += 1
+            } else {
+                score.losses += 1
+            }
+            score.save();
+            counted.set(true);
+        }
+    };
     let mut act = move |action: CubeAction| {
         let result = play(action);
         match result {
             Err(reason) => message.set(Some(refusal(t, reason))),
             Ok(_) => {
                 message.set(None);
-                if let Some((_, true)) = setup() {
-                    // The Velha plays O: a free turn keeps its turn, so it may act twice.
-                    while cube().status() == Status::Ongoing(Player::O) {
-                        let choice = velha.write().choose_in_game(
-                            game.read().earlier(),
-                            &cube(),
-                            VELHA_LIMITS,
-                            &mut rng.write(),
-                        );
-                        match choice {
-                            Some(a) => play(a).ok(),
-                            None => break,
-                        };
-                    }
-                }
-                if let (Some((_, true)), Status::Win(w), false) =
-                    (setup(), cube().status(), counted())
+                count_result();
+                if matches!(setup(), Some((_, true)))
+                    && cube().status() == Status::Ongoing(Player::O)
                 {
-                    let mut score = VelhaScore::load();
-                    if w == Player::X {
-                        score.wins += 1
-                    } else {
-                        score.losses += 1
-                    }
-                    score.save();
-                    counted.set(true);
+                    // The Velha plays O: a free turn keeps its turn, so it may act twice.
+                    let turn = spawn(async move {
+                        while cube().status() == Status::Ongoing(Player::O) {
+                            let decision =
+                                velha.decide(game.read().earlier(), &cube(), VELHA_LIMITS);
+                            let Some(action) = decision.await else {
+                                break;
+                            };
+                            if play(action).is_err() {
+                                break;
+                            }
+                        }
+                        count_result();
+                        thinking.set(None);
+                    });
+                    thinking.set(Some(turn));
                 }
             }
         }
@@ -137,6 +146,9 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                 ] {
                     button { class: "primary wide", key: "{id}", "data-mode": id,
                         onclick: move |_| {
+                            if let Some(task) = thinking.take() {
+                                task.cancel();
+                            }
                             game.set(Match::new(Cube::new(lvl), None, 0));
                             counted.set(false);
                             message.set(None);

@@ -2,8 +2,9 @@
 //! highlighted, decided boards marked (2.0: "X inside O" for a draw), 2.0's points and its
 //! 1-minute turn clock with the lost-turn rule; against easy, medium, hard or a friend.
 
+use dioxus::core::Task;
 use dioxus::prelude::*;
-use velha_ai::{Difficulty, Limits, Opponent, Rng, UltimateAi};
+use velha_ai::{Difficulty, Limits, UltimateAi};
 use velha_rules::game::{Clock, Event};
 use velha_rules::ultimate::BoardState;
 use velha_rules::{Match, Player, Position, Series, Status, UltCell, Ultimate, Variant};
@@ -12,6 +13,7 @@ use crate::app::{Screen, use_texts};
 use crate::platform::{self, now_ms, random_seed};
 use crate::screens::classic::ScoreLine;
 use crate::screens::{Mark, TopBar, status_text};
+use crate::thinking::use_thinker;
 
 /// Seconds per turn in 2.0 (V2-R05); tests may shorten it (see `platform`).
 fn turn_seconds() -> f64 {
@@ -31,7 +33,6 @@ enum Rival {
 pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let variant = if v2 { Variant::V2 } else { Variant::Super };
-    let mut rng = use_signal(|| Rng::new(random_seed()));
     // SUPER-R05: a coin toss picks who starts the first game, unless the players agree on
     // one; 2.0 always starts with X.
     let toss = || {
@@ -55,25 +56,41 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         use_signal(move || Match::new(Ultimate::new(variant, Player::X), clock(), now()));
     let grid = move || *game.read().position();
     let mut recorded = use_signal(|| false);
-    let mut ai = use_signal(|| UltimateAi::new(Difficulty::Medium));
+    let mut ai = use_thinker(|| UltimateAi::new(Difficulty::Medium));
+    // The computer's thinking: one at a time, dropped when the game it thinks about changes.
+    let mut thinking = use_hook(|| CopyValue::new(None::<Task>));
     let mut clock_text = use_signal(|| turn_seconds().ceil() as u32);
     let mut lost_message = use_signal(|| None::<Player>);
-
-    let mut after_move = move || {
-        if let Some(Rival::Computer(_)) = rival() {
-            let g = grid();
-            if g.status() == Status::Ongoing(Player::O) {
-                let cell = ai.write().choose(&g, Limits::millis(400), &mut rng.write());
-                if let Some(cell) = cell {
-                    game.with_mut(|m| m.act(Player::O, cell, now()).ok());
-                }
-            }
-        }
+    let mut record = move || {
         let status = grid().status();
         if status.is_over() && !recorded() {
             series.with_mut(|s| s.record(status));
             recorded.set(true);
         }
+    };
+
+    let mut after_move = move || {
+        if let Some(task) = thinking.take() {
+            task.cancel();
+        }
+        if let Some(Rival::Computer(_)) = rival() {
+            let g = grid();
+            if g.status() == Status::Ongoing(Player::O) {
+                let ply = game.read().ply();
+                let decision = ai.decide(&[], &g, Limits::millis(400));
+                let turn = spawn(async move {
+                    let cell = decision.await;
+                    // 2.0's clock may have taken the turn away meanwhile: then it is stale.
+                    if let Some(cell) = cell.filter(|_| game.read().ply() == ply) {
+                        game.with_mut(|m| m.act(Player::O, cell, now()).ok());
+                    }
+                    thinking.set(None);
+                    record();
+                });
+                thinking.set(Some(turn));
+            }
+        }
+        record();
     };
     let mut start_game = move || {
         game.set(Match::new(

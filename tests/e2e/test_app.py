@@ -12,9 +12,19 @@ def status(page):
     return page.get_attribute("[data-status]", "data-status")
 
 
+def wait_for_person(page, selector="[data-cell]:enabled"):
+    """Waits while the computer thinks (it thinks between frames): until the person can
+    act or the game is over."""
+    page.wait_for_function(
+        """selector => !document.querySelector('[data-status]').dataset.status.startsWith('ongoing')
+                       || document.querySelector(selector) !== null""",
+        arg=selector, timeout=30000)
+
+
 def play_until_over(page, selector="[data-cell]:enabled"):
     """Clicks the first enabled cell (or action) until the game ends."""
     for _ in range(MAX_CLICKS):
+        wait_for_person(page, selector)
         if not status(page).startswith("ongoing"):
             return status(page)
         page.locator(selector).first.click()
@@ -74,6 +84,7 @@ def test_super_to_the_end_against_easy(phone):
     phone.click("[data-starter=O]")
     assert phone.get_attribute("[data-coin]", "data-coin") == "O"
     phone.click("[data-rival=easy]")
+    wait_for_person(phone)
     assert phone.locator("[data-cell] svg.mark.o").count() == 1
     shot(phone, "super-start")
     assert phone.locator("[data-cell]").count() == 81
@@ -86,6 +97,7 @@ def test_v2_to_the_end_against_medium_with_points(phone):
     phone.click("[data-game=v2]")
     phone.click("[data-rival=medium]")
     phone.click("[data-cell=e5]")
+    wait_for_person(phone)
     assert phone.get_attribute(".small-board.sent", "data-board") is not None
     play_until_over(phone)
     shot(phone, "v2-end")
@@ -112,7 +124,8 @@ def test_cube_accessible_controls_refusals_and_the_velha_score(phone):
     phone.click("[data-mode='1-velha']")
     assert phone.get_attribute("[data-cell=b2]", "aria-label") == "b2, vazio"
     phone.click("[data-cell=b2]")
-    assert status(phone) == "ongoing X", "the Velha answered at once"
+    wait_for_person(phone)
+    assert status(phone) == "ongoing X", "the Velha answered"
     # Its answer may have turned the X away; whatever it did, every cell says what it holds.
     for cell in ("a1", "b2", "c3"):
         assert re.fullmatch(rf"{cell}, (vazio|X|O|\*)", phone.get_attribute(f"[data-cell={cell}]", "aria-label"))

@@ -1,5 +1,6 @@
 """The native (Blitz) build in a real X window (Xvfb, software Vulkan): open the cube, tap a
-cell with the mouse, then turn its column with a mouse drag, checking the pixels each time.
+cell with the mouse, then turn its column with a mouse drag, checking the pixels each time;
+then back home and a game against the Velha, who answers a tap (she thinks between frames).
 
 Usage: python3 tests/native/smoke.py APP_BINARY CUBE_VIEW_BINARY OUT_DIR"""
 
@@ -46,6 +47,11 @@ def is_x(rgb):
     return b > 120 and b - r > 60
 
 
+def is_o(rgb):
+    r, g, b = rgb
+    return r > 170 and g < 110 and b < 110
+
+
 def is_white(rgb):
     return min(rgb) > 150 and max(rgb) - min(rgb) < 40
 
@@ -75,7 +81,18 @@ try:
         time.sleep(0.05)
     xdo("mouseup", 1)
     wait_for("4-turned", lambda im: is_white(im.getpixel(tuple(f1))))
-    print("native smoke: 3 passed, 0 failed")
+    # "← Voltar" (below the canvas), the cube again, level 1 against the Velha: she answers X.
+    xdo("mousemove", 62, 441, "click", 1)
+    # The "Jogar" button, wider than the cube's stickers that are blue at the same height.
+    wait_for("5-home", lambda im: all(im.getpixel((x, 314))[2] > 200 for x in (160, 271, 380)))
+    xdo("mousemove", 271, 314, "click", 1)
+    time.sleep(3)
+    xdo("mousemove", 400, 78, "click", 1)  # the first choice: Nível 1 · Contra a Velha
+    wait_for("6-velha", lambda im: is_white(im.getpixel(tuple(f1))))
+    xdo("mousemove", *f1, "click", 1)
+    canvas = [(x, y) for x in range(0, CANVAS[0], 4) for y in range(0, CANVAS[1], 4)]
+    wait_for("7-answered", lambda im: is_x(im.getpixel(tuple(f1))) and any(is_o(im.getpixel(p)) for p in canvas))
+    print("native smoke: 4 passed, 0 failed")
 finally:
     app.terminate()
     xvfb.terminate()

@@ -11,7 +11,9 @@
 //!   `Hard` (Monte Carlo tree search, scored by each game's own rules).
 //!
 //! Everything runs single-threaded with a clock that works in the browser, so the same code
-//! thinks on the phone, on the desktop, in a web page and on the server.
+//! thinks on the phone, on the desktop, in a web page and on the server. The searching
+//! opponents also implement [`Deliberate`]: a decision in slices of a few milliseconds, so a
+//! screen draws between them, as strong as one taken at once.
 //!
 //! ```
 //! use velha_ai::{Character, Limits, Opponent, Rng};
@@ -32,13 +34,14 @@ mod ultimate;
 mod velha;
 
 pub use baseline::{Greedy, RandomPlayer};
-pub use budget::{Budget, Limits};
+pub use budget::{Budget, Limits, Spend};
 pub use classic::Character;
 pub use rng::Rng;
 pub use ultimate::{Difficulty, UltimateAi};
 pub use velha::{MATE, MATE_BOUND, REPETITION, Velha, VelhaStats, Weights};
 
 use velha_rules::Position;
+use web_time::Duration;
 
 /// A computer opponent for positions of type `P`.
 pub trait Opponent<P: Position> {
@@ -57,5 +60,42 @@ pub trait Opponent<P: Position> {
     ) -> Option<P::Action> {
         let _ = earlier;
         self.choose(position, limits, rng)
+    }
+}
+
+/// Whether a decision taken in slices is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Thought<A> {
+    /// Still thinking: call [`Deliberate::think`] again.
+    Thinking,
+    /// Decided: the action, `None` only when the game is over (or nothing was started).
+    Decided(Option<A>),
+}
+
+/// An opponent that can take its decision in slices of time, so a screen keeps drawing and
+/// answering between them. Only the slices' time counts against the limits: in slices or at
+/// once, the decision is as strong, and under a work limit it is the same.
+pub trait Deliberate<P: Position>: Opponent<P> {
+    /// Starts deciding what to play from `position`, after the game's `earlier` positions
+    /// (oldest first), within `limits`. A decision already under way is dropped.
+    fn start(&mut self, earlier: &[P], position: &P, limits: Limits, rng: &mut Rng);
+
+    /// Thinks for about `slice` more (at least one unit of work; `Duration::MAX` finishes).
+    fn think(&mut self, slice: Duration, rng: &mut Rng) -> Thought<P::Action>;
+}
+
+/// A decision taken in one go by an opponent that can also think in slices.
+fn decide_at_once<P: Position, D: Deliberate<P>>(
+    opponent: &mut D,
+    earlier: &[P],
+    position: &P,
+    limits: Limits,
+    rng: &mut Rng,
+) -> Option<P::Action> {
+    opponent.start(earlier, position, limits, rng);
+    loop {
+        if let Thought::Decided(action) = opponent.think(Duration::MAX, rng) {
+            return action;
+        }
     }
 }

@@ -8,8 +8,10 @@
 use velha_rules::ultimate::BoardState;
 use velha_rules::{Player, Position, Status, UltCell, Ultimate};
 
-use crate::budget::Budget;
-use crate::{Limits, Opponent, Rng};
+use web_time::Duration;
+
+use crate::budget::{Budget, Spend};
+use crate::{Deliberate, Limits, Opponent, Rng, Thought};
 
 /// How strong the computer plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,8 +54,20 @@ pub struct UltimateAi {
     /// How strong it plays.
     pub difficulty: Difficulty,
     nodes: Vec<Node>,
+    /// The nodes from the root to the one being played out.
+    path: Vec<u32>,
+    job: Option<Job>,
     /// Playouts run by the last search (for benchmarks).
     pub last_playouts: u64,
+}
+
+/// A decision in progress.
+#[derive(Debug)]
+enum Job {
+    /// Known without searching.
+    Decided(Option<UltCell>),
+    /// Tree search from `root`, the tree in `UltimateAi::nodes`.
+    Searching { root: Ultimate, budget: Budget },
 }
 
 impl UltimateAi {
@@ -62,6 +76,8 @@ impl UltimateAi {
         UltimateAi {
             difficulty,
             nodes: Vec::new(),
+            path: Vec::with_capacity(96),
+            job: None,
             last_playouts: 0,
         }
     }
@@ -69,24 +85,52 @@ impl UltimateAi {
 
 impl Opponent<Ultimate> for UltimateAi {
     fn choose(&mut self, position: &Ultimate, limits: Limits, rng: &mut Rng) -> Option<UltCell> {
+        crate::decide_at_once(self, &[], position, limits, rng)
+    }
+}
+
+impl Deliberate<Ultimate> for UltimateAi {
+    fn start(&mut self, _earlier: &[Ultimate], position: &Ultimate, limits: Limits, rng: &mut Rng) {
+        self.last_playouts = 0;
         let legal = position.legal_cells();
-        if legal.is_empty() {
-            return None;
-        }
-        if legal.len() == 1 {
-            return legal.nth_cell(0);
-        }
-        match self.difficulty {
-            Difficulty::Easy => easy_move(position, rng),
-            Difficulty::Medium => {
+        let decided = match (legal.len(), self.difficulty) {
+            (0, _) => None,
+            (1, _) => legal.nth_cell(0),
+            (_, Difficulty::Easy) => easy_move(position, rng),
+            (_, Difficulty::Medium) => {
                 let capped = Limits {
                     time: limits.time,
                     work: Some(limits.work.unwrap_or(MEDIUM_PLAYOUTS).min(MEDIUM_PLAYOUTS)),
                 };
-                self.search(position, capped, rng)
+                return self.start_search(position, capped);
             }
-            Difficulty::Hard => self.search(position, limits, rng),
+            (_, Difficulty::Hard) => return self.start_search(position, limits),
+        };
+        self.job = Some(Job::Decided(decided));
+    }
+
+    fn think(&mut self, slice: Duration, rng: &mut Rng) -> Thought<UltCell> {
+        let (root, mut budget) = match self.job.take() {
+            None => return Thought::Decided(None),
+            Some(Job::Decided(cell)) => return Thought::Decided(cell),
+            Some(Job::Searching { root, budget }) => (root, budget),
+        };
+        budget.start_slice(slice);
+        loop {
+            match budget.spend() {
+                Spend::Go => self.playout_once(&root, rng),
+                Spend::Pause => {
+                    budget.end_slice();
+                    self.last_playouts = budget.spent();
+                    self.job = Some(Job::Searching { root, budget });
+                    return Thought::Thinking;
+                }
+                Spend::Exhausted => break,
+            }
         }
+        budget.end_slice();
+        self.last_playouts = budget.spent();
+        Thought::Decided(self.most_visited(&root, rng))
     }
 }
 
@@ -167,14 +211,15 @@ fn playout(mut position: Ultimate, rng: &mut Rng) -> Status {
 }
 
 impl UltimateAi {
-    fn search(&mut self, root: &Ultimate, limits: Limits, rng: &mut Rng) -> Option<UltCell> {
+    fn start_search(&mut self, root: &Ultimate, limits: Limits) {
         let me = root.side_to_move();
         // A move that wins the game is never worth searching.
         let legal = root.legal_cells();
         for cell in legal {
             let mut next = *root;
             if next.play(cell) == Ok(Status::Win(me)) {
-                return Some(cell);
+                self.job = Some(Job::Decided(Some(cell)));
+                return;
             }
         }
         // A move after which the opponent wins at once is never worth searching either,
@@ -190,47 +235,53 @@ impl UltimateAi {
         if !safe.is_empty() && safe.len() < legal.len() {
             self.expand_with(0, me, safe);
         }
-        let mut budget = Budget::start(limits);
-        let mut path: Vec<u32> = Vec::with_capacity(96);
-        while budget.spend() {
-            path.clear();
-            let mut node = 0u32;
-            let mut position = *root;
-            path.push(node);
-            loop {
-                if position.status().is_over() {
-                    break;
-                }
-                if !self.nodes[node as usize].expanded {
-                    if self.nodes.len() + 81 > MAX_NODES {
-                        break;
-                    }
-                    self.expand(node, &position);
-                }
-                let child = self.select(node, rng);
-                position
-                    .play(self.nodes[child as usize].cell)
-                    .expect("children are legal");
-                node = child;
-                path.push(node);
-                if self.nodes[node as usize].visits == 0 {
-                    break;
-                }
+        self.job = Some(Job::Searching {
+            root: *root,
+            budget: Budget::new(limits),
+        });
+    }
+
+    /// One descent of the tree from `root`, a random playout, and its result backed up.
+    fn playout_once(&mut self, root: &Ultimate, rng: &mut Rng) {
+        self.path.clear();
+        let mut node = 0u32;
+        let mut position = *root;
+        self.path.push(node);
+        loop {
+            if position.status().is_over() {
+                break;
             }
-            let status = playout(position, rng);
-            for &n in &path {
-                let n = &mut self.nodes[n as usize];
-                n.visits += 1;
-                n.score += result_for(status, n.mover);
+            if !self.nodes[node as usize].expanded {
+                if self.nodes.len() + 81 > MAX_NODES {
+                    break;
+                }
+                self.expand(node, &position);
+            }
+            let child = self.select(node, rng);
+            position
+                .play(self.nodes[child as usize].cell)
+                .expect("children are legal");
+            node = child;
+            self.path.push(node);
+            if self.nodes[node as usize].visits == 0 {
+                break;
             }
         }
-        self.last_playouts = budget.spent();
-        let root_node = self.nodes[0];
-        if !root_node.expanded {
+        let status = playout(position, rng);
+        for &n in &self.path {
+            let n = &mut self.nodes[n as usize];
+            n.visits += 1;
+            n.score += result_for(status, n.mover);
+        }
+    }
+
+    /// The root's most visited action once the search is over.
+    fn most_visited(&mut self, root: &Ultimate, rng: &mut Rng) -> Option<UltCell> {
+        if !self.nodes[0].expanded {
             self.expand(0, root);
         }
-        let children = self.children(0);
-        children
+        let legal = root.legal_cells();
+        self.children(0)
             .iter()
             .max_by_key(|n| (n.visits, (n.score * 2.0) as u32))
             .map(|n| n.cell)

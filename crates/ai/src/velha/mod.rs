@@ -17,9 +17,11 @@ pub use eval::Weights;
 
 use velha_rules::{Cube, CubeAction, Position, Status};
 
+use web_time::Duration;
+
 use crate::budget::Budget;
-use crate::{Limits, Opponent, Rng};
-use search::{OutOfBudget, Search, order_key};
+use crate::{Deliberate, Limits, Opponent, Rng, Thought};
+use search::{Context, Negamax, Stop, order_key};
 use table::{Table, key};
 
 /// The score of a win on the spot; a win `n` actions ahead scores `MATE - n`.
@@ -50,8 +52,35 @@ pub struct VelhaStats {
 pub struct Velha {
     table: Table,
     weights: Weights,
+    negamax: Negamax,
+    job: Option<Job>,
     /// Figures of the last decision.
     pub stats: VelhaStats,
+}
+
+/// A decision in progress.
+#[derive(Debug)]
+enum Job {
+    /// Known without searching.
+    Decided(Option<CubeAction>),
+    /// Iterative deepening over the root's whole turns.
+    Deepening(Deepening),
+}
+
+#[derive(Debug)]
+struct Deepening {
+    turns: Vec<WholeTurn>,
+    budget: Budget,
+    max_depth: u32,
+    /// The iteration being searched.
+    depth: u32,
+    /// The whole turn being searched in it, and whether its search has begun.
+    next: usize,
+    begun: bool,
+    alpha: i32,
+    best_index: usize,
+    /// The best of the last complete iteration.
+    best: Option<(CubeAction, i32)>,
 }
 
 impl std::fmt::Debug for Velha {
@@ -94,6 +123,8 @@ impl Velha {
         Velha {
             table: Table::new(),
             weights,
+            negamax: Negamax::default(),
+            job: None,
             stats: VelhaStats::default(),
         }
     }
@@ -111,20 +142,26 @@ impl Velha {
             time: None,
             work: None,
         };
-        self.think(earlier, position, limits, depth, None)
+        self.begin(earlier, position, limits, depth, None);
+        loop {
+            if let Some(found) = self.work(Duration::MAX) {
+                return found;
+            }
+        }
     }
 
-    fn think(
+    fn begin(
         &mut self,
         earlier: &[Cube],
         position: &Cube,
         limits: Limits,
         max_depth: u32,
         rng: Option<&mut Rng>,
-    ) -> Option<(CubeAction, i32)> {
+    ) {
         self.stats = VelhaStats::default();
         if position.status().is_over() || max_depth == 0 {
-            return None;
+            self.job = Some(Job::Decided(None));
+            return;
         }
         let mut turns = whole_turns(earlier, position);
         // Shuffled, then ordered: equal moves are chosen differently from game to game.
@@ -134,33 +171,94 @@ impl Velha {
             }
         }
         turns.sort_by_key(|t| t.order);
-        let mut budget = Budget::start(limits);
-        let mut best = None;
-        for depth in 1..=max_depth {
-            let mut search = Search {
-                table: &mut self.table,
-                weights: &self.weights,
-                budget: &mut budget,
-                mandatory: depth <= MANDATORY_DEPTH,
-            };
-            match root(&mut search, &mut turns, depth) {
-                Ok(found) => {
-                    best = Some(found);
-                    self.stats.depth = depth;
-                    self.stats.score = found.1;
-                    // A forced result is final: deeper search finds the same one.
-                    if found.1.abs() >= MATE_BOUND {
-                        break;
-                    }
+        self.job = Some(Job::Deepening(Deepening {
+            turns,
+            budget: Budget::new(limits),
+            max_depth,
+            depth: 1,
+            next: 0,
+            begun: false,
+            alpha: -INFINITY,
+            best_index: 0,
+            best: None,
+        }));
+    }
+
+    /// Thinks for at most `slice`: the best action and its value once decided (`None` inside
+    /// when there is nothing to play), `None` while still thinking.
+    fn work(&mut self, slice: Duration) -> Option<Option<(CubeAction, i32)>> {
+        let Velha {
+            table,
+            weights,
+            negamax,
+            job,
+            stats,
+        } = self;
+        let deepening = match job.as_mut()? {
+            Job::Decided(action) => {
+                let found = action.map(|a| (a, stats.score));
+                *job = None;
+                return Some(found);
+            }
+            Job::Deepening(deepening) => deepening,
+        };
+        let d = deepening;
+        d.budget.start_slice(slice);
+        let finished = loop {
+            if d.next == d.turns.len() {
+                // The iteration is complete; the next one tries its best first.
+                d.turns[..=d.best_index].rotate_right(1);
+                d.best = Some((d.turns[0].first, d.alpha));
+                stats.depth = d.depth;
+                stats.score = d.alpha;
+                // A forced result is final: deeper search finds the same one.
+                if d.alpha.abs() >= MATE_BOUND || d.depth == d.max_depth || d.budget.exhausted() {
+                    break true;
                 }
-                Err(OutOfBudget) => break,
+                d.depth += 1;
+                d.next = 0;
+                d.alpha = -INFINITY;
+                d.best_index = 0;
             }
-            if budget.exhausted() {
-                break;
+            let turn = &d.turns[d.next];
+            if !d.begun {
+                // Each whole turn is searched with the window (alpha, ∞) from the root's side.
+                let ply = if turn.second.is_some() { 2 } else { 1 };
+                negamax.begin(&turn.after, d.depth - 1, -INFINITY, -d.alpha, ply);
+                d.begun = true;
             }
+            let mut cx = Context {
+                table,
+                weights,
+                budget: &mut d.budget,
+                mandatory: d.depth <= MANDATORY_DEPTH,
+            };
+            match negamax.run(&mut cx) {
+                Ok(value) => {
+                    let mut score = -value;
+                    // A fail-low bound stays one after the cap: the cap only lowers.
+                    if turn.repeats && score.abs() < MATE_BOUND {
+                        score = score.min(REPETITION);
+                    }
+                    if score > d.alpha {
+                        d.alpha = score;
+                        d.best_index = d.next;
+                    }
+                    d.next += 1;
+                    d.begun = false;
+                }
+                Err(Stop::Pause) => break false,
+                Err(Stop::OutOfBudget) => break true,
+            }
+        };
+        d.budget.end_slice();
+        stats.nodes = d.budget.spent();
+        if !finished {
+            return None;
         }
-        self.stats.nodes = budget.spent();
-        best
+        let best = d.best;
+        *job = None;
+        Some(best)
     }
 }
 
@@ -201,32 +299,6 @@ fn whole_turns(earlier: &[Cube], position: &Cube) -> Vec<WholeTurn> {
     turns
 }
 
-/// Searches every whole turn at `depth` with the window `(alpha, ∞)` from the root's side;
-/// returns the first action of the best and its value, and moves the best to the front for
-/// the next iteration.
-fn root(
-    search: &mut Search<'_>,
-    turns: &mut [WholeTurn],
-    depth: u32,
-) -> Result<(CubeAction, i32), OutOfBudget> {
-    let mut alpha = -INFINITY;
-    let mut best = 0;
-    for (i, turn) in turns.iter().enumerate() {
-        let ply = if turn.second.is_some() { 2 } else { 1 };
-        let mut score = -search.negamax(&turn.after, depth - 1, -INFINITY, -alpha, ply)?;
-        // A fail-low bound stays one after the cap: the cap only lowers.
-        if turn.repeats && score.abs() < MATE_BOUND {
-            score = score.min(REPETITION);
-        }
-        if score > alpha {
-            alpha = score;
-            best = i;
-        }
-    }
-    turns[..=best].rotate_right(1);
-    Ok((turns[0].first, alpha))
-}
-
 impl Opponent<Cube> for Velha {
     fn choose(&mut self, position: &Cube, limits: Limits, rng: &mut Rng) -> Option<CubeAction> {
         self.choose_in_game(&[], position, limits, rng)
@@ -239,8 +311,16 @@ impl Opponent<Cube> for Velha {
         limits: Limits,
         rng: &mut Rng,
     ) -> Option<CubeAction> {
+        crate::decide_at_once(self, earlier, position, limits, rng)
+    }
+}
+
+impl Deliberate<Cube> for Velha {
+    fn start(&mut self, earlier: &[Cube], position: &Cube, limits: Limits, rng: &mut Rng) {
         let Status::Ongoing(me) = position.status() else {
-            return None;
+            self.stats = VelhaStats::default();
+            self.job = Some(Job::Decided(None));
+            return;
         };
         // An immediate win needs no search.
         for action in position.legal_actions() {
@@ -250,10 +330,18 @@ impl Opponent<Cube> for Velha {
                     score: MATE - 1,
                     ..VelhaStats::default()
                 };
-                return Some(action);
+                self.job = Some(Job::Decided(Some(action)));
+                return;
             }
         }
-        self.think(earlier, position, limits, MAX_DEPTH, Some(rng))
-            .map(|(action, _)| action)
+        self.begin(earlier, position, limits, MAX_DEPTH, Some(rng));
+    }
+
+    fn think(&mut self, slice: Duration, _rng: &mut Rng) -> Thought<CubeAction> {
+        match self.work(slice) {
+            Some(found) => Thought::Decided(found.map(|(action, _)| action)),
+            None if self.job.is_some() => Thought::Thinking,
+            None => Thought::Decided(None),
+        }
     }
 }
