@@ -1,6 +1,6 @@
 //! CUBE-V05: the Velha plays the cube by the same rules at both levels, and plays it well.
 
-use velha_ai::arena::{Fresh, Seat, play_match, play_match_fresh, sample_positions};
+use velha_ai::arena::{Fresh, OPENING, Seat, play_match, play_match_fresh, sample_positions};
 use velha_ai::{Greedy, Limits, Opponent, RandomPlayer, Rng, Velha};
 use velha_rules::{Cube, CubeAction, Level, Position, Status};
 
@@ -127,7 +127,8 @@ fn cube_v05_the_same_seed_and_work_give_the_same_move() {
 }
 
 /// CUBE-V05: she is stronger the longer she thinks. Work budgets (nodes per decision) make
-/// the games the same on every machine; unfinished games at the 400-action cap count half.
+/// the games the same on every machine; unfinished games at the 400-action cap count half;
+/// each pair of games starts from its own random opening, each Velha playing X once.
 /// The full table, up to the app's budget, is `velha-ai-arena ladder`.
 #[test]
 fn cube_v05_four_times_the_budget_scores_at_least_65_percent() {
@@ -135,6 +136,7 @@ fn cube_v05_four_times_the_budget_scores_at_least_65_percent() {
         for small in [1_000, 4_000] {
             let large = 4 * small;
             let pair = Fresh {
+                opening: OPENING,
                 a: Velha::new,
                 a_limits: Limits::work(large),
                 b: Velha::new,

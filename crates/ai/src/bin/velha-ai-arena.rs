@@ -17,7 +17,7 @@
 
 use std::time::Instant;
 
-use velha_ai::arena::{Fresh, MatchScore, play_match_fresh};
+use velha_ai::arena::{Fresh, MatchScore, OPENING, play_match_fresh};
 use velha_ai::{Limits, Opponent, Rng, Velha, Weights};
 use velha_rules::{Cube, CubeAction, Level};
 
@@ -128,8 +128,10 @@ fn velha_match(
     games: u32,
     seed: u64,
     threads: u32,
+    opening: usize,
 ) -> MatchScore {
     let pair = Fresh {
+        opening,
         a: || Velha::with_weights(a.0),
         a_limits: Limits::work(a.1),
         b: || Velha::with_weights(b.0),
@@ -166,7 +168,10 @@ fn print_row(level: Level, a: &str, b: &str, r: MatchScore) {
 }
 
 fn ladder(weights: Weights, levels: &[Level], games: u32, threads: u32, bottom: u64, top: u64) {
-    println!("== ladder: each budget against a quarter of it, {games} games, colours alternating");
+    println!(
+        "== ladder: each budget against a quarter of it, {games} games; each pair of games from \
+         its own {OPENING}-action random opening, colours swapped"
+    );
     print_header();
     for &level in levels {
         for pair in LADDER.windows(2).filter(|p| p[1] <= top && p[0] >= bottom) {
@@ -178,6 +183,7 @@ fn ladder(weights: Weights, levels: &[Level], games: u32, threads: u32, bottom: 
                 games,
                 large,
                 threads,
+                OPENING,
             );
             print_row(level, &large.to_string(), &small.to_string(), r);
         }
@@ -195,7 +201,8 @@ impl Opponent<Cube> for Forgetful {
 
 fn repetition(levels: &[Level], games: u32, threads: u32, bottom: u64, top: u64) {
     println!(
-        "== games past the {CAP}-action cap, Velha against Velha at the same budget, {games} games"
+        "== games past the {CAP}-action cap, Velha against Velha at the same budget, {games} games \
+         ({OPENING}-action random openings)"
     );
     println!(
         "{:<6} {:>10} {:>22} {:>22}",
@@ -205,6 +212,7 @@ fn repetition(levels: &[Level], games: u32, threads: u32, bottom: u64, top: u64)
         for &budget in LADDER.iter().filter(|&&b| (bottom..=top).contains(&b)) {
             let limits = Limits::work(budget);
             let forgetful = Fresh {
+                opening: OPENING,
                 a: || Forgetful(Velha::new()),
                 a_limits: limits,
                 b: || Forgetful(Velha::new()),
@@ -219,6 +227,7 @@ fn repetition(levels: &[Level], games: u32, threads: u32, bottom: u64, top: u64)
                 games,
                 budget,
                 threads,
+                OPENING,
             );
             let cell = |r: MatchScore| {
                 format!(
@@ -247,7 +256,10 @@ fn tuned(
     games: u32,
     threads: u32,
 ) {
-    println!("== weights A against weights B, equal budgets, {games} games");
+    println!(
+        "== weights A against weights B, equal budgets, {games} games ({OPENING}-action random \
+         openings, colours swapped)"
+    );
     println!("A: {weights:?}\nB: {against:?}");
     print_header();
     for &level in levels {
@@ -259,6 +271,7 @@ fn tuned(
                 games,
                 7 + budget,
                 threads,
+                OPENING,
             );
             print_row(level, &budget.to_string(), &budget.to_string(), r);
         }
@@ -304,6 +317,9 @@ fn tune(levels: &[Level], from: Weights, iterations: u64, threads: u32) {
                 GAMES,
                 k * 7 + u64::from(level.number()),
                 threads,
+                // The tuned weights were found from the first position: kept so the command
+                // still finds them.
+                0,
             );
         }
         // Positive when `plus` scored better: move along `delta`.

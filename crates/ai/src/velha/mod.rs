@@ -248,7 +248,16 @@ impl Velha {
                     d.begun = false;
                 }
                 Err(Stop::Pause) => break false,
-                Err(Stop::OutOfBudget) => break true,
+                Err(Stop::OutOfBudget) => {
+                    // The unfinished iteration searched the last best turn first: once that
+                    // one is done, its best so far is known at this depth, better informed
+                    // than the last complete iteration (and where a larger budget gains).
+                    if d.next > 0 {
+                        d.best = Some((d.turns[d.best_index].first, d.alpha));
+                        stats.score = d.alpha;
+                    }
+                    break true;
+                }
             }
         };
         d.budget.end_slice();
