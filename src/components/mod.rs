@@ -1,3 +1,4 @@
 //! Pieces shared by screens.
 
+pub mod character;
 pub mod cube_stage;

@@ -21,11 +21,18 @@ pub const CANVAS_AT_ORIGIN: bool = false;
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{
     after_next_frame, load, locale, now_ms, random_seed, save, sleep_ms, turn_seconds_override,
+    vibrate,
 };
 #[cfg(target_arch = "wasm32")]
 pub use web::{
     after_next_frame, load, locale, now_ms, random_seed, save, sleep_ms, turn_seconds_override,
+    vibrate,
 };
+
+/// How long the device buzzes when a move is refused, and when a game ends (ms).
+pub const BUZZ_REFUSED: u32 = 40;
+/// See [`BUZZ_REFUSED`].
+pub const BUZZ_GAME_OVER: u32 = 120;
 
 /// The "Você × Velha" score (ON-K05): wins and losses against the Velha, on this device only.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -61,3 +61,6 @@ pub fn turn_seconds_override() -> Option<f64> {
 pub async fn after_next_frame() {
     sleep_ms(8).await;
 }
+
+/// A short buzz where the device can; desktops cannot.
+pub fn vibrate(_ms: u32) {}

@@ -67,3 +67,10 @@ pub async fn after_next_frame() {
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
+
+/// A short buzz where the device can (phones); nothing elsewhere.
+pub fn vibrate(ms: u32) {
+    if let Some(window) = web_sys::window() {
+        let _ = window.navigator().vibrate_with_duration(ms);
+    }
+}

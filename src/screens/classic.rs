@@ -6,7 +6,8 @@ use velha_ai::{Character, Limits, Opponent, Rng};
 use velha_rules::{Cell, Classic, Match, Player, Position, Series, Status};
 
 use crate::app::{Screen, use_texts};
-use crate::platform::random_seed;
+use crate::components::character::{self, Avatar};
+use crate::platform::{self, random_seed};
 use crate::screens::{Mark, TopBar, status_text};
 
 /// Who the person plays against.
@@ -44,6 +45,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
         if status.is_over() && !recorded() {
             series.with_mut(|s| s.record(status));
             recorded.set(true);
+            platform::vibrate(platform::BUZZ_GAME_OVER);
         }
     };
     let mut start_game = move || {
@@ -58,21 +60,29 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
             section { class: "choose",
                 h2 { "{t.choose_opponent}" }
                 p { "{t.you_are_x}" }
-                for (who, label, id) in [
-                    (Rival::Computer(Character::Rabisco), t.rabisco, "rabisco"),
-                    (Rival::Computer(Character::Nino), t.nino, "nino"),
-                    (Rival::Computer(Character::Quelonia), t.quelonia, "quelonia"),
-                    (Rival::Friend, t.two_players, "friend"),
-                ] {
-                    button { class: "primary wide", key: "{id}", "data-rival": id,
+                for who in Character::ALL {
+                    button { class: "character-pick", key: "{who.protocol_name()}", "data-rival": who.protocol_name(),
                         onclick: move |_| {
-                            rival.set(Some(who));
+                            rival.set(Some(Rival::Computer(who)));
                             series.set(Series::new(Player::X, Player::X));
                             stopped.set(false);
                             start_game();
                         },
-                        "{label}"
+                        Avatar { who, size: 56 }
+                        span { class: "pick-text",
+                            strong { "{character::name(t, who)}" }
+                            span { "{character::about(t, who)}" }
+                        }
                     }
+                }
+                button { class: "primary wide", "data-rival": "friend",
+                    onclick: move |_| {
+                        rival.set(Some(Rival::Friend));
+                        series.set(Series::new(Player::X, Player::X));
+                        stopped.set(false);
+                        start_game();
+                    },
+                    "{t.two_players}"
                 }
             }
         };
@@ -96,6 +106,9 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
             }
         } else {
             p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message}" }
+            if let Rival::Computer(who) = current {
+                character::Rival { who, status }
+            }
             div { class: "board3", role: "grid",
                 for cell in Cell::ALL {
                     Square {

@@ -14,7 +14,7 @@ use velha_rules::{
 use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::i18n::Texts;
-use crate::platform::VelhaScore;
+use crate::platform::{self, VelhaScore};
 use crate::platform::{CANVAS_AT_ORIGIN, CubeCanvas};
 use crate::screens::{Mark, TopBar, status_text};
 use crate::thinking::use_thinker;
@@ -88,7 +88,14 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
         if let (Ok(_), CubeAction::Turn(turn)) = (&result, action) {
             turns.read().push(before, turn);
         }
+        if result.is_ok() && cube().status().is_over() {
+            platform::vibrate(platform::BUZZ_GAME_OVER);
+        }
         result
+    };
+    let mut refuse = move |reason: CubeIllegal| {
+        message.set(Some(refusal(t, reason)));
+        platform::vibrate(platform::BUZZ_REFUSED);
     };
     // "Você × Velha" counts each game against the Velha once, when it is won (ON-K05).
     let mut count_result = move || {
@@ -106,7 +113,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let mut act = move |action: CubeAction| {
         let result = play(action);
         match result {
-            Err(reason) => message.set(Some(refusal(t, reason))),
+            Err(reason) => refuse(reason),
             Ok(_) => {
                 message.set(None);
                 count_result();
@@ -174,7 +181,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
             on_gesture: move |meaning| match meaning {
                 Meaning::Tap(cell) if playing => act(CubeAction::Tap(cell)),
                 Meaning::Turn(turn) if playing => act(CubeAction::Turn(turn)),
-                Meaning::Refuse(reason) if playing => message.set(Some(refusal(t, reason))),
+                Meaning::Refuse(reason) if playing => refuse(reason),
                 _ => {}
             },
         }
@@ -200,27 +207,11 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
             span { "data-count": "O", Mark { player: Player::O } " {c.symbols_on_side1(Player::O)}/4" }
         }
         p { class: "sr-only", "{t.symbols_on_side1}" }
-        {below}
-        if let Some(m) = message() {
-            p { class: "warning", role: "alert", "data-refusal": "true", "{m}" }
-        }
-        section { class: "side1", "aria-label": t.cells_title,
-            h2 { class: "sr-only", "{t.cells_title}" }
-            div { class: "board3",
-                for cell in Cell::ALL {
-                    CubeCell { key: "{cell}", cell, sticker: c.cell(cell), enabled: playing, onpress: move |cell| act(CubeAction::Tap(cell)) }
-                }
-            }
-        }
-        section { class: "turns", "aria-label": t.turns_title,
-            h2 { "{t.turns_title}" }
-            div { class: "turn-buttons",
-                for turn in Turn::ALL {
-                    button { key: "{turn}", class: "turn", "data-action": "{turn}", disabled: !playing,
-                        onclick: move |_| act(CubeAction::Turn(turn)),
-                        "{turn_name(t, turn)}"
-                    }
-                }
+        // The refusal shows over the cube, where the finger and the eyes are.
+        div { class: "cube-area",
+            {below}
+            if let Some(m) = message() {
+                p { class: "warning over-cube", role: "alert", "data-refusal": "true", "{m}" }
             }
         }
         if status.is_over() {
@@ -237,6 +228,30 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                 button { "data-action": "stop", onclick: move |_| { setup.set(None); go.call(Screen::Home) }, "{t.stop}" }
             }
         }
+        // Side 1's cells and every turn as buttons, for the keyboard and screen readers: one
+        // tap away, and not pushing the cube off a phone's screen.
+        details { class: "buttons-panel",
+            summary { "data-action": "buttons", "{t.play_with_buttons}" }
+            section { class: "side1", "aria-label": t.cells_title,
+                h2 { class: "sr-only", "{t.cells_title}" }
+                div { class: "board3",
+                    for cell in Cell::ALL {
+                        CubeCell { key: "{cell}", cell, sticker: c.cell(cell), enabled: playing, onpress: move |cell| act(CubeAction::Tap(cell)) }
+                    }
+                }
+            }
+            section { class: "turns", "aria-label": t.turns_title,
+                h2 { "{t.turns_title}" }
+                div { class: "turn-buttons",
+                    for turn in Turn::ALL {
+                        button { key: "{turn}", class: "turn", "data-action": "{turn}", disabled: !playing,
+                            onclick: move |_| act(CubeAction::Turn(turn)),
+                            "{turn_name(t, turn)}"
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -246,7 +261,7 @@ fn CubeCell(cell: Cell, sticker: Sticker, enabled: bool, onpress: EventHandler<C
     let (state, label) = match sticker {
         Sticker::Blank => ("blank", t.empty.to_string()),
         Sticker::Spent => ("spent", "*".to_string()),
-        Sticker::Mark(p) => ("mark", p.to_string()),
+        Sticker::Mark(p) => ("marked", p.to_string()),
     };
     rsx! {
         button { class: "cell sticker {state}", "data-cell": "{cell}", "aria-label": "{cell}, {label}", disabled: !enabled,

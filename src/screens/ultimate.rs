@@ -66,6 +66,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         if status.is_over() && !recorded() {
             series.with_mut(|s| s.record(status));
             recorded.set(true);
+            platform::vibrate(platform::BUZZ_GAME_OVER);
         }
     };
 

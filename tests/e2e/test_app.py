@@ -45,16 +45,32 @@ def test_home_shows_the_four_games_and_the_velha_score(phone):
     shot(phone, "howto-cube")
 
 
+ABOUT = {"rabisco": "Brinca mais do que joga", "nino": "não enxerga a jogada dupla",
+         "quelonia": "nunca perde"}
+# What each says after the person's win, a draw, the character's win.
+SAYS = {"rabisco": ("Ih, perdi!", "Foi quase", "Oba, fechei a linha!"),
+        "nino": ("Essa eu não vi", "Tampei tudo!", "Fica de olho"),
+        "quelonia": ("você me pegou", "isso já é vitória", "atacar vem antes de tampar")}
+
+
 def test_classic_series_against_each_character(phone):
     for character in ("rabisco", "nino", "quelonia"):
         phone.click("[data-game=classic]")
-        phone.click(f"[data-rival={character}]")
+        pick = phone.locator(f"[data-rival={character}]")
+        assert pick.locator("img[data-avatar]").bounding_box()["width"] >= 48, "a face to pick"
+        assert ABOUT[character] in pick.inner_text()
+        if character == "rabisco":
+            shot(phone, "classic-choose")
+        pick.click()
+        assert phone.locator(f"[data-opponent={character}] img[data-avatar]").is_visible()
         assert status(phone) == "ongoing X", "the person (X) starts the first game"
         assert phone.get_attribute("[data-cell=a1]", "aria-label") == "a1, vazio"
         result = play_until_over(phone)
         shot(phone, f"classic-{character}-end")
         if character == "quelonia":
             assert result != "win X", "Vó Quelônia never loses"
+        said = {"win X": 0, "draw": 1, "win O": 2}[result]
+        assert SAYS[character][said] in phone.inner_text(f"[data-says={character}]")
         assert series_total(phone) == 1
         phone.click("[data-action=another]")
         # CLASSIC-R05: the computer starts the second game, so one O is already down.
@@ -122,6 +138,7 @@ def test_v2_clock_takes_the_turn_away(browser, base_url):
 def test_cube_accessible_controls_refusals_and_the_velha_score(phone):
     phone.click("[data-game=cube]")
     phone.click("[data-mode='1-velha']")
+    phone.click("[data-action=buttons]")
     assert phone.get_attribute("[data-cell=b2]", "aria-label") == "b2, vazio"
     phone.click("[data-cell=b2]")
     wait_for_person(phone)
@@ -149,6 +166,7 @@ def test_cube_accessible_controls_refusals_and_the_velha_score(phone):
 def test_cube_level2_shows_the_next_turn_kind(phone):
     phone.click("[data-game=cube]")
     phone.click("[data-mode='2-friend']")
+    phone.click("[data-action=buttons]")
     assert phone.get_attribute("[data-giro]", "data-giro") == "free"
     phone.click("[data-action='L-']")
     phone.click("[data-action='U-']")

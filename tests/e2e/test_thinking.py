@@ -71,6 +71,7 @@ def play_until_turns(page, turns, person, another):
 def test_cube_v05_the_velha_at_level_2_never_holds_the_page(phone):
     phone.click("[data-game=cube]")
     phone.click("[data-mode='2-velha']")
+    phone.click("[data-action=buttons]")
     phone.wait_for_timeout(500)
     phone.evaluate(WATCH)
     person = "[data-cell]:enabled:not([aria-label$=', O']), [data-action$='+']:enabled"

@@ -1,0 +1,106 @@
+"""Game screens that fit a phone: at 360×640 and 390×844 the board or cube, whose turn, the
+counts and, at the end, the result and OUTRA PARTIDA are on screen without scrolling; the
+cube's cells and turns stay operable by keyboard."""
+
+import pytest
+
+from conftest import shot
+from test_app import play_until_over, status
+
+PHONES = [(360, 640), (390, 844)]
+
+
+def on_screen(page, selector):
+    """The element's box lies inside the viewport, the page unscrolled."""
+    page.evaluate("window.scrollTo(0, 0)")
+    box = page.locator(selector).first.bounding_box()
+    view = page.viewport_size
+    assert box is not None, f"{selector} is not shown"
+    inside = box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= view["width"] + 0.5 \
+        and box["y"] + box["height"] <= view["height"] + 0.5
+    assert inside, f"{selector} at {box} is outside {view}"
+
+
+@pytest.fixture(params=PHONES, ids=lambda p: f"{p[0]}x{p[1]}")
+def sized(request, browser, base_url):
+    width, height = request.param
+    context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    page = context.new_page()
+    page.goto(base_url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    yield page, f"{width}x{height}"
+    context.close()
+
+
+def test_cube_screen_fits_from_start_to_result(sized):
+    page, size = sized
+    page.click("[data-game=cube]")
+    page.click("[data-mode='1-velha']")
+    for part in ("#cube-canvas", "[data-status]", "[data-count=X]", "[data-count=O]"):
+        on_screen(page, part)
+    assert page.locator("#cube-canvas").bounding_box()["width"] >= page.viewport_size["width"] - 40, \
+        "the cube as wide as the phone allows"
+    shot(page, f"fit-cube-{size}")
+    page.click("[data-action=buttons]")
+    play_until_over(page, "[data-cell]:enabled:not([aria-label$=', O']), [data-action$='+']:enabled")
+    for part in ("#cube-canvas", "[data-status]", "[data-action=another]", "[data-action=stop]"):
+        on_screen(page, part)
+    shot(page, f"fit-cube-end-{size}")
+
+
+def test_cube_level2_shows_the_turn_kind_on_screen(sized):
+    page, size = sized
+    page.click("[data-game=cube]")
+    page.click("[data-mode='2-friend']")
+    on_screen(page, "[data-giro]")
+    shot(page, f"fit-cube2-{size}")
+
+
+@pytest.mark.parametrize("game,rival", [("classic", "nino"), ("super", "easy"), ("v2", "easy")])
+def test_board_games_fit_from_start_to_result(sized, game, rival):
+    page, size = sized
+    page.click(f"[data-game={game}]")
+    page.click(f"[data-rival={rival}]")
+    board = ".board3" if game == "classic" else ".grid9"
+    for part in (board, "[data-status]"):
+        on_screen(page, part)
+    play_until_over(page)
+    for part in (board, "[data-status]", "[data-action=another]"):
+        on_screen(page, part)
+    shot(page, f"fit-{game}-end-{size}")
+
+
+def test_cube_cells_and_turns_work_by_keyboard(phone):
+    phone.click("[data-game=cube]")
+    phone.click("[data-mode='1-friend']")
+    phone.focus("[data-action=buttons]")
+    phone.keyboard.press("Enter")
+    reached = set()
+    for _ in range(60):
+        phone.keyboard.press("Tab")
+        reached.add(phone.evaluate("document.activeElement.dataset.cell || document.activeElement.dataset.action || ''"))
+    cells = {f"{c}{r}" for c in "abc" for r in "123"}
+    turns = {f"{layer}{way}" for layer in "LMRUEDFSB" for way in "+-"}
+    assert cells <= reached and turns <= reached, sorted((cells | turns) - reached)
+    phone.focus("[data-cell=b2]")
+    phone.keyboard.press("Enter")
+    assert phone.get_attribute("[data-cell=b2]", "aria-label") == "b2, X"
+    assert status(phone) == "ongoing O"
+    phone.focus("[data-action='L+']")
+    phone.keyboard.press("Space")
+    assert status(phone) == "ongoing X", "O turned column a by keyboard"
+
+
+def test_cube_fits_a_landscape_phone_and_the_desktop(browser, base_url):
+    for width, height in ((640, 360), (844, 390), (1280, 800)):
+        context = browser.new_context(viewport={"width": width, "height": height}, locale="pt-BR")
+        page = context.new_page()
+        page.goto(base_url)
+        page.wait_for_selector("[data-game=classic]", timeout=30000)
+        page.click("[data-game=cube]")
+        page.click("[data-mode='2-velha']")
+        for part in ("#cube-canvas", "[data-status]", "[data-giro]"):
+            on_screen(page, part)
+        shot(page, f"fit-cube-{width}x{height}")
+        context.close()
