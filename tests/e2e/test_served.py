@@ -56,6 +56,8 @@ def test_the_served_app_runs_under_its_content_security_policy(browser, served):
     # The classic game (Dioxus writes styles and SVG), then the cube (wasm + WebGL canvas).
     page.click("[data-game=classic]")
     page.click("[data-rival=nino]")
+    assert page.locator("[data-opponent=nino] img").evaluate("i => i.complete && i.naturalWidth > 0"), \
+        "the character's drawing loads under the policy"
     page.click("[data-cell=b2]")
     assert page.locator("[data-cell] svg.mark").count() == 2
     page.goto(served)
@@ -65,6 +67,7 @@ def test_the_served_app_runs_under_its_content_security_policy(browser, served):
     page.wait_for_timeout(800)
     box = page.locator("#cube-canvas").bounding_box()
     assert box and box["width"] > 100
+    page.click("[data-action=buttons]")
     page.locator("[data-cell=a1]").click()
     assert page.get_attribute("[data-cell=a1]", "aria-label") == "a1, X"
     shot(page, "served-cube")

@@ -13,9 +13,10 @@ use crate::error::code_for;
 
 /// Exactly what the web app needs: its own scripts and wasm (compiling wasm needs
 /// 'wasm-unsafe-eval', nothing else of eval), its own style sheet (no inline styles),
-/// its own images, the API and the live WebSocket on the same origin, its service worker.
+/// its own images and the characters' drawings built into it (`data:` SVG in `img`, which
+/// never runs scripts), the API and the live WebSocket on the same origin, its service worker.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' \
-    'wasm-unsafe-eval'; style-src 'self'; img-src 'self'; \
+    'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; \
     connect-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; \
     base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 

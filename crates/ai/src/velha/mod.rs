@@ -79,8 +79,11 @@ struct Deepening {
     begun: bool,
     alpha: i32,
     best_index: usize,
-    /// The best of the last complete iteration.
-    best: Option<(CubeAction, i32)>,
+    /// The best of the last complete iteration, and its value. Kept as two fields: as one
+    /// `Option<(CubeAction, i32)>`, rustc 1.95's optimised debug build stored a wrong value
+    /// (tests/velha_oracle.rs caught it; release builds were right).
+    best: Option<CubeAction>,
+    best_score: i32,
 }
 
 impl std::fmt::Debug for Velha {
@@ -181,6 +184,7 @@ impl Velha {
             alpha: -INFINITY,
             best_index: 0,
             best: None,
+            best_score: -INFINITY,
         }));
     }
 
@@ -208,7 +212,8 @@ impl Velha {
             if d.next == d.turns.len() {
                 // The iteration is complete; the next one tries its best first.
                 d.turns[..=d.best_index].rotate_right(1);
-                d.best = Some((d.turns[0].first, d.alpha));
+                d.best = Some(d.turns[0].first);
+                d.best_score = d.alpha;
                 stats.depth = d.depth;
                 stats.score = d.alpha;
                 // A forced result is final: deeper search finds the same one.
@@ -253,7 +258,8 @@ impl Velha {
                     // one is done, its best so far is known at this depth, better informed
                     // than the last complete iteration (and where a larger budget gains).
                     if d.next > 0 {
-                        d.best = Some((d.turns[d.best_index].first, d.alpha));
+                        d.best = Some(d.turns[d.best_index].first);
+                        d.best_score = d.alpha;
                         stats.score = d.alpha;
                     }
                     break true;
@@ -265,7 +271,7 @@ impl Velha {
         if !finished {
             return None;
         }
-        let best = d.best;
+        let best = d.best.map(|action| (action, d.best_score));
         *job = None;
         Some(best)
     }
