@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Builds the web app into dist/: wasm (release), the wasm-bindgen glue at exactly the version
-# in Cargo.lock, the static shell, and a service worker versioned by this build.
+# Builds the web app into dist/: wasm (the size-tuned `web` profile), the wasm-bindgen glue
+# at exactly the version in Cargo.lock, wasm-opt from npm's binaryen, the static shell;
+# every built asset renamed with its content hash (served as immutable), a service worker
+# versioned by this build, and .br/.gz copies beside every text asset for the server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/velha/target}"
+# npm's binaryen: Debian 12's wasm-opt (108) cannot read what Rust 1.95 emits.
+BINARYEN=132.0.0
+TOOLS="$HOME/.cache/velha/npm"
 
 rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
@@ -12,24 +17,46 @@ if [ "$have" != "$want" ]; then
   echo "installing wasm-bindgen-cli $want"
   cargo install wasm-bindgen-cli --version "$want"
 fi
+command -v node >/dev/null || { echo "installing nodejs and npm"; sudo_apt=$([ "$(id -u)" = 0 ] || echo sudo); $sudo_apt apt-get install -y nodejs npm; }
+wasm_opt="$TOOLS/node_modules/.bin/wasm-opt"
+if ! "$wasm_opt" --version 2>/dev/null | grep -q "version ${BINARYEN%%.*} "; then
+  echo "installing binaryen $BINARYEN (npm)"
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS" "binaryen@$BINARYEN"
+fi
 
-cargo build --release --locked --target wasm32-unknown-unknown -p cubo-da-velha
+cargo build --profile web --locked --target wasm32-unknown-unknown -p cubo-da-velha
 rm -rf dist
 mkdir -p dist
 wasm-bindgen --target web --no-typescript --out-dir dist/pkg \
-  "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/cubo-da-velha.wasm"
-# wasm-opt shrinks the bundle when a recent enough one is installed (Debian 12's binaryen 108
-# cannot read what Rust 1.95 emits); without it the bundle works, only larger.
-if command -v wasm-opt >/dev/null; then
-  if wasm-opt -Oz --all-features -o dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm 2>/dev/null; then
-    mv dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm
-  else
-    rm -f dist/pkg/opt.wasm
-    echo "wasm-opt $(wasm-opt --version | awk '{print $3}') cannot read this build; the bundle is not shrunk"
-  fi
-fi
+  "$CARGO_TARGET_DIR/wasm32-unknown-unknown/web/cubo-da-velha.wasm"
+# -O3, not -Oz: the Velha's and the tree search's speed is what the player waits for. The
+# wasm features are read from the module itself (all features would let binaryen use ones
+# browsers do not have).
+"$wasm_opt" -O3 --strip-debug --strip-producers -o dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm
+mv dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm
 cp -r assets/index.html assets/boot.js assets/style.css assets/manifest.webmanifest assets/icons dist/
-build=$(cat dist/pkg/cubo-da-velha_bg.wasm dist/pkg/cubo-da-velha.js dist/boot.js dist/index.html dist/style.css | sha256sum | cut -c1-12)
+
+# Content-hashed names, innermost first: the glue names the wasm, boot.js imports the glue,
+# index.html loads boot.js and the style sheet. Each rewrite must find what it rewrites.
+hashed() { # FILE NAME_IN_REFERRER REFERRER: renames FILE to name-HASH.ext and fixes REFERRER
+  local file=$1 old=$2 referrer=$3 hash stem ext new
+  hash=$(sha256sum "$file" | cut -c1-12)
+  stem=${old%.*} ext=${old##*.}
+  new="$stem-$hash.$ext"
+  mv "$file" "$(dirname "$file")/$(basename "${new}")"
+  grep -qF "$old" "$referrer" || { echo "build-web: $referrer does not name $old" >&2; exit 1; }
+  sed -i "s|$old|$new|" "$referrer"
+}
+hashed dist/pkg/cubo-da-velha_bg.wasm "cubo-da-velha_bg.wasm" dist/pkg/cubo-da-velha.js
+hashed dist/pkg/cubo-da-velha.js "./pkg/cubo-da-velha.js" dist/boot.js
+hashed dist/boot.js "boot.js" dist/index.html
+hashed dist/style.css "style.css" dist/index.html
+# The glue and the wasm are fetched with the page, not one round trip after another.
+glue=$(cd dist && ls pkg/cubo-da-velha-*.js) wasm=$(cd dist && ls pkg/cubo-da-velha_bg-*.wasm)
+sed -i "s|</head>|  <link rel=\"modulepreload\" href=\"$glue\">\n  <link rel=\"preload\" href=\"$wasm\" as=\"fetch\" type=\"application/wasm\" crossorigin>\n</head>|" dist/index.html
+
+build=$(cat dist/pkg/*.wasm dist/pkg/*.js dist/*.js dist/*.css dist/index.html | sha256sum | cut -c1-12)
 files=$(cd dist && find . -type f ! -name sw.js | sed 's|^\./||' | sort | sed 's/.*/"&"/' | paste -sd, -)
 sed -e "s/__BUILD__/$build/" -e "s|__FILES__|$files|" assets/sw.js > dist/sw.js
-echo "built dist/ ($(du -sh dist | cut -f1)), build $build"
+node scripts/precompress.mjs dist
+echo "built dist/ ($(du -sh --exclude='*.br' --exclude='*.gz' dist | cut -f1); wasm $(stat -c %s dist/pkg/*.wasm) bytes, $(stat -c %s dist/pkg/*.wasm.br) brotli), build $build"

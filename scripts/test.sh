@@ -53,7 +53,7 @@ fi
 # The browser tests: Debian's chromium driven by Playwright (Python), never a downloaded
 # browser; the e2e suite also renders the cube with the cube-view binary on software Vulkan.
 if wants web; then
-  apt_install chromium fonts-dejavu-core mesa-vulkan-drivers libvulkan1
+  apt_install chromium fonts-dejavu-core mesa-vulkan-drivers libvulkan1 nodejs npm
   export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
   python3 -c "import playwright, pytest, PIL" 2>/dev/null || python3 -m pip install -q playwright pytest pillow
 fi
@@ -107,6 +107,12 @@ if wants web; then
 
   step "web build"
   bash scripts/build-web.sh
+
+  step "the wasm a phone downloads stays within its budget (scripts/wasm-brotli-budget-kb)"
+  budget_kb=$(tr -dc 0-9 < scripts/wasm-brotli-budget-kb)
+  size=$(stat -c %s dist/pkg/*.wasm.br)
+  echo "brotli wasm: $((size / 1024)) KB of $budget_kb KB"
+  [ "$size" -le $((budget_kb * 1024)) ] || { echo "the brotli wasm grew past its budget" >&2; exit 1; }
 
   step "browser tests (phone size, touch)"
   E2E_SHOTS="$CARGO_TARGET_DIR/e2e-shots" python3 -m pytest -q tests/e2e

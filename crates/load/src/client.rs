@@ -145,6 +145,25 @@ impl Client {
         ))
     }
 
+    /// A GET that accepts `encodings` (as in `Accept-Encoding`): the status, the headers and
+    /// the body's bytes exactly as sent.
+    pub async fn get_encoded(
+        &self,
+        path: &str,
+        encodings: &str,
+    ) -> Result<(u16, reqwest::header::HeaderMap, Vec<u8>), String> {
+        let response = self
+            .request(Method::GET, path)
+            .header(reqwest::header::ACCEPT_ENCODING, encodings)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().await.map_err(|e| e.to_string())?;
+        Ok((status, headers, bytes.to_vec()))
+    }
+
     fn keep(&mut self, s: Answer<Session>) -> Answer<Session> {
         if let Ok(s) = &s {
             self.token = Some(s.token.clone());

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::http::StatusCode;
+use axum::http::{Extensions, HeaderMap, StatusCode, Version};
 use axum::response::IntoResponse;
 use axum::routing::{any, get};
+use tower_http::compression::CompressionLayer;
+use tower_http::compression::predicate::{DefaultPredicate, Predicate};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
@@ -146,12 +148,28 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
     router = match answering.web_root {
         Some(root) => {
             // Unknown paths get the app, which routes them itself (invitation links).
-            let index = ServeFile::new(root.join("index.html"));
-            router.fallback_service(ServeDir::new(root).fallback(index))
+            let index = ServeFile::new(root.join("index.html"))
+                .precompressed_br()
+                .precompressed_gzip();
+            // The build writes .br and .gz beside every asset: sent as they are.
+            let files = ServeDir::new(root)
+                .precompressed_br()
+                .precompressed_gzip()
+                .fallback(index);
+            router.fallback_service(files)
         }
         None => router.fallback(|| async { (StatusCode::NOT_FOUND, "not found").into_response() }),
     };
     let router = router
+        // The API's JSON compressed on the fly; files are already (their .br/.gz), and the
+        // live socket's upgrade must stay untouched.
+        .layer(
+            CompressionLayer::new().compress_when(DefaultPredicate::new().and(
+                |status: StatusCode, _: Version, _: &HeaderMap, _: &Extensions| {
+                    status != StatusCode::SWITCHING_PROTOCOLS
+                },
+            )),
+        )
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             answering.timeout,

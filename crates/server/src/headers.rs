@@ -63,14 +63,57 @@ pub async fn protection(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let api = request.uri().path().starts_with("/api/");
+    let path = request.uri().path();
+    let caching = if path.starts_with("/api/") {
+        "no-store"
+    } else if is_hashed(path) {
+        IMMUTABLE
+    } else {
+        // index.html, sw.js, the manifest, icons: always asked again (answered 304 when
+        // unchanged), so a new build reaches players at once.
+        "no-cache"
+    };
     let mut response = next.run(request).await;
-    protect(&mut response, api, hsts);
+    // A hashed name that is not there gets the app's page (the fallback for its own routes):
+    // that answer must not be kept as if it were the file.
+    let caching = if caching == IMMUTABLE && is_html(&response) {
+        "no-cache"
+    } else {
+        caching
+    };
+    protect(&mut response, caching, hsts);
     response
 }
 
-/// Adds the headers every answer carries: `api` ones are never cached.
-fn protect(response: &mut Response, api: bool, hsts: bool) {
+fn is_html(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"))
+}
+
+/// Built assets carry their content's hash in their names (scripts/build-web.sh): a name
+/// never changes content, so browsers keep them a year without asking.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// True for a path whose file name ends in `-` and 12 hex digits before its extension.
+fn is_hashed(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or_default();
+    let Some((stem, _ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    stem.rsplit_once('-').is_some_and(|(_, hash)| {
+        hash.len() == 12
+            && hash
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    })
+}
+
+/// Adds the headers every answer carries, and how it may be cached (`no-store` on the API).
+fn protect(response: &mut Response, caching: &'static str, hsts: bool) {
+    let response_ok = response.status().is_success() || response.status().is_redirection();
     let h = response.headers_mut();
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
@@ -84,9 +127,9 @@ fn protect(response: &mut Response, api: bool, hsts: bool) {
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(CONTENT_SECURITY_POLICY),
     );
-    if api {
-        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    }
+    // A cached error would outlive its cause.
+    let caching = if response_ok { caching } else { "no-store" };
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(caching));
     if hsts {
         h.insert(
             header::STRICT_TRANSPORT_SECURITY,
@@ -98,6 +141,28 @@ fn protect(response: &mut Response, api: bool, hsts: bool) {
 #[cfg(test)]
 mod tests {
     use axum::http::StatusCode;
+
+    #[test]
+    fn only_content_hashed_names_are_immutable() {
+        for hashed in [
+            "/pkg/cubo-da-velha_bg-0123456789ab.wasm",
+            "/style-a1b2c3d4e5f6.css",
+        ] {
+            assert!(super::is_hashed(hashed), "{hashed}");
+        }
+        for plain in [
+            "/",
+            "/index.html",
+            "/sw.js",
+            "/icons/icon-192.png",
+            "/pkg/cubo-da-velha.js",
+            "/x-0123456789a.js",
+            "/x-0123456789AB.js",
+            "/x-0123456789ab",
+        ] {
+            assert!(!super::is_hashed(plain), "{plain}");
+        }
+    }
     use axum::response::IntoResponse;
     use velha_api::ErrorCode;
 

@@ -530,6 +530,65 @@ async fn on_a01_answers_carry_cache_and_browser_protections(db: Db) {
 }
 on_both!(on_a01_answers_carry_cache_and_browser_protections);
 
+/// The web build's files go out as the build compressed them, hashed names cached for a
+/// year, the rest asked again every time; the API's JSON is compressed on the fly.
+async fn web_files_are_precompressed_and_cached_by_their_names(db: Db) {
+    let web = tempfile::tempdir().unwrap();
+    let write = |name: &str, bytes: &[u8]| std::fs::write(web.path().join(name), bytes).unwrap();
+    write("index.html", b"<!doctype html><title>t</title>");
+    write("index.html.br", b"index-as-brotli");
+    write("app-0123456789ab.js", b"plain script");
+    write("app-0123456789ab.js.br", b"brotli script");
+    write("app-0123456789ab.js.gz", b"gzip script");
+    let root = web.path().to_str().unwrap().to_owned();
+    let server = Server::start(db, &["--web-root", &root]).await;
+    let c = server.client();
+    for (accepts, encoding, body) in [
+        ("br, gzip", Some("br"), "brotli script"),
+        ("gzip", Some("gzip"), "gzip script"),
+        ("identity", None, "plain script"),
+    ] {
+        let (status, headers, bytes) = c
+            .get_encoded("/app-0123456789ab.js", accepts)
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{accepts}");
+        assert_eq!(
+            headers.get("content-encoding").map(|v| v.to_str().unwrap()),
+            encoding,
+            "{accepts}"
+        );
+        assert_eq!(bytes, body.as_bytes(), "{accepts}");
+        assert_eq!(
+            headers["cache-control"], "public, max-age=31536000, immutable",
+            "a hashed name never changes content"
+        );
+    }
+    for path in ["/", "/index.html", "/sala/abc"] {
+        let (status, headers, bytes) = c.get_encoded(path, "br").await.unwrap();
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(
+            headers["cache-control"], "no-cache",
+            "{path}: a new build shows at once"
+        );
+        assert_eq!(bytes, b"index-as-brotli", "{path}");
+    }
+    let (status, headers, bytes) = c.get_encoded("/api/openapi.json", "gzip").await.unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(headers["content-encoding"], "gzip");
+    assert_eq!(headers["cache-control"], "no-store");
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "a gzip stream");
+    let (_, headers, _) = c
+        .get_encoded("/app-missing-0123456789ab.js", "br")
+        .await
+        .unwrap();
+    assert_ne!(
+        headers["cache-control"], "public, max-age=31536000, immutable",
+        "a miss is never kept"
+    );
+}
+on_both!(web_files_are_precompressed_and_cached_by_their_names);
+
 async fn on_m05_a_player_holds_a_bounded_number_of_connections(db: Db) {
     let server = Server::start(db, &[]).await;
     let ana = server.player("ana", "pt-BR", UNTIL).await;
