@@ -17,7 +17,12 @@ if [ "$have" != "$want" ]; then
   echo "installing wasm-bindgen-cli $want"
   cargo install wasm-bindgen-cli --version "$want"
 fi
-command -v node >/dev/null || { echo "installing nodejs and npm"; sudo_apt=$([ "$(id -u)" = 0 ] || echo sudo); $sudo_apt apt-get install -y nodejs npm; }
+if ! command -v npm >/dev/null; then
+  echo "installing nodejs and npm"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >/dev/null
+fi
 wasm_opt="$TOOLS/node_modules/.bin/wasm-opt"
 if ! "$wasm_opt" --version 2>/dev/null | grep -q "version ${BINARYEN%%.*} "; then
   echo "installing binaryen $BINARYEN (npm)"

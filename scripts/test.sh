@@ -53,7 +53,9 @@ fi
 # The browser tests: Debian's chromium driven by Playwright (Python), never a downloaded
 # browser; the e2e suite also renders the cube with the cube-view binary on software Vulkan.
 if wants web; then
-  apt_install chromium fonts-dejavu-core mesa-vulkan-drivers libvulkan1 nodejs npm
+  apt_install chromium fonts-dejavu-core mesa-vulkan-drivers libvulkan1
+  # The web build's wasm-opt comes from npm; a Node.js from elsewhere (with its own npm) will do.
+  command -v npm >/dev/null || apt_install nodejs npm
   export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
   python3 -c "import playwright, pytest, PIL" 2>/dev/null || python3 -m pip install -q playwright pytest pillow
 fi
