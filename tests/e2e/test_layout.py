@@ -1,6 +1,6 @@
 """Game screens that fit a phone: at 360×640 and 390×844 the board or cube, whose turn, the
 counts and, at the end, the result and OUTRA PARTIDA are on screen without scrolling; the
-cube's cells and turns stay operable by keyboard."""
+cube's cells and turns stay operable by keyboard; refusals show over the cube and buzz."""
 
 import pytest
 
@@ -104,3 +104,28 @@ def test_cube_fits_a_landscape_phone_and_the_desktop(browser, base_url):
             on_screen(page, part)
         shot(page, f"fit-cube-{width}x{height}")
         context.close()
+
+
+def test_a_refused_move_and_a_games_end_buzz(browser, base_url):
+    context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
+                                  has_touch=True, locale="pt-BR")
+    context.add_init_script("navigator.vibrate = ms => ((window.__buzz ||= []).push(ms), true);")
+    page = context.new_page()
+    page.goto(base_url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    page.click("[data-game=cube]")
+    page.click("[data-mode='1-friend']")
+    page.click("[data-action=buttons]")
+    page.click("[data-action='L-']")
+    assert "sentido" in page.inner_text("[data-refusal]")
+    on_screen(page, "[data-refusal]")
+    assert page.evaluate("window.__buzz") == [40], "a short buzz for a refused move"
+    page.goto(base_url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    page.click("[data-game=classic]")
+    page.click("[data-rival=friend]")
+    for cell in ("a1", "b1", "a2", "b2", "a3"):
+        page.click(f"[data-cell={cell}]")
+    assert status(page) == "win X"
+    assert page.evaluate("window.__buzz") == [120], "a longer one when the game ends"
+    context.close()
