@@ -2,9 +2,12 @@
 // allow only the site's own scripts.
 import init from "./pkg/cubo-da-velha.js";
 
-init();
+const started = init();
 if ("serviceWorker" in navigator) {
   // Offline play is a bonus: a browser that refuses the worker (a certificate it does not
-  // trust, a private window) still runs the app.
-  navigator.serviceWorker.register("sw.js").catch((e) => console.warn("no offline copy:", e));
+  // trust, a private window) still runs the app. It registers once the app runs, so its copy
+  // of every file never competes with the first load (and then comes from the HTTP cache).
+  started.then(() =>
+    navigator.serviceWorker.register("sw.js").catch((e) => console.warn("no offline copy:", e))
+  );
 }
