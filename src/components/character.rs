@@ -2,6 +2,8 @@
 //! and what they say when a game ends. The drawings are the SVG files in `assets/characters`,
 //! built into the app so they show offline and on every renderer.
 
+use std::sync::LazyLock;
+
 use dioxus::prelude::*;
 use velha_ai::Character;
 use velha_rules::{Player, Status};
@@ -32,6 +34,18 @@ fn data_url(svg: &str) -> String {
         }
     }
     url
+}
+
+/// The drawing of `who` as an image address, encoded once for the app's life.
+fn image(who: Character) -> &'static str {
+    static IMAGES: LazyLock<[String; 3]> =
+        LazyLock::new(|| Character::ALL.map(|c| data_url(drawing(c))));
+    let at = match who {
+        Character::Rabisco => 0,
+        Character::Nino => 1,
+        Character::Quelonia => 2,
+    };
+    &IMAGES[at]
 }
 
 /// `who`'s name, with the difficulty.
@@ -71,7 +85,7 @@ pub fn reaction(t: &Texts, who: Character, status: Status) -> Option<&'static st
 #[component]
 pub fn Avatar(who: Character, size: u32) -> Element {
     rsx! {
-        img { class: "avatar", src: data_url(drawing(who)), width: "{size}", height: "{size}", alt: "", "data-avatar": who.protocol_name() }
+        img { class: "avatar", src: image(who), width: "{size}", height: "{size}", alt: "", "data-avatar": who.protocol_name() }
     }
 }
 

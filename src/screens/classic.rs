@@ -53,6 +53,13 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
         recorded.set(false);
         computer_turn();
     };
+    // A new opponent starts a new series, X first.
+    let mut face = move |who: Rival| {
+        rival.set(Some(who));
+        series.set(Series::new(Player::X, Player::X));
+        stopped.set(false);
+        start_game();
+    };
 
     let Some(current) = rival() else {
         return rsx! {
@@ -62,12 +69,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
                 p { "{t.you_are_x}" }
                 for who in Character::ALL {
                     button { class: "character-pick", key: "{who.protocol_name()}", "data-rival": who.protocol_name(),
-                        onclick: move |_| {
-                            rival.set(Some(Rival::Computer(who)));
-                            series.set(Series::new(Player::X, Player::X));
-                            stopped.set(false);
-                            start_game();
-                        },
+                        onclick: move |_| face(Rival::Computer(who)),
                         Avatar { who, size: 56 }
                         span { class: "pick-text",
                             strong { "{character::name(t, who)}" }
@@ -76,12 +78,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
                     }
                 }
                 button { class: "primary wide", "data-rival": "friend",
-                    onclick: move |_| {
-                        rival.set(Some(Rival::Friend));
-                        series.set(Series::new(Player::X, Player::X));
-                        stopped.set(false);
-                        start_game();
-                    },
+                    onclick: move |_| face(Rival::Friend),
                     "{t.two_players}"
                 }
             }
