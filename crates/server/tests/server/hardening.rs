@@ -533,14 +533,17 @@ on_both!(on_a01_answers_carry_cache_and_browser_protections);
 /// The web build's files go out as the build compressed them, hashed names cached for a
 /// year, the rest asked again every time; the API's JSON is compressed on the fly.
 async fn web_files_are_precompressed_and_cached_by_their_names(db: Db) {
-    let web = tempfile::tempdir().unwrap();
-    let write = |name: &str, bytes: &[u8]| std::fs::write(web.path().join(name), bytes).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), b"not for the web").unwrap();
+    let site = outside.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    let write = |name: &str, bytes: &[u8]| std::fs::write(site.join(name), bytes).unwrap();
     write("index.html", b"<!doctype html><title>t</title>");
     write("index.html.br", b"index-as-brotli");
     write("app-0123456789ab.js", b"plain script");
     write("app-0123456789ab.js.br", b"brotli script");
     write("app-0123456789ab.js.gz", b"gzip script");
-    let root = web.path().to_str().unwrap().to_owned();
+    let root = site.to_str().unwrap().to_owned();
     let server = Server::start(db, &["--web-root", &root]).await;
     let c = server.client();
     for (accepts, encoding, body) in [
@@ -586,6 +589,15 @@ async fn web_files_are_precompressed_and_cached_by_their_names(db: Db) {
         headers["cache-control"], "public, max-age=31536000, immutable",
         "a miss is never kept"
     );
+    // A hostile path, encoded so no client library tidies it away, never leaves the folder.
+    for path in [
+        "/%2e%2e/secret.txt",
+        "/..%2fsecret.txt",
+        "/%2e%2e%2fsecret.txt.br",
+    ] {
+        let (_, _, bytes) = c.get_encoded(path, "br, gzip").await.unwrap();
+        assert_ne!(bytes, b"not for the web", "{path}");
+    }
 }
 on_both!(web_files_are_precompressed_and_cached_by_their_names);
 
