@@ -29,16 +29,20 @@ if ! "$wasm_opt" --version 2>/dev/null | grep -q "version ${BINARYEN%%.*} "; the
   npm install --silent --no-audit --no-fund --prefix "$TOOLS" "binaryen@$BINARYEN"
 fi
 
-cargo build --profile web --locked --target wasm32-unknown-unknown -p cubo-da-velha
+# Two modules: the app, and the cube's painter (wgpu), which the page fetches after the first
+# screen answers (assets/boot.js).
+cargo build --profile web --locked --target wasm32-unknown-unknown -p cubo-da-velha -p velha-cube-paint
 rm -rf dist
 mkdir -p dist
-wasm-bindgen --target web --no-typescript --out-dir dist/pkg \
-  "$CARGO_TARGET_DIR/wasm32-unknown-unknown/web/cubo-da-velha.wasm"
-# -O3, not -Oz: the Velha's and the tree search's speed is what the player waits for. The
-# wasm features are read from the module itself (all features would let binaryen use ones
-# browsers do not have).
-"$wasm_opt" -O3 --strip-debug --strip-producers -o dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm
-mv dist/pkg/opt.wasm dist/pkg/cubo-da-velha_bg.wasm
+for module in cubo-da-velha velha_cube_paint; do
+  wasm-bindgen --target web --no-typescript --out-dir dist/pkg \
+    "$CARGO_TARGET_DIR/wasm32-unknown-unknown/web/$module.wasm"
+  # -O3, not -Oz: the Velha's and the tree search's speed is what the player waits for. The
+  # wasm features are read from the module itself (all features would let binaryen use ones
+  # browsers do not have).
+  "$wasm_opt" -O3 --strip-debug --strip-producers -o dist/pkg/opt.wasm "dist/pkg/${module}_bg.wasm"
+  mv dist/pkg/opt.wasm "dist/pkg/${module}_bg.wasm"
+done
 cp -r assets/index.html assets/boot.js assets/style.css assets/manifest.webmanifest assets/icons dist/
 
 # Content-hashed names, innermost first: the glue names the wasm, boot.js imports the glue,
@@ -54,6 +58,8 @@ hashed() { # FILE NAME_IN_REFERRER REFERRER: renames FILE to name-HASH.ext and f
 }
 hashed dist/pkg/cubo-da-velha_bg.wasm "cubo-da-velha_bg.wasm" dist/pkg/cubo-da-velha.js
 hashed dist/pkg/cubo-da-velha.js "./pkg/cubo-da-velha.js" dist/boot.js
+hashed dist/pkg/velha_cube_paint_bg.wasm "velha_cube_paint_bg.wasm" dist/pkg/velha_cube_paint.js
+hashed dist/pkg/velha_cube_paint.js "./pkg/velha_cube_paint.js" dist/boot.js
 hashed dist/boot.js "boot.js" dist/index.html
 hashed dist/style.css "style.css" dist/index.html
 # The glue and the wasm are fetched with the page, not one round trip after another.
@@ -64,4 +70,7 @@ build=$(cat dist/pkg/*.wasm dist/pkg/*.js dist/*.js dist/*.css dist/index.html |
 files=$(cd dist && find . -type f ! -name sw.js | sed 's|^\./||' | sort | sed 's/.*/"&"/' | paste -sd, -)
 sed -e "s/__BUILD__/$build/" -e "s|__FILES__|$files|" assets/sw.js > dist/sw.js
 node scripts/precompress.mjs dist
-echo "built dist/ ($(du -sh --exclude='*.br' --exclude='*.gz' dist | cut -f1); wasm $(stat -c %s dist/pkg/*.wasm) bytes, $(stat -c %s dist/pkg/*.wasm.br) brotli), build $build"
+for wasm in dist/pkg/*.wasm; do
+  echo "$(basename "$wasm"): $(stat -c %s "$wasm") bytes, $(stat -c %s "$wasm.br") brotli"
+done
+echo "built dist/ ($(du -sh --exclude='*.br' --exclude='*.gz' dist | cut -f1)), build $build"

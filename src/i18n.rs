@@ -53,6 +53,14 @@ pub struct Texts {
     pub medium: &'static str,
     pub hard: &'static str,
     pub board_sent: &'static str,
+    /// Over the cube while its painter loads, when it could not be fetched, and when the
+    /// browser cannot draw it (the web only: there the painter is a module of its own).
+    #[cfg(target_arch = "wasm32")]
+    pub cube_loading: &'static str,
+    #[cfg(target_arch = "wasm32")]
+    pub cube_not_loaded: &'static str,
+    #[cfg(target_arch = "wasm32")]
+    pub cube_no_webgl: &'static str,
     pub any_board: &'static str,
     pub points: &'static str,
     pub seconds_left: &'static str,
@@ -143,6 +151,12 @@ pub static PT: Texts = Texts {
     medium: "Médio",
     hard: "Difícil",
     board_sent: "Jogue no tabuleiro",
+    #[cfg(target_arch = "wasm32")]
+    cube_loading: "Preparando o cubo…",
+    #[cfg(target_arch = "wasm32")]
+    cube_not_loaded: "O cubo não carregou. Verifique a conexão e abra o cubo de novo.",
+    #[cfg(target_arch = "wasm32")]
+    cube_no_webgl: "Este navegador não consegue desenhar o cubo (WebGL2). Jogue com os botões.",
     any_board: "Jogue em qualquer tabuleiro livre",
     points: "Pontos",
     seconds_left: "s",
@@ -233,6 +247,12 @@ pub static EN: Texts = Texts {
     medium: "Medium",
     hard: "Hard",
     board_sent: "Play in board",
+    #[cfg(target_arch = "wasm32")]
+    cube_loading: "Getting the cube ready…",
+    #[cfg(target_arch = "wasm32")]
+    cube_not_loaded: "The cube did not load. Check the connection and open the cube again.",
+    #[cfg(target_arch = "wasm32")]
+    cube_no_webgl: "This browser cannot draw the cube (WebGL2). Play with the buttons.",
     any_board: "Play in any open board",
     points: "Points",
     seconds_left: "s",

@@ -1,27 +1,62 @@
-//! The cube canvas in the browser: a DOM `<canvas>` drawn by wgpu's WebGL2 backend, pointer
-//! events (touch included) with element coordinates.
+//! The cube canvas in the browser: a DOM `<canvas>` drawn by the painter module
+//! (`velha-cube-paint`, wgpu's WebGL2 backend in a wasm of its own), pointer events (touch
+//! included) with element coordinates.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use dioxus::prelude::*;
 use glam::Vec2;
+use velha_cube_view::frame::Frame;
 use velha_cube_view::gesture::{Meaning, PointerEvent};
 use velha_cube_view::picking::Viewport;
-use velha_cube_view::render::{CubeRenderer, FrameInput, required_limits};
 use velha_rules::Cube;
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 
+use crate::app::use_texts;
 use crate::components::cube_stage::{Stage, TurnQueue};
 
 const CANVAS_ID: &str = "cube-canvas";
 
-struct Gpu {
-    surface: wgpu::Surface<'static>,
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-    renderer: CubeRenderer,
-    config: wgpu::SurfaceConfiguration,
+#[wasm_bindgen]
+extern "C" {
+    /// `assets/boot.js`: the painter module (`velha-cube-paint`), fetched once, usually
+    /// already after the first screen.
+    #[wasm_bindgen(catch, js_namespace = window, js_name = velhaPainter)]
+    fn load_painter() -> Result<js_sys::Promise, JsValue>;
+
+    /// The painter module.
+    type PainterModule;
+
+    /// Opens WebGL2 on the canvas and prepares the cube's pipelines.
+    #[wasm_bindgen(method, catch)]
+    fn paint_on(
+        this: &PainterModule,
+        canvas: &web_sys::HtmlCanvasElement,
+    ) -> Result<js_sys::Promise, JsValue>;
+
+    #[wasm_bindgen(js_namespace = console)]
+    fn warn(message: &str);
+
+    /// `velha-cube-paint`'s painter.
+    type Painter;
+
+    #[wasm_bindgen(method, catch)]
+    fn draw(this: &Painter, width: u32, height: u32, line: &str) -> Result<(), JsValue>;
+
+    /// Releases the painter's memory and WebGL context in its module.
+    #[wasm_bindgen(method)]
+    fn free(this: &Painter);
+}
+
+/// A painter released with the canvas that owns it.
+struct OwnedPainter(Painter);
+
+impl Drop for OwnedPainter {
+    fn drop(&mut self) {
+        self.0.free();
+    }
 }
 
 fn canvas() -> Option<web_sys::HtmlCanvasElement> {
@@ -32,61 +67,49 @@ fn canvas() -> Option<web_sys::HtmlCanvasElement> {
         .ok()
 }
 
-async fn start_gpu(canvas: web_sys::HtmlCanvasElement) -> Result<Gpu, String> {
-    let instance = wgpu::Instance::new(&wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::GL,
-        ..Default::default()
-    });
-    let (width, height) = (canvas.width().max(1), canvas.height().max(1));
-    let surface = instance
-        .create_surface(wgpu::SurfaceTarget::Canvas(canvas))
-        .map_err(|e| e.to_string())?;
-    let adapter = instance
-        .request_adapter(&wgpu::RequestAdapterOptions {
-            compatible_surface: Some(&surface),
-            ..Default::default()
-        })
-        .await
-        .map_err(|e| e.to_string())?;
-    let (device, queue) = adapter
-        .request_device(&wgpu::DeviceDescriptor {
-            required_limits: required_limits(),
-            ..Default::default()
-        })
-        .await
-        .map_err(|e| e.to_string())?;
-    let caps = surface.get_capabilities(&adapter);
-    // A plain (not sRGB) format, like the native paint texture: the shader encodes colours.
-    let format = caps
-        .formats
-        .iter()
-        .copied()
-        .find(|f| !f.is_srgb())
-        .unwrap_or(caps.formats[0]);
-    let config = wgpu::SurfaceConfiguration {
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-        format,
-        width,
-        height,
-        present_mode: wgpu::PresentMode::Fifo,
-        alpha_mode: caps.alpha_modes[0],
-        view_formats: vec![],
-        desired_maximum_frame_latency: 2,
-    };
-    surface.configure(&device, &config);
-    let renderer = CubeRenderer::new(&device, format);
-    Ok(Gpu {
-        surface,
-        device,
-        queue,
-        renderer,
-        config,
-    })
+/// What a failed JavaScript call said.
+fn reason(error: JsValue) -> String {
+    match error.dyn_ref::<js_sys::Error>() {
+        Some(e) => e.message().into(),
+        None => error.as_string().unwrap_or_else(|| format!("{error:?}")),
+    }
 }
 
-/// Draws the stage when its picture changed, resizing the canvas to its CSS size.
-fn draw(stage: &mut Stage, gpu: &mut Gpu) {
-    let Some(element) = canvas() else { return };
+/// Why the cube is not drawn; the details go to the console, the player reads a sentence.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Failure {
+    /// The painter module could not be fetched (offline before it was ever kept).
+    NotLoaded,
+    /// The browser gave no WebGL2, or drawing failed.
+    NoWebGl,
+}
+
+async fn call(promise: Result<js_sys::Promise, JsValue>) -> Result<JsValue, String> {
+    wasm_bindgen_futures::JsFuture::from(promise.map_err(reason)?)
+        .await
+        .map_err(reason)
+}
+
+async fn start_painter(canvas: web_sys::HtmlCanvasElement) -> Result<OwnedPainter, Failure> {
+    let module: PainterModule = call(load_painter())
+        .await
+        .map_err(|e| {
+            warn(&format!("the cube's painter did not load: {e}"));
+            Failure::NotLoaded
+        })?
+        .unchecked_into();
+    let painter = call(module.paint_on(&canvas)).await.map_err(|e| {
+        warn(&format!("the cube cannot be drawn: {e}"));
+        Failure::NoWebGl
+    })?;
+    Ok(OwnedPainter(painter.unchecked_into()))
+}
+
+/// Draws the stage when its picture changed, sizing the drawing to the canvas's CSS size.
+fn draw(stage: &mut Stage, painter: &OwnedPainter) -> Result<(), Failure> {
+    let Some(element) = canvas() else {
+        return Ok(());
+    };
     let ratio = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
     let rect = element.get_bounding_client_rect();
     stage.viewport = Viewport {
@@ -97,45 +120,40 @@ fn draw(stage: &mut Stage, gpu: &mut Gpu) {
         ((rect.width() * ratio) as u32).max(1),
         ((rect.height() * ratio) as u32).max(1),
     );
-    if (w, h) != (gpu.config.width, gpu.config.height) {
-        element.set_width(w);
-        element.set_height(h);
-        gpu.config.width = w;
-        gpu.config.height = h;
-        gpu.surface.configure(&gpu.device, &gpu.config);
-    }
     let Some(picture) = stage.frame(crate::platform::now_ms(), (w, h)) else {
-        return;
+        return Ok(());
     };
-    let Ok(frame) = gpu.surface.get_current_texture() else {
-        return;
-    };
-    let view = frame.texture.create_view(&Default::default());
-    let input = FrameInput {
-        cube: &picture.cube,
-        camera: &picture.camera,
+    let frame = Frame {
+        cube: picture.cube,
+        camera: picture.camera,
         spin: picture.spin,
     };
-    gpu.renderer.prepare(&gpu.queue, input, w, h);
-    gpu.renderer.render(&gpu.device, &gpu.queue, &view, w, h);
-    frame.present();
+    painter.0.draw(w, h, &frame.to_string()).map_err(|e| {
+        warn(&format!("the cube cannot be drawn: {}", reason(e)));
+        Failure::NoWebGl
+    })
 }
 
 /// The cube canvas. `cube` is the position after every turn; `turns` queues the turns to
 /// animate; `on_gesture` receives what a finished touch meant.
 #[component]
 pub fn CubeCanvas(cube: Cube, turns: TurnQueue, on_gesture: EventHandler<Meaning>) -> Element {
-    let shared: Rc<RefCell<(Stage, Option<Gpu>)>> =
+    let t = use_texts();
+    let shared: Rc<RefCell<(Stage, Option<OwnedPainter>)>> =
         use_hook(|| Rc::new(RefCell::new((Stage::new(cube, turns.clone()), None))));
     shared.borrow_mut().0.set_latest(cube);
-    let mut failed = use_signal(|| None::<String>);
+    let mut failed = use_signal(|| None::<Failure>);
+    let mut ready = use_signal(|| false);
 
     let s = shared.clone();
     use_hook(move || {
         spawn(async move {
             if let Some(element) = canvas() {
-                match start_gpu(element).await {
-                    Ok(gpu) => s.borrow_mut().1 = Some(gpu),
+                match start_painter(element).await {
+                    Ok(painter) => {
+                        s.borrow_mut().1 = Some(painter);
+                        ready.set(true);
+                    }
                     Err(e) => failed.set(Some(e)),
                 }
             }
@@ -143,9 +161,10 @@ pub fn CubeCanvas(cube: Cube, turns: TurnQueue, on_gesture: EventHandler<Meaning
             loop {
                 crate::platform::sleep_ms(16).await;
                 let mut guard = s.borrow_mut();
-                let (stage, gpu) = &mut *guard;
-                if let Some(gpu) = gpu.as_mut() {
-                    draw(stage, gpu);
+                let (stage, painter) = &mut *guard;
+                if let Some(Err(e)) = painter.as_ref().map(|p| draw(stage, p)) {
+                    *painter = None;
+                    failed.set(Some(e));
                 }
             }
         })
@@ -167,7 +186,9 @@ pub fn CubeCanvas(cube: Cube, turns: TurnQueue, on_gesture: EventHandler<Meaning
     };
     let (p0, p1, p2, p3) = (pointer.clone(), pointer.clone(), pointer.clone(), pointer);
     rsx! {
-        div { class: "cube-stage",
+        div {
+            class: "cube-stage",
+            "data-painter": if failed().is_some() { "failed" } else if ready() { "ready" } else { "loading" },
             canvas {
                 id: CANVAS_ID,
                 class: "cube-canvas",
@@ -177,8 +198,15 @@ pub fn CubeCanvas(cube: Cube, turns: TurnQueue, on_gesture: EventHandler<Meaning
                 onpointerup: move |e| p2(e, 2),
                 onpointercancel: move |e| p3(e, 2),
             }
-            if let Some(error) = failed() {
-                p { class: "warning", "WebGL: {error}" }
+            if let Some(failure) = failed() {
+                p { class: "warning over-cube", role: "alert",
+                    match failure {
+                        Failure::NotLoaded => t.cube_not_loaded,
+                        Failure::NoWebGl => t.cube_no_webgl,
+                    }
+                }
+            } else if !ready() {
+                p { class: "cube-loading", role: "status", "{t.cube_loading}" }
             }
         }
     }

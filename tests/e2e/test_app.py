@@ -191,6 +191,11 @@ def test_it_installs_and_plays_offline(browser, base_url):
     page.click("[data-rival=nino]")
     page.click("[data-cell=b2]")
     assert page.locator("[data-cell] svg.mark").count() == 2
+    # The cube's painter, a module of its own, was kept too.
+    page.click("[data-action=back]")
+    page.click("[data-game=cube]")
+    page.click("[data-mode='1-friend']")
+    page.wait_for_selector(".cube-stage[data-painter=ready]", timeout=20000)
     context.close()
 
 
@@ -239,6 +244,48 @@ def test_cube_canvas_taps_and_turns_by_touch(phone):
     assert "sentido" in phone.inner_text("[data-refusal]"), "level 1 refuses the other way"
     phone.wait_for_timeout(300)
     shot(phone, "cube-canvas")
+
+
+def test_the_cube_waits_for_its_painter_and_tries_again_when_it_failed(browser, base_url):
+    """The cube's painter is a second wasm module fetched after the first screen: while it
+    loads the cube screen says so and plays by buttons; a failed fetch is a sentence, and the
+    next visit to the screen fetches it again."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    held = []
+
+    def hold(route):
+        held.append(route)
+
+    context.route("**/pkg/velha_cube_paint*", hold)
+    page = context.new_page()
+    page.goto(base_url)
+    page.click("[data-game=cube]")
+    page.click("[data-mode='1-friend']")
+    assert page.get_attribute(".cube-stage", "data-painter") == "loading"
+    assert page.inner_text(".cube-loading") == "Preparando o cubo…"
+    shot(page, "cube-painter-loading")
+    page.click("[data-action=buttons]")
+    page.click("[data-cell=b2]")
+    assert page.get_attribute("[data-cell=b2]", "aria-label") == "b2, X", "the buttons play meanwhile"
+    assert held, "the painter was asked for"
+    for route in held:
+        route.abort()
+    context.unroute("**/pkg/velha_cube_paint*", hold)
+    page.wait_for_selector(".cube-stage[data-painter=failed]")
+    assert page.inner_text("[role=alert]") == "O cubo não carregou. Verifique a conexão e abra o cubo de novo."
+    shot(page, "cube-painter-failed")
+    page.click("[data-action=back]")
+    page.click("[data-game=cube]")
+    page.click("[data-mode='1-friend']")
+    page.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    page.wait_for_timeout(300)
+    box = page.locator("#cube-canvas").bounding_box()
+    centre = page.screenshot(clip={"x": box["x"] + box["width"] / 2 - 2, "y": box["y"] + box["height"] / 2 - 2,
+                                   "width": 4, "height": 4})
+    assert centre != page.screenshot(clip={"x": 0, "y": 0, "width": 4, "height": 4}), \
+        "the cube is drawn: its centre is not the page's background"
+    context.close()
 
 
 def test_classic_r14_help_shows_the_tips_and_the_variations(phone):
