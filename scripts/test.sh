@@ -92,7 +92,7 @@ else
     web) cargo build --locked -p velha-server -p velha-cube-view ;;
     native)
       cargo test --locked -p velha-cube-view
-      cargo build --locked -p cubo-da-velha -p velha-cube-view
+      cargo build --locked -p cubo-da-velha -p velha-cube-view -p velha-server
       ;;
   esac
 fi
@@ -125,6 +125,9 @@ fi
 if wants native; then
   step "native app under Xvfb (software Vulkan): click and drag on the cube"
   python3 tests/native/smoke.py "$CARGO_TARGET_DIR/debug/cubo-da-velha" "$CARGO_TARGET_DIR/debug/cube-view" "$CARGO_TARGET_DIR/native-shots"
+
+  step "native app under Xvfb: signing in against a local server"
+  python3 tests/native/sign_in.py "$CARGO_TARGET_DIR/debug/cubo-da-velha" "$CARGO_TARGET_DIR/debug/velha-server" "$CARGO_TARGET_DIR/native-shots"
 fi
 
 step "done"

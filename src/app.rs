@@ -3,9 +3,11 @@
 use dioxus::prelude::*;
 
 use crate::i18n::{Texts, texts_for_locale};
+use crate::online::membership::use_membership_provider;
 use crate::platform;
 use crate::screens::{
-    classic::ClassicScreen, cube::CubeScreen, home::Home, howto::HowTo, ultimate::UltimateScreen,
+    account::AccountScreen, classic::ClassicScreen, cube::CubeScreen, home::Home, howto::HowTo,
+    ultimate::UltimateScreen,
 };
 
 /// The four games.
@@ -30,6 +32,8 @@ pub enum Screen {
     Play(Game),
     /// A game's rules.
     HowTo(Game),
+    /// Signing in, or the player's account.
+    Account,
 }
 
 /// The root component.
@@ -37,6 +41,7 @@ pub enum Screen {
 pub fn App() -> Element {
     let texts: &'static Texts = use_hook(|| texts_for_locale(&platform::locale()));
     use_context_provider(|| texts);
+    use_membership_provider();
     let mut screen = use_signal(|| Screen::Home);
     let go = move |s: Screen| screen.set(s);
     rsx! {
@@ -52,6 +57,7 @@ pub fn App() -> Element {
             match screen() {
                 Screen::Home => rsx! { Home { go } },
                 Screen::HowTo(game) => rsx! { HowTo { game, go } },
+                Screen::Account => rsx! { AccountScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },

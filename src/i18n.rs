@@ -1,12 +1,18 @@
 //! Every text a player reads, in Brazilian Portuguese (first) and English, one place per
 //! language.
 
+use crate::online::texts::{ONLINE_EN, ONLINE_PT, OnlineTexts};
+
 /// All the app's texts in one language. Field names say where each text goes.
 #[derive(Debug)]
 #[allow(missing_docs)]
 pub struct Texts {
     /// The `lang` attribute.
     pub lang: &'static str,
+    /// The online screens.
+    pub online: &'static OnlineTexts,
+    /// On the home screen: sign in, or open the account.
+    pub account: &'static str,
     pub back: &'static str,
     pub play: &'static str,
     pub how_to: &'static str,
@@ -95,6 +101,8 @@ pub struct Texts {
 /// Brazilian Portuguese, the app's first language (wording from the seeds).
 pub static PT: Texts = Texts {
     lang: "pt-BR",
+    online: &ONLINE_PT,
+    account: "Entrar",
     back: "Voltar",
     play: "Jogar",
     how_to: "Como jogar",
@@ -191,6 +199,8 @@ pub static PT: Texts = Texts {
 /// English, for devices set to it.
 pub static EN: Texts = Texts {
     lang: "en",
+    online: &ONLINE_EN,
+    account: "Sign in",
     back: "Back",
     play: "Play",
     how_to: "How to play",

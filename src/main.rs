@@ -5,6 +5,7 @@
 mod app;
 mod components;
 mod i18n;
+mod online;
 mod platform;
 mod screens;
 mod thinking;

@@ -1,5 +1,6 @@
-//! The edges of each platform behind one small API: the device's language, storage kept on
-//! the device, the clock, timers and random seeds. `web` for browsers, `native` for Blitz.
+//! The edges of each platform behind one small API: the device's language and region, storage
+//! kept on the device, the session, the server's address, the clock, timers and random seeds.
+//! `web` for browsers, `native` for Blitz.
 
 #[cfg(not(target_arch = "wasm32"))]
 mod canvas_native;
@@ -20,13 +21,13 @@ pub const CANVAS_AT_ORIGIN: bool = false;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{
-    after_next_frame, load, locale, now_ms, random_seed, save, sleep_ms, turn_seconds_override,
-    vibrate,
+    after_next_frame, http, keep_session_token, load, locale, now_ms, random_seed, region, save,
+    sleep_ms, turn_seconds_override, vibrate,
 };
 #[cfg(target_arch = "wasm32")]
 pub use web::{
-    after_next_frame, load, locale, now_ms, random_seed, save, sleep_ms, turn_seconds_override,
-    vibrate,
+    after_next_frame, http, keep_session_token, load, locale, now_ms, random_seed, region, save,
+    sleep_ms, turn_seconds_override, vibrate,
 };
 
 /// How long the device buzzes when a move is refused, and when a game ends (ms).

@@ -64,3 +64,98 @@ pub async fn after_next_frame() {
 
 /// A short buzz where the device can; desktops cannot.
 pub fn vibrate(_ms: u32) {}
+
+/// Where the app finds the server unless `VELHA_SERVER` says otherwise (tests).
+const DEFAULT_SERVER: &str = "https://cubodavelha.com.br";
+
+/// The server's address.
+fn server_base() -> String {
+    std::env::var("VELHA_SERVER")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| DEFAULT_SERVER.into())
+        .trim_end_matches('/')
+        .to_owned()
+}
+
+/// A certificate authority to trust besides the system's (`VELHA_SERVER_CA`, a PEM file): a
+/// test server's own.
+fn server_ca() -> Option<Vec<u8>> {
+    std::fs::read(std::env::var_os("VELHA_SERVER_CA")?).ok()
+}
+
+/// One client for the app's life, so connections are reused; `None` if it cannot be built (a
+/// bad `VELHA_SERVER_CA`), which every request then reports as no answer.
+fn client() -> Option<&'static reqwest::Client> {
+    static CLIENT: std::sync::OnceLock<Option<reqwest::Client>> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            let mut builder = reqwest::Client::builder()
+                .use_rustls_tls()
+                .timeout(Duration::from_secs(20));
+            if let Some(pem) = server_ca() {
+                builder = builder.add_root_certificate(reqwest::Certificate::from_pem(&pem).ok()?);
+            }
+            builder.build().ok()
+        })
+        .as_ref()
+}
+
+/// One HTTP request to the server: the status and the body's text, or `Err` when no answer
+/// came (no connection, 20 s without one). The session token goes as a bearer header.
+pub async fn http(method: &str, path: &str, json: Option<String>) -> Result<(u16, String), ()> {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).map_err(drop)?;
+    let mut request = client()
+        .ok_or(())?
+        .request(method, format!("{}{path}", server_base()));
+    if let Some(token) = session_token() {
+        request = request.bearer_auth(token);
+    }
+    if let Some(json) = json {
+        request = request
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(json);
+    }
+    let response = request.send().await.map_err(drop)?;
+    let status = response.status().as_u16();
+    Ok((status, response.text().await.map_err(drop)?))
+}
+
+/// The device's region: the first system locale that names a country (ON-A02).
+pub fn region() -> String {
+    let locales: Vec<String> = sys_locale::get_locales().collect();
+    locales
+        .iter()
+        .find(|l| velha_api::country_of(l).is_some())
+        .or(locales.first())
+        .cloned()
+        .unwrap_or_default()
+}
+
+const SESSION_KEY: &str = "session";
+
+/// The session token kept on this device, if any.
+pub fn session_token() -> Option<String> {
+    load(SESSION_KEY).filter(|t| !t.is_empty())
+}
+
+/// Keeps the session token in a file only this user can read (or forgets it).
+pub fn keep_session_token(token: Option<&str>) {
+    let Some(path) = path(SESSION_KEY) else {
+        return;
+    };
+    let Some(token) = token else {
+        let _ = std::fs::remove_file(&path);
+        return;
+    };
+    let Some(dir) = path.parent() else { return };
+    let temporary = path.with_extension("new");
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let _ = std::fs::create_dir_all(dir)
+        .and_then(|()| options.open(&temporary))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, token.as_bytes()))
+        .and_then(|()| std::fs::rename(&temporary, &path));
+}

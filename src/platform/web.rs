@@ -74,3 +74,56 @@ pub fn vibrate(ms: u32) {
         let _ = window.navigator().vibrate_with_duration(ms);
     }
 }
+
+/// The device's region as the browser tells it: the first preferred language that names a
+/// country (`pt-BR`), else the first language (ON-A02).
+pub fn region() -> String {
+    let Some(navigator) = web_sys::window().map(|w| w.navigator()) else {
+        return String::new();
+    };
+    let languages: Vec<String> = navigator
+        .languages()
+        .iter()
+        .filter_map(|l| l.as_string())
+        .collect();
+    languages
+        .iter()
+        .find(|l| velha_api::country_of(l).is_some())
+        .or(languages.first())
+        .cloned()
+        .or_else(|| navigator.language())
+        .unwrap_or_default()
+}
+
+/// The web keeps no session token: the server's HttpOnly cookie is the session.
+pub fn keep_session_token(_token: Option<&str>) {}
+
+/// One HTTP request to the server (the page's own origin): the status and the body's text,
+/// or `Err` when no answer came (no connection, 20 s without one). The browser sends the
+/// session cookie itself. `fetch` rather than an HTTP crate: the first load stays small.
+pub async fn http(method: &str, path: &str, json: Option<String>) -> Result<(u16, String), ()> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+
+    let window = web_sys::window().ok_or(())?;
+    let init = web_sys::RequestInit::new();
+    init.set_method(method);
+    init.set_credentials(web_sys::RequestCredentials::SameOrigin);
+    init.set_signal(Some(&web_sys::AbortSignal::timeout_with_u32(20_000)));
+    if let Some(json) = json {
+        let headers = web_sys::Headers::new().map_err(drop)?;
+        headers
+            .set("Content-Type", "application/json")
+            .map_err(drop)?;
+        init.set_headers(&headers);
+        init.set_body(&wasm_bindgen::JsValue::from_str(&json));
+    }
+    let response = JsFuture::from(window.fetch_with_str_and_init(path, &init))
+        .await
+        .map_err(drop)?;
+    let response: web_sys::Response = response.dyn_into().map_err(drop)?;
+    let text = JsFuture::from(response.text().map_err(drop)?)
+        .await
+        .map_err(drop)?;
+    Ok((response.status(), text.as_string().unwrap_or_default()))
+}

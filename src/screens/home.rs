@@ -3,12 +3,14 @@
 use dioxus::prelude::*;
 
 use crate::app::{Game, Screen, use_texts};
+use crate::online::membership::{Membership, use_membership};
 use crate::platform::VelhaScore;
 
 /// The home screen.
 #[component]
 pub fn Home(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
+    let membership = use_membership();
     let mut score = use_signal(VelhaScore::load);
     let mut confirming = use_signal(|| false);
     let games = [
@@ -19,6 +21,16 @@ pub fn Home(go: EventHandler<Screen>) -> Element {
     ];
     rsx! {
         header { class: "home-header",
+            div { class: "home-top",
+                button { class: "small account-button", "data-action": "account",
+                    onclick: move |_| go.call(Screen::Account),
+                    match membership() {
+                        Membership::Member(account) => account.name,
+                        Membership::Checking => "…".to_owned(),
+                        Membership::Guest => t.account.to_owned(),
+                    }
+                }
+            }
             h1 { "Cubo da Velha" }
             section { class: "score", "aria-label": t.score_title,
                 h2 { "{t.score_title}" }

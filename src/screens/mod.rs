@@ -1,5 +1,6 @@
 //! One module per screen.
 
+pub mod account;
 pub mod classic;
 pub mod cube;
 pub mod home;

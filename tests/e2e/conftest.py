@@ -1,13 +1,15 @@
 """Real-browser tests of the web build: Debian's chromium driven by Playwright, phone size,
-touch on. The app is served from dist/ by a static server on a free loopback port (the real
-server serves it once it exists)."""
+touch on. The real server serves the app and its API over HTTPS on a free loopback port, with
+a throwaway data folder (SQLite; PostgreSQL when E2E_DATABASE_URL names one). The browser
+trusts exactly the server's certificate key (Chromium's SPKI list), so the page is a secure
+context as with a real certificate: the service worker registers and cookies are Secure."""
 
-import functools
-import http.server
+import base64
+import hashlib
 import os
 import pathlib
-import socket
-import threading
+import subprocess
+import tempfile
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -23,30 +25,73 @@ CHROMIUM_ARGS = [
 ]
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".wasm": "application/wasm", ".webmanifest": "application/manifest+json"}
+TARGET = os.environ.get("CARGO_TARGET_DIR", str(ROOT / "target"))
+SERVER = os.environ.get("VELHA_SERVER_BIN", os.path.join(TARGET, "debug", "velha-server"))
 
-    def log_message(self, *args):
-        pass
+
+def spki_pin(cert_pem):
+    """The certificate's public-key pin, which Chromium is told to trust."""
+    public = subprocess.run(["openssl", "x509", "-pubkey", "-noout", "-in", cert_pem],
+                            capture_output=True, check=True).stdout
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=public,
+                         capture_output=True, check=True).stdout
+    return base64.b64encode(hashlib.sha256(der).digest()).decode()
+
+
+class Served:
+    """`velha-server --web-root dist`: its address, data folder, and admin command."""
+
+    def __init__(self, data):
+        assert (DIST / "index.html").exists(), "build the web app first: bash scripts/build-web.sh"
+        assert pathlib.Path(SERVER).exists(), f"build the server first: {SERVER}"
+        self.data = data
+        self.env = {**os.environ, "RUST_LOG": "warn"}
+        self.env.pop("DATABASE_URL", None)
+        if os.environ.get("E2E_DATABASE_URL"):
+            self.env["DATABASE_URL"] = os.environ["E2E_DATABASE_URL"]
+        self.process = subprocess.Popen(
+            [SERVER, "--listen", "127.0.0.1:0", "--web-root", str(DIST), "--data-dir", data,
+             "--argon2-memory-kib", "256"], stdout=subprocess.PIPE, text=True, env=self.env)
+        line = self.process.stdout.readline().strip()
+        assert line.startswith("velha-server listening on "), line
+        self.url = line.removeprefix("velha-server listening on ") + "/"
+        self.pin = spki_pin(os.path.join(data, "dev-cert.pem"))
+
+    def admin(self, *args):
+        """`velha-server admin …` on this server's database; its output."""
+        out = subprocess.run([SERVER, "--data-dir", self.data, "admin", *args],
+                             capture_output=True, text=True, env=self.env)
+        assert out.returncode == 0, out.stdout + out.stderr
+        return out.stdout
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
 
 
 @pytest.fixture(scope="session")
-def base_url():
-    assert (DIST / "index.html").exists(), "build the web app first: bash scripts/build-web.sh"
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(QuietHandler, directory=str(DIST)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{port}/"
-    server.shutdown()
+def server():
+    with tempfile.TemporaryDirectory() as data:
+        served = Served(data)
+        yield served
+        served.stop()
 
 
 @pytest.fixture(scope="session")
-def browser():
+def base_url(server):
+    return server.url
+
+
+@pytest.fixture(scope="session")
+def browser(server):
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path="/usr/bin/chromium",
+                              args=CHROMIUM_ARGS + [f"--ignore-certificate-errors-spki-list={server.pin}"])
+        # Playwright's waits evaluate strings, which the server's Content-Security-Policy
+        # forbids: tests bypass it unless they ask otherwise (test_served.py checks the app
+        # under the policy).
+        new_context = b.new_context
+        b.new_context = lambda **options: new_context(**{"bypass_csp": True, **options})
         yield b
         b.close()
 

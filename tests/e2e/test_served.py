@@ -41,7 +41,7 @@ def served():
 def test_the_served_app_runs_under_its_content_security_policy(browser, served):
     context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True, locale="pt-BR",
-                                  ignore_https_errors=True)
+                                  ignore_https_errors=True, bypass_csp=False)
     context.add_init_script(CSP_WATCH)
     page = context.new_page()
     console = []

@@ -66,8 +66,8 @@ time.sleep(1)
 app = subprocess.Popen([APP], env=env, stdout=open(os.path.join(OUT, "app.log"), "w"), stderr=subprocess.STDOUT)
 try:
     # Home → "Jogar" on Cubo da Velha → level 1, two players.
-    wait_for("1-home", lambda im: im.getpixel((271, 314))[2] > 200)
-    xdo("mousemove", 271, 314, "click", 1)
+    wait_for("1-home", lambda im: im.getpixel((271, 342))[2] > 200)
+    xdo("mousemove", 271, 342, "click", 1)
     time.sleep(3)
     xdo("mousemove", 400, 185, "click", 1)  # the third choice: Nível 1 · Dois jogadores
     cube = wait_for("2-cube", lambda im: is_white(im.getpixel(tuple(f1))))
@@ -84,8 +84,8 @@ try:
     # "← Voltar" (below the canvas), the cube again, level 1 against the Velha: she answers X.
     xdo("mousemove", 62, 441, "click", 1)
     # The "Jogar" button, wider than the cube's stickers that are blue at the same height.
-    wait_for("5-home", lambda im: all(im.getpixel((x, 314))[2] > 200 for x in (160, 271, 380)))
-    xdo("mousemove", 271, 314, "click", 1)
+    wait_for("5-home", lambda im: all(im.getpixel((x, 342))[2] > 200 for x in (160, 271, 380)))
+    xdo("mousemove", 271, 342, "click", 1)
     time.sleep(3)
     xdo("mousemove", 400, 78, "click", 1)  # the first choice: Nível 1 · Contra a Velha
     wait_for("6-velha", lambda im: is_white(im.getpixel(tuple(f1))))

@@ -6,6 +6,22 @@ use serde::{Deserialize, Serialize};
 /// bare country code such as `BR`. The server keeps only the country (ON-A02).
 pub type Region = String;
 
+/// The country of a region setting: `pt-BR`, `en_US.UTF-8`, `zh-Hant-TW` or a bare `BR`
+/// (ISO 3166 two letters, upper case); `None` when it names none. The server and the app read
+/// regions alike with it.
+pub fn country_of(region: &str) -> Option<String> {
+    let base = region.trim().split(['.', '@']).next().unwrap_or("");
+    let parts: Vec<&str> = base.split(['-', '_']).collect();
+    let is_code = |p: &str| p.len() == 2 && p.bytes().all(|b| b.is_ascii_alphabetic());
+    let code = match parts.as_slice() {
+        // Alone, `pt` is a language and `PT` a country: BCP 47 writes languages in lower case.
+        [only] if is_code(only) && only.bytes().all(|b| b.is_ascii_uppercase()) => Some(*only),
+        [_, rest @ ..] => rest.iter().copied().find(|p| is_code(p)),
+        _ => None,
+    };
+    code.map(str::to_ascii_uppercase)
+}
+
 /// A new account with e-mail and password.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -22,6 +38,10 @@ pub struct SignUp {
     pub name: String,
     /// The phone's region setting.
     pub region: Region,
+    /// Keep the session in an HttpOnly cookie the server sets, instead of answering its
+    /// token (the web app: page scripts never see the token).
+    #[serde(default)]
+    pub cookie: bool,
 }
 
 /// Sign in with e-mail and password.
@@ -32,6 +52,10 @@ pub struct LogIn {
     pub email: String,
     /// Its password.
     pub password: String,
+    /// Keep the session in an HttpOnly cookie the server sets, instead of answering its
+    /// token (the web app: page scripts never see the token).
+    #[serde(default)]
+    pub cookie: bool,
 }
 
 /// Sign in (or up) with a Google ID token.
@@ -45,6 +69,10 @@ pub struct GoogleSignIn {
     pub name: Option<String>,
     /// The phone's region setting.
     pub region: Region,
+    /// Keep the session in an HttpOnly cookie the server sets, instead of answering its
+    /// token (the web app: page scripts never see the token).
+    #[serde(default)]
+    pub cookie: bool,
 }
 
 /// A Google account to link to the signed-in account.
@@ -86,7 +114,9 @@ pub struct Account {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Session {
     /// The bearer token: `Authorization: Bearer <token>` on HTTP, `hello` on the WebSocket.
-    pub token: String,
+    /// Absent when the session was asked for as a cookie.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
     /// The account signed in.
     pub account: Account,
     /// Whether this sign-in made the account.

@@ -145,6 +145,35 @@ impl Client {
         ))
     }
 
+    /// Any request with these extra headers (a browser's `Cookie`, `Origin`,
+    /// `Sec-Fetch-Site`…) and a JSON body: the status, the headers and the body as JSON.
+    pub async fn raw_with_headers(
+        &self,
+        method: Method,
+        path: &str,
+        headers: &[(&'static str, &str)],
+        body: Option<&str>,
+    ) -> Result<(u16, reqwest::header::HeaderMap, serde_json::Value), String> {
+        let mut r = self.request(method, path);
+        for (name, value) in headers {
+            r = r.header(*name, *value);
+        }
+        if let Some(body) = body {
+            r = r
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.to_owned());
+        }
+        let response = r.send().await.map_err(|e| e.to_string())?;
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().await.map_err(|e| e.to_string())?;
+        Ok((
+            status,
+            headers,
+            serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+        ))
+    }
+
     /// A GET that accepts `encodings` (as in `Accept-Encoding`): the status, the headers and
     /// the body's bytes exactly as sent.
     pub async fn get_encoded(
@@ -166,7 +195,7 @@ impl Client {
 
     fn keep(&mut self, s: Answer<Session>) -> Answer<Session> {
         if let Ok(s) = &s {
-            self.token = Some(s.token.clone());
+            self.token = s.token.clone();
         }
         s
     }
@@ -188,6 +217,7 @@ impl Client {
             password: password.into(),
             name: name.into(),
             region: region.into(),
+            cookie: false,
         };
         let s = self.post("/api/accounts", &body).await;
         self.keep(s)
@@ -198,6 +228,7 @@ impl Client {
         let body = LogIn {
             email: email.into(),
             password: password.into(),
+            cookie: false,
         };
         let s = self.post("/api/sessions", &body).await;
         self.keep(s)
@@ -214,6 +245,7 @@ impl Client {
             id_token: id_token.into(),
             name: name.map(Into::into),
             region: region.into(),
+            cookie: false,
         };
         let s = self.post("/api/sessions/google", &body).await;
         self.keep(s)

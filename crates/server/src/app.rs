@@ -15,7 +15,7 @@ use tower_http::compression::predicate::{DefaultPredicate, Predicate};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
-use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -59,6 +59,12 @@ impl Modify for SessionAuth {
             "session",
             SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
         );
+        components.add_security_scheme(
+            "session_cookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(
+                crate::auth::SESSION_COOKIE,
+            ))),
+        );
     }
 }
 
@@ -71,6 +77,9 @@ impl Modify for SessionAuth {
             method_not_allowed, 408 timeout (the request took longer than the server allows), \
             413 too_large (a body over 2 MB), 415 unsupported_media_type (a body that is not \
             application/json). API answers are never to be cached (Cache-Control: no-store). \
+            A session is a bearer token, or for the web app the HttpOnly session cookie that \
+            signing in with `cookie: true` sets; a request that changes anything and is signed \
+            in only by the cookie must come from this site's pages (403 forbidden otherwise). \
             Live play is the WebSocket at /api/live (ClientMsg and ServerMsg)."
     ),
     modifiers(&SessionAuth),

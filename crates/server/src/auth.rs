@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
-use axum::http::header::AUTHORIZATION;
+use axum::http::header::{AUTHORIZATION, COOKIE, HOST, ORIGIN};
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method};
 use velha_api::{Account, ErrorCode, PasswordProblem};
 
 use crate::app::App;
@@ -93,19 +94,10 @@ pub fn check_name(name: &str) -> Result<String, AppError> {
     Ok(n.to_owned())
 }
 
-/// The country of a region setting: `pt-BR`, `en_US.UTF-8`, `zh-Hant-TW` or a bare `BR`.
+/// The country of a region setting (`velha_api::country_of`), refusing what names none.
 pub fn country_of(region: &str) -> Result<String, AppError> {
     check_text("the region", region, ErrorCode::BadRegion)?;
-    let base = region.trim().split(['.', '@']).next().unwrap_or("");
-    let parts: Vec<&str> = base.split(['-', '_']).collect();
-    let is_code = |p: &str| p.len() == 2 && p.bytes().all(|b| b.is_ascii_alphabetic());
-    let code = match parts.as_slice() {
-        // Alone, `pt` is a language and `PT` a country: BCP 47 writes languages in lower case.
-        [only] if is_code(only) && only.bytes().all(|b| b.is_ascii_uppercase()) => Some(*only),
-        [_, rest @ ..] => rest.iter().copied().find(|p| is_code(p)),
-        _ => None,
-    };
-    code.map(str::to_ascii_uppercase).ok_or_else(|| {
+    velha_api::country_of(region).ok_or_else(|| {
         AppError::new(
             ErrorCode::BadRegion,
             format!("{region:?} names no country; send the phone's region, like pt-BR"),
@@ -192,7 +184,56 @@ pub fn is_subscriber(a: &AccountRow, now: i64) -> bool {
     a.subscribed_until.is_some_and(|until| now < until)
 }
 
-/// The signed-in player of a request (`Authorization: Bearer <token>`).
+/// The web app's session cookie. `__Host-`: only this host, over HTTPS, for every path, so
+/// no other site or subdomain can set or read it.
+pub const SESSION_COOKIE: &str = "__Host-velha-session";
+
+/// The `Set-Cookie` value that keeps a session for `max_age_s` seconds: out of reach of page
+/// scripts (HttpOnly) and never sent with another site's requests (SameSite=Strict).
+pub fn session_cookie(token: &str, max_age_s: i64) -> HeaderValue {
+    HeaderValue::from_str(&format!(
+        "{SESSION_COOKIE}={token}; Path=/; Max-Age={max_age_s}; HttpOnly; Secure; SameSite=Strict"
+    ))
+    .expect("tokens are URL-safe base64")
+}
+
+/// The `Set-Cookie` value that removes the session cookie.
+pub fn expired_session_cookie() -> HeaderValue {
+    HeaderValue::from_static(
+        "__Host-velha-session=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict",
+    )
+}
+
+/// The session token of the request's cookie, if it has one.
+pub fn cookie_token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|pair| pair.trim().strip_prefix(SESSION_COOKIE)?.strip_prefix('='))
+        .filter(|token| !token.is_empty())
+}
+
+/// Whether a request comes from a page of this site: the browser says so (`Sec-Fetch-Site`),
+/// or its `Origin` names the host it was sent to. Requests without either are not trusted.
+pub fn same_origin(headers: &HeaderMap) -> bool {
+    if let Some(site) = headers.get("sec-fetch-site") {
+        return site == "same-origin";
+    }
+    let (Some(origin), Some(host)) = (headers.get(ORIGIN), headers.get(HOST)) else {
+        return false;
+    };
+    let (Ok(origin), Ok(host)) = (origin.to_str(), host.to_str()) else {
+        return false;
+    };
+    origin.strip_prefix("https://") == Some(host)
+}
+
+/// The signed-in player of a request: `Authorization: Bearer <token>` (the native app, other
+/// programs), or the session cookie (the web app). A request that changes anything and is
+/// signed in only by the cookie must come from this site's own pages, so another site cannot
+/// make a player's browser act for them.
 pub struct Player {
     /// Their account.
     pub account: AccountRow,
@@ -204,16 +245,29 @@ impl FromRequestParts<Arc<App>> for Player {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Player, AppError> {
-        let header = parts
+        let bearer = parts
             .headers
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        let Some(token) = header.strip_prefix("Bearer ") else {
-            return Err(AppError::new(
-                ErrorCode::Unauthorized,
-                "sign in first: send Authorization: Bearer <token>",
-            ));
+            .and_then(|v| v.strip_prefix("Bearer "));
+        let token = match (bearer, cookie_token(&parts.headers)) {
+            (Some(token), _) => token,
+            (None, Some(token)) => {
+                let safe = matches!(parts.method, Method::GET | Method::HEAD);
+                if !safe && !same_origin(&parts.headers) {
+                    return Err(AppError::new(
+                        ErrorCode::Forbidden,
+                        "a request signed in by the session cookie must come from this site's pages",
+                    ));
+                }
+                token
+            }
+            (None, None) => {
+                return Err(AppError::new(
+                    ErrorCode::Unauthorized,
+                    "sign in first: send Authorization: Bearer <token>",
+                ));
+            }
         };
         let hash = token_hash(token.trim());
         match app.store.account_by_session(&hash, now_ms()).await? {
@@ -341,5 +395,65 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn the_session_cookie_is_found_among_others_and_only_by_its_name() {
+        let mut headers = HeaderMap::new();
+        headers.append(
+            COOKIE,
+            HeaderValue::from_static("a=1; __Host-velha-session=tok; b=2"),
+        );
+        assert_eq!(cookie_token(&headers), Some("tok"));
+        for other in [
+            "velha-session=x",
+            "__Host-velha-session=",
+            "__Host-velha-sessionx=y",
+            "",
+        ] {
+            let mut headers = HeaderMap::new();
+            headers.append(COOKIE, HeaderValue::from_str(other).unwrap());
+            assert_eq!(cookie_token(&headers), None, "{other:?}");
+        }
+        let set = session_cookie("tok", 60);
+        let set = set.to_str().unwrap();
+        for part in [
+            "HttpOnly",
+            "Secure",
+            "SameSite=Strict",
+            "Path=/",
+            "Max-Age=60",
+        ] {
+            assert!(set.contains(part), "{set}");
+        }
+    }
+
+    #[test]
+    fn same_origin_needs_the_browser_to_say_so() {
+        let with = |pairs: &[(&'static str, &'static str)]| {
+            let mut h = HeaderMap::new();
+            for (k, v) in pairs {
+                h.insert(*k, HeaderValue::from_static(v));
+            }
+            same_origin(&h)
+        };
+        assert!(with(&[("sec-fetch-site", "same-origin")]));
+        assert!(!with(&[
+            ("sec-fetch-site", "cross-site"),
+            ("origin", "https://a.b"),
+            ("host", "a.b")
+        ]));
+        assert!(!with(&[("sec-fetch-site", "same-site")]));
+        assert!(with(&[
+            ("origin", "https://a.b:8443"),
+            ("host", "a.b:8443")
+        ]));
+        assert!(!with(&[
+            ("origin", "https://evil.example"),
+            ("host", "a.b")
+        ]));
+        assert!(!with(&[("origin", "http://a.b"), ("host", "a.b")]));
+        assert!(!with(&[("host", "a.b")]));
+        assert!(!with(&[]));
     }
 }

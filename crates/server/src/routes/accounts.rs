@@ -4,14 +4,16 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::header::SET_COOKIE;
+use axum::http::{HeaderMap, StatusCode};
 use velha_api::{
     Account, ErrorCode, GoogleLink, GoogleSignIn, LogIn, RegionChange, Session, SignUp,
 };
 
 use crate::app::App;
 use crate::auth::{
-    Player, account_view, check_lengths, check_name, check_password, country_of, normalise_email,
+    Player, account_view, check_lengths, check_name, check_password, country_of,
+    expired_session_cookie, normalise_email, session_cookie,
 };
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
@@ -32,17 +34,29 @@ fn taken(e: InsertError) -> AppError {
     }
 }
 
-async fn open_session(app: &App, account: &AccountRow, created: bool) -> AppResult<Session> {
+/// A new session for `account`: its token in the answer, or (`cookie`) in the session cookie
+/// the answer's headers set.
+async fn open_session(
+    app: &App,
+    account: &AccountRow,
+    created: bool,
+    cookie: bool,
+) -> AppResult<(HeaderMap, Json<Session>)> {
     let token = new_token();
     let now = now_ms();
     app.store
         .insert_session(&token_hash(&token), &account.id, now, now + app.session_ms)
         .await?;
-    Ok(Session {
-        token,
+    let mut headers = HeaderMap::new();
+    if cookie {
+        headers.insert(SET_COOKIE, session_cookie(&token, app.session_ms / 1000));
+    }
+    let session = Session {
+        token: (!cookie).then_some(token),
         account: account_view(account, now),
         created,
-    })
+    };
+    Ok((headers, Json(session)))
 }
 
 async fn hash(app: &App, password: String) -> AppResult<String> {
@@ -59,7 +73,7 @@ async fn hash(app: &App, password: String) -> AppResult<String> {
     tag = "accounts",
     request_body = SignUp,
     responses(
-        (status = 201, description = "Account made and signed in", body = Session),
+        (status = 201, description = "Account made and signed in (with `cookie`, the session cookie is set and the token not answered)", body = Session),
         (status = 400, description = "bad_email, bad_name, weak_password (with password_problem), bad_region, too_long (an e-mail over 254 bytes or a password over 1 KiB) or bad_request", body = velha_api::ApiError),
         (status = 409, description = "email_taken or name_taken", body = velha_api::ApiError),
         (status = 429, description = "rate_limited: too many new accounts from this address", body = velha_api::ApiError),
@@ -69,7 +83,7 @@ pub async fn sign_up(
     State(app): State<Arc<App>>,
     ClientAddress(address): ClientAddress,
     Json(body): Json<SignUp>,
-) -> AppResult<(StatusCode, Json<Session>)> {
+) -> AppResult<(StatusCode, HeaderMap, Json<Session>)> {
     check_lengths(&body.email, &body.password)?;
     app.limits.signups_by_address.check(&address, now_ms())?;
     let email = normalise_email(&body.email)?;
@@ -98,10 +112,8 @@ pub async fn sign_up(
         .map_err(taken)?;
     app.limits.signups_by_address.add(&address, now_ms());
     tracing::info!(name = %account.name, country = %account.country, "account made");
-    Ok((
-        StatusCode::CREATED,
-        Json(open_session(&app, &account, true).await?),
-    ))
+    let (headers, session) = open_session(&app, &account, true, body.cookie).await?;
+    Ok((StatusCode::CREATED, headers, session))
 }
 
 /// Signs in with e-mail and password.
@@ -111,7 +123,7 @@ pub async fn sign_up(
     tag = "accounts",
     request_body = LogIn,
     responses(
-        (status = 200, description = "Signed in", body = Session),
+        (status = 200, description = "Signed in (with `cookie`, the session cookie is set and the token not answered)", body = Session),
         (status = 400, description = "bad_email, too_long (an e-mail over 254 bytes or a password over 1 KiB) or bad_request", body = velha_api::ApiError),
         (status = 401, description = "wrong_password (also for an unknown e-mail)", body = velha_api::ApiError),
         (status = 429, description = "rate_limited: too many failures for this account or address", body = velha_api::ApiError),
@@ -121,7 +133,7 @@ pub async fn log_in(
     State(app): State<Arc<App>>,
     ClientAddress(address): ClientAddress,
     Json(body): Json<LogIn>,
-) -> AppResult<Json<Session>> {
+) -> AppResult<(HeaderMap, Json<Session>)> {
     check_lengths(&body.email, &body.password)?;
     let email = normalise_email(&body.email)?;
     app.limits.check_sign_in(&email, &address, now_ms())?;
@@ -131,7 +143,7 @@ pub async fn log_in(
     match account {
         Some(account) if ok => {
             app.limits.failures_by_account.clear(&email);
-            Ok(Json(open_session(&app, &account, false).await?))
+            open_session(&app, &account, false, body.cookie).await
         }
         _ => {
             app.limits.failed_sign_in(&email, &address, now_ms());
@@ -160,11 +172,11 @@ pub async fn log_in(
 pub async fn google(
     State(app): State<Arc<App>>,
     Json(body): Json<GoogleSignIn>,
-) -> AppResult<Json<Session>> {
+) -> AppResult<(HeaderMap, Json<Session>)> {
     let country = country_of(&body.region)?;
     let claims = app.google.verify(&body.id_token).await?;
     if let Some(account) = app.store.account_by_google(&claims.sub).await? {
-        return Ok(Json(open_session(&app, &account, false).await?));
+        return open_session(&app, &account, false, body.cookie).await;
     }
     let verified_email = claims
         .email
@@ -202,7 +214,7 @@ pub async fn google(
         .await
         .map_err(taken)?;
     tracing::info!(name = %account.name, "account made with Google");
-    Ok(Json(open_session(&app, &account, true).await?))
+    open_session(&app, &account, true, body.cookie).await
 }
 
 /// Links a Google account to the signed-in account, so either signs in.
@@ -211,7 +223,7 @@ pub async fn google(
     path = "/api/me/google",
     tag = "accounts",
     request_body = GoogleLink,
-    security(("session" = [])),
+    security(("session" = []), ("session_cookie" = [])),
     responses(
         (status = 200, body = Account),
         (status = 400, body = velha_api::ApiError),
@@ -237,20 +249,29 @@ pub async fn link_google(
     Ok(Json(account_view(&account, now_ms())))
 }
 
-/// Signs out: the token stops working.
+/// Signs out: the token stops working (and the session cookie, if any, is removed).
 #[utoipa::path(
     delete,
     path = "/api/sessions/current",
     tag = "accounts",
-    security(("session" = [])),
+    security(("session" = []), ("session_cookie" = [])),
     responses(
         (status = 204, description = "Signed out"),
         (status = 401, body = velha_api::ApiError),
     )
 )]
-pub async fn log_out(State(app): State<Arc<App>>, player: Player) -> AppResult<StatusCode> {
+pub async fn log_out(
+    State(app): State<Arc<App>>,
+    player: Player,
+) -> AppResult<(
+    StatusCode,
+    [(axum::http::HeaderName, axum::http::HeaderValue); 1],
+)> {
     app.store.delete_session(&player.token_hash).await?;
-    Ok(StatusCode::NO_CONTENT)
+    Ok((
+        StatusCode::NO_CONTENT,
+        [(SET_COOKIE, expired_session_cookie())],
+    ))
 }
 
 /// The signed-in player's account.
@@ -258,7 +279,7 @@ pub async fn log_out(State(app): State<Arc<App>>, player: Player) -> AppResult<S
     get,
     path = "/api/me",
     tag = "accounts",
-    security(("session" = [])),
+    security(("session" = []), ("session_cookie" = [])),
     responses(
         (status = 200, body = Account),
         (status = 401, body = velha_api::ApiError),
@@ -274,7 +295,7 @@ pub async fn me(player: Player) -> Json<Account> {
     path = "/api/me/region",
     tag = "accounts",
     request_body = RegionChange,
-    security(("session" = [])),
+    security(("session" = []), ("session_cookie" = [])),
     responses(
         (status = 200, body = Account),
         (status = 400, body = velha_api::ApiError),

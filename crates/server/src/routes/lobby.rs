@@ -70,7 +70,7 @@ fn seat_refused(e: SeatError) -> AppError {
     path = "/api/lobby",
     tag = "lobby",
     params(LobbyQuery),
-    security(("session" = [])),
+    security(("session" = []), ("session_cookie" = [])),
     responses(
         (status = 200, description = "Open matches, oldest first", body = [OpenMatch]),
         (status = 400, body = velha_api::ApiError),
@@ -100,7 +100,7 @@ pub async fn list(
     path = "/api/lobby",
     tag = "lobby",
     request_body = CreateMatch,
-    security(("session" = [])),
+    security(("session" = []), ("session_cookie" = [])),
     responses(
         (status = 201, description = "The match, waiting", body = OpenMatch),
         (status = 400, body = velha_api::ApiError),
@@ -150,7 +150,7 @@ pub async fn create(
     path = "/api/lobby/{id}",
     tag = "lobby",
     params(("id" = String, Path, description = "The match id")),
-    security(("session" = [])),
+    security(("session" = []), ("session_cookie" = [])),
     responses(
         (status = 204, description = "Withdrawn"),
         (status = 401, body = velha_api::ApiError),
@@ -182,7 +182,7 @@ pub async fn cancel(
     path = "/api/lobby/{id}/join",
     tag = "lobby",
     params(("id" = String, Path, description = "The match id")),
-    security(("session" = [])),
+    security(("session" = []), ("session_cookie" = [])),
     responses(
         (status = 200, description = "The match, started", body = MatchView),
         (status = 401, body = velha_api::ApiError),
@@ -247,7 +247,7 @@ pub async fn join(
     path = "/api/matches/{id}",
     tag = "lobby",
     params(("id" = String, Path, description = "The match id")),
-    security(("session" = [])),
+    security(("session" = []), ("session_cookie" = [])),
     responses(
         (status = 200, body = MatchView),
         (status = 401, body = velha_api::ApiError),

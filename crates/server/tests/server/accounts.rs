@@ -60,7 +60,7 @@ async fn on_a01_email_accounts_sessions_and_clear_errors(db: Db) {
     assert!(hashes[0].starts_with("$argon2id$"), "{}", hashes[0]);
     assert!(!hashes[0].contains("cubo-gira-9"));
     let tokens = stored(&server, "SELECT token_hash FROM sessions").await;
-    assert!(!tokens.contains(&s.token));
+    assert!(!tokens.contains(s.token.as_ref().unwrap()));
 
     let mut again = server.client();
     let e = again
@@ -278,3 +278,125 @@ async fn on_a03_online_cube_play_is_for_subscribers(db: Db) {
     }
 }
 on_both!(on_a03_online_cube_play_is_for_subscribers);
+
+/// The web app's session (ON-A01): an HttpOnly, Secure, SameSite=Strict cookie, never a token
+/// page scripts could read; requests that change anything by the cookie alone must come from
+/// the site's own pages.
+async fn on_a01_the_web_session_is_an_http_only_cookie(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let web = server.client();
+    let body = r#"{"email":"ana@example.com","password":"cubo-gira-9","name":"Ana","region":"pt-BR","cookie":true}"#;
+    let (status, headers, json) = web
+        .raw_with_headers(Method::POST, "/api/accounts", &[], Some(body))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{json}");
+    assert!(json.get("token").is_none(), "no token in the body: {json}");
+    assert_eq!(json["account"]["name"], "Ana");
+    let set = headers["set-cookie"].to_str().unwrap().to_owned();
+    for part in [
+        "__Host-velha-session=",
+        "HttpOnly",
+        "Secure",
+        "SameSite=Strict",
+        "Path=/",
+    ] {
+        assert!(set.contains(part), "{set}");
+    }
+    let cookie = set.split(';').next().unwrap().to_owned();
+    let (status, _, json) = web
+        .raw_with_headers(Method::GET, "/api/me", &[("cookie", &cookie)], None)
+        .await
+        .unwrap();
+    assert_eq!((status, json["name"].as_str()), (200, Some("Ana")));
+
+    let host = server.base.trim_start_matches("https://").to_owned();
+    let region = Some(r#"{"region":"pt-PT"}"#);
+    let foreign = "https://evil.example";
+    for (headers, why) in [
+        (
+            vec![("cookie", cookie.as_str())],
+            "no sign of where it came from",
+        ),
+        (
+            vec![("cookie", &cookie), ("sec-fetch-site", "cross-site")],
+            "another site",
+        ),
+        (
+            vec![("cookie", &cookie), ("sec-fetch-site", "same-site")],
+            "a sibling site",
+        ),
+        (
+            vec![("cookie", &cookie), ("origin", foreign)],
+            "another origin",
+        ),
+    ] {
+        let (status, _, json) = web
+            .raw_with_headers(Method::PUT, "/api/me/region", &headers, region)
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, json["code"].as_str()),
+            (403, Some("forbidden")),
+            "{why}"
+        );
+    }
+    let own = format!("https://{host}");
+    for headers in [
+        vec![
+            ("cookie", cookie.as_str()),
+            ("sec-fetch-site", "same-origin"),
+        ],
+        vec![("cookie", &cookie), ("origin", &own)],
+    ] {
+        let (status, _, json) = web
+            .raw_with_headers(Method::PUT, "/api/me/region", &headers, region)
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, json["country"].as_str()),
+            (200, Some("PT")),
+            "{json}"
+        );
+    }
+
+    // Signing out forgets the session and tells the browser to drop the cookie.
+    let (status, headers, _) = web
+        .raw_with_headers(
+            Method::DELETE,
+            "/api/sessions/current",
+            &[("cookie", &cookie), ("sec-fetch-site", "same-origin")],
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 204);
+    assert!(
+        headers["set-cookie"]
+            .to_str()
+            .unwrap()
+            .contains("Max-Age=0")
+    );
+    let (status, _, json) = web
+        .raw_with_headers(Method::GET, "/api/me", &[("cookie", &cookie)], None)
+        .await
+        .unwrap();
+    assert_eq!((status, json["code"].as_str()), (401, Some("unauthorized")));
+
+    // Signing in again by cookie; the native app's bearer sessions are unchanged.
+    let body = r#"{"email":"ana@example.com","password":"cubo-gira-9","cookie":true}"#;
+    let (status, headers, json) = web
+        .raw_with_headers(Method::POST, "/api/sessions", &[], Some(body))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{json}");
+    assert!(json.get("token").is_none() && headers.contains_key("set-cookie"));
+    let mut native = server.client();
+    let session = native
+        .log_in("ana@example.com", "cubo-gira-9")
+        .await
+        .unwrap();
+    assert!(session.token.is_some());
+    assert_eq!(native.me().await.unwrap().country, "PT");
+}
+on_both!(on_a01_the_web_session_is_an_http_only_cookie);

@@ -1,0 +1,95 @@
+//! The server's HTTP API with `velha-api`'s types, over `platform::http`. On the web the
+//! session is an HttpOnly cookie the browser keeps; on native a token the device keeps.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use velha_api::{Account, ApiError, LogIn, RegionChange, Session, SignUp};
+
+use crate::platform;
+
+/// Why a request did not do what was asked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    /// The server could not be reached, or its answer was not the API's.
+    Offline,
+    /// The server refused, saying why.
+    Refused(ApiError),
+}
+
+async fn call<T: DeserializeOwned>(
+    method: &str,
+    path: &str,
+    json: Option<String>,
+) -> Result<T, Problem> {
+    let (status, text) = platform::http(method, path, json)
+        .await
+        .map_err(|()| Problem::Offline)?;
+    if (200..300).contains(&status) {
+        return serde_json::from_str(&text).map_err(|_| Problem::Offline);
+    }
+    // A proxy's or a captive portal's page is not the server's refusal.
+    let error: ApiError = serde_json::from_str(&text).map_err(|_| Problem::Offline)?;
+    Err(Problem::Refused(error))
+}
+
+async fn send<B: Serialize, T: DeserializeOwned>(
+    method: &str,
+    path: &str,
+    body: &B,
+) -> Result<T, Problem> {
+    let json = serde_json::to_string(body).map_err(|_| Problem::Offline)?;
+    call(method, path, Some(json)).await
+}
+
+/// Whether the app keeps the session as a cookie (the web) rather than a token (native).
+const COOKIE: bool = cfg!(target_arch = "wasm32");
+
+/// Makes an account and signs in.
+pub async fn sign_up(email: &str, password: &str, name: &str) -> Result<Session, Problem> {
+    let body = SignUp {
+        email: email.trim().into(),
+        password: password.into(),
+        name: name.trim().into(),
+        region: platform::region(),
+        cookie: COOKIE,
+    };
+    let session: Session = send("POST", "/api/accounts", &body).await?;
+    platform::keep_session_token(session.token.as_deref());
+    Ok(session)
+}
+
+/// Signs in with e-mail and password.
+pub async fn log_in(email: &str, password: &str) -> Result<Session, Problem> {
+    let body = LogIn {
+        email: email.trim().into(),
+        password: password.into(),
+        cookie: COOKIE,
+    };
+    let session: Session = send("POST", "/api/sessions", &body).await?;
+    platform::keep_session_token(session.token.as_deref());
+    Ok(session)
+}
+
+/// Signs out. The device forgets the session even when the server cannot be told.
+pub async fn log_out() -> Result<(), Problem> {
+    let sent = platform::http("DELETE", "/api/sessions/current", None).await;
+    platform::keep_session_token(None);
+    match sent {
+        // Unauthorized: the session had already ended.
+        Ok((status, _)) if (200..300).contains(&status) || status == 401 => Ok(()),
+        Ok((_, text)) => {
+            Err(serde_json::from_str(&text).map_or(Problem::Offline, Problem::Refused))
+        }
+        Err(()) => Err(Problem::Offline),
+    }
+}
+
+/// The signed-in player's account.
+pub async fn me() -> Result<Account, Problem> {
+    call("GET", "/api/me", None).await
+}
+
+/// Tells the server the device's region changed (ON-A02).
+pub async fn set_region(region: String) -> Result<Account, Problem> {
+    send("PUT", "/api/me/region", &RegionChange { region }).await
+}

@@ -1,0 +1,72 @@
+//! Who is signed in on this device, shared by every screen.
+
+use dioxus::prelude::*;
+use velha_api::Account;
+
+use super::client::{self, Problem};
+use crate::platform;
+
+/// Where the device stands with the server.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Membership {
+    /// Asking the server whether the kept session still works.
+    Checking,
+    /// Nobody is signed in.
+    Guest,
+    /// Signed in.
+    Member(Account),
+}
+
+/// A hint kept on the device that a session exists: a web page cannot see its HttpOnly
+/// cookie, and asking the server on every start would cost every guest a request.
+const SIGNED_IN_KEY: &str = "cubo-da-velha.signed-in";
+
+/// Remembers that this device is signed in (or no longer is).
+pub fn remember(signed_in: bool) {
+    platform::save(SIGNED_IN_KEY, if signed_in { "1" } else { "" });
+}
+
+/// The membership every screen reads; made once by the app's root.
+pub fn use_membership() -> Signal<Membership> {
+    use_context::<Signal<Membership>>()
+}
+
+/// Provides the membership and checks a kept session with the server once: still valid (and
+/// the device's country sent again when it changed, ON-A02), expired, or unknown for now
+/// (no connection: the player signs in again from the account screen).
+pub fn use_membership_provider() -> Signal<Membership> {
+    let kept = platform::load(SIGNED_IN_KEY).is_some_and(|v| v == "1");
+    let mut membership = use_context_provider(|| {
+        Signal::new(if kept {
+            Membership::Checking
+        } else {
+            Membership::Guest
+        })
+    });
+    use_hook(move || {
+        if kept {
+            spawn(async move {
+                membership.set(match client::me().await {
+                    Ok(account) => Membership::Member(refresh_country(account).await),
+                    Err(Problem::Refused(_)) => {
+                        remember(false);
+                        Membership::Guest
+                    }
+                    Err(Problem::Offline) => Membership::Guest,
+                });
+            });
+        }
+    });
+    membership
+}
+
+/// Sends the device's region when the account's country differs from it (ON-A02).
+async fn refresh_country(account: Account) -> Account {
+    let region = platform::region();
+    match velha_api::country_of(&region) {
+        Some(country) if country != account.country => {
+            client::set_region(region).await.unwrap_or(account)
+        }
+        _ => account,
+    }
+}

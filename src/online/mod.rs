@@ -1,0 +1,7 @@
+//! The app's online half: talking to the server with `velha-api`'s types, who is signed in,
+//! and what every refusal means in the player's words.
+
+pub mod check;
+pub mod client;
+pub mod membership;
+pub mod texts;

@@ -1,0 +1,235 @@
+//! What the online screens say, in Brazilian Portuguese and English, and every refusal of
+//! the server as a sentence.
+
+use velha_api::{ErrorCode, PasswordProblem};
+
+use super::client::Problem;
+
+/// The online screens' texts in one language.
+#[derive(Debug)]
+#[allow(missing_docs)]
+pub struct OnlineTexts {
+    /// Portuguese: password problems come from `velha-api` in the same language.
+    pub pt: bool,
+    pub sign_in: &'static str,
+    pub sign_up: &'static str,
+    pub account_title: &'static str,
+    pub email: &'static str,
+    pub password: &'static str,
+    pub name: &'static str,
+    pub name_hint: &'static str,
+    pub password_hint: &'static str,
+    pub enter: &'static str,
+    pub create: &'static str,
+    pub working: &'static str,
+    pub no_account_yet: &'static str,
+    pub have_account: &'static str,
+    pub sign_out: &'static str,
+    pub checking: &'static str,
+    pub country: &'static str,
+    pub subscription: &'static str,
+    pub subscriber_until: &'static str,
+    pub subscription_ended: &'static str,
+    pub no_subscription: &'static str,
+    pub online_play: &'static str,
+    pub subscribers_only: &'static str,
+    pub try_again: &'static str,
+    pub offline: &'static str,
+    pub empty_email: &'static str,
+    pub empty_password: &'static str,
+    pub empty_name: &'static str,
+    pub bad_email: &'static str,
+    pub email_taken: &'static str,
+    pub bad_name: &'static str,
+    pub name_taken: &'static str,
+    pub wrong_password: &'static str,
+    pub too_long: &'static str,
+    pub bad_region: &'static str,
+    /// Followed by the time to wait.
+    pub rate_limited: &'static str,
+    pub seconds: &'static str,
+    pub minutes: &'static str,
+    pub expired: &'static str,
+    pub server_failed: &'static str,
+}
+
+/// Brazilian Portuguese.
+pub static ONLINE_PT: OnlineTexts = OnlineTexts {
+    pt: true,
+    sign_in: "Entrar",
+    sign_up: "Criar conta",
+    account_title: "Sua conta",
+    email: "E-mail",
+    password: "Senha",
+    name: "Nome de jogador",
+    name_hint: "3 a 20 letras, números, _, - ou .",
+    password_hint: "Pelo menos 8 caracteres; uma frase é mais forte.",
+    enter: "ENTRAR",
+    create: "CRIAR CONTA",
+    working: "Aguarde…",
+    no_account_yet: "Ainda não tem conta? Criar conta",
+    have_account: "Já tem conta? Entrar",
+    sign_out: "Sair da conta",
+    checking: "Verificando sua conta…",
+    country: "País",
+    subscription: "Assinatura",
+    subscriber_until: "Assinante até",
+    subscription_ended: "A assinatura terminou em",
+    no_subscription: "Sem assinatura",
+    online_play: "Jogo online",
+    subscribers_only: "O jogo online e o mini ranking são para assinantes. Com a assinatura você joga o Cubo da Velha contra pessoas do mundo todo ou do seu país.",
+    try_again: "Tentar de novo",
+    offline: "Sem conexão com o servidor.",
+    empty_email: "Digite seu e-mail.",
+    empty_password: "Digite a senha.",
+    empty_name: "Escolha um nome de jogador.",
+    bad_email: "Esse e-mail não parece válido.",
+    email_taken: "Já existe uma conta com esse e-mail. Entre com ela.",
+    bad_name: "O nome precisa ter de 3 a 20 letras, números, _, - ou .",
+    name_taken: "Esse nome já é de outro jogador. Escolha outro.",
+    wrong_password: "E-mail ou senha errados.",
+    too_long: "Esse texto é longo demais.",
+    bad_region: "Não foi possível saber o país deste aparelho pela região configurada.",
+    rate_limited: "Muitas tentativas. Tente de novo em",
+    seconds: "s",
+    minutes: "min",
+    expired: "Sua sessão terminou. Entre de novo.",
+    server_failed: "O servidor não conseguiu atender agora. Tente de novo.",
+};
+
+/// English.
+pub static ONLINE_EN: OnlineTexts = OnlineTexts {
+    pt: false,
+    sign_in: "Sign in",
+    sign_up: "Create account",
+    account_title: "Your account",
+    email: "E-mail",
+    password: "Password",
+    name: "Player name",
+    name_hint: "3 to 20 letters, digits, _, - or .",
+    password_hint: "At least 8 characters; a phrase is stronger.",
+    enter: "SIGN IN",
+    create: "CREATE ACCOUNT",
+    working: "Please wait…",
+    no_account_yet: "No account yet? Create one",
+    have_account: "Have an account? Sign in",
+    sign_out: "Sign out",
+    checking: "Checking your account…",
+    country: "Country",
+    subscription: "Subscription",
+    subscriber_until: "Subscriber until",
+    subscription_ended: "The subscription ended on",
+    no_subscription: "No subscription",
+    online_play: "Online play",
+    subscribers_only: "Online play and the mini ranking are for subscribers. With a subscription you play Cubo da Velha against people from all over the world or from your country.",
+    try_again: "Try again",
+    offline: "No connection to the server.",
+    empty_email: "Type your e-mail.",
+    empty_password: "Type the password.",
+    empty_name: "Choose a player name.",
+    bad_email: "This e-mail does not look valid.",
+    email_taken: "An account with this e-mail exists. Sign in with it.",
+    bad_name: "The name needs 3 to 20 letters, digits, _, - or .",
+    name_taken: "Another player has this name. Choose another.",
+    wrong_password: "Wrong e-mail or password.",
+    too_long: "This text is too long.",
+    bad_region: "The device's region setting names no country.",
+    rate_limited: "Too many tries. Try again in",
+    seconds: "s",
+    minutes: "min",
+    expired: "Your session ended. Sign in again.",
+    server_failed: "The server could not answer now. Try again.",
+};
+
+/// A refusal of a form or of the server, as the player reads it.
+pub fn sentence(t: &OnlineTexts, problem: &Problem) -> String {
+    let error = match problem {
+        Problem::Offline => return t.offline.to_string(),
+        Problem::Refused(error) => error,
+    };
+    match error.code {
+        ErrorCode::BadEmail => t.bad_email.into(),
+        ErrorCode::EmailTaken => t.email_taken.into(),
+        ErrorCode::BadName => t.bad_name.into(),
+        ErrorCode::NameTaken => t.name_taken.into(),
+        ErrorCode::WeakPassword => error
+            .password_problem
+            .unwrap_or(PasswordProblem::Guessable)
+            .sentence(t.pt)
+            .into(),
+        ErrorCode::WrongPassword => t.wrong_password.into(),
+        ErrorCode::TooLong | ErrorCode::TooLarge => t.too_long.into(),
+        ErrorCode::BadRegion => t.bad_region.into(),
+        ErrorCode::RateLimited => {
+            let s = error.retry_after_s.unwrap_or(60).max(1);
+            if s < 120 {
+                format!("{} {s} {}.", t.rate_limited, t.seconds)
+            } else {
+                format!("{} {} {}.", t.rate_limited, s.div_ceil(60), t.minutes)
+            }
+        }
+        ErrorCode::Unauthorized => t.expired.into(),
+        ErrorCode::SubscribersOnly => t.subscribers_only.into(),
+        _ => t.server_failed.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use velha_api::ApiError;
+
+    use super::*;
+
+    fn refused(code: ErrorCode) -> Problem {
+        Problem::Refused(ApiError::new(code, "the server's words, never shown"))
+    }
+
+    /// ON-A01: every refusal of the account forms is its own sentence, in both languages, and
+    /// never the server's English message.
+    #[test]
+    fn on_a01_every_account_refusal_is_a_sentence_of_its_own() {
+        use ErrorCode::*;
+        for t in [&ONLINE_PT, &ONLINE_EN] {
+            let codes = [
+                BadEmail,
+                EmailTaken,
+                BadName,
+                NameTaken,
+                WrongPassword,
+                TooLong,
+                BadRegion,
+                Unauthorized,
+            ];
+            let mut said: Vec<String> = codes.iter().map(|c| sentence(t, &refused(*c))).collect();
+            said.push(sentence(t, &Problem::Offline));
+            for s in &said {
+                assert!(!s.is_empty() && !s.contains("never shown"), "{s}");
+            }
+            let before = said.len();
+            said.sort();
+            said.dedup();
+            assert_eq!(said.len(), before, "two refusals read the same");
+            let mut weak = ApiError::new(WeakPassword, "x");
+            weak.password_problem = Some(PasswordProblem::Common);
+            assert_eq!(
+                sentence(t, &Problem::Refused(weak)),
+                PasswordProblem::Common.sentence(t.pt)
+            );
+        }
+    }
+
+    #[test]
+    fn on_a01_too_many_tries_says_how_long_to_wait() {
+        let mut e = ApiError::new(ErrorCode::RateLimited, "x");
+        e.retry_after_s = Some(42);
+        assert_eq!(
+            sentence(&ONLINE_PT, &Problem::Refused(e.clone())),
+            "Muitas tentativas. Tente de novo em 42 s."
+        );
+        e.retry_after_s = Some(601);
+        assert_eq!(
+            sentence(&ONLINE_EN, &Problem::Refused(e)),
+            "Too many tries. Try again in 11 min."
+        );
+    }
+}

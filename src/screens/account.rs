@@ -1,0 +1,199 @@
+//! "Entrar": signing up and in with e-mail and password, and the player's profile with the
+//! subscription that opens online play (ON-A01 … ON-A03).
+
+use dioxus::prelude::*;
+use velha_api::Account;
+
+use super::TopBar;
+use crate::app::{Screen, use_texts};
+use crate::online::check;
+use crate::online::client::{self, Problem};
+use crate::online::membership::{Membership, remember, use_membership};
+use crate::online::texts::{OnlineTexts, sentence};
+
+/// The account screen: the forms for a guest, the profile for a member.
+#[component]
+pub fn AccountScreen(go: EventHandler<Screen>) -> Element {
+    let t = use_texts().online;
+    let membership = use_membership();
+    rsx! {
+        TopBar { title: t.account_title, go }
+        match membership() {
+            Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.checking}" } },
+            Membership::Guest => rsx! { SignIn {} },
+            Membership::Member(account) => rsx! { Profile { account } },
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    SignIn,
+    SignUp,
+}
+
+/// Sign in, or make an account; every refusal is a sentence under the fields.
+#[component]
+fn SignIn() -> Element {
+    let t = use_texts().online;
+    let mut membership = use_membership();
+    let mut form = use_signal(|| Form::SignIn);
+    let mut email = use_signal(String::new);
+    let mut password = use_signal(String::new);
+    let mut name = use_signal(String::new);
+    let mut busy = use_signal(|| false);
+    let mut problem = use_signal(|| None::<String>);
+    let mut offline = use_signal(|| false);
+
+    let mut submit = move || {
+        if busy() {
+            return;
+        }
+        let (e, p, n) = (email(), password(), name());
+        let checked = match form() {
+            Form::SignIn => check::log_in(t, &e, &p),
+            Form::SignUp => check::sign_up(t, &e, &p, &n),
+        };
+        if let Err(says) = checked {
+            problem.set(Some(says));
+            return;
+        }
+        problem.set(None);
+        offline.set(false);
+        busy.set(true);
+        spawn(async move {
+            let answer = match form() {
+                Form::SignIn => client::log_in(&e, &p).await,
+                Form::SignUp => client::sign_up(&e, &p, &n).await,
+            };
+            busy.set(false);
+            match answer {
+                Ok(session) => {
+                    remember(true);
+                    membership.set(Membership::Member(session.account));
+                }
+                Err(refused) => {
+                    offline.set(refused == Problem::Offline);
+                    problem.set(Some(sentence(t, &refused)));
+                }
+            }
+        });
+    };
+    let signing_up = form() == Form::SignUp;
+    rsx! {
+        // The app's own sentences, not the browser's validation bubbles.
+        form { class: "account-form", novalidate: true,
+            "data-form": if signing_up { "sign-up" } else { "sign-in" },
+            onsubmit: move |e| {
+                e.prevent_default();
+                submit();
+            },
+            h2 { if signing_up { "{t.sign_up}" } else { "{t.sign_in}" } }
+            if signing_up {
+                label {
+                    span { "{t.name}" }
+                    input { name: "name", autocomplete: "username", maxlength: "40", value: "{name}",
+                        oninput: move |e| name.set(e.value()) }
+                    small { "{t.name_hint}" }
+                }
+            }
+            label {
+                span { "{t.email}" }
+                input { name: "email", r#type: "email", inputmode: "email", autocomplete: "email",
+                    maxlength: "254", value: "{email}", oninput: move |e| email.set(e.value()) }
+            }
+            label {
+                span { "{t.password}" }
+                input { name: "password", r#type: "password",
+                    autocomplete: if signing_up { "new-password" } else { "current-password" },
+                    value: "{password}", oninput: move |e| password.set(e.value()) }
+                if signing_up {
+                    small { "{t.password_hint}" }
+                }
+            }
+            if let Some(says) = problem() {
+                p { class: "warning", role: "alert", "data-problem": "true",
+                    "{says}"
+                    if offline() {
+                        " "
+                        button { class: "small", r#type: "button", "data-action": "retry",
+                            onclick: move |_| submit(), "{t.try_again}" }
+                    }
+                }
+            }
+            // The click submits (Blitz has no form submission); on the web, Enter in a field
+            // clicks this button too.
+            button { class: "primary wide", r#type: "submit", "data-action": "submit", disabled: busy(),
+                onclick: move |e| {
+                    e.prevent_default();
+                    submit();
+                },
+                "aria-busy": if busy() { "true" } else { "false" },
+                if busy() { "{t.working}" } else if signing_up { "{t.create}" } else { "{t.enter}" }
+            }
+            button { class: "link", r#type: "button", "data-action": "switch-form",
+                onclick: move |_| {
+                    problem.set(None);
+                    form.set(if signing_up { Form::SignIn } else { Form::SignUp });
+                },
+                if signing_up { "{t.have_account}" } else { "{t.no_account_yet}" }
+            }
+        }
+    }
+}
+
+/// `YYYY-MM-DD` as the player's language writes dates.
+fn day(t: &OnlineTexts, iso: &str) -> String {
+    match iso.split('-').collect::<Vec<_>>()[..] {
+        [y, m, d] if t.pt => format!("{d}/{m}/{y}"),
+        _ => iso.to_owned(),
+    }
+}
+
+/// Name, country, subscription, the online gate (ON-A03), and signing out.
+#[component]
+fn Profile(account: Account) -> Element {
+    let t = use_texts().online;
+    let mut membership = use_membership();
+    let mut busy = use_signal(|| false);
+    let subscription = match (&account.subscribed_until, account.subscriber) {
+        (Some(until), true) => format!("{} {}", t.subscriber_until, day(t, until)),
+        (Some(until), false) => format!("{} {}", t.subscription_ended, day(t, until)),
+        (None, _) => t.no_subscription.to_owned(),
+    };
+    rsx! {
+        section { class: "profile",
+            dl {
+                dt { "{t.name}" }
+                dd { "data-profile": "name", "{account.name}" }
+                dt { "{t.country}" }
+                dd { "data-profile": "country", "{account.country}" }
+                if let Some(email) = &account.email {
+                    dt { "{t.email}" }
+                    dd { "data-profile": "email", "{email}" }
+                }
+                dt { "{t.subscription}" }
+                dd { "data-profile": "subscription", "{subscription}" }
+            }
+        }
+        section { class: "online-gate", "data-subscriber": if account.subscriber { "true" } else { "false" },
+            h2 { "{t.online_play}" }
+            if !account.subscriber {
+                p { "{t.subscribers_only}" }
+            }
+        }
+        button { class: "wide", "data-action": "sign-out", disabled: busy(),
+            onclick: move |_| {
+                busy.set(true);
+                spawn(async move {
+                    // Signed out on the device either way: a session the server could not be
+                    // told about ends when it expires.
+                    let _ = client::log_out().await;
+                    remember(false);
+                    membership.set(Membership::Guest);
+                });
+            },
+            if busy() { "{t.working}" } else { "{t.sign_out}" }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+"""The native (Blitz) build signs in against a local server (online.md ON-A01): the account
+form in a real X window (Xvfb), typed with xdotool; a wrong password is a sentence, the right
+one opens the profile, the session token is kept in a file only the user reads, and the next
+start is signed in. The app finds the server by VELHA_SERVER and trusts its certificate by
+VELHA_SERVER_CA.
+
+Usage: python3 tests/native/sign_in.py APP_BINARY SERVER_BINARY OUT_DIR"""
+
+import os
+import ssl
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from PIL import Image
+
+APP, SERVER, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
+os.makedirs(OUT, exist_ok=True)
+DISPLAY = ":95"
+data, home = tempfile.mkdtemp(), tempfile.mkdtemp()
+server_env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+server = subprocess.Popen([SERVER, "--listen", "127.0.0.1:0", "--data-dir", data, "--argon2-memory-kib", "256"],
+                          stdout=subprocess.PIPE, text=True, env=dict(server_env, RUST_LOG="warn"))
+url = server.stdout.readline().strip().removeprefix("velha-server listening on ")
+env = dict(os.environ, DISPLAY=DISPLAY, XDG_RUNTIME_DIR=tempfile.mkdtemp(), LANG="pt_BR.UTF-8", HOME=home,
+           XDG_DATA_HOME=os.path.join(home, "data"), VELHA_SERVER=url,
+           VELHA_SERVER_CA=os.path.join(data, "dev-cert.pem"))
+# The window is 800x600; the account form's fields and button (style.css, at 1x).
+ACCOUNT, EMAIL, PASSWORD, SUBMIT = (631, 28), (400, 152), (400, 231), (400, 288)
+
+
+def xdo(*args):
+    subprocess.run(["xdotool", *map(str, args)], env=env, check=True)
+
+
+def grab(name):
+    path = os.path.join(OUT, f"{name}.png")
+    subprocess.run(["import", "-window", "root", path], env=env, check=True)
+    return Image.open(path).convert("RGB")
+
+
+def wait_for(name, test, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        image = grab(name)
+        if test(image):
+            return image
+        time.sleep(1)
+    raise AssertionError(f"{name}: the screen never showed what was expected")
+
+
+def sky(rgb):
+    return rgb[2] > 200 and rgb[0] < 140
+
+
+def alert(rgb):
+    return rgb[0] - rgb[2] > 30
+
+
+def profile_heading(image):
+    """The yellow "Jogo online" heading of the profile."""
+    return any(r > 200 and g > 150 and b < 100 for x in range(150, 265) for y in range(208, 228)
+               for r, g, b in [image.getpixel((x, y))])
+
+
+def start_app():
+    app = subprocess.Popen([APP], env=env, stdout=open(os.path.join(OUT, "app.log"), "a"),
+                           stderr=subprocess.STDOUT)
+    wait_for("home", lambda im: sky(im.getpixel((271, 342))))
+    window = subprocess.run(["xdotool", "search", "--sync", "--name", "Dioxus"], env=env,
+                            capture_output=True, text=True).stdout.split()[0]
+    # Without a window manager nothing gives the window the keyboard.
+    xdo("windowfocus", "--sync", window)
+    return app
+
+
+def type_into(field, text):
+    xdo("mousemove", *field, "click", 1)
+    time.sleep(0.5)
+    xdo("key", "ctrl+a", "BackSpace")
+    xdo("type", "--delay", "30", text)
+
+
+tls = ssl.create_default_context(cafile=os.path.join(data, "dev-cert.pem"))
+made = urllib.request.urlopen(urllib.request.Request(
+    url + "/api/accounts", method="POST", headers={"content-type": "application/json"},
+    data=b'{"email":"bia@example.com","password":"cubo-gira-9","name":"Bia","region":"pt-BR"}'), context=tls)
+assert made.status == 201, made.status
+xvfb = subprocess.Popen(["Xvfb", DISPLAY, "-screen", "0", "1024x768x24"], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
+time.sleep(1)
+app = None
+try:
+    app = start_app()
+    xdo("mousemove", *ACCOUNT, "click", 1)
+    wait_for("form", lambda im: sky(im.getpixel(SUBMIT)))
+    type_into(EMAIL, "bia@example.com")
+    type_into(PASSWORD, "senha-errada-9")
+    xdo("mousemove", *SUBMIT, "click", 1)
+    wait_for("wrong-password", lambda im: alert(im.getpixel((160, SUBMIT[1]))))
+    type_into(PASSWORD, "cubo-gira-9")
+    xdo("mousemove", SUBMIT[0], SUBMIT[1] + 57, "click", 1)  # below the sentence now
+    wait_for("profile", profile_heading)
+    session = os.path.join(home, "data", "cubo-da-velha", "session")
+    mode = stat.S_IMODE(os.stat(session).st_mode)
+    assert mode == 0o600 and os.path.getsize(session) > 20, (oct(mode), os.path.getsize(session))
+    app.terminate()
+    app.wait(timeout=30)
+    app = start_app()
+    xdo("mousemove", *ACCOUNT, "click", 1)
+    wait_for("profile-after-restart", profile_heading)
+    print("native sign-in: 3 passed, 0 failed")
+finally:
+    if app:
+        app.terminate()
+    xvfb.terminate()
+    server.terminate()
