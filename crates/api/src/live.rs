@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCode, Scope};
+use crate::{ErrorCode, OpenMatch, Scope};
 
 /// A side of a match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -212,9 +212,23 @@ pub enum Refusal {
 pub enum ClientMsg {
     /// The first message: who this is.
     Hello {
-        /// The session token.
+        /// The session token; empty (or absent) for the session cookie the connection's
+        /// upgrade request carried, which counts only from this site's own pages (the web
+        /// app).
+        #[serde(default)]
         token: String,
     },
+    /// Show this lobby list and keep it current (ON-M01, ON-M02): answered with `lobby`, then
+    /// `lobby_opened` and `lobby_closed` as matches come and go. One list per connection: a
+    /// new watch replaces the last. Subscribers only (ON-A03).
+    WatchLobby {
+        /// Mundial or Nacional (the player's own country).
+        scope: Scope,
+        /// 1 or 2.
+        level: u8,
+    },
+    /// Stop watching the lobby.
+    UnwatchLobby,
     /// One move: the actions of the engine protocol (`a1`, `R+`, …), applied in order, all or
     /// nothing. A free turn may come alone or before the main action.
     Play {
@@ -309,6 +323,25 @@ pub enum ServerMsg {
     },
     /// The answer to `ping`.
     Pong,
+    /// The lobby list being watched, as it is now: open matches, oldest first.
+    Lobby {
+        /// Mundial or Nacional.
+        scope: Scope,
+        /// 1 or 2.
+        level: u8,
+        /// The open matches.
+        matches: Vec<OpenMatch>,
+    },
+    /// A match opened in the lobby list being watched.
+    LobbyOpened {
+        /// The match.
+        open: OpenMatch,
+    },
+    /// A match left the lobby list being watched: it started, or its creator withdrew it.
+    LobbyClosed {
+        /// The match id.
+        id: String,
+    },
 }
 
 #[cfg(test)]

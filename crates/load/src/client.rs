@@ -297,10 +297,27 @@ impl Client {
 
     /// Opens the live WebSocket without saying `hello`.
     pub async fn live_without_hello(&self) -> Result<Live, String> {
+        self.live_with_headers(&[]).await
+    }
+
+    /// Opens the live WebSocket with these extra headers on the upgrade request (a
+    /// browser's `Cookie` and `Origin`), without saying `hello`.
+    pub async fn live_with_headers(
+        &self,
+        headers: &[(&'static str, &str)],
+    ) -> Result<Live, String> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         let url = format!("{}{LIVE_PATH}", self.base.replacen("https://", "wss://", 1));
+        let mut request = url.into_client_request().map_err(|e| e.to_string())?;
+        for (name, value) in headers {
+            let value = value
+                .parse()
+                .map_err(|_| format!("bad header value {value:?}"))?;
+            request.headers_mut().insert(*name, value);
+        }
         let connector = Connector::Rustls(self.tls.clone());
         let (ws, _) =
-            tokio_tungstenite::connect_async_tls_with_config(url, None, false, Some(connector))
+            tokio_tungstenite::connect_async_tls_with_config(request, None, false, Some(connector))
                 .await
                 .map_err(|e| format!("WebSocket: {e}"))?;
         Ok(Live { ws })

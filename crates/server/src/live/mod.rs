@@ -2,6 +2,7 @@
 //! every move is checked by velha-rules, committed, and only then acknowledged and sent to
 //! both players (`task.rs`). The hub, here, knows who is connected and routes messages.
 
+mod lobby_watch;
 mod task;
 
 use std::collections::{HashMap, HashSet};
@@ -10,11 +11,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc, oneshot};
-use velha_api::{ErrorCode, MatchView, Refusal, ServerMsg};
+use velha_api::{ErrorCode, MatchView, OpenMatch, Refusal, Scope, ServerMsg};
 use velha_rules::Cube;
 
 use crate::store::{MatchRow, Store};
 use crate::token::now_ms;
+use lobby_watch::Watches;
 use task::{Actor, Cmd};
 
 /// How long moves and reconnections may take.
@@ -57,6 +59,7 @@ struct HubState {
     gone_since: HashMap<String, i64>,
     actors: HashMap<String, mpsc::UnboundedSender<Cmd>>,
     playing: HashMap<String, HashSet<String>>,
+    lobby: Watches,
 }
 
 /// Connections and live matches of this process.
@@ -131,7 +134,9 @@ impl Hub {
             return;
         };
         conns.retain(|c| c.id != conn);
-        if conns.is_empty() {
+        let last = conns.is_empty();
+        state.lobby.unwatch(conn);
+        if last {
             state.conns.remove(account);
             state.gone_since.insert(account.to_owned(), now_ms());
             Self::tell_matches(&state, account, false);
@@ -159,14 +164,52 @@ impl Hub {
             };
             if gone {
                 match hub.store.cancel_open_matches_of(&account, now_ms()).await {
-                    Ok(0) => {}
-                    Ok(n) => {
-                        tracing::info!(%account, n, "withdrew the open matches of a creator who left")
+                    Ok(withdrawn) if withdrawn.is_empty() => {}
+                    Ok(withdrawn) => {
+                        let n = withdrawn.len();
+                        tracing::info!(%account, n, "withdrew the open matches of a creator who left");
+                        for (id, scope, level) in withdrawn {
+                            hub.lobby_closed(&id, scope, level);
+                        }
                     }
                     Err(e) => tracing::error!(error = %e, "could not withdraw open matches"),
                 }
             }
         });
+    }
+
+    /// Connection `conn` of a player from `country` watches this lobby list from now on; the
+    /// changes meanwhile wait for [`Hub::lobby_snapshot`].
+    pub fn watch_lobby(
+        &self,
+        conn: u64,
+        list: (Scope, u8),
+        country: &str,
+        tx: mpsc::Sender<ServerMsg>,
+        close: Arc<Notify>,
+    ) {
+        self.lock().lobby.watch(conn, list, country, tx, close);
+    }
+
+    /// Sends a watcher its list as just read, then what changed meanwhile; `false` when too
+    /// much changed: read it again.
+    pub fn lobby_snapshot(&self, conn: u64, snapshot: ServerMsg) -> bool {
+        self.lock().lobby.snapshot(conn, snapshot)
+    }
+
+    /// The connection stops watching the lobby.
+    pub fn unwatch_lobby(&self, conn: u64) {
+        self.lock().lobby.unwatch(conn);
+    }
+
+    /// A match opened: the watchers of its list hear of it.
+    pub fn lobby_opened(&self, open: &OpenMatch) {
+        self.lock().lobby.opened(open);
+    }
+
+    /// A match left the lobby (started or withdrawn): the watchers of its list hear of it.
+    pub fn lobby_closed(&self, id: &str, scope: Scope, level: u8) {
+        self.lock().lobby.closed(id, scope, level);
     }
 
     /// Whether the player has a connection open.

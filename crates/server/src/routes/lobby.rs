@@ -39,7 +39,7 @@ pub fn stored_view(row: &MatchRow, viewer: &str) -> MatchView {
     view::match_view(row, view::seat_of(row, viewer), None, now_ms())
 }
 
-fn open_match(row: &MatchRow, now: i64) -> OpenMatch {
+pub(crate) fn open_match(row: &MatchRow, now: i64) -> OpenMatch {
     OpenMatch {
         id: row.id.clone(),
         creator: row.x_name.clone(),
@@ -141,7 +141,9 @@ pub async fn create(
     if !app.hub.is_online(&row.x_id) {
         app.hub.withdraw_if_gone(row.x_id.clone());
     }
-    Ok((StatusCode::CREATED, Json(open_match(&row, now))))
+    let open = open_match(&row, now);
+    app.hub.lobby_opened(&open);
+    Ok((StatusCode::CREATED, Json(open)))
 }
 
 /// Withdraws one's own open match.
@@ -162,11 +164,15 @@ pub async fn cancel(
     player: Player,
     Path(id): Path<String>,
 ) -> AppResult<StatusCode> {
+    let row = app.store.get_match(&id).await?;
     if app
         .store
         .cancel_open_match(&id, &player.account.id, now_ms())
         .await?
     {
+        if let Some(row) = row {
+            app.hub.lobby_closed(&row.id, row.scope, row.level);
+        }
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(AppError::new(
@@ -233,6 +239,7 @@ pub async fn join(
         .get_match(&id)
         .await?
         .ok_or_else(|| AppError::new(ErrorCode::Internal, "the match vanished"))?;
+    app.hub.lobby_closed(&row.id, row.scope, row.level);
     app.hub.start(&row, false).map_err(|e| {
         tracing::error!(error = %e, "could not start a match");
         AppError::new(ErrorCode::Internal, "the match could not start")

@@ -6,12 +6,14 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::extract::ws::CloseFrame;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use tracing::Instrument;
-use velha_api::{ClientMsg, ErrorCode, MAX_LIVE_FRAME, ServerMsg};
+use velha_api::{ClientMsg, ErrorCode, MAX_LIVE_FRAME, Scope, ServerMsg};
 
 use crate::app::App;
+use crate::auth::{cookie_token, is_subscriber, same_origin};
 use crate::live::ConnHandle;
 use crate::store::AccountRow;
 use crate::token::{now_ms, token_hash};
@@ -27,8 +29,9 @@ const MESSAGE_TOO_BIG: u16 = 1009;
     path = "/api/live",
     tag = "live",
     description = "Upgrades to a WebSocket carrying one JSON message per text frame: \
-        ClientMsg from the app (first `hello` with the session token), ServerMsg from the \
-        server (first `welcome`). Both schemas are in this document's components. A frame \
+        ClientMsg from the app (first `hello` with the session token, or an empty token for \
+        the session cookie of the upgrade request, which counts only from this site's own \
+        pages), ServerMsg from the server (first `welcome`). Both schemas are in this document's components. A frame \
         may have at most 16384 bytes (16 KiB): a larger one closes that connection with \
         code 1009 (message too big) and a reason; the player's other connections and \
         matches go on.",
@@ -37,14 +40,23 @@ const MESSAGE_TOO_BIG: u16 = 1009;
         (status = 400, description = "Not a WebSocket request"),
     )
 )]
-pub async fn live(State(app): State<Arc<App>>, upgrade: WebSocketUpgrade) -> Response {
+pub async fn live(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    // Another site's page can open a WebSocket here too, with the player's cookie: only the
+    // site's own pages may use it (cross-site WebSocket hijacking).
+    let cookie = cookie_token(&headers)
+        .filter(|_| same_origin(&headers))
+        .map(str::to_owned);
     // Messages are small: a 4 KiB read buffer instead of the default 128 KiB is what lets
     // thousands of players connect without hundreds of megabytes of empty buffers.
     upgrade
         .read_buffer_size(4 * 1024)
         .max_frame_size(MAX_LIVE_FRAME)
         .max_message_size(MAX_LIVE_FRAME)
-        .on_upgrade(move |socket| session(app, socket))
+        .on_upgrade(move |socket| session(app, socket, cookie))
 }
 
 fn text(msg: &ServerMsg) -> Message {
@@ -81,7 +93,11 @@ fn farewell_for(e: &axum::Error) -> Option<CloseFrame> {
     })
 }
 
-async fn hello(app: &App, socket: &mut WebSocket) -> Result<AccountRow, Farewell> {
+async fn hello(
+    app: &App,
+    socket: &mut WebSocket,
+    cookie: Option<String>,
+) -> Result<AccountRow, Farewell> {
     let say = |code, text: &str| Farewell::Say(error(code, text));
     let first = tokio::time::timeout(HELLO_WITHIN, socket.recv())
         .await
@@ -98,6 +114,12 @@ async fn hello(app: &App, socket: &mut WebSocket) -> Result<AccountRow, Farewell
         ));
     };
     let token = match serde_json::from_str::<ClientMsg>(&t) {
+        Ok(ClientMsg::Hello { token }) if token.is_empty() => cookie.ok_or_else(|| {
+            say(
+                ErrorCode::Unauthorized,
+                "hello without a token needs the session cookie, from this site's own pages",
+            )
+        })?,
         Ok(ClientMsg::Hello { token }) => token,
         Ok(_) => {
             return Err(say(
@@ -124,8 +146,8 @@ async fn hello(app: &App, socket: &mut WebSocket) -> Result<AccountRow, Farewell
     }
 }
 
-async fn session(app: Arc<App>, mut socket: WebSocket) {
-    let account = match hello(&app, &mut socket).await {
+async fn session(app: Arc<App>, mut socket: WebSocket, cookie: Option<String>) {
+    let account = match hello(&app, &mut socket, cookie).await {
         Ok(a) => a,
         Err(Farewell::Say(msg)) => {
             let _ = socket.send(text(&msg)).await;
@@ -153,6 +175,7 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
         close,
     } = conn;
     let _ = reply.try_send(welcome(&app, &account).await);
+    let closer = close.clone();
     let (mut sink, mut stream) = socket.split();
     let (bye, mut farewell) = tokio::sync::oneshot::channel::<CloseFrame>();
     let mut writer = tokio::spawn(async move {
@@ -215,6 +238,13 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
                 .await
                 .err()
                 .map(|refusal| ServerMsg::Refused { match_id, refusal }),
+            Ok(ClientMsg::WatchLobby { scope, level }) => {
+                watch_lobby(&app, &account, (conn_id, &reply, &closer), scope, level).await
+            }
+            Ok(ClientMsg::UnwatchLobby) => {
+                app.hub.unwatch_lobby(conn_id);
+                None
+            }
         };
         if let Some(answer) = answer
             && reply.try_send(answer).is_err()
@@ -235,6 +265,67 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
     }
     writer.abort();
     tracing::info!("disconnected");
+}
+
+/// Starts a lobby watch: the list as it is (then its changes, from the hub), or why not.
+async fn watch_lobby(
+    app: &App,
+    account: &AccountRow,
+    (conn, reply, close): (
+        u64,
+        &tokio::sync::mpsc::Sender<ServerMsg>,
+        &Arc<tokio::sync::Notify>,
+    ),
+    scope: Scope,
+    level: u8,
+) -> Option<ServerMsg> {
+    if !is_subscriber(account, now_ms()) {
+        return Some(error(
+            ErrorCode::SubscribersOnly,
+            "online play is for subscribers",
+        ));
+    }
+    if !(1..=2).contains(&level) {
+        return Some(error(ErrorCode::BadRequest, "the level is 1 or 2"));
+    }
+    app.hub.watch_lobby(
+        conn,
+        (scope, level),
+        &account.country,
+        reply.clone(),
+        close.clone(),
+    );
+    // Changes that came while the list was read follow it; when too many came, read again.
+    for _ in 0..3 {
+        let rows = match app.store.open_matches(scope, level, &account.country).await {
+            Ok(rows) => rows,
+            Err(e) => {
+                tracing::error!(error = %e, "database error");
+                app.hub.unwatch_lobby(conn);
+                return Some(error(ErrorCode::Internal, "the lobby could not be read"));
+            }
+        };
+        let now = now_ms();
+        let matches = rows
+            .iter()
+            .map(|r| crate::routes::lobby::open_match(r, now))
+            .collect();
+        if app.hub.lobby_snapshot(
+            conn,
+            ServerMsg::Lobby {
+                scope,
+                level,
+                matches,
+            },
+        ) {
+            return None;
+        }
+    }
+    app.hub.unwatch_lobby(conn);
+    Some(error(
+        ErrorCode::Internal,
+        "the lobby changes too fast to show; watch it again",
+    ))
 }
 
 async fn welcome(app: &App, account: &AccountRow) -> ServerMsg {

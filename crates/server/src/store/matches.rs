@@ -270,7 +270,7 @@ impl Store {
         &self,
         creator: &str,
         now: i64,
-    ) -> Result<u64, sqlx::Error> {
+    ) -> Result<Vec<(String, Scope, u8)>, sqlx::Error> {
         let _turn = self.write_turn().await;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
@@ -280,16 +280,26 @@ impl Store {
         .bind(creator)
         .execute(&mut *tx)
         .await?;
-        let done = sqlx::query(
+        let rows = sqlx::query(
             "UPDATE matches SET state = 'cancelled', ended_at = $1 \
-             WHERE x_id = $2 AND state = 'open'",
+             WHERE x_id = $2 AND state = 'open' RETURNING id, scope, level",
         )
         .bind(now)
         .bind(creator)
-        .execute(&mut *tx)
+        .fetch_all(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(done.rows_affected())
+        rows.iter()
+            .map(|row| {
+                let scope: String = row.try_get("scope")?;
+                let level: i64 = row.try_get("level")?;
+                Ok((
+                    row.try_get("id")?,
+                    Scope::from_str_opt(&scope).ok_or_else(|| corrupt("scope", &scope))?,
+                    u8::try_from(level).map_err(|_| corrupt("level", &level.to_string()))?,
+                ))
+            })
+            .collect()
     }
 
     /// Seats `player` as O in an open match and starts it, unless the player already has an

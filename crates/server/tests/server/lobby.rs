@@ -132,3 +132,183 @@ async fn on_m01_a_creator_who_leaves_is_no_longer_waiting(db: Db) {
     );
 }
 on_both!(on_m01_a_creator_who_leaves_is_no_longer_waiting);
+
+fn ids(msg: &ServerMsg) -> Vec<String> {
+    match msg {
+        ServerMsg::Lobby { matches, .. } => matches.iter().map(|m| m.id.clone()).collect(),
+        other => panic!("not a lobby list: {other:?}"),
+    }
+}
+
+/// ON-M01, ON-M02: a watched lobby list changes live — opened, withdrawn, taken — and a
+/// Nacional list only hears of its own country's matches; non-subscribers see nothing.
+async fn on_m01_the_watched_lobby_changes_live(db: Db) {
+    use velha_api::ClientMsg;
+    let server = Server::start(db, &[]).await;
+    let ana = server.player("ana", "pt-BR", UNTIL).await;
+    let bia = server.player("bia", "pt-BR", UNTIL).await;
+    let joe = server.player("joe", "en-US", UNTIL).await;
+    let zoe = server.player("zoe", "pt-BR", None).await;
+    let early = ana.create(Scope::Nacional, 2).await.unwrap();
+
+    let mut watchers = Vec::new();
+    for (who, scope) in [
+        (&bia, Scope::Nacional),
+        (&joe, Scope::Nacional),
+        (&bia, Scope::Mundial),
+    ] {
+        let mut live = who.live().await.unwrap();
+        expect(&mut live, "welcome", |m| {
+            matches!(m, ServerMsg::Welcome { .. })
+        })
+        .await;
+        live.send(&ClientMsg::WatchLobby { scope, level: 2 })
+            .await
+            .unwrap();
+        let list = expect(&mut live, "the list", |m| {
+            matches!(m, ServerMsg::Lobby { .. })
+        })
+        .await;
+        watchers.push((live, list));
+    }
+    assert_eq!(
+        ids(&watchers[0].1),
+        vec![early.id.clone()],
+        "Brazil sees Ana's Nacional match"
+    );
+    assert!(ids(&watchers[1].1).is_empty(), "the United States does not");
+    assert!(ids(&watchers[2].1).is_empty(), "nor does the Mundial list");
+
+    let mut zoe_live = zoe.live().await.unwrap();
+    expect(&mut zoe_live, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    zoe_live
+        .send(&ClientMsg::WatchLobby {
+            scope: Scope::Mundial,
+            level: 2,
+        })
+        .await
+        .unwrap();
+    let refused = expect(&mut zoe_live, "a refusal", |m| {
+        matches!(m, ServerMsg::Error { .. })
+    })
+    .await;
+    assert!(matches!(
+        refused,
+        ServerMsg::Error {
+            code: ErrorCode::SubscribersOnly,
+            ..
+        }
+    ));
+
+    ana.cancel(&early.id).await.unwrap();
+    let closed = expect(&mut watchers[0].0, "closed", |m| {
+        matches!(m, ServerMsg::LobbyClosed { .. })
+    })
+    .await;
+    assert_eq!(
+        closed,
+        ServerMsg::LobbyClosed {
+            id: early.id.clone()
+        }
+    );
+
+    let mundial = ana.create(Scope::Mundial, 2).await.unwrap();
+    for (i, (live, _)) in watchers.iter_mut().enumerate().skip(2) {
+        let opened = expect(live, "opened", |m| {
+            matches!(m, ServerMsg::LobbyOpened { .. })
+        })
+        .await;
+        assert_eq!(
+            opened,
+            ServerMsg::LobbyOpened {
+                open: mundial.clone()
+            },
+            "watcher {i}"
+        );
+    }
+    joe.join(&mundial.id).await.unwrap();
+    let closed = expect(&mut watchers[2].0, "taken", |m| {
+        matches!(m, ServerMsg::LobbyClosed { .. })
+    })
+    .await;
+    assert_eq!(
+        closed,
+        ServerMsg::LobbyClosed {
+            id: mundial.id.clone()
+        }
+    );
+    // The Nacional lists heard nothing of the Mundial match: their next message is the pong.
+    for (live, _) in watchers.iter_mut().take(2) {
+        live.send(&ClientMsg::Ping).await.unwrap();
+        let next = live.recv(std::time::Duration::from_secs(5)).await.unwrap();
+        assert!(
+            next == ServerMsg::Pong || matches!(next, ServerMsg::LobbyClosed { .. }),
+            "{next:?}"
+        );
+    }
+}
+on_both!(on_m01_the_watched_lobby_changes_live);
+
+/// ON-A01: the web app's WebSocket signs in with the session cookie of its upgrade request,
+/// and only from the site's own pages.
+async fn on_a01_the_web_socket_signs_in_by_cookie_from_the_sites_pages_only(db: Db) {
+    use reqwest::Method;
+    use velha_api::ClientMsg;
+    let server = Server::start(db, &[]).await;
+    let web = server.client();
+    let body = r#"{"email":"ana@example.com","password":"cubo-gira-9","name":"Ana","region":"pt-BR","cookie":true}"#;
+    let (status, headers, _) = web
+        .raw_with_headers(Method::POST, "/api/accounts", &[], Some(body))
+        .await
+        .unwrap();
+    assert_eq!(status, 201);
+    let cookie = headers["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let own = server.base.clone();
+    let mut live = web
+        .live_with_headers(&[("cookie", &cookie), ("origin", &own)])
+        .await
+        .unwrap();
+    live.send_text(r#"{"type":"hello"}"#).await.unwrap();
+    let welcome = expect(&mut live, "welcome", |_| true).await;
+    assert!(
+        matches!(welcome, ServerMsg::Welcome { ref name, .. } if name == "Ana"),
+        "{welcome:?}"
+    );
+
+    for headers in [
+        vec![
+            ("cookie", cookie.as_str()),
+            ("origin", "https://evil.example"),
+        ],
+        vec![("cookie", &cookie)],
+        vec![("origin", &own)],
+    ] {
+        let mut live = web.live_with_headers(&headers).await.unwrap();
+        live.send(&ClientMsg::Hello {
+            token: String::new(),
+        })
+        .await
+        .unwrap();
+        let refused = expect(&mut live, "a refusal", |_| true).await;
+        assert!(
+            matches!(
+                refused,
+                ServerMsg::Error {
+                    code: ErrorCode::Unauthorized,
+                    ..
+                }
+            ),
+            "{headers:?}: {refused:?}"
+        );
+    }
+}
+on_both!(on_a01_the_web_socket_signs_in_by_cookie_from_the_sites_pages_only);
