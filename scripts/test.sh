@@ -77,6 +77,15 @@ if [ "$STAGE" = all ]; then
   cargo clippy --workspace --all-targets --locked -- -D warnings
   cargo clippy -p cubo-da-velha -p velha-cube-paint --target wasm32-unknown-unknown --locked -- -D warnings
 
+  step "no OpenSSL in the app for phones or desktops (rustls only)"
+  for target in aarch64-linux-android x86_64-unknown-linux-gnu; do
+    if cargo tree --locked -p cubo-da-velha --target "$target" -e normal --prefix none \
+      | grep -E '^(openssl-sys|native-tls) '; then
+      echo "the app for $target depends on OpenSSL" >&2
+      exit 1
+    fi
+  done
+
   # One build of the workspace with its features unified, which the tests, the load bench
   # and the native smoke test all reuse.
   step "build"

@@ -10,8 +10,26 @@ mod platform;
 mod screens;
 mod thinking;
 
+#[cfg(target_arch = "wasm32")]
 fn main() {
-    #[cfg(target_arch = "wasm32")]
     console_error_panic_hook::set_once();
     dioxus::launch(app::App);
+}
+
+/// Blitz runs the app on this thread; the runtime entered here carries the app's requests to
+/// the server (Blitz's own network provider, which would bring one, is left out).
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("cubo-da-velha: cannot start its runtime: {e}");
+            std::process::exit(1);
+        }
+    };
+    let _entered = runtime.enter();
+    dioxus_native::launch(app::App);
 }

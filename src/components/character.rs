@@ -2,6 +2,7 @@
 //! and what they say when a game ends. The drawings are the SVG files in `assets/characters`,
 //! built into the app so they show offline and on every renderer.
 
+#[cfg(target_arch = "wasm32")]
 use std::sync::LazyLock;
 
 use dioxus::prelude::*;
@@ -21,6 +22,7 @@ fn drawing(who: Character) -> &'static str {
 }
 
 /// The drawing as an image address: an `img` scales it like any picture.
+#[cfg(target_arch = "wasm32")]
 fn data_url(svg: &str) -> String {
     let mut url = String::with_capacity(svg.len() + 32);
     url.push_str("data:image/svg+xml,");
@@ -37,6 +39,7 @@ fn data_url(svg: &str) -> String {
 }
 
 /// The drawing of `who` as an image address, encoded once for the app's life.
+#[cfg(target_arch = "wasm32")]
 fn image(who: Character) -> &'static str {
     static IMAGES: LazyLock<[String; 3]> =
         LazyLock::new(|| Character::ALL.map(|c| data_url(drawing(c))));
@@ -84,8 +87,18 @@ pub fn reaction(t: &Texts, who: Character, status: Status) -> Option<&'static st
 /// The face of `who`, `size` pixels wide; decorative where the name is written beside it.
 #[component]
 pub fn Avatar(who: Character, size: u32) -> Element {
-    rsx! {
+    #[cfg(target_arch = "wasm32")]
+    return rsx! {
         img { class: "avatar", src: image(who), width: "{size}", height: "{size}", alt: "", "data-avatar": who.protocol_name() }
+    };
+    // Blitz loads no image addresses without its network provider (left out, see
+    // Cargo.toml): the drawing goes in as SVG.
+    #[cfg(not(target_arch = "wasm32"))]
+    rsx! {
+        div { class: "avatar", "aria-hidden": "true", "data-avatar": who.protocol_name(),
+            style: "width: {size}px; height: {size}px;",
+            dangerous_inner_html: drawing(who),
+        }
     }
 }
 

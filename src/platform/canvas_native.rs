@@ -5,8 +5,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use dioxus::native::{CustomPaintCtx, CustomPaintSource, DeviceHandle, TextureHandle};
 use dioxus::prelude::*;
+use dioxus_native::{CustomPaintCtx, CustomPaintSource, DeviceHandle, TextureHandle};
 use glam::Vec2;
 use velha_cube_view::gesture::{Meaning, PointerEvent};
 use velha_cube_view::picking::Viewport;
@@ -113,7 +113,7 @@ pub fn CubeCanvas(cube: Cube, turns: TurnQueue, on_gesture: EventHandler<Meaning
         s.set_latest(cube);
     }
     let for_source = stage.clone();
-    let id = dioxus::native::use_wgpu(move || Source {
+    let id = dioxus_native::use_wgpu(move || Source {
         stage: for_source,
         active: None,
     });
