@@ -7,7 +7,7 @@ use crate::online::membership::use_membership_provider;
 use crate::platform;
 use crate::screens::{
     account::AccountScreen, classic::ClassicScreen, cube::CubeScreen, home::Home, howto::HowTo,
-    ultimate::UltimateScreen,
+    online::OnlineScreen, ultimate::UltimateScreen,
 };
 
 /// The four games.
@@ -34,6 +34,8 @@ pub enum Screen {
     HowTo(Game),
     /// Signing in, or the player's account.
     Account,
+    /// Online play: the lobby and live matches.
+    Online,
 }
 
 /// The root component.
@@ -58,6 +60,7 @@ pub fn App() -> Element {
                 Screen::Home => rsx! { Home { go } },
                 Screen::HowTo(game) => rsx! { HowTo { game, go } },
                 Screen::Account => rsx! { AccountScreen { go } },
+                Screen::Online => rsx! { OnlineScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },

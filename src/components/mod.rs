@@ -2,3 +2,4 @@
 
 pub mod character;
 pub mod cube_stage;
+pub mod cube_table;

@@ -3,7 +3,10 @@
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use velha_api::{Account, ApiError, LogIn, RegionChange, Session, SignUp};
+use velha_api::{
+    Account, ApiError, CreateMatch, LogIn, MatchView, OpenMatch, RegionChange, Scope, Session,
+    SignUp,
+};
 
 use crate::platform;
 
@@ -92,4 +95,30 @@ pub async fn me() -> Result<Account, Problem> {
 /// Tells the server the device's region changed (ON-A02).
 pub async fn set_region(region: String) -> Result<Account, Problem> {
     send("PUT", "/api/me/region", &RegionChange { region }).await
+}
+
+/// Opens a match in the lobby; the creator plays X (ON-M02).
+pub async fn create_match(scope: Scope, level: u8) -> Result<OpenMatch, Problem> {
+    send("POST", "/api/lobby", &CreateMatch { scope, level }).await
+}
+
+/// Withdraws the player's open match.
+pub async fn cancel_match(id: &str) -> Result<(), Problem> {
+    match platform::http("DELETE", &format!("/api/lobby/{id}"), None).await {
+        Ok((status, _)) if (200..300).contains(&status) => Ok(()),
+        Ok((_, text)) => {
+            Err(serde_json::from_str(&text).map_or(Problem::Offline, Problem::Refused))
+        }
+        Err(()) => Err(Problem::Offline),
+    }
+}
+
+/// Joins an open match: it starts, the creator to move.
+pub async fn join_match(id: &str) -> Result<MatchView, Problem> {
+    call("POST", &format!("/api/lobby/{id}/join"), None).await
+}
+
+/// One of the player's matches, as it stands (a finished one included).
+pub async fn get_match(id: &str) -> Result<MatchView, Problem> {
+    call("GET", &format!("/api/matches/{id}"), None).await
 }

@@ -3,5 +3,7 @@
 
 pub mod check;
 pub mod client;
+pub mod live;
+pub mod live_state;
 pub mod membership;
 pub mod texts;

@@ -1,7 +1,7 @@
 //! What the online screens say, in Brazilian Portuguese and English, and every refusal of
 //! the server as a sentence.
 
-use velha_api::{ErrorCode, PasswordProblem};
+use velha_api::{ErrorCode, Illegal, PasswordProblem, Refusal};
 
 use super::client::Problem;
 
@@ -51,6 +51,38 @@ pub struct OnlineTexts {
     pub minutes: &'static str,
     pub expired: &'static str,
     pub server_failed: &'static str,
+    pub play_online: &'static str,
+    pub mundial: &'static str,
+    pub nacional: &'static str,
+    pub create_match: &'static str,
+    pub no_open_matches: &'static str,
+    pub join: &'static str,
+    pub waiting: &'static str,
+    pub cancel: &'static str,
+    pub connecting: &'static str,
+    pub reconnecting_in: &'static str,
+    pub come_back_within: &'static str,
+    pub your_turn: &'static str,
+    pub turn_of_name: &'static str,
+    pub you_won: &'static str,
+    pub you_lost: &'static str,
+    pub by_line: &'static str,
+    pub by_both_lines: &'static str,
+    pub by_time: &'static str,
+    pub by_abandonment: &'static str,
+    pub back_to_lobby: &'static str,
+    pub leave_match: &'static str,
+    pub leave: &'static str,
+    pub leave_confirm: &'static str,
+    pub away_for: &'static str,
+    pub not_your_turn: &'static str,
+    pub match_changed: &'static str,
+    pub move_not_stored: &'static str,
+    pub wrong_country: &'static str,
+    pub already_playing: &'static str,
+    pub taken: &'static str,
+    pub own_match: &'static str,
+    pub sign_in_first: &'static str,
 }
 
 /// Brazilian Portuguese.
@@ -95,6 +127,38 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     minutes: "min",
     expired: "Sua sessão terminou. Entre de novo.",
     server_failed: "O servidor não conseguiu atender agora. Tente de novo.",
+    play_online: "Jogar online",
+    mundial: "Mundial",
+    nacional: "Nacional",
+    create_match: "Criar partida",
+    no_open_matches: "Nenhuma partida esperando adversário. Crie uma!",
+    join: "Jogar",
+    waiting: "Esperando adversário…",
+    cancel: "Cancelar",
+    connecting: "Conectando…",
+    reconnecting_in: "Sem conexão. Tentando de novo em",
+    come_back_within: "A partida é perdida por abandono se você não voltar em",
+    your_turn: "Sua vez",
+    turn_of_name: "Vez de",
+    you_won: "Você venceu",
+    you_lost: "Você perdeu",
+    by_line: "com uma linha no lado 1.",
+    by_both_lines: "porque o giro formou linhas dos dois.",
+    by_time: "por tempo.",
+    by_abandonment: "por abandono.",
+    back_to_lobby: "Voltar ao lobby",
+    leave_match: "Sair da partida",
+    leave: "Sair",
+    leave_confirm: "Sair é derrota por abandono. Sair mesmo?",
+    away_for: "está sem conexão e tem para voltar:",
+    not_your_turn: "Não é a sua vez.",
+    match_changed: "A partida mudou enquanto você jogava; veja a posição nova.",
+    move_not_stored: "O servidor não guardou a jogada. Tente de novo.",
+    wrong_country: "Essa partida nacional é de jogadores de outro país.",
+    already_playing: "Você já tem uma partida aberta ou em andamento.",
+    taken: "Alguém entrou antes, ou a partida foi cancelada.",
+    own_match: "Essa partida é sua: espere um adversário.",
+    sign_in_first: "Entre na sua conta para jogar online.",
 };
 
 /// English.
@@ -139,6 +203,38 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     minutes: "min",
     expired: "Your session ended. Sign in again.",
     server_failed: "The server could not answer now. Try again.",
+    play_online: "Play online",
+    mundial: "World",
+    nacional: "National",
+    create_match: "Create a match",
+    no_open_matches: "No match is waiting for an opponent. Create one!",
+    join: "Play",
+    waiting: "Waiting for an opponent…",
+    cancel: "Cancel",
+    connecting: "Connecting…",
+    reconnecting_in: "No connection. Trying again in",
+    come_back_within: "The match is lost by abandonment unless you are back within",
+    your_turn: "Your turn",
+    turn_of_name: "Turn of",
+    you_won: "You won",
+    you_lost: "You lost",
+    by_line: "with a line on side 1.",
+    by_both_lines: "because the turn made lines for both.",
+    by_time: "on time.",
+    by_abandonment: "by abandonment.",
+    back_to_lobby: "Back to the lobby",
+    leave_match: "Leave the match",
+    leave: "Leave",
+    leave_confirm: "Leaving is a loss by abandonment. Leave anyway?",
+    away_for: "is disconnected and has to come back:",
+    not_your_turn: "It is not your turn.",
+    match_changed: "The match changed while you played; see the new position.",
+    move_not_stored: "The server did not store the move. Try again.",
+    wrong_country: "This national match is for players of another country.",
+    already_playing: "You already have an open or live match.",
+    taken: "Someone joined first, or the match was cancelled.",
+    own_match: "This match is yours: wait for an opponent.",
+    sign_in_first: "Sign in to play online.",
 };
 
 /// A refusal of a form or of the server, as the player reads it.
@@ -170,6 +266,41 @@ pub fn sentence(t: &OnlineTexts, problem: &Problem) -> String {
         }
         ErrorCode::Unauthorized => t.expired.into(),
         ErrorCode::SubscribersOnly => t.subscribers_only.into(),
+        _ => t.server_failed.into(),
+    }
+}
+
+/// A refusal of the lobby (creating, joining or cancelling a match) as the player reads it.
+pub fn lobby_sentence(t: &OnlineTexts, problem: &Problem) -> String {
+    match problem {
+        Problem::Refused(error) => match error.code {
+            ErrorCode::WrongCountry => t.wrong_country.into(),
+            ErrorCode::AlreadyPlaying => t.already_playing.into(),
+            ErrorCode::Conflict | ErrorCode::NotFound => t.taken.into(),
+            ErrorCode::Forbidden => t.own_match.into(),
+            _ => sentence(t, problem),
+        },
+        Problem::Offline => sentence(t, problem),
+    }
+}
+
+/// Why the server refused a move, as the player reads it.
+pub fn move_refusal(t: &OnlineTexts, texts: &crate::i18n::Texts, refusal: &Refusal) -> String {
+    match refusal {
+        Refusal::Illegal { reason, .. } => match reason {
+            Illegal::GameOver => texts.game_over,
+            Illegal::OpponentSymbol => texts.opponent_symbol,
+            Illegal::SymbolLimit(_) => texts.symbol_limit,
+            Illegal::WrongDirectionLevel1
+            | Illegal::WrongDirectionAlternation
+            | Illegal::WrongDirectionFreeTurn => texts.wrong_direction,
+            Illegal::SecondFreeTurn => texts.second_free_turn,
+        }
+        .into(),
+        Refusal::NotYourTurn => t.not_your_turn.into(),
+        Refusal::Stale { .. } => t.match_changed.into(),
+        Refusal::Unavailable => t.move_not_stored.into(),
+        Refusal::NotLive => texts.game_over.into(),
         _ => t.server_failed.into(),
     }
 }

@@ -8,8 +8,17 @@ mod canvas_native;
 mod canvas_web;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
+#[cfg(not(target_arch = "wasm32"))]
+mod socket_native;
+#[cfg(target_arch = "wasm32")]
+mod socket_web;
 #[cfg(target_arch = "wasm32")]
 mod web;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use socket_native::Socket;
+#[cfg(target_arch = "wasm32")]
+pub use socket_web::Socket;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use canvas_native::{CANVAS_AT_ORIGIN, CubeCanvas};
@@ -22,12 +31,12 @@ pub const CANVAS_AT_ORIGIN: bool = false;
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{
     after_next_frame, http, keep_session_token, load, locale, now_ms, random_seed, region, save,
-    sleep_ms, turn_seconds_override, vibrate,
+    session_token, sleep_ms, turn_seconds_override, vibrate,
 };
 #[cfg(target_arch = "wasm32")]
 pub use web::{
     after_next_frame, http, keep_session_token, load, locale, now_ms, random_seed, region, save,
-    sleep_ms, turn_seconds_override, vibrate,
+    session_token, sleep_ms, turn_seconds_override, vibrate,
 };
 
 /// How long the device buzzes when a move is refused, and when a game ends (ms).

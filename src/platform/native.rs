@@ -69,7 +69,7 @@ pub fn vibrate(_ms: u32) {}
 const DEFAULT_SERVER: &str = "https://cubodavelha.com.br";
 
 /// The server's address.
-fn server_base() -> String {
+pub(super) fn server_base() -> String {
     std::env::var("VELHA_SERVER")
         .ok()
         .filter(|s| !s.is_empty())
@@ -82,6 +82,26 @@ fn server_base() -> String {
 /// test server's own.
 fn server_ca() -> Option<Vec<u8>> {
     std::fs::read(std::env::var_os("VELHA_SERVER_CA")?).ok()
+}
+
+/// TLS for the live connection: the usual web roots, and `VELHA_SERVER_CA` when set.
+pub(super) fn tls() -> Option<std::sync::Arc<rustls::ClientConfig>> {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    if let Some(pem) = server_ca() {
+        use rustls::pki_types::CertificateDer;
+        use rustls::pki_types::pem::PemObject;
+        for cert in CertificateDer::pem_slice_iter(&pem) {
+            roots.add(cert.ok()?).ok()?;
+        }
+    }
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .ok()?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Some(std::sync::Arc::new(config))
 }
 
 /// One client for the app's life, so connections are reused; `None` if it cannot be built (a

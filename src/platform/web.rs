@@ -98,6 +98,11 @@ pub fn region() -> String {
 /// The web keeps no session token: the server's HttpOnly cookie is the session.
 pub fn keep_session_token(_token: Option<&str>) {}
 
+/// See [`keep_session_token`]: the WebSocket's `hello` names no token, the cookie speaks.
+pub fn session_token() -> Option<String> {
+    None
+}
+
 /// One HTTP request to the server (the page's own origin): the status and the body's text,
 /// or `Err` when no answer came (no connection, 20 s without one). The browser sends the
 /// session cookie itself. `fetch` rather than an HTTP crate: the first load stays small.

@@ -21,7 +21,7 @@ pub fn AccountScreen(go: EventHandler<Screen>) -> Element {
         match membership() {
             Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.checking}" } },
             Membership::Guest => rsx! { SignIn {} },
-            Membership::Member(account) => rsx! { Profile { account } },
+            Membership::Member(account) => rsx! { Profile { account, go } },
         }
     }
 }
@@ -152,7 +152,7 @@ fn day(t: &OnlineTexts, iso: &str) -> String {
 
 /// Name, country, subscription, the online gate (ON-A03), and signing out.
 #[component]
-fn Profile(account: Account) -> Element {
+fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
     let t = use_texts().online;
     let mut membership = use_membership();
     let mut busy = use_signal(|| false);
@@ -178,7 +178,10 @@ fn Profile(account: Account) -> Element {
         }
         section { class: "online-gate", "data-subscriber": if account.subscriber { "true" } else { "false" },
             h2 { "{t.online_play}" }
-            if !account.subscriber {
+            if account.subscriber {
+                button { class: "primary wide", "data-action": "play-online",
+                    onclick: move |_| go.call(Screen::Online), "{t.play_online}" }
+            } else {
                 p { "{t.subscribers_only}" }
             }
         }

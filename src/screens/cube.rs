@@ -5,20 +5,15 @@
 use dioxus::core::Task;
 use dioxus::prelude::*;
 use velha_ai::{Limits, Velha};
-use velha_rules::cube::{Sticker, TurnKind};
 use velha_rules::game;
-use velha_rules::{
-    Cell, Cube, CubeAction, CubeIllegal, Level, Match, Player, Position, Status, Turn,
-};
+use velha_rules::{Cube, CubeAction, CubeIllegal, Level, Match, Player, Position, Status};
 
 use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
-use crate::i18n::Texts;
+use crate::components::cube_table::{CubeTable, refusal};
 use crate::platform::{self, VelhaScore};
-use crate::platform::{CANVAS_AT_ORIGIN, CubeCanvas};
-use crate::screens::{Mark, TopBar, status_text};
+use crate::screens::{TopBar, status_text};
 use crate::thinking::use_thinker;
-use velha_cube_view::gesture::Meaning;
 
 /// What the Velha may spend per action: 250 ms, and at most the nodes she searches in that
 /// time on a desktop core, so she plays equally well on every device fast enough
@@ -27,37 +22,6 @@ const VELHA_LIMITS: Limits = Limits {
     time: Some(std::time::Duration::from_millis(250)),
     work: Some(1_024_000),
 };
-
-/// The turn's name for people: "Coluna a ↓", "Fileira 1 ←", "Frente ↻".
-fn turn_name(t: &Texts, turn: Turn) -> String {
-    use velha_rules::cube::Layer;
-    let (down, left, clockwise) = if turn.canonical {
-        ("↓", "←", "↻")
-    } else {
-        ("↑", "→", "↺")
-    };
-    match turn.layer {
-        Layer::L => format!("{} a {down}", t.column),
-        Layer::M => format!("{} b {down}", t.column),
-        Layer::R => format!("{} c {down}", t.column),
-        Layer::U => format!("{} 1 {left}", t.row),
-        Layer::E => format!("{} 2 {left}", t.row),
-        Layer::D => format!("{} 3 {left}", t.row),
-        Layer::F => format!("{} {clockwise}", t.front),
-        Layer::S => format!("{} {clockwise}", t.middle),
-        Layer::B => format!("{} {clockwise}", t.back_layer),
-    }
-}
-
-fn refusal(t: &Texts, reason: CubeIllegal) -> &'static str {
-    match reason {
-        CubeIllegal::WrongDirection(_) => t.wrong_direction,
-        CubeIllegal::SymbolLimit(_) => t.symbol_limit,
-        CubeIllegal::OpponentSymbol => t.opponent_symbol,
-        CubeIllegal::SecondFreeTurn => t.second_free_turn,
-        CubeIllegal::GameOver => t.game_over,
-    }
-}
 
 /// The cube game screen.
 #[component]
@@ -110,7 +74,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
             counted.set(true);
         }
     };
-    let mut act = move |action: CubeAction| {
+    let act = move |action: CubeAction| {
         let result = play(action);
         match result {
             Err(reason) => refuse(reason),
@@ -173,100 +137,32 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let message_text = status_text(t, status, against_velha);
     let velha_to_move = against_velha && status == Status::Ongoing(Player::O);
     let playing = !status.is_over() && !velha_to_move;
-    let next = c.next_turn_kind(c.side_to_move());
-    let canvas = rsx! {
-        CubeCanvas {
+    rsx! {
+        CubeTable {
             cube: c,
             turns: turns(),
-            on_gesture: move |meaning| match meaning {
-                Meaning::Tap(cell) if playing => act(CubeAction::Tap(cell)),
-                Meaning::Turn(turn) if playing => act(CubeAction::Turn(turn)),
-                Meaning::Refuse(reason) if playing => refuse(reason),
-                _ => {}
+            playing,
+            message: message().map(str::to_owned),
+            on_act: act,
+            on_refuse: refuse,
+            header: rsx! {
+                TopBar { title: t.game_cube, go }
+                p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message_text}" }
             },
-        }
-    };
-    // Native 0.7 reports client coordinates only: there the canvas sits at the window's origin.
-    let (above, below) = if CANVAS_AT_ORIGIN {
-        (canvas, rsx! {})
-    } else {
-        (rsx! {}, canvas)
-    };
-    rsx! {
-        {above}
-        TopBar { title: t.game_cube, go }
-        p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message_text}" }
-        div { class: "cube-bar",
-            span { "data-count": "X", Mark { player: Player::X } " {c.symbols_on_side1(Player::X)}/4" }
-            if level == Level::Two && !status.is_over() {
-                span { class: if next == TurnKind::Either { "giro free" } else { "giro one-way" },
-                    "data-giro": if next == TurnKind::Either { "free" } else { "one-way" },
-                    if next == TurnKind::Either { "{t.next_turn_free}" } else { "{t.next_turn_one_way}" }
-                }
-            }
-            span { "data-count": "O", Mark { player: Player::O } " {c.symbols_on_side1(Player::O)}/4" }
-        }
-        p { class: "sr-only", "{t.symbols_on_side1}" }
-        // The refusal shows over the cube, where the finger and the eyes are.
-        div { class: "cube-area",
-            {below}
-            if let Some(m) = message() {
-                p { class: "warning over-cube", role: "alert", "data-refusal": "true", "{m}" }
-            }
-        }
-        if status.is_over() {
-            div { class: "after",
-                button { class: "primary", "data-action": "another",
-                    onclick: move |_| {
-                        game.set(Match::new(Cube::new(level), None, 0));
-                        turns.read().clear();
-                        counted.set(false);
-                        message.set(None);
-                    },
-                    "{t.another_game}"
-                }
-                button { "data-action": "stop", onclick: move |_| { setup.set(None); go.call(Screen::Home) }, "{t.stop}" }
-            }
-        }
-        // Side 1's cells and every turn as buttons, for the keyboard and screen readers: one
-        // tap away, and not pushing the cube off a phone's screen.
-        details { class: "buttons-panel",
-            summary { "data-action": "buttons", "{t.play_with_buttons}" }
-            section { class: "side1", "aria-label": t.cells_title,
-                h2 { class: "sr-only", "{t.cells_title}" }
-                div { class: "board3",
-                    for cell in Cell::ALL {
-                        CubeCell { key: "{cell}", cell, sticker: c.cell(cell), enabled: playing, onpress: move |cell| act(CubeAction::Tap(cell)) }
+            if status.is_over() {
+                div { class: "after",
+                    button { class: "primary", "data-action": "another",
+                        onclick: move |_| {
+                            game.set(Match::new(Cube::new(level), None, 0));
+                            turns.read().clear();
+                            counted.set(false);
+                            message.set(None);
+                        },
+                        "{t.another_game}"
                     }
+                    button { "data-action": "stop", onclick: move |_| { setup.set(None); go.call(Screen::Home) }, "{t.stop}" }
                 }
             }
-            section { class: "turns", "aria-label": t.turns_title,
-                h2 { "{t.turns_title}" }
-                div { class: "turn-buttons",
-                    for turn in Turn::ALL {
-                        button { key: "{turn}", class: "turn", "data-action": "{turn}", disabled: !playing,
-                            onclick: move |_| act(CubeAction::Turn(turn)),
-                            "{turn_name(t, turn)}"
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-#[component]
-fn CubeCell(cell: Cell, sticker: Sticker, enabled: bool, onpress: EventHandler<Cell>) -> Element {
-    let t = use_texts();
-    let (state, label) = match sticker {
-        Sticker::Blank => ("blank", t.empty.to_string()),
-        Sticker::Spent => ("spent", "*".to_string()),
-        Sticker::Mark(p) => ("marked", p.to_string()),
-    };
-    rsx! {
-        button { class: "cell sticker {state}", "data-cell": "{cell}", "aria-label": "{cell}, {label}", disabled: !enabled,
-            onclick: move |_| onpress.call(cell),
-            if let Sticker::Mark(p) = sticker { Mark { player: p } }
         }
     }
 }

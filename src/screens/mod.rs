@@ -5,6 +5,7 @@ pub mod classic;
 pub mod cube;
 pub mod home;
 pub mod howto;
+pub mod online;
 pub mod ultimate;
 
 use dioxus::prelude::*;

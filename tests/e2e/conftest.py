@@ -41,7 +41,7 @@ def spki_pin(cert_pem):
 class Served:
     """`velha-server --web-root dist`: its address, data folder, and admin command."""
 
-    def __init__(self, data):
+    def __init__(self, data, extra=()):
         assert (DIST / "index.html").exists(), "build the web app first: bash scripts/build-web.sh"
         assert pathlib.Path(SERVER).exists(), f"build the server first: {SERVER}"
         self.data = data
@@ -51,11 +51,11 @@ class Served:
             self.env["DATABASE_URL"] = os.environ["E2E_DATABASE_URL"]
         self.process = subprocess.Popen(
             [SERVER, "--listen", "127.0.0.1:0", "--web-root", str(DIST), "--data-dir", data,
-             "--argon2-memory-kib", "256"], stdout=subprocess.PIPE, text=True, env=self.env)
+             "--argon2-memory-kib", "256", *extra], stdout=subprocess.PIPE, text=True, env=self.env)
         line = self.process.stdout.readline().strip()
         assert line.startswith("velha-server listening on "), line
         self.url = line.removeprefix("velha-server listening on ") + "/"
-        self.pin = spki_pin(os.path.join(data, "dev-cert.pem"))
+        self.pin = spki_pin(os.path.join(data, "dev-cert.pem")) if not extra else None
 
     def admin(self, *args):
         """`velha-server admin …` on this server's database; its output."""

@@ -1,0 +1,60 @@
+//! The live connection on native: a WebSocket over rustls to the server's live path, read and
+//! written by a task on the app's runtime.
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Message;
+
+/// An open WebSocket: text frames in and out.
+pub struct Socket {
+    out: mpsc::UnboundedSender<String>,
+    incoming: mpsc::UnboundedReceiver<String>,
+}
+
+impl Socket {
+    /// Connects; `None` when the server cannot be reached.
+    pub async fn open() -> Option<Socket> {
+        let url = format!(
+            "{}{}",
+            super::native::server_base().replacen("https://", "wss://", 1),
+            velha_api::LIVE_PATH
+        );
+        let connector = tokio_tungstenite::Connector::Rustls(super::native::tls()?);
+        let (ws, _) =
+            tokio_tungstenite::connect_async_tls_with_config(url, None, false, Some(connector))
+                .await
+                .ok()?;
+        let (mut sink, mut stream) = ws.split();
+        let (out, mut outgoing) = mpsc::unbounded_channel::<String>();
+        let (arrived, incoming) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    text = outgoing.recv() => match text {
+                        Some(text) => if sink.send(Message::text(text)).await.is_err() { break },
+                        // The socket was dropped: close the connection.
+                        None => { let _ = sink.close().await; break }
+                    },
+                    frame = stream.next() => match frame {
+                        Some(Ok(Message::Text(text))) => {
+                            if arrived.send(text.to_string()).is_err() { break }
+                        }
+                        Some(Ok(Message::Close(_)) | Err(_)) | None => break,
+                        Some(Ok(_)) => {}
+                    },
+                }
+            }
+        });
+        Some(Socket { out, incoming })
+    }
+
+    /// Sends a text frame; a closed socket drops it (its reader then sees the close).
+    pub fn send(&self, text: &str) {
+        let _ = self.out.send(text.to_owned());
+    }
+
+    /// The next text frame; `None` once the connection closed.
+    pub async fn next(&mut self) -> Option<String> {
+        self.incoming.recv().await
+    }
+}

@@ -1,0 +1,105 @@
+//! The live connection in the browser: the page's WebSocket to the server's live path on its
+//! own origin (the upgrade carries the session cookie).
+
+use futures_channel::mpsc;
+use futures_util::StreamExt;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+
+enum Event {
+    Open,
+    Text(String),
+    Closed,
+}
+
+/// An open WebSocket: text frames in and out.
+pub struct Socket {
+    ws: web_sys::WebSocket,
+    events: mpsc::UnboundedReceiver<Event>,
+    // Kept alive as long as the socket calls them.
+    _handlers: [Closure<dyn FnMut(JsValue)>; 3],
+    /// The window's `offline` listener: a phone that says it lost the network has lost this
+    /// connection too, though the socket may take minutes to notice.
+    offline: Closure<dyn FnMut(JsValue)>,
+}
+
+impl Socket {
+    /// Connects; `None` when the server cannot be reached.
+    pub async fn open() -> Option<Socket> {
+        let location = web_sys::window()?.location();
+        let scheme = if location.protocol().ok()? == "https:" {
+            "wss"
+        } else {
+            "ws"
+        };
+        let url = format!(
+            "{scheme}://{}{}",
+            location.host().ok()?,
+            velha_api::LIVE_PATH
+        );
+        let ws = web_sys::WebSocket::new(&url).ok()?;
+        let (tx, events) = mpsc::unbounded();
+        let handler = |tx: mpsc::UnboundedSender<Event>, event: fn(JsValue) -> Option<Event>| {
+            Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
+                if let Some(event) = event(e) {
+                    let _ = tx.unbounded_send(event);
+                }
+            })
+        };
+        let on_open = handler(tx.clone(), |_| Some(Event::Open));
+        let on_message = handler(tx.clone(), |e| {
+            let text = e.dyn_ref::<web_sys::MessageEvent>()?.data().as_string()?;
+            Some(Event::Text(text))
+        });
+        // An error is always followed by a close.
+        let on_close = handler(tx.clone(), |_| Some(Event::Closed));
+        let offline = handler(tx, |_| Some(Event::Closed));
+        web_sys::window()?
+            .add_event_listener_with_callback("offline", offline.as_ref().unchecked_ref())
+            .ok()?;
+        ws.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+        ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+        let mut socket = Socket {
+            ws,
+            events,
+            _handlers: [on_open, on_message, on_close],
+            offline,
+        };
+        match socket.events.next().await {
+            Some(Event::Open) => Some(socket),
+            _ => None,
+        }
+    }
+
+    /// Sends a text frame; a closed socket drops it (its reader then sees the close).
+    pub fn send(&self, text: &str) {
+        let _ = self.ws.send_with_str(text);
+    }
+
+    /// The next text frame; `None` once the connection closed.
+    pub async fn next(&mut self) -> Option<String> {
+        loop {
+            match self.events.next().await? {
+                Event::Text(text) => return Some(text),
+                Event::Open => {}
+                Event::Closed => return None,
+            }
+        }
+    }
+}
+
+impl Drop for Socket {
+    fn drop(&mut self) {
+        self.ws.set_onopen(None);
+        self.ws.set_onmessage(None);
+        self.ws.set_onclose(None);
+        if let Some(window) = web_sys::window() {
+            let _ = window.remove_event_listener_with_callback(
+                "offline",
+                self.offline.as_ref().unchecked_ref(),
+            );
+        }
+        let _ = self.ws.close();
+    }
+}

@@ -1,0 +1,438 @@
+//! Online play (ON-M01 … ON-M05): the lobby kept current by the live connection, waiting for
+//! an opponent, and the live match on the same cube table as a game on the device, with the
+//! server's clock, the opponent's turns animated and the connection's state in sight.
+
+use dioxus::prelude::*;
+use velha_api::{ClientMsg, EndHow, MatchState, Scope, Seat};
+use velha_rules::{Cube, CubeAction, Position};
+
+use super::TopBar;
+use crate::app::{Screen, use_texts};
+use crate::components::cube_stage::TurnQueue;
+use crate::components::cube_table::{CubeTable, refusal};
+use crate::online::client;
+use crate::online::live::{Link, Live, use_live};
+use crate::online::live_state::Game;
+use crate::online::membership::{Membership, remember, use_membership};
+use crate::online::texts::{lobby_sentence, move_refusal};
+use crate::platform;
+
+/// How long a player whose connection dropped has to come back (ON-M04).
+const GRACE_S: f64 = 20.0;
+
+/// `m:ss`.
+fn clock(ms: f64) -> String {
+    let s = (ms.max(0.0) / 1000.0).ceil() as u64;
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+/// Online play: subscribers play; everyone else is told how to.
+#[component]
+pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let o = t.online;
+    let membership = use_membership();
+    match membership() {
+        Membership::Member(account) if account.subscriber => rsx! { Online { go } },
+        Membership::Member(_) => rsx! {
+            TopBar { title: o.online_play, go }
+            section { class: "online-gate", "data-subscriber": "false", p { "{o.subscribers_only}" } }
+        },
+        Membership::Guest | Membership::Checking => rsx! {
+            TopBar { title: o.online_play, go }
+            p { "{o.sign_in_first}" }
+            button { class: "primary wide", onclick: move |_| go.call(Screen::Account), "{o.sign_in}" }
+        },
+    }
+}
+
+#[component]
+fn Online(go: EventHandler<Screen>) -> Element {
+    let live = use_live();
+    let mut membership = use_membership();
+    use_effect(move || {
+        if (live.link)() == Link::SignedOut {
+            remember(false);
+            membership.set(Membership::Guest);
+        }
+    });
+    let game = live.state.read().game.clone();
+    match game {
+        Some(game) if game.view.state == MatchState::Open => rsx! { Waiting { live, go, game } },
+        Some(game) => rsx! { LiveMatch { live, go, game } },
+        None => rsx! { Lobby { live, go } },
+    }
+}
+
+/// The connection's state when it is not simply up.
+#[component]
+fn LinkBanner(live: Live, in_match: bool) -> Element {
+    let o = use_texts().online;
+    let mut now = use_signal(platform::now_ms);
+    use_future(move || async move {
+        loop {
+            platform::sleep_ms(500).await;
+            now.set(platform::now_ms());
+        }
+    });
+    match (live.link)() {
+        Link::Up | Link::SignedOut => rsx! {},
+        Link::Connecting => {
+            rsx! { p { class: "banner", role: "status", "data-link": "connecting", "{o.connecting}" } }
+        }
+        Link::Down { since, retry_at } => {
+            let retry = ((retry_at - now()) / 1000.0).ceil().max(0.0);
+            let left = (GRACE_S - (now() - since) / 1000.0).ceil().max(0.0);
+            rsx! {
+                div { class: "banner warning", role: "alert", "data-link": "down",
+                    p { "{o.reconnecting_in} {retry} s…" }
+                    if in_match {
+                        p { "data-grace": "{left}", "{o.come_back_within} {left} s." }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[component]
+fn Lobby(live: Live, go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let o = t.online;
+    let mut scope = use_signal(|| Scope::Mundial);
+    let mut level = use_signal(|| 1u8);
+    let mut busy = use_signal(|| false);
+    let mut problem = use_signal(|| None::<String>);
+    use_effect(move || {
+        live.send(ClientMsg::WatchLobby {
+            scope: scope(),
+            level: level(),
+        })
+    });
+    let mut state = live.state;
+    let create = move |_: Event<MouseData>| {
+        busy.set(true);
+        problem.set(None);
+        spawn(async move {
+            let (s, l) = (scope(), level());
+            let answer = client::create_match(s, l).await;
+            busy.set(false);
+            match answer {
+                Ok(open) => {
+                    let level = if l == 2 {
+                        velha_rules::Level::Two
+                    } else {
+                        velha_rules::Level::One
+                    };
+                    let position = Cube::new(level).to_string();
+                    state.with_mut(|st| st.created(&open, position, platform::now_ms()));
+                }
+                Err(refused) => problem.set(Some(lobby_sentence(o, &refused))),
+            }
+        });
+    };
+    let mut join = move |id: String| {
+        busy.set(true);
+        problem.set(None);
+        spawn(async move {
+            let answer = client::join_match(&id).await;
+            busy.set(false);
+            match answer {
+                // The connection says `started` too; whichever comes first shows the match.
+                Ok(view) => state.with_mut(|st| {
+                    st.apply(velha_api::ServerMsg::Started { view }, platform::now_ms())
+                }),
+                Err(refused) => problem.set(Some(lobby_sentence(o, &refused))),
+            }
+        });
+    };
+    let list = live
+        .state
+        .read()
+        .lobby
+        .clone()
+        .filter(|l| l.scope == scope() && l.level == level());
+    let me = match use_membership()() {
+        Membership::Member(account) => account.name,
+        _ => String::new(),
+    };
+    rsx! {
+        TopBar { title: o.online_play, go }
+        LinkBanner { live, in_match: false }
+        div { class: "tabs", role: "group",
+            for (s, label, id) in [(Scope::Mundial, o.mundial, "mundial"), (Scope::Nacional, o.nacional, "nacional")] {
+                button { key: "{id}", class: if scope() == s { "tab selected" } else { "tab" }, "data-scope": id,
+                    "aria-pressed": if scope() == s { "true" } else { "false" },
+                    onclick: move |_| scope.set(s), "{label}" }
+            }
+        }
+        div { class: "tabs", role: "group",
+            for (l, label) in [(1u8, t.level_1), (2u8, t.level_2)] {
+                button { key: "{l}", class: if level() == l { "tab selected" } else { "tab" }, "data-level": "{l}",
+                    "aria-pressed": if level() == l { "true" } else { "false" },
+                    onclick: move |_| level.set(l), "{label}" }
+            }
+        }
+        button { class: "primary wide", "data-action": "create-match", disabled: busy(), onclick: create,
+            if busy() { "{o.working}" } else { "{o.create_match}" }
+        }
+        if let Some(says) = problem() {
+            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+        }
+        match list {
+            None => rsx! { p { class: "muted", role: "status", "{o.connecting}" } },
+            Some(list) => {
+                // (key, id to join, creator, country): each closure owns its copy.
+                let others: Vec<_> = list
+                    .matches
+                    .into_iter()
+                    .filter(|m| m.creator != me)
+                    .map(|m| (m.id.clone(), m.id, m.creator, m.country))
+                    .collect();
+                if others.is_empty() {
+                    rsx! { p { class: "muted", "data-lobby": "empty", "{o.no_open_matches}" } }
+                } else {
+                    rsx! {
+                        ul { class: "lobby", "data-lobby": "list",
+                            for (key, id, creator, country) in others {
+                                li { key: "{key}", "data-open": "{key}",
+                                    span { class: "creator", "{creator}" }
+                                    span { class: "country", "{country}" }
+                                    button { class: "primary small", "data-join": "{creator}", disabled: busy(),
+                                        onclick: move |_| join(id.clone()), "{o.join}" }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[component]
+fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
+    let o = use_texts().online;
+    let mut busy = use_signal(|| false);
+    let mut problem = use_signal(|| None::<String>);
+    let mut state = live.state;
+    let id = game.view.id.clone();
+    let shown_id = id.clone();
+    rsx! {
+        TopBar { title: o.online_play, go }
+        LinkBanner { live, in_match: false }
+        section { class: "waiting", role: "status", "data-waiting": "{shown_id}",
+            p { class: "spinner", "aria-hidden": "true" }
+            p { "{o.waiting}" }
+        }
+        if let Some(says) = problem() {
+            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+        }
+        button { class: "wide", "data-action": "cancel-match", disabled: busy(),
+            onclick: move |_| {
+                let id = id.clone();
+                busy.set(true);
+                spawn(async move {
+                    let answer = client::cancel_match(&id).await;
+                    busy.set(false);
+                    match answer {
+                        Ok(()) => state.with_mut(|s| s.game = None),
+                        // Taken meanwhile: the connection brings the match.
+                        Err(refused) => problem.set(Some(lobby_sentence(o, &refused))),
+                    }
+                });
+            },
+            if busy() { "{o.working}" } else { "{o.cancel}" }
+        }
+    }
+}
+
+#[component]
+fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
+    let t = use_texts();
+    let o = t.online;
+    let view = game.view.clone();
+    let seat = view.seat;
+    let turns = use_signal(TurnQueue::default);
+    // This device's move, shown at once, from the ply it was made at, until the server answers.
+    let mut optimistic = use_signal(|| None::<(u32, Cube)>);
+    let mut message = use_signal(|| None::<String>);
+    let mut animated = use_signal(|| view.ply);
+    let mut leaving = use_signal(|| false);
+    let mut now = use_signal(platform::now_ms);
+    use_future(move || async move {
+        loop {
+            platform::sleep_ms(250).await;
+            now.set(platform::now_ms());
+        }
+    });
+    // The opponent's turns are animated from the position before them; the server's answer
+    // to this device's move replaces what was shown, or its refusal takes it back.
+    let mut state = live.state;
+    use_effect(move || {
+        let (last_move, refused, my_seat) = match &state.read().game {
+            Some(game) => (game.last_move.clone(), game.refusal.clone(), game.view.seat),
+            None => return,
+        };
+        if let Some(m) = last_move
+            && m.ply > *animated.peek()
+        {
+            if m.by != my_seat
+                && let Ok(mut cube) = m.before.parse::<Cube>()
+            {
+                for action in m
+                    .actions
+                    .iter()
+                    .filter_map(|a| a.parse::<CubeAction>().ok())
+                {
+                    let before = cube;
+                    if cube.play(action).is_err() {
+                        break;
+                    }
+                    if let CubeAction::Turn(turn) = action {
+                        turns.read().push(before, turn);
+                    }
+                }
+            }
+            animated.set(m.ply);
+            optimistic.set(None);
+        }
+        if let Some(refused) = refused {
+            // Shown once: the refusal is taken out of the state as it is shown.
+            state.with_mut(|s| {
+                if let Some(game) = &mut s.game {
+                    game.refusal = None;
+                }
+            });
+            message.set(Some(move_refusal(o, t, &refused)));
+            optimistic.set(None);
+        }
+    });
+
+    let Ok(server_cube) = view.position.parse::<Cube>() else {
+        return rsx! { TopBar { title: t.game_cube, go } p { class: "warning", "{o.server_failed}" } };
+    };
+    let shown = optimistic()
+        .filter(|(ply, _)| *ply == view.ply)
+        .map_or(server_cube, |(_, cube)| cube);
+    let live_now = view.state == MatchState::Live;
+    let up = (live.link)() == Link::Up;
+    let my_turn = live_now && view.to_move == Some(seat);
+    let playing = my_turn && up && optimistic().is_none();
+    let opponent = match seat {
+        Seat::X => view.o.clone().unwrap_or_default(),
+        Seat::O => view.x.clone(),
+    };
+    let left = view.clock_ms.map(|ms| ms as f64 - (now() - game.read_at));
+    let (status_key, status_text) = match (view.state, view.ending) {
+        (MatchState::Over, Some(ending)) => {
+            let how = match ending.how {
+                EndHow::Line => o.by_line,
+                EndHow::BothLines => o.by_both_lines,
+                EndHow::Time => o.by_time,
+                EndHow::Abandonment => o.by_abandonment,
+            };
+            if ending.winner == seat {
+                ("won", format!("{} {how}", o.you_won))
+            } else {
+                ("lost", format!("{} {how}", o.you_lost))
+            }
+        }
+        _ if my_turn => ("your-turn", o.your_turn.to_owned()),
+        _ => ("their-turn", format!("{} {opponent}", o.turn_of_name)),
+    };
+    let away: Vec<(String, f64)> = view
+        .away
+        .iter()
+        .filter(|a| a.seat != seat)
+        .map(|a| {
+            let s = (a.grace_ms as f64 - (now() - game.away_read_at)) / 1000.0;
+            (opponent.clone(), s.ceil().max(0.0))
+        })
+        .collect();
+    let match_id = view.id.clone();
+    let header = rsx! {
+        nav { class: "top",
+            if live_now {
+                button { "data-action": "leave", "aria-label": o.leave_match, onclick: move |_| leaving.set(true), "← {o.leave}" }
+            } else {
+                button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
+            }
+            h1 { "{t.game_cube}" }
+        }
+        if leaving() {
+            div { class: "confirm", role: "alertdialog", "aria-label": o.leave_confirm,
+                p { "{o.leave_confirm}" }
+                button { "data-action": "confirm-leave",
+                    onclick: {
+                        let match_id = match_id.clone();
+                        move |_| {
+                            live.send(ClientMsg::Leave { match_id: match_id.clone() });
+                            leaving.set(false);
+                        }
+                    },
+                    "{t.yes}"
+                }
+                button { onclick: move |_| leaving.set(false), "{t.no}" }
+            }
+        }
+        LinkBanner { live, in_match: live_now }
+        p { class: "players",
+            span { "data-player": "X", "X · {view.x}" }
+            " × "
+            span { "data-player": "O", "O · {view.o.clone().unwrap_or_default()}" }
+        }
+        p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }
+        if let (Some(ms), true) = (left, live_now) {
+            p { class: if ms < 10_000.0 { "match-clock low" } else { "match-clock" }, "data-clock": "{clock(ms)}",
+                "{clock(ms)}"
+            }
+        }
+        for (name, s) in away {
+            p { class: "banner", role: "status", "data-away": "{s}", "{name} {o.away_for} {s} s" }
+        }
+    };
+    rsx! {
+        CubeTable {
+            cube: shown,
+            turns: turns(),
+            playing,
+            message: message(),
+            on_act: move |action: CubeAction| {
+                let before = shown;
+                let mut after = before;
+                match after.play(action) {
+                    Err(reason) => {
+                        message.set(Some(refusal(t, reason).to_owned()));
+                        platform::vibrate(platform::BUZZ_REFUSED);
+                    }
+                    Ok(_) => {
+                        if let CubeAction::Turn(turn) = action {
+                            turns.read().push(before, turn);
+                        }
+                        message.set(None);
+                        optimistic.set(Some((view.ply, after)));
+                        live.send(ClientMsg::Play {
+                            match_id: view.id.clone(),
+                            ply: view.ply,
+                            actions: vec![action.to_string()],
+                        });
+                    }
+                }
+            },
+            on_refuse: move |reason| {
+                message.set(Some(refusal(t, reason).to_owned()));
+                platform::vibrate(platform::BUZZ_REFUSED);
+            },
+            header,
+            if !live_now {
+                div { class: "after",
+                    button { class: "primary", "data-action": "lobby",
+                        onclick: move |_| state.with_mut(|s| s.game = None),
+                        "{o.back_to_lobby}"
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+"""Online play in two browsers against the real server (online.md ON-M01 … ON-M05): two
+phones sign up, get subscriptions, meet in a Nacional level-2 lobby that updates itself, and
+play a whole match to a line."""
+
+import os
+import tempfile
+
+import pytest
+
+from conftest import Served, shot
+from test_account import fresh_name, sign_up
+
+
+@pytest.fixture(scope="module")
+def quick(server):
+    """A second server with 4-second moves and 3 seconds to come back, under the first one's
+    certificate (which the test browser trusts); its own database."""
+    with tempfile.TemporaryDirectory() as data:
+        quick = Served(data, ["--move-time-ms", "4000", "--reconnect-grace-ms", "3000",
+                              "--tls-cert", os.path.join(server.data, "dev-cert.pem"),
+                              "--tls-key", os.path.join(server.data, "dev-key.pem")])
+        yield quick
+        quick.stop()
+
+
+def subscriber(browser, server, name):
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    page = context.new_page()
+    page.goto(server.url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    sign_up(page, name)
+    server.admin("subscription", "grant", name, "--until", "2099-01-01")
+    page.reload()
+    page.wait_for_selector(f"[data-action=account]:has-text('{name}')", timeout=15000)
+    page.click("[data-action=account]")
+    page.click("[data-action=play-online]")
+    page.wait_for_selector("[data-scope]")
+    return page
+
+
+def status(page):
+    return page.get_attribute("[data-status]", "data-status")
+
+
+def test_on_m02_two_phones_meet_in_the_lobby_and_play_to_a_line(browser, server):
+    names = fresh_name(), fresh_name()
+    ana, bia = (subscriber(browser, server, n) for n in names)
+    for page in (ana, bia):
+        page.click("[data-scope=nacional]")
+        page.click("[data-level='2']")
+    bia.wait_for_selector("[data-lobby=empty]", timeout=15000)
+    ana.click("[data-action=create-match]")
+    ana.wait_for_selector("[data-waiting]")
+    shot(ana, "online-waiting")
+    # The lobby changes by itself (ON-M01: no reload, no polling).
+    bia.wait_for_selector(f"[data-join='{names[0]}']", timeout=15000)
+    shot(bia, "online-lobby")
+    bia.click(f"[data-join='{names[0]}']")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    assert ana.inner_text("[data-clock]").startswith(("1:00", "0:5")), "the minute of ON-M03"
+    for page in (ana, bia):
+        page.click("[data-action=buttons]")
+    moves = [(ana, "a1"), (bia, "a3"), (ana, "b1"), (bia, "b3"), (ana, "c1")]
+    for i, (mover, cell) in enumerate(moves):
+        mover.wait_for_selector("[data-status=your-turn]", timeout=15000)
+        mover.click(f"[data-cell={cell}]:enabled")
+        waiter = bia if mover is ana else ana
+        if i + 1 < len(moves):
+            waiter.wait_for_selector("[data-status=your-turn]", timeout=15000)
+            assert waiter.get_attribute(f"[data-cell={cell}]", "aria-label").endswith("X" if mover is ana else "O")
+        if i == 1:
+            shot(ana, "online-match")
+    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    bia.wait_for_selector("[data-status=lost]", timeout=15000)
+    assert ana.inner_text("[data-status]") == "Você venceu com uma linha no lado 1."
+    assert bia.inner_text("[data-status]") == "Você perdeu com uma linha no lado 1."
+    shot(bia, "online-lost")
+    bia.click("[data-action=lobby]")
+    bia.wait_for_selector("[data-action=create-match]")
+    for page in (ana, bia):
+        page.context.close()
+
+
+def meet(browser, server, scope="mundial", level="1"):
+    """Two subscribers in a live match: the creator (X) and the one who joined (O)."""
+    names = fresh_name(), fresh_name()
+    ana, bia = (subscriber(browser, server, n) for n in names)
+    for page in (ana, bia):
+        page.click(f"[data-scope={scope}]")
+        page.click(f"[data-level='{level}']")
+    ana.click("[data-action=create-match]")
+    ana.wait_for_selector("[data-waiting]")
+    bia.click(f"[data-join='{names[0]}']", timeout=15000)
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    for page in (ana, bia):
+        page.click("[data-action=buttons]")
+    return ana, bia
+
+
+def test_on_m04_a_phone_cut_off_for_5_s_comes_back_to_the_same_ply(browser, server):
+    ana, bia = meet(browser, server)
+    ana.click("[data-cell=a1]:enabled")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    bia.context.set_offline(True)
+    bia.wait_for_selector("[data-link=down]", timeout=15000)
+    ana.wait_for_selector("[data-away]", timeout=15000)
+    shot(bia, "online-reconnecting")
+    shot(ana, "online-opponent-away")
+    bia.wait_for_timeout(5000)
+    bia.context.set_offline(False)
+    bia.wait_for_selector("[data-status=your-turn]:not([data-link])", timeout=20000)
+    bia.wait_for_selector("[data-link]", state="detached", timeout=20000)
+    assert bia.get_attribute("[data-cell=a1]", "aria-label") == "a1, X", "the same match, the same ply"
+    bia.click("[data-cell=c3]:enabled")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    ana.wait_for_selector("[data-away]", state="detached", timeout=15000)
+    assert ana.get_attribute("[data-cell=c3]", "aria-label") == "c3, O"
+    for page in (ana, bia):
+        page.context.close()
+
+
+def test_on_m04_leaving_asks_first_and_loses_by_abandonment(browser, server):
+    ana, bia = meet(browser, server)
+    bia.click("[data-action=leave]")
+    assert "derrota por abandono" in bia.inner_text("[role=alertdialog]")
+    bia.click("[data-action=confirm-leave]")
+    bia.wait_for_selector("[data-status=lost]", timeout=15000)
+    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    assert ana.inner_text("[data-status]") == "Você venceu por abandono."
+    for page in (ana, bia):
+        page.context.close()
+
+
+def test_on_m03_the_side_to_move_loses_when_its_time_runs_out(browser, quick):
+    ana, bia = meet(browser, quick)
+    assert ana.get_attribute("[data-clock]", "data-clock") in ("0:04", "0:03")
+    ana.wait_for_selector("[data-status=lost]", timeout=15000)
+    bia.wait_for_selector("[data-status=won]", timeout=15000)
+    assert ana.inner_text("[data-status]") == "Você perdeu por tempo."
+    shot(ana, "online-lost-on-time")
+    for page in (ana, bia):
+        page.context.close()
+
+
+def test_on_m04_a_phone_cut_off_for_longer_loses_by_abandonment(browser, quick):
+    ana, bia = meet(browser, quick)
+    ana.click("[data-cell=b2]:enabled")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    bia.context.set_offline(True)
+    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    assert ana.inner_text("[data-status]") == "Você venceu por abandono."
+    bia.context.set_offline(False)
+    bia.wait_for_selector("[data-status=lost]", timeout=30000)
+    for page in (ana, bia):
+        page.context.close()
