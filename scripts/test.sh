@@ -135,8 +135,8 @@ if wants native; then
   step "native app under Xvfb (software Vulkan): click and drag on the cube"
   python3 tests/native/smoke.py "$CARGO_TARGET_DIR/debug/cubo-da-velha" "$CARGO_TARGET_DIR/debug/cube-view" "$CARGO_TARGET_DIR/native-shots"
 
-  step "native app under Xvfb: signing in against a local server"
-  python3 tests/native/sign_in.py "$CARGO_TARGET_DIR/debug/cubo-da-velha" "$CARGO_TARGET_DIR/debug/velha-server" "$CARGO_TARGET_DIR/native-shots"
+  step "native app under Xvfb: signing in and the lobby against a local server"
+  python3 tests/native/online.py "$CARGO_TARGET_DIR/debug/cubo-da-velha" "$CARGO_TARGET_DIR/debug/velha-server" "$CARGO_TARGET_DIR/native-shots"
 fi
 
 step "done"

@@ -1,11 +1,13 @@
-"""The native (Blitz) build signs in against a local server (online.md ON-A01): the account
-form in a real X window (Xvfb), typed with xdotool; a wrong password is a sentence, the right
-one opens the profile, the session token is kept in a file only the user reads, and the next
-start is signed in. The app finds the server by VELHA_SERVER and trusts its certificate by
-VELHA_SERVER_CA.
+"""The native (Blitz) build online against a local server, in a real X window (Xvfb): the
+account form typed with xdotool (ON-A01) — a wrong password is a sentence, the right one opens
+the profile, the session token is kept in a file only the user reads, the next start is signed
+in — and, once the player subscribes, the lobby over the live connection (ON-M01): a match
+another player opens appears by itself. The app finds the server by VELHA_SERVER and trusts its
+certificate by VELHA_SERVER_CA.
 
-Usage: python3 tests/native/sign_in.py APP_BINARY SERVER_BINARY OUT_DIR"""
+Usage: python3 tests/native/online.py APP_BINARY SERVER_BINARY OUT_DIR"""
 
+import json
 import os
 import ssl
 import stat
@@ -30,6 +32,8 @@ env = dict(os.environ, DISPLAY=DISPLAY, XDG_RUNTIME_DIR=tempfile.mkdtemp(), LANG
            VELHA_SERVER_CA=os.path.join(data, "dev-cert.pem"))
 # The window is 800x600; the account form's fields and button (style.css, at 1x).
 ACCOUNT, EMAIL, PASSWORD, SUBMIT = (631, 28), (400, 152), (400, 231), (400, 288)
+# The profile's "Jogar online"; the lobby's "Criar partida" and its first match's "Jogar".
+PLAY_ONLINE, CREATE, FIRST_JOIN = (400, 260), (400, 191), (595, 240)
 
 
 def xdo(*args):
@@ -85,10 +89,26 @@ def type_into(field, text):
 
 
 tls = ssl.create_default_context(cafile=os.path.join(data, "dev-cert.pem"))
-made = urllib.request.urlopen(urllib.request.Request(
-    url + "/api/accounts", method="POST", headers={"content-type": "application/json"},
-    data=b'{"email":"bia@example.com","password":"cubo-gira-9","name":"Bia","region":"pt-BR"}'), context=tls)
-assert made.status == 201, made.status
+
+
+def post(path, body, token=None):
+    headers = {"content-type": "application/json"}
+    if token:
+        headers["authorization"] = "Bearer " + token
+    answer = urllib.request.urlopen(urllib.request.Request(
+        url + path, method="POST", headers=headers, data=json.dumps(body).encode()), context=tls)
+    return json.loads(answer.read() or b"null")
+
+
+def subscribe(name):
+    subprocess.run([SERVER, "--data-dir", data, "admin", "subscription", "grant", name, "--until",
+                    "2099-01-01"], check=True, capture_output=True, env=server_env)
+
+
+post("/api/accounts", {"email": "bia@example.com", "password": "cubo-gira-9", "name": "Bia", "region": "pt-BR"})
+caio = post("/api/accounts", {"email": "caio@example.com", "password": "cubo-gira-9", "name": "Caio",
+                              "region": "pt-BR"})
+subscribe("Caio")
 xvfb = subprocess.Popen(["Xvfb", DISPLAY, "-screen", "0", "1024x768x24"], stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL)
 time.sleep(1)
@@ -112,7 +132,18 @@ try:
     app = start_app()
     xdo("mousemove", *ACCOUNT, "click", 1)
     wait_for("profile-after-restart", profile_heading)
-    print("native sign-in: 3 passed, 0 failed")
+    # Subscribed: the profile opens the lobby, which shows a match as soon as it opens.
+    subscribe("Bia")
+    app.terminate()
+    app.wait(timeout=30)
+    app = start_app()
+    xdo("mousemove", *ACCOUNT, "click", 1)
+    wait_for("profile-subscriber", lambda im: sky(im.getpixel(PLAY_ONLINE)))
+    xdo("mousemove", *PLAY_ONLINE, "click", 1)
+    wait_for("lobby", lambda im: sky(im.getpixel(CREATE)) and not sky(im.getpixel(FIRST_JOIN)))
+    post("/api/lobby", {"scope": "mundial", "level": 1}, caio["token"])
+    wait_for("lobby-with-caio", lambda im: sky(im.getpixel(FIRST_JOIN)))
+    print("native online: 4 passed, 0 failed")
 finally:
     if app:
         app.terminate()
