@@ -4,6 +4,10 @@
 
 use velha_api::{Away, MatchState, MatchView, OpenMatch, Refusal, Scope, Seat, ServerMsg};
 
+/// The most open matches a list keeps (the server's snapshot sends at most 200): a busy lobby
+/// cannot grow the app's memory without end.
+const MAX_LISTED: usize = 500;
+
 /// A lobby list, kept current.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LobbyList {
@@ -153,6 +157,7 @@ impl LiveState {
                 if let Some(list) = &mut self.lobby
                     && list.scope == open.scope
                     && list.level == open.level
+                    && list.matches.len() < MAX_LISTED
                     && !list.matches.iter().any(|m| m.id == open.id)
                 {
                     list.matches.push(open);

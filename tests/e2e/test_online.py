@@ -155,3 +155,48 @@ def test_on_m04_a_phone_cut_off_for_longer_loses_by_abandonment(browser, quick):
     bia.wait_for_selector("[data-status=lost]", timeout=30000)
     for page in (ana, bia):
         page.context.close()
+
+
+SEEN_MY_TURN = """() => { window.__myTurn = new Promise((resolve) => {
+  const check = () => {
+    const status = document.querySelector("[data-status]");
+    if (status && status.dataset.status === "your-turn") { watch.disconnect(); resolve(Date.now()); }
+  };
+  const watch = new MutationObserver(check);
+  watch.observe(document.body, { subtree: true, childList: true, attributes: true,
+                                 attributeFilter: ["data-status"] });
+}); }"""
+
+
+def test_a_move_reaches_the_other_phone_figures(browser, server):
+    """Not a timed test: records how long a move takes from the tap's click event on one phone
+    to the other phone showing it is its turn (both phones on this machine, so one clock), over
+    24 moves, in $E2E_SHOTS/online.json. From the click event, not from Playwright's click: on
+    this machine's software GPU, two animating WebGL canvases can hold Playwright's "stable"
+    check for seconds while both pages' main threads are idle."""
+    import json
+    import statistics
+    from conftest import SHOTS
+    ana, bia = meet(browser, server)
+    ana.click("[data-cell=a1]:enabled")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    bia.click("[data-cell=c3]:enabled")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    took = []
+    mover, waiter = ana, bia
+    for _ in range(24):
+        # Level 1 turns one way only: four turns of the top row bring it back, no line forms.
+        waiter.evaluate(SEEN_MY_TURN)
+        mover.evaluate("document.addEventListener('click', () => { window.__clicked = Date.now(); },"
+                       " {capture: true, once: true})")
+        mover.click("[data-action='U+']:enabled")
+        took.append(waiter.evaluate("window.__myTurn") - mover.evaluate("window.__clicked"))
+        mover, waiter = waiter, mover
+    took.sort()
+    figures = {"moves": len(took), "median_ms": statistics.median(took),
+               "p95_ms": took[int(0.95 * (len(took) - 1))], "max_ms": took[-1]}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "online.json").write_text(json.dumps(figures, indent=1))
+    print("a move reaches the other phone:", figures)
+    for page in (ana, bia):
+        page.context.close()
