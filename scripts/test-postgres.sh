@@ -21,6 +21,15 @@ start_test_postgres() {
   trap stop_test_postgres EXIT
 }
 
+# A new, empty database on the test PostgreSQL; prints its URL.
+new_test_database() {
+  local name=$1 port
+  port=${VELHA_TEST_POSTGRES_URL##*:}
+  port=${port%%/*}
+  "${PG_AS[@]}" "$PG_BIN/createdb" -h 127.0.0.1 -p "$port" -U velha "$name"
+  echo "postgres://velha@127.0.0.1:$port/$name"
+}
+
 stop_test_postgres() {
   if [ -n "${PG_DIR:-}" ] && [ -d "$PG_DIR" ]; then
     "${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate stop >/dev/null 2>&1 || true

@@ -129,6 +129,12 @@ if wants web; then
 
   step "browser tests (phone size, touch)"
   E2E_SHOTS="$CARGO_TARGET_DIR/e2e-shots" python3 -m pytest -q tests/e2e
+
+  if [ -n "${VELHA_TEST_POSTGRES_URL:-}" ]; then
+    step "browser tests of accounts and online play, the server on PostgreSQL"
+    E2E_DATABASE_URL=$(new_test_database velha_e2e) E2E_SHOTS="$CARGO_TARGET_DIR/e2e-shots-pg" \
+      python3 -m pytest -q tests/e2e/test_account.py tests/e2e/test_online.py
+  fi
 fi
 
 if wants native; then

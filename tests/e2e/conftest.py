@@ -41,13 +41,13 @@ def spki_pin(cert_pem):
 class Served:
     """`velha-server --web-root dist`: its address, data folder, and admin command."""
 
-    def __init__(self, data, extra=()):
+    def __init__(self, data, extra=(), postgres=True):
         assert (DIST / "index.html").exists(), "build the web app first: bash scripts/build-web.sh"
         assert pathlib.Path(SERVER).exists(), f"build the server first: {SERVER}"
         self.data = data
         self.env = {**os.environ, "RUST_LOG": "warn"}
         self.env.pop("DATABASE_URL", None)
-        if os.environ.get("E2E_DATABASE_URL"):
+        if postgres and os.environ.get("E2E_DATABASE_URL"):
             self.env["DATABASE_URL"] = os.environ["E2E_DATABASE_URL"]
         self.process = subprocess.Popen(
             [SERVER, "--listen", "127.0.0.1:0", "--web-root", str(DIST), "--data-dir", data,

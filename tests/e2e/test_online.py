@@ -14,11 +14,12 @@ from test_account import fresh_name, sign_up
 @pytest.fixture(scope="module")
 def quick(server):
     """A second server with 4-second moves and 3 seconds to come back, under the first one's
-    certificate (which the test browser trusts); its own database."""
+    certificate (which the test browser trusts); its own database (SQLite: two servers on one
+    database are not supported yet)."""
     with tempfile.TemporaryDirectory() as data:
         quick = Served(data, ["--move-time-ms", "4000", "--reconnect-grace-ms", "3000",
                               "--tls-cert", os.path.join(server.data, "dev-cert.pem"),
-                              "--tls-key", os.path.join(server.data, "dev-key.pem")])
+                              "--tls-key", os.path.join(server.data, "dev-key.pem")], postgres=False)
         yield quick
         quick.stop()
 
