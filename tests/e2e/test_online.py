@@ -158,6 +158,18 @@ def test_on_m04_a_phone_cut_off_for_longer_loses_by_abandonment(browser, quick):
         page.context.close()
 
 
+def record(name, figures):
+    """Keeps figures in $E2E_SHOTS/online.json (a record, not a test of speed)."""
+    import json
+    from conftest import SHOTS
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / "online.json"
+    kept = json.loads(path.read_text()) if path.exists() else {}
+    kept[name] = figures
+    path.write_text(json.dumps(kept, indent=1))
+    print(name, figures)
+
+
 SEEN_MY_TURN = """() => { window.__myTurn = new Promise((resolve) => {
   const check = () => {
     const status = document.querySelector("[data-status]");
@@ -175,9 +187,7 @@ def test_a_move_reaches_the_other_phone_figures(browser, server):
     24 moves, in $E2E_SHOTS/online.json. From the click event, not from Playwright's click: on
     this machine's software GPU, two animating WebGL canvases can hold Playwright's "stable"
     check for seconds while both pages' main threads are idle."""
-    import json
     import statistics
-    from conftest import SHOTS
     ana, bia = meet(browser, server)
     ana.click("[data-cell=a1]:enabled")
     bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
@@ -196,8 +206,48 @@ def test_a_move_reaches_the_other_phone_figures(browser, server):
     took.sort()
     figures = {"moves": len(took), "median_ms": statistics.median(took),
                "p95_ms": took[int(0.95 * (len(took) - 1))], "max_ms": took[-1]}
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    (SHOTS / "online.json").write_text(json.dumps(figures, indent=1))
-    print("a move reaches the other phone:", figures)
+    record("move_to_other_phone", figures)
     for page in (ana, bia):
         page.context.close()
+
+
+CLICKED_AT = """() => document.addEventListener("click", () => { window.__clicked = Date.now(); },
+  { capture: true, once: true })"""
+SHOWN_AT = """(selector) => new Promise((resolve) => {
+  const check = () => { if (document.querySelector(selector)) { watch.disconnect(); resolve(Date.now()); } };
+  const watch = new MutationObserver(check);
+  watch.observe(document.body, { subtree: true, childList: true, attributes: true });
+  check();
+})"""
+
+
+def test_from_entrar_to_the_lobby_figures(browser, server):
+    """Not a timed test: records, on this machine, how long the app takes from the tap on
+    ENTRAR to the profile (signing in), and from the tap on "Jogar online" to the lobby's list
+    (the live connection opened, hello, the list watched), in $E2E_SHOTS/online.json."""
+    name = fresh_name()
+    context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
+                                  has_touch=True, locale="pt-BR")
+    page = context.new_page()
+    page.goto(server.url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    sign_up(page, name)
+    server.admin("subscription", "grant", name, "--until", "2099-01-01")
+    figures = {"sign_in_ms": [], "lobby_ms": []}
+    for _ in range(5):
+        page.click("[data-action=sign-out]")
+        page.wait_for_selector("[data-form=sign-in]")
+        page.fill("[data-form] input[name=email]", f"{name.lower()}@example.com")
+        page.fill("[data-form] input[name=password]", "cubo-gira-9")
+        page.evaluate(CLICKED_AT)
+        page.click("[data-action=submit]")
+        shown = page.evaluate(SHOWN_AT, "[data-action=play-online]")
+        figures["sign_in_ms"].append(shown - page.evaluate("window.__clicked"))
+        page.evaluate(CLICKED_AT)
+        page.click("[data-action=play-online]")
+        shown = page.evaluate(SHOWN_AT, "[data-lobby]")
+        figures["lobby_ms"].append(shown - page.evaluate("window.__clicked"))
+        page.click("[data-action=back]")
+        page.click("[data-action=account]")
+    record("entrar_to_lobby", figures)
+    context.close()
