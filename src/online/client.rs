@@ -35,6 +35,17 @@ async fn call<T: DeserializeOwned>(
     Err(Problem::Refused(error))
 }
 
+/// A request whose success has no body.
+async fn call_empty(method: &str, path: &str) -> Result<(), Problem> {
+    let (status, text) = platform::http(method, path, None)
+        .await
+        .map_err(|()| Problem::Offline)?;
+    if (200..300).contains(&status) {
+        return Ok(());
+    }
+    Err(serde_json::from_str(&text).map_or(Problem::Offline, Problem::Refused))
+}
+
 async fn send<B: Serialize, T: DeserializeOwned>(
     method: &str,
     path: &str,
@@ -75,15 +86,12 @@ pub async fn log_in(email: &str, password: &str) -> Result<Session, Problem> {
 
 /// Signs out. The device forgets the session even when the server cannot be told.
 pub async fn log_out() -> Result<(), Problem> {
-    let sent = platform::http("DELETE", "/api/sessions/current", None).await;
+    let sent = call_empty("DELETE", "/api/sessions/current").await;
     platform::keep_session_token(None);
     match sent {
-        // Unauthorized: the session had already ended.
-        Ok((status, _)) if (200..300).contains(&status) || status == 401 => Ok(()),
-        Ok((_, text)) => {
-            Err(serde_json::from_str(&text).map_or(Problem::Offline, Problem::Refused))
-        }
-        Err(()) => Err(Problem::Offline),
+        // The session had already ended.
+        Err(Problem::Refused(e)) if e.code == velha_api::ErrorCode::Unauthorized => Ok(()),
+        other => other,
     }
 }
 
@@ -104,13 +112,7 @@ pub async fn create_match(scope: Scope, level: u8) -> Result<OpenMatch, Problem>
 
 /// Withdraws the player's open match.
 pub async fn cancel_match(id: &str) -> Result<(), Problem> {
-    match platform::http("DELETE", &format!("/api/lobby/{id}"), None).await {
-        Ok((status, _)) if (200..300).contains(&status) => Ok(()),
-        Ok((_, text)) => {
-            Err(serde_json::from_str(&text).map_or(Problem::Offline, Problem::Refused))
-        }
-        Err(()) => Err(Problem::Offline),
-    }
+    call_empty("DELETE", &format!("/api/lobby/{id}")).await
 }
 
 /// Joins an open match: it starts, the creator to move.

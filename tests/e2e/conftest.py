@@ -6,6 +6,7 @@ context as with a real certificate: the service worker registers and cookies are
 
 import base64
 import hashlib
+import json
 import os
 import pathlib
 import subprocess
@@ -109,6 +110,17 @@ def phone(browser, base_url):
     yield page
     context.close()
     assert not errors, errors
+
+
+def record(file, name, figures):
+    """Keeps `figures` under `name` in $E2E_SHOTS/`file` (a record of figures, not a test of
+    speed) and prints them."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / file
+    kept = json.loads(path.read_text()) if path.exists() else {}
+    kept[name] = figures
+    path.write_text(json.dumps(kept, indent=1))
+    print(name, figures)
 
 
 def shot(page, name):

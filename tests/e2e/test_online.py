@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 
-from conftest import Served, shot
+from conftest import Served, record, shot
 from test_account import fresh_name, sign_up
 
 
@@ -158,18 +158,6 @@ def test_on_m04_a_phone_cut_off_for_longer_loses_by_abandonment(browser, quick):
         page.context.close()
 
 
-def record(name, figures):
-    """Keeps figures in $E2E_SHOTS/online.json (a record, not a test of speed)."""
-    import json
-    from conftest import SHOTS
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / "online.json"
-    kept = json.loads(path.read_text()) if path.exists() else {}
-    kept[name] = figures
-    path.write_text(json.dumps(kept, indent=1))
-    print(name, figures)
-
-
 SEEN_MY_TURN = """() => { window.__myTurn = new Promise((resolve) => {
   const check = () => {
     const status = document.querySelector("[data-status]");
@@ -206,7 +194,7 @@ def test_a_move_reaches_the_other_phone_figures(browser, server):
     took.sort()
     figures = {"moves": len(took), "median_ms": statistics.median(took),
                "p95_ms": took[int(0.95 * (len(took) - 1))], "max_ms": took[-1]}
-    record("move_to_other_phone", figures)
+    record("online.json", "move_to_other_phone", figures)
     for page in (ana, bia):
         page.context.close()
 
@@ -249,5 +237,5 @@ def test_from_entrar_to_the_lobby_figures(browser, server):
         figures["lobby_ms"].append(shown - page.evaluate("window.__clicked"))
         page.click("[data-action=back]")
         page.click("[data-action=account]")
-    record("entrar_to_lobby", figures)
+    record("online.json", "entrar_to_lobby", figures)
     context.close()

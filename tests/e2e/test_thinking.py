@@ -3,9 +3,8 @@ plays level 2 and while "difícil" plays Super, the page never runs a task longe
 and the frames keep coming during her turn. The figures are printed and kept beside the
 screenshots (thinking.json)."""
 
-import json
 
-from conftest import SHOTS, shot
+from conftest import record, shot
 from test_app import status, wait_for_person
 
 LONG_TASK_MS = 50
@@ -45,15 +44,6 @@ REPORT = """() => {
 }"""
 
 
-def record(name, figures):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / "thinking.json"
-    kept = json.loads(path.read_text()) if path.exists() else {}
-    kept[name] = figures
-    path.write_text(json.dumps(kept, indent=1))
-    print(name, figures)
-
-
 def play_until_turns(page, turns, person, another):
     """The person plays the first action it may (a quick loser), game after game, until the
     computer has had `turns` turns."""
@@ -77,7 +67,7 @@ def test_cube_v05_the_velha_at_level_2_never_holds_the_page(phone):
     person = "[data-cell]:enabled:not([aria-label$=', O']), [data-action$='+']:enabled"
     play_until_turns(phone, 8, person, "[data-action=another]")
     figures = phone.evaluate(REPORT)
-    record("velha-level2", figures)
+    record("thinking.json", "velha-level2", figures)
     shot(phone, "thinking-velha")
     assert all(ms <= LONG_TASK_MS for ms in figures["long_tasks_ms"]), figures
 
@@ -89,5 +79,5 @@ def test_super_r04_hard_never_holds_the_page(phone):
     phone.evaluate(WATCH)
     play_until_turns(phone, 8, "[data-cell]:enabled", "[data-action=another]")
     figures = phone.evaluate(REPORT)
-    record("super-hard", figures)
+    record("thinking.json", "super-hard", figures)
     assert all(ms <= LONG_TASK_MS for ms in figures["long_tasks_ms"]), figures

@@ -17,7 +17,7 @@ import tempfile
 import time
 import urllib.request
 
-from PIL import Image
+from xwindow import tools
 
 APP, SERVER, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(OUT, exist_ok=True)
@@ -36,24 +36,7 @@ ACCOUNT, EMAIL, PASSWORD, SUBMIT = (631, 28), (400, 152), (400, 231), (400, 288)
 PLAY_ONLINE, CREATE, FIRST_JOIN = (400, 260), (400, 191), (595, 240)
 
 
-def xdo(*args):
-    subprocess.run(["xdotool", *map(str, args)], env=env, check=True)
-
-
-def grab(name):
-    path = os.path.join(OUT, f"{name}.png")
-    subprocess.run(["import", "-window", "root", path], env=env, check=True)
-    return Image.open(path).convert("RGB")
-
-
-def wait_for(name, test, seconds=60):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        image = grab(name)
-        if test(image):
-            return image
-        time.sleep(1)
-    raise AssertionError(f"{name}: the screen never showed what was expected")
+xdo, grab, wait_for = tools(env, OUT)
 
 
 def sky(rgb):

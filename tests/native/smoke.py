@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 
-from PIL import Image
+from xwindow import tools
 
 APP, CUBE_VIEW, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(OUT, exist_ok=True)
@@ -21,25 +21,7 @@ env = dict(os.environ, DISPLAY=DISPLAY, XDG_RUNTIME_DIR=tempfile.mkdtemp(), LANG
 CANVAS = (800, 420)
 
 
-def xdo(*args):
-    subprocess.run(["xdotool", *map(str, args)], env=env, check=True)
-
-
-def grab(name):
-    path = os.path.join(OUT, f"{name}.png")
-    subprocess.run(["import", "-window", "root", path], env=env, check=True)
-    return Image.open(path).convert("RGB")
-
-
-def wait_for(name, test, seconds=60):
-    """Screenshots until `test(image)` holds (software rendering takes seconds a frame)."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        image = grab(name)
-        if test(image):
-            return image
-        time.sleep(1)
-    raise AssertionError(f"{name}: the screen never showed what was expected")
+xdo, grab, wait_for = tools(env, OUT)
 
 
 def is_x(rgb):

@@ -128,7 +128,13 @@ impl Client {
         path: &str,
         body: Option<(Vec<u8>, &str)>,
     ) -> Result<(u16, reqwest::header::HeaderMap, serde_json::Value), String> {
-        let mut r = self.request(method, path);
+        Self::raw_answer(self.request(method, path), body).await
+    }
+
+    async fn raw_answer(
+        mut r: RequestBuilder,
+        body: Option<(Vec<u8>, &str)>,
+    ) -> Result<(u16, reqwest::header::HeaderMap, serde_json::Value), String> {
         if let Some((bytes, content_type)) = body {
             r = r
                 .header(reqwest::header::CONTENT_TYPE, content_type)
@@ -158,20 +164,8 @@ impl Client {
         for (name, value) in headers {
             r = r.header(*name, *value);
         }
-        if let Some(body) = body {
-            r = r
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(body.to_owned());
-        }
-        let response = r.send().await.map_err(|e| e.to_string())?;
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let bytes = response.bytes().await.map_err(|e| e.to_string())?;
-        Ok((
-            status,
-            headers,
-            serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
-        ))
+        let body = body.map(|b| (b.as_bytes().to_vec(), "application/json"));
+        Self::raw_answer(r, body).await
     }
 
     /// A GET that accepts `encodings` (as in `Accept-Encoding`): the status, the headers and

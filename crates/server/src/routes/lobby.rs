@@ -164,15 +164,12 @@ pub async fn cancel(
     player: Player,
     Path(id): Path<String>,
 ) -> AppResult<StatusCode> {
-    let row = app.store.get_match(&id).await?;
-    if app
+    if let Some((scope, level)) = app
         .store
         .cancel_open_match(&id, &player.account.id, now_ms())
         .await?
     {
-        if let Some(row) = row {
-            app.hub.lobby_closed(&row.id, row.scope, row.level);
-        }
+        app.hub.lobby_closed(&id, scope, level);
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(AppError::new(

@@ -130,6 +130,16 @@ const MATCH_COLUMNS: &str = "m.id, m.scope, m.level, m.x_id, ax.name AS x_name, 
      m.created_at FROM matches m JOIN accounts ax ON ax.id = m.x_id \
      LEFT JOIN accounts ao ON ao.id = m.o_id";
 
+/// The `scope` and `level` columns of a row: which lobby list a match is in.
+fn lobby_list(row: &AnyRow) -> Result<(Scope, u8), sqlx::Error> {
+    let scope: String = row.try_get("scope")?;
+    let level: i64 = row.try_get("level")?;
+    Ok((
+        Scope::from_str_opt(&scope).ok_or_else(|| corrupt("scope", &scope))?,
+        u8::try_from(level).map_err(|_| corrupt("level", &level.to_string()))?,
+    ))
+}
+
 fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
     let scope: String = row.try_get("scope")?;
     let state: String = row.try_get("state")?;
@@ -244,28 +254,31 @@ impl Store {
         rows.iter().map(|r| r.try_get("x_id")).collect()
     }
 
-    /// Withdraws an open match of its creator; false if it is not open or not theirs.
+    /// Withdraws an open match of its creator: the lobby list it left, or `None` if it is not
+    /// open or not theirs.
     pub async fn cancel_open_match(
         &self,
         id: &str,
         creator: &str,
         now: i64,
-    ) -> Result<bool, sqlx::Error> {
+    ) -> Result<Option<(Scope, u8)>, sqlx::Error> {
         let _turn = self.write_turn().await;
         let mut tx = self.pool.begin().await?;
-        let done = sqlx::query(
+        let row = sqlx::query(
             "UPDATE matches SET state = 'cancelled', ended_at = $1 \
-             WHERE id = $2 AND x_id = $3 AND state = 'open'",
+             WHERE id = $2 AND x_id = $3 AND state = 'open' RETURNING scope, level",
         )
         .bind(now)
         .bind(id)
         .bind(creator)
-        .execute(&mut *tx)
+        .fetch_optional(&mut *tx)
         .await?;
-        release_if_changed(tx, done.rows_affected(), id).await
+        let list = row.as_ref().map(lobby_list).transpose()?;
+        release_if_changed(tx, u64::from(list.is_some()), id).await?;
+        Ok(list)
     }
 
-    /// Withdraws every open match of a creator; how many there were.
+    /// Withdraws every open match of a creator: each one's id and the lobby list it left.
     pub async fn cancel_open_matches_of(
         &self,
         creator: &str,
@@ -291,13 +304,8 @@ impl Store {
         tx.commit().await?;
         rows.iter()
             .map(|row| {
-                let scope: String = row.try_get("scope")?;
-                let level: i64 = row.try_get("level")?;
-                Ok((
-                    row.try_get("id")?,
-                    Scope::from_str_opt(&scope).ok_or_else(|| corrupt("scope", &scope))?,
-                    u8::try_from(level).map_err(|_| corrupt("level", &level.to_string()))?,
-                ))
+                let (scope, level) = lobby_list(row)?;
+                Ok((row.try_get("id")?, scope, level))
             })
             .collect()
     }
