@@ -312,3 +312,60 @@ async fn on_a01_the_web_socket_signs_in_by_cookie_from_the_sites_pages_only(db: 
     }
 }
 on_both!(on_a01_the_web_socket_signs_in_by_cookie_from_the_sites_pages_only);
+
+/// ON-M01 against a hostile client: a level out of range is refused; a connection that
+/// switches its watch hundreds of times gets an answer to each and stays usable, and only its
+/// last list counts.
+async fn on_m01_a_flood_of_watches_leaves_one_watch(db: Db) {
+    use velha_api::ClientMsg;
+    let server = Server::start(db, &[]).await;
+    let ana = server.player("ana", "pt-BR", UNTIL).await;
+    let bia = server.player("bia", "pt-BR", UNTIL).await;
+    let mut live = bia.live().await.unwrap();
+    expect(&mut live, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    live.send(&ClientMsg::WatchLobby {
+        scope: Scope::Mundial,
+        level: 3,
+    })
+    .await
+    .unwrap();
+    let refused = expect(&mut live, "a refusal", |_| true).await;
+    assert!(
+        matches!(
+            refused,
+            ServerMsg::Error {
+                code: ErrorCode::BadRequest,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    for i in 0..200u32 {
+        let level = 1 + (i % 2) as u8;
+        live.send(&ClientMsg::WatchLobby {
+            scope: Scope::Mundial,
+            level,
+        })
+        .await
+        .unwrap();
+    }
+    for _ in 0..200 {
+        expect(&mut live, "a list", |m| {
+            matches!(m, ServerMsg::Lobby { .. })
+        })
+        .await;
+    }
+    // The last watch was level 2: a level-1 match is not heard of, a level-2 one is.
+    let one = ana.create(Scope::Mundial, 1).await.unwrap();
+    ana.cancel(&one.id).await.unwrap();
+    let two = ana.create(Scope::Mundial, 2).await.unwrap();
+    let heard = expect(&mut live, "opened", |m| {
+        matches!(m, ServerMsg::LobbyOpened { .. })
+    })
+    .await;
+    assert_eq!(heard, ServerMsg::LobbyOpened { open: two });
+}
+on_both!(on_m01_a_flood_of_watches_leaves_one_watch);
