@@ -16,9 +16,12 @@ self.addEventListener("activate", (event) => {
   );
 });
 
-// The shell from the cache first (it works offline); anything else from the network.
+// The shell from the cache first (it works offline). The API, the live socket and other
+// origins (Google's sign-in script) are left to the browser: nothing of theirs is cached.
 self.addEventListener("fetch", (event) => {
   if (event.request.method !== "GET") return;
+  const url = new URL(event.request.url);
+  if (url.origin !== self.location.origin || url.pathname.startsWith("/api/")) return;
   event.respondWith(
     caches.match(event.request, { ignoreSearch: true }).then((hit) => hit || fetch(event.request))
   );

@@ -46,7 +46,9 @@ rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup comp
 # The cube's render tests and the desktop app draw on a software Vulkan device when there is
 # no GPU; the desktop app runs in a real X window on Xvfb, driven by xdotool, seen by import.
 if wants native; then
-  apt_install mesa-vulkan-drivers libvulkan1 xvfb xdotool imagemagick
+  # Google sign-in's test: curl is the "system browser", gnome-keyring the credential store.
+  apt_install mesa-vulkan-drivers libvulkan1 xvfb xdotool imagemagick curl openssl dbus \
+    gnome-keyring libsecret-tools
   # Without a desktop session the Vulkan loader complains about this on every device it opens.
   export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 fi
@@ -57,10 +59,11 @@ if wants web; then
   # The web build's wasm-opt comes from npm; a Node.js from elsewhere (with its own npm) will do.
   command -v npm >/dev/null || apt_install nodejs npm
   export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
-  python3 -c "import playwright, pytest, PIL" 2>/dev/null || python3 -m pip install -q playwright pytest pillow
+  python3 -c "import playwright, pytest, PIL, cryptography" 2>/dev/null \
+    || python3 -m pip install -q playwright pytest pillow cryptography
 fi
 if wants native; then
-  python3 -c "import PIL" 2>/dev/null || python3 -m pip install -q pillow
+  python3 -c "import PIL, cryptography" 2>/dev/null || python3 -m pip install -q pillow cryptography
 fi
 # The server's tests run on SQLite and on this PostgreSQL.
 if wants server; then
@@ -131,9 +134,9 @@ if wants web; then
   E2E_SHOTS="$CARGO_TARGET_DIR/e2e-shots" python3 -m pytest -q tests/e2e
 
   if [ -n "${VELHA_TEST_POSTGRES_URL:-}" ]; then
-    step "browser tests of accounts and online play, the server on PostgreSQL"
+    step "browser tests of accounts, Google sign-in and online play, the server on PostgreSQL"
     E2E_DATABASE_URL=$(new_test_database velha_e2e) E2E_SHOTS="$CARGO_TARGET_DIR/e2e-shots-pg" \
-      python3 -m pytest -q tests/e2e/test_account.py tests/e2e/test_online.py
+      python3 -m pytest -q tests/e2e/test_account.py tests/e2e/test_google.py tests/e2e/test_online.py
   fi
 fi
 
@@ -143,6 +146,9 @@ if wants native; then
 
   step "native app under Xvfb: signing in and the lobby against a local server"
   python3 tests/native/online.py "$CARGO_TARGET_DIR/debug/cubo-da-velha" "$CARGO_TARGET_DIR/debug/velha-server" "$CARGO_TARGET_DIR/native-shots"
+
+  step "native app under Xvfb: Google sign-in in the system browser (PKCE), the token in the keyring"
+  python3 tests/native/google.py "$CARGO_TARGET_DIR/debug/cubo-da-velha" "$CARGO_TARGET_DIR/debug/velha-server" "$CARGO_TARGET_DIR/native-shots"
 fi
 
 step "done"

@@ -5,7 +5,10 @@ use std::fmt::Write;
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    // Read when the script runs, not when it was compiled: one build cache serves clones at
+    // different paths, and a compiled-in path would point at whichever clone built it first.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dir = Path::new(&manifest).join("migrations");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut found: Vec<(i64, String, String)> = std::fs::read_dir(&dir)
         .expect("crates/server/migrations is readable")

@@ -3,3 +3,4 @@
 pub mod character;
 pub mod cube_stage;
 pub mod cube_table;
+pub mod google_button;

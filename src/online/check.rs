@@ -56,6 +56,11 @@ fn name(t: &OnlineTexts, name: &str) -> Result<(), String> {
     if fits { Ok(()) } else { Err(t.bad_name.into()) }
 }
 
+/// The name a first Google sign-in asks for: the problem, as a sentence.
+pub fn player_name(t: &OnlineTexts, n: &str) -> Result<(), String> {
+    name(t, n)
+}
+
 /// The sign-in form: the first problem, as a sentence.
 pub fn log_in(t: &OnlineTexts, e: &str, p: &str) -> Result<(), String> {
     email(t, e)?;
@@ -114,6 +119,9 @@ mod tests {
                 "{e:?} {p:?} {n:?}"
             );
         }
+        assert_eq!(player_name(&T, " "), Err(T.empty_name.to_string()));
+        assert_eq!(player_name(&T, "x y"), Err(T.bad_name.to_string()));
+        assert_eq!(player_name(&T, "Gui_9"), Ok(()));
         assert_eq!(log_in(&T, "", "x"), Err(T.empty_email.to_string()));
         assert_eq!(
             log_in(&T, "ana@example.com", ""),

@@ -4,8 +4,8 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use velha_api::{
-    Account, ApiError, CreateMatch, LogIn, MatchView, OpenMatch, RegionChange, Scope, Session,
-    SignUp,
+    Account, ApiError, CreateMatch, GoogleLink, GoogleSignIn, LogIn, MatchView, OpenMatch,
+    RegionChange, Scope, Session, SignInOptions, SignUp,
 };
 
 use crate::platform;
@@ -82,6 +82,32 @@ pub async fn log_in(email: &str, password: &str) -> Result<Session, Problem> {
     let session: Session = send("POST", "/api/sessions", &body).await?;
     platform::keep_session_token(session.token.as_deref());
     Ok(session)
+}
+
+/// The ways of signing in the server offers besides e-mail and password.
+pub async fn sign_in_options() -> Result<SignInOptions, Problem> {
+    call("GET", "/api/sign-in-options", None).await
+}
+
+/// Signs in with a Google ID token; a new account needs `name` (else `name_required`).
+pub async fn google(id_token: &str, name: Option<&str>) -> Result<Session, Problem> {
+    let body = GoogleSignIn {
+        id_token: id_token.into(),
+        name: name.map(|n| n.trim().into()),
+        region: platform::region(),
+        cookie: COOKIE,
+    };
+    let session: Session = send("POST", "/api/sessions/google", &body).await?;
+    platform::keep_session_token(session.token.as_deref());
+    Ok(session)
+}
+
+/// Links a Google account to the signed-in account, so either signs in.
+pub async fn link_google(id_token: &str) -> Result<Account, Problem> {
+    let body = GoogleLink {
+        id_token: id_token.into(),
+    };
+    send("PUT", "/api/me/google", &body).await
 }
 
 /// Signs out. The device forgets the session even when the server cannot be told.

@@ -83,6 +83,32 @@ pub struct OnlineTexts {
     pub taken: &'static str,
     pub own_match: &'static str,
     pub sign_in_first: &'static str,
+    pub or: &'static str,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub google_sign_in: &'static str,
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub google_loading: &'static str,
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub google_unavailable: &'static str,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub google_in_browser: &'static str,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub google_no_browser: &'static str,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub google_cancelled: &'static str,
+    pub google_failed: &'static str,
+    pub google_down: &'static str,
+    pub google_choose_name: &'static str,
+    pub google_email_taken: &'static str,
+    pub google_taken: &'static str,
+    pub google: &'static str,
+    pub google_linked: &'static str,
+    pub link_google: &'static str,
+    /// The page the system browser shows once the desktop sign-in is over.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub browser_done: &'static str,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub browser_failed: &'static str,
 }
 
 /// Brazilian Portuguese.
@@ -159,6 +185,23 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     taken: "Alguém entrou antes, ou a partida foi cancelada.",
     own_match: "Essa partida é sua: espere um adversário.",
     sign_in_first: "Entre na sua conta para jogar online.",
+    or: "ou",
+    google_sign_in: "Entrar com Google",
+    google_loading: "Carregando o login com Google…",
+    google_unavailable: "O login com Google não carregou. Entre com e-mail e senha, ou tente mais tarde.",
+    google_in_browser: "Continue no navegador que abrimos; depois volte aqui.",
+    google_no_browser: "Não foi possível abrir o navegador deste aparelho.",
+    google_cancelled: "O login com Google foi cancelado.",
+    google_failed: "O Google não confirmou o login. Tente de novo.",
+    google_down: "O login com Google está fora do ar agora. Tente de novo em instantes.",
+    google_choose_name: "Primeira vez aqui com essa conta Google: escolha seu nome de jogador.",
+    google_email_taken: "Já existe uma conta com o e-mail dessa conta Google. Entre com e-mail e senha e ligue o Google no seu perfil.",
+    google_taken: "Essa conta Google já entra em outra conta.",
+    google: "Google",
+    google_linked: "ligado",
+    link_google: "Ligar uma conta Google",
+    browser_done: "Pronto! Pode fechar esta aba e voltar ao Cubo da Velha.",
+    browser_failed: "O login não foi concluído. Volte ao Cubo da Velha e tente de novo.",
 };
 
 /// English.
@@ -235,6 +278,23 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     taken: "Someone joined first, or the match was cancelled.",
     own_match: "This match is yours: wait for an opponent.",
     sign_in_first: "Sign in to play online.",
+    or: "or",
+    google_sign_in: "Sign in with Google",
+    google_loading: "Loading Google sign-in…",
+    google_unavailable: "Google sign-in did not load. Sign in with e-mail and password, or try later.",
+    google_in_browser: "Go on in the browser we opened, then come back here.",
+    google_no_browser: "Could not open this device's browser.",
+    google_cancelled: "Google sign-in was cancelled.",
+    google_failed: "Google did not confirm the sign-in. Try again.",
+    google_down: "Google sign-in is down right now. Try again in a moment.",
+    google_choose_name: "First time here with this Google account: choose your player name.",
+    google_email_taken: "An account with this Google account's e-mail exists. Sign in with e-mail and password, then link Google on your profile.",
+    google_taken: "This Google account already signs in to another account.",
+    google: "Google",
+    google_linked: "linked",
+    link_google: "Link a Google account",
+    browser_done: "Done! You can close this tab and go back to Cubo da Velha.",
+    browser_failed: "The sign-in did not finish. Go back to Cubo da Velha and try again.",
 };
 
 /// A refusal of a form or of the server, as the player reads it.
@@ -267,6 +327,20 @@ pub fn sentence(t: &OnlineTexts, problem: &Problem) -> String {
         ErrorCode::Unauthorized => t.expired.into(),
         ErrorCode::SubscribersOnly => t.subscribers_only.into(),
         _ => t.server_failed.into(),
+    }
+}
+
+/// A refusal of Google sign-in or of linking a Google account, as the player reads it.
+pub fn google_sentence(t: &OnlineTexts, problem: &Problem) -> String {
+    match problem {
+        Problem::Refused(error) => match error.code {
+            ErrorCode::BadGoogleToken => t.google_failed.into(),
+            ErrorCode::GoogleUnavailable => t.google_down.into(),
+            ErrorCode::EmailTaken => t.google_email_taken.into(),
+            ErrorCode::Conflict => t.google_taken.into(),
+            _ => sentence(t, problem),
+        },
+        Problem::Offline => sentence(t, problem),
     }
 }
 
@@ -345,6 +419,30 @@ mod tests {
             assert_eq!(
                 sentence(t, &Problem::Refused(weak)),
                 PasswordProblem::Common.sentence(t.pt)
+            );
+        }
+    }
+
+    /// ON-A01 with Google: its refusals are sentences of their own, apart from the forms'.
+    #[test]
+    fn on_a01_google_refusals_are_sentences_of_their_own() {
+        use ErrorCode::*;
+        for t in [&ONLINE_PT, &ONLINE_EN] {
+            let said: Vec<String> = [BadGoogleToken, GoogleUnavailable, EmailTaken, Conflict]
+                .iter()
+                .map(|c| google_sentence(t, &refused(*c)))
+                .collect();
+            for (i, s) in said.iter().enumerate() {
+                assert!(!s.contains("never shown"), "{s}");
+                assert!(
+                    !said[..i].contains(s),
+                    "two Google refusals read the same: {s}"
+                );
+                assert_ne!(*s, sentence(t, &refused(EmailTaken)));
+            }
+            assert_eq!(
+                google_sentence(t, &refused(NameTaken)),
+                sentence(t, &refused(NameTaken))
             );
         }
     }

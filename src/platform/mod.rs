@@ -7,7 +7,13 @@ mod canvas_native;
 #[cfg(target_arch = "wasm32")]
 mod canvas_web;
 #[cfg(not(target_arch = "wasm32"))]
+mod google_native;
+#[cfg(target_arch = "wasm32")]
+mod google_web;
+#[cfg(not(target_arch = "wasm32"))]
 mod native;
+#[cfg(not(target_arch = "wasm32"))]
+mod session_native;
 #[cfg(not(target_arch = "wasm32"))]
 mod socket_native;
 #[cfg(target_arch = "wasm32")]
@@ -15,6 +21,10 @@ mod socket_web;
 #[cfg(target_arch = "wasm32")]
 mod web;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use google_native::{GOOGLE_IN_BROWSER, GoogleFailure, google_sign_in};
+#[cfg(target_arch = "wasm32")]
+pub use google_web::google_button;
 #[cfg(not(target_arch = "wasm32"))]
 pub use socket_native::Socket;
 #[cfg(target_arch = "wasm32")]
@@ -30,9 +40,11 @@ pub const CANVAS_AT_ORIGIN: bool = false;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{
-    after_next_frame, http, keep_session_token, load, locale, now_ms, random_seed, region, save,
-    session_token, sleep_ms, turn_seconds_override, vibrate,
+    after_next_frame, http, load, locale, now_ms, random_seed, region, save, sleep_ms,
+    turn_seconds_override, vibrate,
 };
+#[cfg(not(target_arch = "wasm32"))]
+pub use session_native::{keep_session_token, session_token};
 #[cfg(target_arch = "wasm32")]
 pub use web::{
     after_next_frame, http, keep_session_token, load, locale, now_ms, random_seed, region, save,

@@ -9,7 +9,7 @@ pub fn locale() -> String {
     sys_locale::get_locale().unwrap_or_else(|| "pt-BR".into())
 }
 
-fn path(key: &str) -> Option<PathBuf> {
+pub(super) fn path(key: &str) -> Option<PathBuf> {
     // Keys are the app's own constants; keep only safe characters all the same.
     let name: String = key
         .chars()
@@ -106,7 +106,7 @@ pub(super) fn tls() -> Option<std::sync::Arc<rustls::ClientConfig>> {
 
 /// One client for the app's life, so connections are reused; `None` if it cannot be built (a
 /// bad `VELHA_SERVER_CA`), which every request then reports as no answer.
-fn client() -> Option<&'static reqwest::Client> {
+pub(super) fn client() -> Option<&'static reqwest::Client> {
     static CLIENT: std::sync::OnceLock<Option<reqwest::Client>> = std::sync::OnceLock::new();
     CLIENT
         .get_or_init(|| {
@@ -128,7 +128,7 @@ pub async fn http(method: &str, path: &str, json: Option<String>) -> Result<(u16
     let mut request = client()
         .ok_or(())?
         .request(method, format!("{}{path}", server_base()));
-    if let Some(token) = session_token() {
+    if let Some(token) = super::session_token() {
         request = request.bearer_auth(token);
     }
     if let Some(json) = json {
@@ -150,32 +150,4 @@ pub fn region() -> String {
         .or(locales.first())
         .cloned()
         .unwrap_or_default()
-}
-
-const SESSION_KEY: &str = "session";
-
-/// The session token kept on this device, if any.
-pub fn session_token() -> Option<String> {
-    load(SESSION_KEY).filter(|t| !t.is_empty())
-}
-
-/// Keeps the session token in a file only this user can read (or forgets it).
-pub fn keep_session_token(token: Option<&str>) {
-    let Some(path) = path(SESSION_KEY) else {
-        return;
-    };
-    let Some(token) = token else {
-        let _ = std::fs::remove_file(&path);
-        return;
-    };
-    let Some(dir) = path.parent() else { return };
-    let temporary = path.with_extension("new");
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let _ = std::fs::create_dir_all(dir)
-        .and_then(|()| options.open(&temporary))
-        .and_then(|mut f| std::io::Write::write_all(&mut f, token.as_bytes()))
-        .and_then(|()| std::fs::rename(&temporary, &path));
 }

@@ -2,14 +2,27 @@
 //! subscription that opens online play (ON-A01 … ON-A03).
 
 use dioxus::prelude::*;
-use velha_api::Account;
+use velha_api::{Account, ErrorCode, GoogleOptions, SignInOptions};
 
 use super::TopBar;
 use crate::app::{Screen, use_texts};
+use crate::components::google_button::GoogleButton;
 use crate::online::check;
 use crate::online::client::{self, Problem};
 use crate::online::membership::{Membership, remember, use_membership};
-use crate::online::texts::{OnlineTexts, sentence};
+use crate::online::texts::{OnlineTexts, google_sentence, sentence};
+
+/// Google sign-in as the server offers it; `None` while asking, when it is off, or when the
+/// server cannot be reached (the forms say so when used).
+fn use_google() -> Option<GoogleOptions> {
+    let options = use_resource(client::sign_in_options);
+    match &*options.read() {
+        Some(Ok(SignInOptions {
+            google: Some(google),
+        })) => Some(google.clone()),
+        _ => None,
+    }
+}
 
 /// The account screen: the forms for a guest, the profile for a member.
 #[component]
@@ -20,9 +33,22 @@ pub fn AccountScreen(go: EventHandler<Screen>) -> Element {
         TopBar { title: t.account_title, go }
         match membership() {
             Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.checking}" } },
-            Membership::Guest => rsx! { SignIn {} },
+            Membership::Guest => rsx! { Guest {} },
             Membership::Member(account) => rsx! { Profile { account, go } },
         }
+    }
+}
+
+/// A guest's ways in; a first Google sign-in's name form alone on the screen.
+#[component]
+fn Guest() -> Element {
+    // The ID token of a first Google sign-in, waiting for the player's name.
+    let pending = use_signal(|| None::<String>);
+    rsx! {
+        if pending().is_none() {
+            SignIn {}
+        }
+        GoogleSignIn { pending }
     }
 }
 
@@ -142,6 +168,124 @@ fn SignIn() -> Element {
     }
 }
 
+/// Signing in with Google; the first time, the player also chooses a name.
+#[component]
+fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
+    let t = use_texts().online;
+    let mut membership = use_membership();
+    let google = use_google();
+    let mut name = use_signal(String::new);
+    let mut busy = use_signal(|| false);
+    let mut problem = use_signal(|| None::<String>);
+
+    let mut finish = move |token: String, chosen: Option<String>| {
+        if busy() {
+            return;
+        }
+        busy.set(true);
+        problem.set(None);
+        spawn(async move {
+            let answer = client::google(&token, chosen.as_deref()).await;
+            busy.set(false);
+            match answer {
+                Ok(session) => {
+                    remember(true);
+                    membership.set(Membership::Member(session.account));
+                }
+                Err(Problem::Refused(e)) if e.code == ErrorCode::NameRequired => {
+                    pending.set(Some(token));
+                }
+                Err(refused) => problem.set(Some(google_sentence(t, &refused))),
+            }
+        });
+    };
+    let Some(google) = google else {
+        return rsx! {};
+    };
+    let mut submit_name = move || {
+        let Some(token) = pending() else { return };
+        match check::player_name(t, &name()) {
+            Ok(()) => finish(token, Some(name())),
+            Err(says) => problem.set(Some(says)),
+        }
+    };
+    rsx! {
+        if pending().is_some() {
+            form { class: "account-form", novalidate: true, "data-form": "google-name",
+                onsubmit: move |e| {
+                    e.prevent_default();
+                    submit_name();
+                },
+                p { "{t.google_choose_name}" }
+                label {
+                    span { "{t.name}" }
+                    input { name: "name", autocomplete: "username", maxlength: "40", value: "{name}",
+                        oninput: move |e| name.set(e.value()) }
+                    small { "{t.name_hint}" }
+                }
+                if let Some(says) = problem() {
+                    p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+                }
+                button { class: "primary wide", r#type: "submit", "data-action": "submit", disabled: busy(),
+                    onclick: move |e| {
+                        e.prevent_default();
+                        submit_name();
+                    },
+                    "aria-busy": if busy() { "true" } else { "false" },
+                    if busy() { "{t.working}" } else { "{t.create}" }
+                }
+                button { class: "link", r#type: "button", "data-action": "google-name-cancel",
+                    onclick: move |_| {
+                        problem.set(None);
+                        pending.set(None);
+                    },
+                    "{t.cancel}"
+                }
+            }
+        } else {
+            p { class: "or", "{t.or}" }
+            GoogleButton { google, on_token: move |token| finish(token, None) }
+            if busy() {
+                p { class: "muted", role: "status", "{t.working}" }
+            }
+            if let Some(says) = problem() {
+                p { class: "warning", role: "alert", "data-problem": "google", "{says}" }
+            }
+        }
+    }
+}
+
+/// Links a Google account to a password account, so either signs in.
+#[component]
+fn LinkGoogle() -> Element {
+    let t = use_texts().online;
+    let mut membership = use_membership();
+    let google = use_google();
+    let mut problem = use_signal(|| None::<String>);
+    let Some(google) = google else {
+        return rsx! {};
+    };
+    rsx! {
+        section { class: "link-google",
+            h2 { "{t.link_google}" }
+            GoogleButton { google,
+                on_token: move |token: String| {
+                    problem.set(None);
+                    spawn(async move {
+                        match client::link_google(&token).await {
+                            Ok(account) => membership.set(Membership::Member(account)),
+                            Err(refused) => problem.set(Some(google_sentence(t, &refused))),
+                        }
+                    });
+                }
+            }
+            if let Some(says) = problem() {
+                p { class: "warning", role: "alert", "data-problem": "google", "{says}" }
+            }
+        }
+    }
+}
+
 /// `YYYY-MM-DD` as the player's language writes dates.
 fn day(t: &OnlineTexts, iso: &str) -> String {
     match iso.split('-').collect::<Vec<_>>()[..] {
@@ -161,19 +305,26 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
         (Some(until), false) => format!("{} {}", t.subscription_ended, day(t, until)),
         (None, _) => t.no_subscription.to_owned(),
     };
+    // Rows from a list: a conditional inside the grid would leave a placeholder that Blitz
+    // lays out as a cell.
+    let mut rows = vec![
+        (t.name, "name", account.name.clone()),
+        (t.country, "country", account.country.clone()),
+    ];
+    if let Some(email) = &account.email {
+        rows.push((t.email, "email", email.clone()));
+    }
+    if account.google {
+        rows.push((t.google, "google", t.google_linked.to_owned()));
+    }
+    rows.push((t.subscription, "subscription", subscription));
     rsx! {
         section { class: "profile",
             dl {
-                dt { "{t.name}" }
-                dd { "data-profile": "name", "{account.name}" }
-                dt { "{t.country}" }
-                dd { "data-profile": "country", "{account.country}" }
-                if let Some(email) = &account.email {
-                    dt { "{t.email}" }
-                    dd { "data-profile": "email", "{email}" }
+                for (label, key, value) in rows {
+                    dt { key: "{key}", "{label}" }
+                    dd { "data-profile": key, "{value}" }
                 }
-                dt { "{t.subscription}" }
-                dd { "data-profile": "subscription", "{subscription}" }
             }
         }
         section { class: "online-gate", "data-subscriber": if account.subscriber { "true" } else { "false" },
@@ -184,6 +335,9 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
             } else {
                 p { "{t.subscribers_only}" }
             }
+        }
+        if !account.google {
+            LinkGoogle {}
         }
         button { class: "wide", "data-action": "sign-out", disabled: busy(),
             onclick: move |_| {

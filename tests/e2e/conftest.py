@@ -10,12 +10,14 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 import tempfile
 
 import pytest
 from playwright.sync_api import sync_playwright
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
 DIST = ROOT / "dist"
 SHOTS = pathlib.Path(os.environ.get("E2E_SHOTS", ROOT / "target" / "e2e-shots"))
 
@@ -42,7 +44,7 @@ def spki_pin(cert_pem):
 class Served:
     """`velha-server --web-root dist`: its address, data folder, and admin command."""
 
-    def __init__(self, data, extra=(), postgres=True):
+    def __init__(self, data, extra=(), postgres=True, listen="127.0.0.1:0"):
         assert (DIST / "index.html").exists(), "build the web app first: bash scripts/build-web.sh"
         assert pathlib.Path(SERVER).exists(), f"build the server first: {SERVER}"
         self.data = data
@@ -51,12 +53,15 @@ class Served:
         if postgres and os.environ.get("E2E_DATABASE_URL"):
             self.env["DATABASE_URL"] = os.environ["E2E_DATABASE_URL"]
         self.process = subprocess.Popen(
-            [SERVER, "--listen", "127.0.0.1:0", "--web-root", str(DIST), "--data-dir", data,
+            [SERVER, "--listen", listen, "--web-root", str(DIST), "--data-dir", data,
              "--argon2-memory-kib", "256", *extra], stdout=subprocess.PIPE, text=True, env=self.env)
         line = self.process.stdout.readline().strip()
         assert line.startswith("velha-server listening on "), line
         self.url = line.removeprefix("velha-server listening on ") + "/"
-        self.pin = spki_pin(os.path.join(data, "dev-cert.pem")) if not extra else None
+        extra = list(extra)
+        cert = extra[extra.index("--tls-cert") + 1] if "--tls-cert" in extra else \
+            os.path.join(data, "dev-cert.pem")
+        self.pin = spki_pin(cert)
 
     def admin(self, *args):
         """`velha-server admin …` on this server's database; its output."""

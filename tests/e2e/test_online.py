@@ -9,6 +9,7 @@ import pytest
 
 from conftest import Served, record, shot
 from test_account import fresh_name, sign_up
+from test_app import sticker_centres, touch_drag
 
 
 @pytest.fixture(scope="module")
@@ -61,16 +62,38 @@ def test_on_m02_two_phones_meet_in_the_lobby_and_play_to_a_line(browser, server)
     ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
     bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
     assert ana.inner_text("[data-clock]").startswith(("1:00", "0:5")), "the minute of ON-M03"
+    # Taps and drags on the cube itself (level 2: a drag that starts on a sticker turns its
+    # layer either way on a player's first counted turn, CUBE-V03).
     for page in (ana, bia):
-        page.click("[data-action=buttons]")
-    moves = [(ana, "a1"), (bia, "a3"), (ana, "b1"), (bia, "b3"), (ana, "c1")]
-    for i, (mover, cell) in enumerate(moves):
+        page.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    box = ana.locator("#cube-canvas").bounding_box()
+    assert box == bia.locator("#cube-canvas").bounding_box()
+    centres = sticker_centres(round(box["width"]), round(box["height"]), level=2)
+    at = lambda name: (box["x"] + centres[name][0], box["y"] + centres[name][1])
+
+    def tap(page, sticker):
+        page.touchscreen.tap(*at(sticker))
+
+    def drag_left(page, sticker):
+        x, y = at(sticker)
+        touch_drag(page, (x, y), (x - 60, y))
+
+    # X: a1; O turns row 3 (D+); X: b1; O: a3; X turns row 3 (D+), O's a3 leaves side 1;
+    # O: a3 again; X: c1, the line a1 b1 c1.
+    moves = [(ana, tap, "F1", {"a1": "X"}), (bia, drag_left, "F9", {}),
+             (ana, tap, "F2", {"b1": "X"}), (bia, tap, "F7", {"a3": "O"}),
+             (ana, drag_left, "F8", {"a3": "vazio"}), (bia, tap, "F7", {"a3": "O"}),
+             (ana, tap, "F3", {})]
+    for i, (mover, gesture, sticker, seen) in enumerate(moves):
         mover.wait_for_selector("[data-status=your-turn]", timeout=15000)
-        mover.click(f"[data-cell={cell}]:enabled")
+        # The view has settled (the previous move's animation).
+        mover.wait_for_timeout(400)
+        gesture(mover, sticker)
         waiter = bia if mover is ana else ana
         if i + 1 < len(moves):
             waiter.wait_for_selector("[data-status=your-turn]", timeout=15000)
-            assert waiter.get_attribute(f"[data-cell={cell}]", "aria-label").endswith("X" if mover is ana else "O")
+            for cell, mark in seen.items():
+                assert waiter.get_attribute(f"[data-cell={cell}]", "aria-label") == f"{cell}, {mark}", (i, cell)
         if i == 1:
             shot(ana, "online-match")
     ana.wait_for_selector("[data-status=won]", timeout=15000)
@@ -120,6 +143,36 @@ def test_on_m04_a_phone_cut_off_for_5_s_comes_back_to_the_same_ply(browser, serv
     assert ana.get_attribute("[data-cell=c3]", "aria-label") == "c3, O"
     for page in (ana, bia):
         page.context.close()
+
+
+def test_on_m04_the_match_goes_on_when_the_server_restarts_mid_match(browser, server):
+    """The server stops mid-match (a deploy) and starts again on the same address and
+    database: both phones reconnect by themselves and the match resumes at the same ply."""
+    cert, key = (os.path.join(server.data, f) for f in ("dev-cert.pem", "dev-key.pem"))
+    with tempfile.TemporaryDirectory() as data:
+        options = ["--tls-cert", cert, "--tls-key", key]
+        first = Served(data, options, postgres=False)
+        address = first.url.removeprefix("https://").rstrip("/")
+        ana, bia = meet(browser, first)
+        ana.click("[data-cell=a1]:enabled")
+        bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+        first.stop()
+        for page in (ana, bia):
+            page.wait_for_selector("[data-link=down]", timeout=15000)
+        shot(bia, "online-server-restarting")
+        again = Served(data, options, postgres=False, listen=address)
+        try:
+            for page in (ana, bia):
+                page.wait_for_selector("[data-link]", state="detached", timeout=30000)
+            bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+            assert bia.get_attribute("[data-cell=a1]", "aria-label") == "a1, X", "the same ply"
+            bia.click("[data-cell=c3]:enabled")
+            ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+            assert ana.get_attribute("[data-cell=c3]", "aria-label") == "c3, O"
+            for page in (ana, bia):
+                page.context.close()
+        finally:
+            again.stop()
 
 
 def test_on_m04_leaving_asks_first_and_loses_by_abandonment(browser, server):

@@ -1,7 +1,7 @@
 """The native (Blitz) build online against a local server, in a real X window (Xvfb): the
 account form typed with xdotool (ON-A01) — a wrong password is a sentence, the right one opens
-the profile, the session token is kept in a file only the user reads, the next start is signed
-in — and, once the player subscribes, the lobby over the live connection (ON-M01): a match
+the profile, the session token is kept in a file only the user reads (there is no credential
+store here, and the log says so), the next start is signed in — and, once the player subscribes, the lobby over the live connection (ON-M01): a match
 another player opens appears by itself. The app finds the server by VELHA_SERVER and trusts its
 certificate by VELHA_SERVER_CA.
 
@@ -30,6 +30,8 @@ url = server.stdout.readline().strip().removeprefix("velha-server listening on "
 env = dict(os.environ, DISPLAY=DISPLAY, XDG_RUNTIME_DIR=tempfile.mkdtemp(), LANG="pt_BR.UTF-8", HOME=home,
            XDG_DATA_HOME=os.path.join(home, "data"), VELHA_SERVER=url,
            VELHA_SERVER_CA=os.path.join(data, "dev-cert.pem"))
+# No desktop session bus, so no credential store: the token goes to a file, and the log says so.
+env.pop("DBUS_SESSION_BUS_ADDRESS", None)
 # The window is 800x600; the account form's fields and button (style.css, at 1x).
 ACCOUNT, EMAIL, PASSWORD, SUBMIT = (631, 28), (400, 152), (400, 231), (400, 288)
 # The profile's "Jogar online"; the lobby's "Criar partida" and its first match's "Jogar".
@@ -110,6 +112,7 @@ try:
     session = os.path.join(home, "data", "cubo-da-velha", "session")
     mode = stat.S_IMODE(os.stat(session).st_mode)
     assert mode == 0o600 and os.path.getsize(session) > 20, (oct(mode), os.path.getsize(session))
+    assert "no credential store" in open(os.path.join(OUT, "app.log")).read()
     app.terminate()
     app.wait(timeout=30)
     app = start_app()

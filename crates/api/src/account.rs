@@ -122,3 +122,41 @@ pub struct Session {
     /// Whether this sign-in made the account.
     pub created: bool,
 }
+
+/// The ways of signing in this server offers besides e-mail and password.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SignInOptions {
+    /// Google sign-in, when the server is configured for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub google: Option<GoogleOptions>,
+}
+
+/// How the app signs in with Google: on the web with the Google Identity Services button, on
+/// the desktop through the system browser (authorization code with PKCE, loopback redirect).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GoogleOptions {
+    /// The web client id the button asks ID tokens for.
+    pub client_id: String,
+    /// The Google Identity Services script.
+    pub script_url: String,
+    /// The desktop client, when the server accepts its tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub desktop: Option<GoogleDesktop>,
+}
+
+/// The desktop client of Google sign-in (an installed app: its "secret" is public).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GoogleDesktop {
+    /// The desktop client id.
+    pub client_id: String,
+    /// What Google's token endpoint asks of installed apps besides the PKCE verifier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// Where the player approves the sign-in.
+    pub authorization_url: String,
+    /// Where the app trades the code for an ID token.
+    pub token_url: String,
+}

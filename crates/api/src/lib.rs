@@ -10,7 +10,8 @@ pub mod live;
 pub mod lobby;
 
 pub use account::{
-    Account, GoogleLink, GoogleSignIn, LogIn, Region, RegionChange, Session, SignUp, country_of,
+    Account, GoogleDesktop, GoogleLink, GoogleOptions, GoogleSignIn, LogIn, Region, RegionChange,
+    Session, SignInOptions, SignUp, country_of,
 };
 pub use error::{ApiError, ErrorCode, PasswordProblem};
 pub use live::{

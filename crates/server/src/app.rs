@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::http::{Extensions, HeaderMap, StatusCode, Version};
+use axum::http::{Extensions, HeaderMap, HeaderValue, StatusCode, Version};
 use axum::response::IntoResponse;
 use axum::routing::{any, get};
 use tower_http::compression::CompressionLayer;
@@ -19,7 +19,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, Secur
 use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use velha_api::{ClientMsg, ErrorCode, ServerMsg};
+use velha_api::{ClientMsg, ErrorCode, GoogleDesktop, GoogleOptions, ServerMsg, SignInOptions};
 
 use crate::config::{Serve, Storage};
 use crate::error::AppError;
@@ -48,6 +48,30 @@ pub struct App {
     pub clocks: Clocks,
     /// How long a session lasts.
     pub session_ms: i64,
+    /// What the app is told of the ways to sign in.
+    pub sign_in: SignInOptions,
+}
+
+/// Google sign-in as configured: the web button needs the web client; the desktop client is
+/// offered only beside it.
+pub fn sign_in_options(serve: &Serve) -> SignInOptions {
+    let google = serve
+        .google_client_id
+        .as_ref()
+        .map(|client_id| GoogleOptions {
+            client_id: client_id.clone(),
+            script_url: serve.google_script_url.to_string(),
+            desktop: serve
+                .google_desktop_client_id
+                .as_ref()
+                .map(|desktop| GoogleDesktop {
+                    client_id: desktop.clone(),
+                    client_secret: serve.google_desktop_client_secret.clone(),
+                    authorization_url: serve.google_authorization_url.to_string(),
+                    token_url: serve.google_token_url.to_string(),
+                }),
+        });
+    SignInOptions { google }
 }
 
 struct SessionAuth;
@@ -122,6 +146,8 @@ pub struct Answering {
     pub hsts: bool,
     /// How long a request may take.
     pub timeout: Duration,
+    /// The Content-Security-Policy of every answer.
+    pub policy: HeaderValue,
 }
 
 /// The routes and the OpenAPI document that describes exactly them.
@@ -134,6 +160,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(accounts::me))
         .routes(routes!(accounts::set_region))
         .routes(routes!(accounts::link_google))
+        .routes(routes!(accounts::sign_in_options))
         .routes(routes!(lobby::list, lobby::create))
         .routes(routes!(lobby::cancel))
         .routes(routes!(lobby::join))
@@ -185,7 +212,10 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         ))
         .layer(axum::middleware::map_response(headers::error_bodies))
         .layer(axum::middleware::from_fn_with_state(
-            answering.hsts,
+            headers::Protection {
+                hsts: answering.hsts,
+                policy: answering.policy,
+            },
             headers::protection,
         ))
         .layer(TraceLayer::new_for_http());
@@ -285,10 +315,16 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
             ),
         },
         google: Google::new(
-            serve.google_client_id.clone(),
+            serve
+                .google_client_id
+                .iter()
+                .chain(&serve.google_desktop_client_id)
+                .cloned()
+                .collect(),
             serve.google_jwks_url.clone(),
             http,
         ),
+        sign_in: sign_in_options(serve),
         clocks,
         session_ms: i64::from(serve.session_days) * 86_400_000,
     });
@@ -308,6 +344,12 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         web_root: serve.web_root.clone(),
         hsts: serve.tls_cert.is_some(),
         timeout: Duration::from_millis(serve.request_timeout_ms),
+        policy: headers::content_security_policy(
+            serve
+                .google_client_id
+                .as_ref()
+                .map(|_| &serve.google_script_url),
+        )?,
     };
     let (router, _) = router(app, answering);
     let handle = axum_server::Handle::new();

@@ -75,6 +75,36 @@ pub struct Serve {
         default_value = "https://www.googleapis.com/oauth2/v3/certs"
     )]
     pub google_jwks_url: String,
+    /// The OAuth client id of the desktop app, which signs in through the system browser
+    /// (authorization code with PKCE, loopback redirect); its ID tokens are accepted too.
+    #[arg(long, env = "VELHA_GOOGLE_DESKTOP_CLIENT_ID")]
+    pub google_desktop_client_id: Option<String>,
+    /// The desktop client's "secret", which Google's token endpoint asks of installed apps;
+    /// it is no secret (every copy of the app carries it), so the server hands it out.
+    #[arg(long, env = "VELHA_GOOGLE_DESKTOP_CLIENT_SECRET")]
+    pub google_desktop_client_secret: Option<String>,
+    /// The Google Identity Services script the web app loads for its sign-in button (its
+    /// origin is allowed by the Content-Security-Policy).
+    #[arg(
+        long,
+        env = "VELHA_GOOGLE_SCRIPT_URL",
+        default_value = "https://accounts.google.com/gsi/client"
+    )]
+    pub google_script_url: reqwest::Url,
+    /// Google's authorization endpoint, where the desktop app sends the player.
+    #[arg(
+        long,
+        env = "VELHA_GOOGLE_AUTHORIZATION_URL",
+        default_value = "https://accounts.google.com/o/oauth2/v2/auth"
+    )]
+    pub google_authorization_url: reqwest::Url,
+    /// Google's token endpoint, where the desktop app trades its code for an ID token.
+    #[arg(
+        long,
+        env = "VELHA_GOOGLE_TOKEN_URL",
+        default_value = "https://oauth2.googleapis.com/token"
+    )]
+    pub google_token_url: reqwest::Url,
     /// Failed sign-ins allowed per account in the window.
     #[arg(long, env = "VELHA_LOGIN_FAILURES_PER_ACCOUNT", default_value_t = 5)]
     pub login_failures_per_account: usize,

@@ -48,7 +48,9 @@ struct Cache {
 
 /// The Google ID token verifier.
 pub struct Google {
-    client_id: Option<String>,
+    /// The client ids tokens may be issued to (the web's and the desktop's); none: Google
+    /// sign-in is off.
+    audiences: Vec<String>,
     jwks_url: String,
     http: reqwest::Client,
     cache: Mutex<Cache>,
@@ -76,10 +78,10 @@ fn max_age(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
 }
 
 impl Google {
-    /// A verifier for tokens meant for `client_id` (none: Google sign-in is off).
-    pub fn new(client_id: Option<String>, jwks_url: String, http: reqwest::Client) -> Google {
+    /// A verifier for tokens meant for one of `audiences` (none: Google sign-in is off).
+    pub fn new(audiences: Vec<String>, jwks_url: String, http: reqwest::Client) -> Google {
         Google {
-            client_id,
+            audiences,
             jwks_url,
             http,
             cache: Mutex::new(Cache {
@@ -142,14 +144,14 @@ impl Google {
     }
 
     /// Verifies an ID token: RS256 signature by one of Google's keys, issuer, audience = our
-    /// client id, not expired.
+    /// client ids, not expired.
     pub async fn verify(&self, token: &str) -> Result<GoogleClaims, AppError> {
-        let Some(client_id) = &self.client_id else {
+        if self.audiences.is_empty() {
             return Err(AppError::new(
                 ErrorCode::GoogleUnavailable,
                 "Google sign-in is not configured on this server",
             ));
-        };
+        }
         // Google's tokens are about a kilobyte; a longer one is refused before it is parsed.
         if token.len() > 16 * 1024 {
             return Err(AppError::new(
@@ -167,7 +169,7 @@ impl Google {
         let kid = header.kid.ok_or_else(|| refused("it names no key"))?;
         let key = self.key(&kid).await?;
         let mut validation = Validation::new(Algorithm::RS256);
-        validation.set_audience(&[client_id]);
+        validation.set_audience(&self.audiences);
         validation.set_issuer(&ISSUERS);
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         let data = decode::<GoogleClaims>(token, &key, &validation).map_err(refused)?;

@@ -15,10 +15,44 @@ use crate::error::code_for;
 /// 'wasm-unsafe-eval', nothing else of eval), its own style sheet (no inline styles),
 /// its own images and the characters' drawings built into it (`data:` SVG in `img`, which
 /// never runs scripts), the API and the live WebSocket on the same origin, its service worker.
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' \
-    'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; \
-    connect-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; \
-    base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/// With Google sign-in, the origin of the Google Identity Services script too: the script,
+/// its style sheet, the button's frame and its requests (what Google's guide lists).
+pub fn content_security_policy(
+    google_script: Option<&reqwest::Url>,
+) -> Result<HeaderValue, String> {
+    let google = match google_script {
+        Some(url) if url.scheme() == "https" => {
+            format!(" {}", url.origin().ascii_serialization())
+        }
+        Some(url) => {
+            return Err(format!(
+                "the Google script must be served over HTTPS: {url}"
+            ));
+        }
+        None => String::new(),
+    };
+    let frames = if google.is_empty() {
+        String::new()
+    } else {
+        format!(" frame-src{google};")
+    };
+    let policy = format!(
+        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'{google}; \
+         style-src 'self'{google}; img-src 'self' data:; connect-src 'self'{google};{frames} \
+         worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; \
+         form-action 'self'; frame-ancestors 'none'"
+    );
+    HeaderValue::from_str(&policy).map_err(|e| format!("bad Content-Security-Policy: {e}"))
+}
+
+/// What [`protection`] adds to every answer.
+#[derive(Clone)]
+pub struct Protection {
+    /// Whether to send HSTS.
+    pub hsts: bool,
+    /// The Content-Security-Policy.
+    pub policy: HeaderValue,
+}
 
 /// A year, as browsers advise for HSTS.
 const HSTS: &str = "max-age=31536000";
@@ -57,9 +91,9 @@ pub async fn error_bodies(response: Response) -> Response {
     Response::from_parts(parts, Body::from(body))
 }
 
-/// Middleware: [`protect`] every answer, `hsts` when the certificate is a real one.
+/// Middleware: [`protect`] every answer, HSTS when the certificate is a real one.
 pub async fn protection(
-    axum::extract::State(hsts): axum::extract::State<bool>,
+    axum::extract::State(protection): axum::extract::State<Protection>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
@@ -81,7 +115,7 @@ pub async fn protection(
     } else {
         caching
     };
-    protect(&mut response, caching, hsts);
+    protect(&mut response, caching, &protection);
     response
 }
 
@@ -112,7 +146,7 @@ fn is_hashed(path: &str) -> bool {
 }
 
 /// Adds the headers every answer carries, and how it may be cached (`no-store` on the API).
-fn protect(response: &mut Response, caching: &'static str, hsts: bool) {
+fn protect(response: &mut Response, caching: &'static str, protection: &Protection) {
     let response_ok = response.status().is_success() || response.status().is_redirection();
     let h = response.headers_mut();
     h.insert(
@@ -123,14 +157,11 @@ fn protect(response: &mut Response, caching: &'static str, hsts: bool) {
         header::REFERRER_POLICY,
         HeaderValue::from_static("strict-origin-when-cross-origin"),
     );
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
+    h.insert(header::CONTENT_SECURITY_POLICY, protection.policy.clone());
     // A cached error would outlive its cause.
     let caching = if response_ok { caching } else { "no-store" };
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static(caching));
-    if hsts {
+    if protection.hsts {
         h.insert(
             header::STRICT_TRANSPORT_SECURITY,
             HeaderValue::from_static(HSTS),

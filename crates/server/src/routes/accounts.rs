@@ -7,7 +7,8 @@ use axum::extract::State;
 use axum::http::header::SET_COOKIE;
 use axum::http::{HeaderMap, StatusCode};
 use velha_api::{
-    Account, ErrorCode, GoogleLink, GoogleSignIn, LogIn, RegionChange, Session, SignUp,
+    Account, ErrorCode, GoogleLink, GoogleSignIn, LogIn, RegionChange, Session, SignInOptions,
+    SignUp,
 };
 
 use crate::app::App;
@@ -153,6 +154,17 @@ pub async fn log_in(
             ))
         }
     }
+}
+
+/// The ways of signing in besides e-mail and password, and what the app needs for each.
+#[utoipa::path(
+    get,
+    path = "/api/sign-in-options",
+    tag = "accounts",
+    responses((status = 200, description = "What the app offers on its sign-in screen", body = SignInOptions))
+)]
+pub async fn sign_in_options(State(app): State<Arc<App>>) -> Json<SignInOptions> {
+    Json(app.sign_in.clone())
 }
 
 /// Signs in (the first time: signs up) with a Google ID token.

@@ -239,3 +239,104 @@ async fn on_a01_google_sign_in_off_without_a_client_id(db: Db) {
     assert_eq!(e.code, ErrorCode::GoogleUnavailable);
 }
 on_both!(on_a01_google_sign_in_off_without_a_client_id);
+
+const DESKTOP_ID: &str = "velha-desktop-test.apps.googleusercontent.com";
+
+/// The app learns from the server how to sign in with Google; tokens of the desktop client
+/// are accepted beside the web's, tokens of any other client are not; and the web app's
+/// Content-Security-Policy lets exactly the configured script's origin in.
+async fn on_a01_google_sign_in_options_desktop_client_and_policy(db: Db) {
+    let (url, _) = jwks_server().await;
+    let server = Server::start(
+        db,
+        &[
+            "--google-client-id",
+            CLIENT_ID,
+            "--google-desktop-client-id",
+            DESKTOP_ID,
+            "--google-desktop-client-secret",
+            "not-secret",
+            "--google-jwks-url",
+            &url,
+            "--google-script-url",
+            "https://gis.example:8443/gsi/client",
+            "--google-authorization-url",
+            "https://auth.example/authorize",
+            "--google-token-url",
+            "https://auth.example/token",
+        ],
+    )
+    .await;
+    let c = server.client();
+    let (status, options) = c
+        .raw(Method::GET, "/api/sign-in-options", None)
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let options: velha_api::SignInOptions = serde_json::from_value(options).unwrap();
+    let google = options.google.expect("Google is configured");
+    assert_eq!(google.client_id, CLIENT_ID);
+    assert_eq!(google.script_url, "https://gis.example:8443/gsi/client");
+    let desktop = google.desktop.expect("the desktop client is configured");
+    assert_eq!(desktop.client_id, DESKTOP_ID);
+    assert_eq!(desktop.client_secret.as_deref(), Some("not-secret"));
+    assert_eq!(desktop.authorization_url, "https://auth.example/authorize");
+    assert_eq!(desktop.token_url, "https://auth.example/token");
+
+    let mut dani = server.client();
+    let desktop_token = token(
+        KEY1,
+        "test-key-1",
+        claims("g-desk", "dani@gmail.com", |c| c["aud"] = json!(DESKTOP_ID)),
+    );
+    let s = dani
+        .google(&desktop_token, Some("Dani"), "pt-BR")
+        .await
+        .unwrap();
+    assert!(s.created);
+    let stranger = token(
+        KEY1,
+        "test-key-1",
+        claims("g-other", "o@gmail.com", |c| {
+            c["aud"] = json!("someone-else.apps.googleusercontent.com")
+        }),
+    );
+    let e = server
+        .client()
+        .google(&stranger, Some("Outro"), "pt-BR")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadGoogleToken);
+
+    let (_, headers, _) = c.raw_bytes(Method::GET, "/", None).await.unwrap();
+    let csp = headers["content-security-policy"].to_str().unwrap();
+    for needed in [
+        "script-src 'self' 'wasm-unsafe-eval' https://gis.example:8443;",
+        "style-src 'self' https://gis.example:8443;",
+        "connect-src 'self' https://gis.example:8443;",
+        "frame-src https://gis.example:8443;",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(needed), "{needed} not in {csp}");
+    }
+    assert!(!csp.contains("auth.example"), "{csp}");
+}
+on_both!(on_a01_google_sign_in_options_desktop_client_and_policy);
+
+/// Without Google, the options say so and the policy names no other origin.
+async fn on_a01_no_google_options_without_a_client_id(db: Db) {
+    let server = Server::start(db, &["--google-desktop-client-id", DESKTOP_ID]).await;
+    let c = server.client();
+    let (status, options) = c
+        .raw(Method::GET, "/api/sign-in-options", None)
+        .await
+        .unwrap();
+    assert_eq!((status, options), (200, json!({})));
+    let (_, headers, _) = c.raw_bytes(Method::GET, "/", None).await.unwrap();
+    let csp = headers["content-security-policy"].to_str().unwrap();
+    assert!(
+        !csp.contains("frame-src") && !csp.contains("https://"),
+        "{csp}"
+    );
+}
+on_both!(on_a01_no_google_options_without_a_client_id);
