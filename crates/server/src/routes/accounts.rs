@@ -199,8 +199,12 @@ pub async fn google(
     // owning the address when it was made, and linking would hand a Google user's account to
     // whoever made it first. Its owner signs in with the password and links Google.
     if let Some(email) = &verified_email
-        && app.store.account_by_email(email).await?.is_some()
+        && let Some(holder) = app.store.account_by_email(email).await?
     {
+        // Unless a racing first sign-in of this same Google account just made it.
+        if holder.google_sub.as_deref() == Some(claims.sub.as_str()) {
+            return open_session(&app, &holder, false, body.cookie).await;
+        }
         return Err(AppError::new(
             ErrorCode::EmailTaken,
             "an account with this e-mail exists: sign in with its password, then link Google",
@@ -217,14 +221,21 @@ pub async fn google(
         name: check_name(name)?,
         email: verified_email,
         password_hash: None,
-        google_sub: Some(claims.sub),
+        google_sub: Some(claims.sub.clone()),
         country,
         subscribed_until: None,
     };
-    app.store
-        .insert_account(&account, now_ms())
-        .await
-        .map_err(taken)?;
+    if let Err(e) = app.store.insert_account(&account, now_ms()).await {
+        // The same Google account's first sign-in raced this one (two taps, two devices) and
+        // made the account first — whichever of its unique columns the database found taken
+        // first: this is a sign-in to it.
+        if !matches!(e, InsertError::Db(_))
+            && let Some(made) = app.store.account_by_google(&claims.sub).await?
+        {
+            return open_session(&app, &made, false, body.cookie).await;
+        }
+        return Err(taken(e));
+    }
     tracing::info!(name = %account.name, "account made with Google");
     open_session(&app, &account, true, body.cookie).await
 }

@@ -400,3 +400,61 @@ async fn on_a01_the_web_session_is_an_http_only_cookie(db: Db) {
     assert_eq!(native.me().await.unwrap().country, "PT");
 }
 on_both!(on_a01_the_web_session_is_an_http_only_cookie);
+
+/// ON-A01: names and e-mails stay unique when many sign-ups race for them: in each round six
+/// sign-ups with one name and six with one e-mail go at once; exactly one of each is made, the
+/// others are refused with the reason, and the database holds one account per name and e-mail.
+async fn on_a01_one_account_per_name_and_email_under_concurrent_sign_ups(db: Db) {
+    let server = Server::start(db, &["--signups-per-address-per-hour", "100000"]).await;
+    for round in 0..10 {
+        let name = format!("Disputa{round}");
+        let email = format!("disputa{round}@example.com");
+        let same_name = (0..6).map(|i| {
+            let mut c = server.client();
+            let (name, email) = (name.clone(), format!("n{round}x{i}@example.com"));
+            async move { c.sign_up(&email, "cubo-gira-9", &name, "pt-BR").await }
+        });
+        // The same address written differently: the server compares it normalised.
+        let same_email = (0..6).map(|i| {
+            let mut c = server.client();
+            let email = if i % 2 == 0 {
+                email.clone()
+            } else {
+                email.to_uppercase()
+            };
+            let name = format!("E{round}x{i}");
+            async move { c.sign_up(&email, "cubo-gira-9", &name, "pt-BR").await }
+        });
+        let (by_name, by_email) = futures_util::future::join(
+            futures_util::future::join_all(same_name),
+            futures_util::future::join_all(same_email),
+        )
+        .await;
+        for (answers, refusal) in [
+            (by_name, ErrorCode::NameTaken),
+            (by_email, ErrorCode::EmailTaken),
+        ] {
+            assert_eq!(
+                answers.iter().filter(|a| a.is_ok()).count(),
+                1,
+                "round {round}"
+            );
+            for a in answers.iter().filter_map(|a| a.as_ref().err()) {
+                assert_eq!(a.code, refusal, "round {round}: {}", a.message);
+            }
+        }
+    }
+    let names = stored(
+        &server,
+        "SELECT name FROM accounts WHERE name LIKE 'Disputa%'",
+    )
+    .await;
+    assert_eq!(names.len(), 10);
+    let emails = stored(
+        &server,
+        "SELECT email FROM accounts WHERE email LIKE 'disputa%'",
+    )
+    .await;
+    assert_eq!(emails.len(), 10);
+}
+on_both!(on_a01_one_account_per_name_and_email_under_concurrent_sign_ups);

@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use axum::routing::get;
+use futures_util::future::join_all;
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
 use reqwest::Method;
 use serde_json::json;
@@ -340,3 +341,46 @@ async fn on_a01_no_google_options_without_a_client_id(db: Db) {
     );
 }
 on_both!(on_a01_no_google_options_without_a_client_id);
+
+/// ON-A01: a Google account's first sign-in sent many times at once (taps, devices) makes one
+/// account, and every request signs in to it; round after round.
+async fn on_a01_one_account_for_concurrent_first_google_sign_ins(db: Db) {
+    let (url, _) = jwks_server().await;
+    let server = Server::start(
+        db,
+        &["--google-client-id", CLIENT_ID, "--google-jwks-url", &url],
+    )
+    .await;
+    for round in 0..10 {
+        let sub = format!("g-race-{round}");
+        let good = token(
+            KEY1,
+            "test-key-1",
+            claims(&sub, &format!("race{round}@gmail.com"), |_| {}),
+        );
+        let answers = join_all((0..8).map(|i| {
+            let mut c = server.client();
+            let good = good.clone();
+            async move {
+                c.google(&good, Some(&format!("Race{round}x{i}")), "pt-BR")
+                    .await
+            }
+        }))
+        .await;
+        let sessions: Vec<_> = answers
+            .into_iter()
+            .map(|a| a.expect("every racer is signed in"))
+            .collect();
+        assert_eq!(
+            sessions.iter().filter(|s| s.created).count(),
+            1,
+            "round {round}: one account made"
+        );
+        let name = &sessions[0].account.name;
+        assert!(
+            sessions.iter().all(|s| &s.account.name == name),
+            "round {round}"
+        );
+    }
+}
+on_both!(on_a01_one_account_for_concurrent_first_google_sign_ins);
