@@ -89,6 +89,17 @@ if [ "$STAGE" = all ]; then
     fi
   done
 
+  # The crates a phone build shares compile for Android (the app itself also needs the NDK's C
+  # compiler for ring, which Debian does not package; see the README).
+  step "the rules, the opponents, the cube view and the API types build for Android"
+  if rustup target list --installed 2>/dev/null | grep -qx aarch64-linux-android \
+    || rustup target add aarch64-linux-android; then
+    cargo check -p velha-rules -p velha-ai -p velha-cube-view -p velha-api --lib \
+      --target aarch64-linux-android --locked
+  else
+    echo "SKIPPED: rustup could not install the aarch64-linux-android target (no network?)" >&2
+  fi
+
   # One build of the workspace with its features unified, which the tests, the load bench
   # and the native smoke test all reuse.
   step "build"
