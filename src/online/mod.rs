@@ -5,5 +5,7 @@ pub mod check;
 pub mod client;
 pub mod live;
 pub mod live_state;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod masking;
 pub mod membership;
 pub mod texts;

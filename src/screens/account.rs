@@ -39,6 +39,26 @@ pub fn AccountScreen(go: EventHandler<Screen>) -> Element {
     }
 }
 
+/// What the password field shows: the browser hides it itself, Blitz needs the dots drawn.
+#[cfg(not(target_arch = "wasm32"))]
+fn shown(password: &str) -> String {
+    crate::online::masking::masked(password)
+}
+#[cfg(target_arch = "wasm32")]
+fn shown(password: &str) -> String {
+    password.to_owned()
+}
+
+/// The password after the field's text changed to `text`.
+#[cfg(not(target_arch = "wasm32"))]
+fn edited(password: &str, text: String) -> String {
+    crate::online::masking::unmask(password, &text)
+}
+#[cfg(target_arch = "wasm32")]
+fn edited(_password: &str, text: String) -> String {
+    text
+}
+
 /// A guest's ways in; a first Google sign-in's name form alone on the screen.
 #[component]
 fn Guest() -> Element {
@@ -132,7 +152,7 @@ fn SignIn() -> Element {
                 span { "{t.password}" }
                 input { name: "password", r#type: "password",
                     autocomplete: if signing_up { "new-password" } else { "current-password" },
-                    value: "{password}", oninput: move |e| password.set(e.value()) }
+                    value: shown(&password()), oninput: move |e| password.set(edited(&password(), e.value())) }
                 if signing_up {
                     small { "{t.password_hint}" }
                 }
