@@ -132,10 +132,12 @@ impl LiveState {
                 match_id,
                 ending,
                 position,
+                scored,
             } => {
                 if let Some(game) = self.game_mut(&match_id) {
                     game.view.state = MatchState::Over;
                     game.view.ending = Some(ending);
+                    game.view.scored = scored;
                     game.view.position = position;
                     game.view.to_move = None;
                     game.view.clock_ms = None;
@@ -188,6 +190,7 @@ impl LiveState {
             clock_ms: None,
             away: vec![],
             ending: None,
+            scored: None,
         };
         self.start(view, now);
     }
@@ -245,6 +248,7 @@ mod tests {
             clock_ms: Some(60_000),
             away: vec![],
             ending: None,
+            scored: None,
         }
     }
 
@@ -340,12 +344,18 @@ mod tests {
                 match_id: "m".into(),
                 ending,
                 position: "end".into(),
+                scored: Some(false),
             },
             4000.0,
         );
         let game = s.game.clone().unwrap();
         assert_eq!(game.view.state, MatchState::Over);
         assert_eq!((game.view.ending, game.view.clock_ms), (Some(ending), None));
+        assert_eq!(
+            game.view.scored,
+            Some(false),
+            "the result says it scored nothing"
+        );
         // After a reconnection the finished match stays on screen until the player leaves it.
         s.apply(
             ServerMsg::Welcome {

@@ -8,6 +8,7 @@ pub mod account;
 pub mod error;
 pub mod live;
 pub mod lobby;
+pub mod ranking;
 
 pub use account::{
     Account, GoogleDesktop, GoogleLink, GoogleOptions, GoogleSignIn, LogIn, Region, RegionChange,
@@ -18,6 +19,7 @@ pub use live::{
     Away, ClientMsg, EndHow, Ending, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg,
 };
 pub use lobby::{CreateMatch, LobbyQuery, OpenMatch, Scope};
+pub use ranking::{MyPosition, RankingPage, RankingQuery, RankingRow};
 
 /// The path of the WebSocket on the server.
 pub const LIVE_PATH: &str = "/api/live";

@@ -136,6 +136,10 @@ pub struct MatchView {
     pub away: Vec<Away>,
     /// The result, once over.
     pub ending: Option<Ending>,
+    /// Whether the finished match scored in the rankings: false for the third and later match
+    /// of a UTC day against the same opponent at this level (ON-K03).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scored: Option<bool>,
 }
 
 /// A player whose connection dropped (ON-M04).
@@ -313,6 +317,9 @@ pub enum ServerMsg {
         ending: Ending,
         /// The final position.
         position: String,
+        /// Whether it scored in the rankings (ON-K03).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scored: Option<bool>,
     },
     /// A message could not be understood, or the session is not valid.
     Error {

@@ -1,6 +1,9 @@
-//! `velha-server admin …`: subscriptions (online.md ON-A03).
+//! `velha-server admin …`: subscriptions (online.md ON-A03) and the rankings (ON-K01 …
+//! ON-K04).
 
-use crate::config::SubscriptionAction;
+use std::fmt::Write;
+
+use crate::config::{RankingsAction, SubscriptionAction};
 use crate::dates::{end_of_day_ms, last_day};
 use crate::store::Store;
 use crate::token::now_ms;
@@ -45,4 +48,44 @@ pub async fn subscription(store: &Store, action: &SubscriptionAction) -> Result<
             })
         }
     }
+}
+
+/// At most this many differences are listed one by one.
+const LISTED: usize = 20;
+
+/// Carries out a rankings command; the report, or why it failed (with --check, differences
+/// are a failure, so scripts see them in the exit status).
+pub async fn rankings(store: &Store, action: &RankingsAction) -> Result<String, String> {
+    let RankingsAction::Rebuild { check } = action;
+    let found = store
+        .rebuild_rankings(!check)
+        .await
+        .map_err(|e| format!("storage failed: {e}"))?;
+    let mut report = format!(
+        "{} finished matches, {} standings recomputed; {} match flags and {} standings differ",
+        found.matches,
+        found.players,
+        found.flags.len(),
+        found.standings.len()
+    );
+    for (id, stored, recomputed) in found.flags.iter().take(LISTED) {
+        let _ = write!(
+            report,
+            "\nmatch {id}: scored stored {stored:?}, recomputed {recomputed}"
+        );
+    }
+    for (account, level, stored, recomputed) in found.standings.iter().take(LISTED) {
+        let _ = write!(
+            report,
+            "\naccount {account} level {level}: stored {stored:?}, recomputed {recomputed:?}"
+        );
+    }
+    let differs = !found.flags.is_empty() || !found.standings.is_empty();
+    if *check && differs {
+        return Err(report);
+    }
+    if !check && differs {
+        report.push_str("\nthe stored rankings were replaced by the recomputed ones");
+    }
+    Ok(report)
 }

@@ -28,7 +28,7 @@ use crate::headers;
 use crate::limits::{Limits, Window};
 use crate::live::{Clocks, Hub};
 use crate::passwords::Passwords;
-use crate::routes::{accounts, lobby, socket};
+use crate::routes::{accounts, lobby, rankings, socket};
 use crate::store::Store;
 use crate::tls;
 
@@ -96,7 +96,7 @@ impl Modify for SessionAuth {
 #[openapi(
     info(
         title = "Cubo da Velha",
-        description = "Accounts, the lobby and live cube matches. Every error answers an ApiError \
+        description = "Accounts, the lobby, live cube matches and the rankings. Every error answers an ApiError \
             body, also those any request may get besides the ones listed with it: 405 \
             method_not_allowed, 408 timeout (the request took longer than the server allows), \
             413 too_large (a body over 2 MB), 415 unsupported_media_type (a body that is not \
@@ -112,6 +112,7 @@ impl Modify for SessionAuth {
         (name = "accounts", description = "Sign up, sign in, the player's account (ON-A01, ON-A02)"),
         (name = "lobby", description = "Open cube matches (ON-M01, ON-M02); subscribers only (ON-A03)"),
         (name = "live", description = "The WebSocket of live matches (ON-M03 … ON-M05)"),
+        (name = "rankings", description = "World and national rankings per level (ON-K01 … ON-K04); signed-in players"),
     )
 )]
 struct ApiDoc;
@@ -165,6 +166,8 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(lobby::cancel))
         .routes(routes!(lobby::join))
         .routes(routes!(lobby::get))
+        .routes(routes!(rankings::page))
+        .routes(routes!(rankings::mine))
         .routes(routes!(socket::live))
         .routes(routes!(health))
         .with_state(app)
@@ -328,6 +331,22 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         clocks,
         session_ms: i64::from(serve.session_days) * 86_400_000,
     });
+    // Matches that ended before the rankings existed are scored once, from the history.
+    if store
+        .has_unscored_matches()
+        .await
+        .map_err(|e| format!("cannot read the matches: {e}"))?
+    {
+        let rebuilt = store
+            .rebuild_rankings(true)
+            .await
+            .map_err(|e| format!("cannot score the finished matches: {e}"))?;
+        tracing::info!(
+            matches = rebuilt.matches,
+            players = rebuilt.players,
+            "scored the finished matches into the rankings"
+        );
+    }
     let resumed = hub
         .resume()
         .await

@@ -172,6 +172,24 @@ pub enum Admin {
         #[command(subcommand)]
         action: SubscriptionAction,
     },
+    /// The world and national rankings (ON-K01 … ON-K04).
+    Rankings {
+        /// What to do.
+        #[command(subcommand)]
+        action: RankingsAction,
+    },
+}
+
+/// What to do to the rankings.
+#[derive(Debug, Subcommand)]
+pub enum RankingsAction {
+    /// Recomputes every standing from the finished matches and replaces the stored ones; with
+    /// --check, only reports where the stored ones differ (and exits with 1 if they do).
+    Rebuild {
+        /// Compare only; change nothing.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 /// What to do to a subscription.

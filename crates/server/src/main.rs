@@ -31,12 +31,15 @@ async fn main() {
 }
 
 async fn run_admin(cli: &Cli, what: &velha_server::config::Admin) -> Result<(), String> {
-    let velha_server::config::Admin::Subscription { action } = what;
+    use velha_server::config::Admin;
     let url = app::database_url(&cli.storage)?;
     let store = Store::open(&url)
         .await
         .map_err(|e| format!("cannot open the database: {e}"))?;
-    let result = admin::subscription(&store, action).await;
+    let result = match what {
+        Admin::Subscription { action } => admin::subscription(&store, action).await,
+        Admin::Rankings { action } => admin::rankings(&store, action).await,
+    };
     store.close().await;
     println!("{}", result?);
     Ok(())

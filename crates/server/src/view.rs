@@ -56,6 +56,7 @@ pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running<'_>>, now:
             .winner
             .zip(row.ending)
             .map(|(winner, how): (Seat, EndHow)| Ending { winner, how }),
+        scored: row.scored,
     };
     if let Some(Running { game, away }) = running {
         view.state = MatchState::Live;

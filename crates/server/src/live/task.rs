@@ -209,6 +209,11 @@ impl Actor {
         }
     }
 
+    /// Whether the match, just recorded as over, scored (unknown if storage fails now).
+    async fn scored(&self) -> Option<bool> {
+        self.hub.store.scored(&self.row.id).await.ok().flatten()
+    }
+
     /// Records the end and tells both players; whether it was recorded.
     async fn end(&mut self, winner: Seat, how: EndHow, at: i64) -> bool {
         match self
@@ -220,10 +225,12 @@ impl Actor {
             Ok(true) => {
                 tracing::info!(match_id = %self.row.id, ?winner, how = how.as_str(), "match over");
                 self.over = true;
+                let scored = self.scored().await;
                 self.broadcast(&ServerMsg::Ended {
                     match_id: self.row.id.clone(),
                     ending: Ending { winner, how },
                     position: self.game.position().to_string(),
+                    scored,
                 });
                 true
             }
@@ -373,10 +380,12 @@ impl Actor {
         if let Some((winner, how)) = ending {
             tracing::info!(match_id = %self.row.id, ?winner, how = how.as_str(), "match over");
             self.over = true;
+            let scored = self.scored().await;
             self.broadcast(&ServerMsg::Ended {
                 match_id: self.row.id.clone(),
                 ending: Ending { winner, how },
                 position,
+                scored,
             });
         }
         Ok(())

@@ -133,6 +133,7 @@ pub async fn create(
         winner: None,
         ending: None,
         created_at: now,
+        scored: None,
     };
     app.store
         .insert_open_match(&row)

@@ -2,4 +2,5 @@
 
 pub mod accounts;
 pub mod lobby;
+pub mod rankings;
 pub mod socket;

@@ -142,12 +142,19 @@ impl Store {
     /// Sets the account's country.
     pub async fn set_country(&self, id: &str, country: &str) -> Result<(), sqlx::Error> {
         let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
         sqlx::query("UPDATE accounts SET country = $1 WHERE id = $2")
             .bind(country)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
-        Ok(())
+        // The national rankings follow the player to the new country.
+        sqlx::query("UPDATE standings SET country = $1 WHERE account_id = $2")
+            .bind(country)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
     }
 
     /// Sets or clears the subscription of the player so named; false if there is none.

@@ -39,6 +39,8 @@ pub struct MatchRow {
     pub ending: Option<EndHow>,
     /// When it was created.
     pub created_at: i64,
+    /// Whether it scored, once over (ON-K03).
+    pub scored: Option<bool>,
 }
 
 /// A move to commit together with the match's new state.
@@ -127,7 +129,7 @@ async fn release_if_changed(
 
 const MATCH_COLUMNS: &str = "m.id, m.scope, m.level, m.x_id, ax.name AS x_name, m.x_country, \
      m.o_id, ao.name AS o_name, m.state, m.position, m.ply, m.deadline, m.winner, m.ending, \
-     m.created_at FROM matches m JOIN accounts ax ON ax.id = m.x_id \
+     m.created_at, m.scored FROM matches m JOIN accounts ax ON ax.id = m.x_id \
      LEFT JOIN accounts ao ON ao.id = m.o_id";
 
 /// The `scope` and `level` columns of a row: which lobby list a match is in.
@@ -169,6 +171,7 @@ fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
             None => None,
         },
         created_at: row.try_get("created_at")?,
+        scored: row.try_get::<Option<i64>, _>("scored")?.map(|s| s != 0),
     })
 }
 
@@ -385,6 +388,7 @@ impl Store {
         .await?;
         if m.ending.is_some() {
             release_players(&mut tx, m.match_id).await?;
+            super::rankings::score_match(&mut tx, m.match_id).await?;
         }
         tx.commit().await?;
         Ok(true)
@@ -410,6 +414,9 @@ impl Store {
         .bind(id)
         .execute(&mut *tx)
         .await?;
+        if done.rows_affected() == 1 {
+            super::rankings::score_match(&mut tx, id).await?;
+        }
         release_if_changed(tx, done.rows_affected(), id).await
     }
 

@@ -13,9 +13,11 @@ use velha_api::Seat;
 
 mod accounts;
 mod matches;
+mod rankings;
 
 pub use accounts::{AccountRow, InsertError};
 pub use matches::{MatchRow, MoveCommit, SeatError};
+pub use rankings::{After, Rebuild, Standing, Tally};
 
 /// Which database is behind the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -214,7 +214,7 @@ impl Server {
     }
 
     /// The database URL.
-    fn database_url(&self) -> String {
+    pub fn database_url(&self) -> String {
         match &self.db {
             Db::Sqlite => format!("sqlite://{}", self.dir.path().join("velha.db").display()),
             Db::Postgres(url) => url.clone(),

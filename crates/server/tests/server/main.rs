@@ -12,3 +12,4 @@ mod google;
 mod hardening;
 mod live;
 mod lobby;
+mod rankings;

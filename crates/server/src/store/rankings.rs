@@ -1,0 +1,463 @@
+//! The world and national rankings (online.md ON-K01 … ON-K04): each finished match is scored
+//! in the transaction that ends it, and the standings read a page at a time or one player's
+//! position. [`Rebuild`] recomputes everything from the matches alone, the plain oracle the
+//! incremental bookkeeping is checked against.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use sqlx::Row;
+use velha_api::{EndHow, Seat};
+
+use super::{Store, corrupt, seat_from};
+
+const DAY_MS: i64 = 86_400_000;
+/// ON-K03: matches a day against the same opponent, per level, that score.
+const SCORED_PER_DAY: i64 = 2;
+
+/// Points for the winner and for the loser of a match that ended `how` (ON-K02).
+pub fn points(how: EndHow) -> (i64, i64) {
+    match how {
+        EndHow::Line | EndHow::BothLines => (3, 1),
+        EndHow::Time | EndHow::Abandonment => (3, 0),
+    }
+}
+
+/// One player's standing at one level.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Standing {
+    /// The account.
+    pub account_id: String,
+    /// Its player name.
+    pub name: String,
+    /// Its country now.
+    pub country: String,
+    /// Points.
+    pub points: i64,
+    /// Scored wins.
+    pub wins: i64,
+    /// Scored losses (on time and by abandonment too).
+    pub losses: i64,
+    /// When the current points were reached.
+    pub reached_at: i64,
+}
+
+/// Where a page starts: just after this standing (its order columns).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct After {
+    /// Points.
+    pub points: i64,
+    /// Wins.
+    pub wins: i64,
+    /// Losses.
+    pub losses: i64,
+    /// When the points were reached.
+    pub reached_at: i64,
+    /// The account.
+    pub account_id: String,
+}
+
+impl From<&Standing> for After {
+    fn from(s: &Standing) -> After {
+        After {
+            points: s.points,
+            wins: s.wins,
+            losses: s.losses,
+            reached_at: s.reached_at,
+            account_id: s.account_id.clone(),
+        }
+    }
+}
+
+fn standing_from(row: &sqlx::any::AnyRow) -> Result<Standing, sqlx::Error> {
+    let neg_points: i64 = row.try_get("neg_points")?;
+    let neg_wins: i64 = row.try_get("neg_wins")?;
+    Ok(Standing {
+        account_id: row.try_get("account_id")?,
+        name: row.try_get("name")?,
+        country: row.try_get("country")?,
+        points: -neg_points,
+        wins: -neg_wins,
+        losses: row.try_get("losses")?,
+        reached_at: row.try_get("reached_at")?,
+    })
+}
+
+const STANDING_COLUMNS: &str = "s.account_id, a.name, s.country, s.neg_points, s.neg_wins, \
+     s.losses, s.reached_at FROM standings s JOIN accounts a ON a.id = s.account_id";
+const ORDER: &str = "s.neg_points, s.neg_wins, s.losses, s.reached_at, s.account_id";
+const KEY: &str = "(s.neg_points, s.neg_wins, s.losses, s.reached_at, s.account_id)";
+
+/// Adds a result to a player's standing.
+async fn add_to_standing(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    account: &str,
+    level: i64,
+    (points, wins, losses): (i64, i64, i64),
+    at: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO standings (account_id, level, country, neg_points, neg_wins, losses, reached_at) \
+         SELECT id, $2, country, $3, $4, $5, $6 FROM accounts WHERE id = $1 \
+         ON CONFLICT (account_id, level) DO UPDATE SET \
+         neg_points = standings.neg_points + excluded.neg_points, \
+         neg_wins = standings.neg_wins + excluded.neg_wins, \
+         losses = standings.losses + excluded.losses, \
+         reached_at = CASE WHEN excluded.neg_points < 0 THEN excluded.reached_at \
+                      ELSE standings.reached_at END",
+    )
+    .bind(account)
+    .bind(level)
+    .bind(-points)
+    .bind(-wins)
+    .bind(losses)
+    .bind(at)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Scores the match that this transaction just ended: whether it scores (ON-K03) goes on the
+/// match, and its points on both players' standings (ON-K02). Answers whether it scored.
+pub(super) async fn score_match(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    match_id: &str,
+) -> Result<bool, sqlx::Error> {
+    let row = sqlx::query(
+        "SELECT x_id, o_id, level, winner, ending, ended_at FROM matches WHERE id = $1",
+    )
+    .bind(match_id)
+    .fetch_one(&mut **tx)
+    .await?;
+    let x: String = row.try_get("x_id")?;
+    let o: Option<String> = row.try_get("o_id")?;
+    let level: i64 = row.try_get("level")?;
+    let winner: Option<String> = row.try_get("winner")?;
+    let ending: Option<String> = row.try_get("ending")?;
+    let ended_at: Option<i64> = row.try_get("ended_at")?;
+    let (Some(o), Some(winner), Some(ending), Some(ended_at)) = (o, winner, ending, ended_at)
+    else {
+        return Err(corrupt("finished match", match_id));
+    };
+    let winner = seat_from(&winner).ok_or_else(|| corrupt("winner", &winner))?;
+    let how = EndHow::from_str_opt(&ending).ok_or_else(|| corrupt("ending", &ending))?;
+    let day = ended_at.div_euclid(DAY_MS) * DAY_MS;
+    let earlier: i64 = sqlx::query(
+        "SELECT COUNT(*) AS n FROM matches WHERE level = $1 AND scored = 1 \
+         AND ended_at >= $2 AND ended_at < $3 AND id <> $4 \
+         AND ((x_id = $5 AND o_id = $6) OR (x_id = $6 AND o_id = $5))",
+    )
+    .bind(level)
+    .bind(day)
+    .bind(day + DAY_MS)
+    .bind(match_id)
+    .bind(&x)
+    .bind(&o)
+    .fetch_one(&mut **tx)
+    .await?
+    .try_get("n")?;
+    let scored = earlier < SCORED_PER_DAY;
+    sqlx::query("UPDATE matches SET scored = $1 WHERE id = $2")
+        .bind(i64::from(scored))
+        .bind(match_id)
+        .execute(&mut **tx)
+        .await?;
+    if scored {
+        let (win, loss) = points(how);
+        let (won, lost) = match winner {
+            Seat::X => (&x, &o),
+            Seat::O => (&o, &x),
+        };
+        add_to_standing(tx, won, level, (win, 1, 0), ended_at).await?;
+        add_to_standing(tx, lost, level, (loss, 0, 1), ended_at).await?;
+    }
+    Ok(scored)
+}
+
+/// A finished match as the rebuild reads it.
+struct Finished {
+    id: String,
+    x: String,
+    o: String,
+    level: i64,
+    winner: Seat,
+    how: EndHow,
+    ended_at: i64,
+    scored: Option<bool>,
+}
+
+/// The standings and scored flags recomputed from the matches alone, and how they differ from
+/// what is stored.
+#[derive(Debug, Default)]
+pub struct Rebuild {
+    /// Matches whose stored flag differs: (match id, stored, recomputed).
+    pub flags: Vec<(String, Option<bool>, bool)>,
+    /// Standings that differ: (account id, level, stored, recomputed), `None` for no row.
+    pub standings: Vec<(String, i64, Option<Tally>, Option<Tally>)>,
+    /// Matches read.
+    pub matches: usize,
+    /// Standings recomputed.
+    pub players: usize,
+}
+
+/// A standing's numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tally {
+    /// Points.
+    pub points: i64,
+    /// Wins.
+    pub wins: i64,
+    /// Losses.
+    pub losses: i64,
+    /// When the points were reached.
+    pub reached_at: i64,
+}
+
+impl Tally {
+    fn add(tally: Option<Tally>, (points, wins, losses): (i64, i64, i64), at: i64) -> Tally {
+        match tally {
+            None => Tally {
+                points,
+                wins,
+                losses,
+                reached_at: at,
+            },
+            Some(t) => Tally {
+                points: t.points + points,
+                wins: t.wins + wins,
+                losses: t.losses + losses,
+                reached_at: if points > 0 { at } else { t.reached_at },
+            },
+        }
+    }
+}
+
+impl Store {
+    /// Whether a finished match scored (`None` while it is not over).
+    pub async fn scored(&self, match_id: &str) -> Result<Option<bool>, sqlx::Error> {
+        let row = sqlx::query("SELECT scored FROM matches WHERE id = $1")
+            .bind(match_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        let scored: Option<i64> = match row {
+            Some(r) => r.try_get("scored")?,
+            None => None,
+        };
+        Ok(scored.map(|s| s != 0))
+    }
+
+    /// Up to `limit` standings of a level — of one country's players when `country` is given —
+    /// in ranking order, after `after` when given.
+    pub async fn ranking_page(
+        &self,
+        level: u8,
+        country: Option<&str>,
+        after: Option<&After>,
+        limit: u32,
+    ) -> Result<Vec<Standing>, sqlx::Error> {
+        let mut sql = format!("SELECT {STANDING_COLUMNS} WHERE s.level = $1");
+        let mut next = 2;
+        if country.is_some() {
+            sql.push_str(&format!(" AND s.country = ${next}"));
+            next += 1;
+        }
+        if after.is_some() {
+            sql.push_str(&format!(
+                " AND {KEY} > (${}, ${}, ${}, ${}, ${})",
+                next,
+                next + 1,
+                next + 2,
+                next + 3,
+                next + 4
+            ));
+            next += 5;
+        }
+        sql.push_str(&format!(" ORDER BY {ORDER} LIMIT ${next}"));
+        let mut query = sqlx::query(&sql).bind(i64::from(level));
+        if let Some(c) = country {
+            query = query.bind(c);
+        }
+        if let Some(a) = after {
+            query = query
+                .bind(-a.points)
+                .bind(-a.wins)
+                .bind(a.losses)
+                .bind(a.reached_at)
+                .bind(&a.account_id);
+        }
+        let rows = query.bind(i64::from(limit)).fetch_all(&self.pool).await?;
+        rows.iter().map(standing_from).collect()
+    }
+
+    /// A player's standing at a level and their place (1 = first) in the world ranking, or in
+    /// their country's when `national`; `None` before their first scored match there.
+    pub async fn ranking_position(
+        &self,
+        account: &str,
+        level: u8,
+        national: bool,
+    ) -> Result<Option<(u64, Standing)>, sqlx::Error> {
+        let row = sqlx::query(&format!(
+            "SELECT {STANDING_COLUMNS} WHERE s.account_id = $1 AND s.level = $2"
+        ))
+        .bind(account)
+        .bind(i64::from(level))
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let mine = standing_from(&row)?;
+        let within = if national { " AND s.country = $7" } else { "" };
+        let sql = format!(
+            "SELECT COUNT(*) FROM standings s WHERE s.level = $1 \
+             AND {KEY} < ($2, $3, $4, $5, $6){within}"
+        );
+        let mut query = sqlx::query_as::<_, (i64,)>(&sql)
+            .bind(i64::from(level))
+            .bind(-mine.points)
+            .bind(-mine.wins)
+            .bind(mine.losses)
+            .bind(mine.reached_at)
+            .bind(&mine.account_id);
+        if national {
+            query = query.bind(&mine.country);
+        }
+        let (ahead,) = query.fetch_one(&self.pool).await?;
+        Ok(Some((u64::try_from(ahead).unwrap_or(0) + 1, mine)))
+    }
+
+    /// Recomputes every scored flag and standing from the finished matches, in the order they
+    /// ended, and compares them with what is stored; with `write`, replaces what is stored by
+    /// the recomputation, in one transaction.
+    pub async fn rebuild_rankings(&self, write: bool) -> Result<Rebuild, sqlx::Error> {
+        let _turn = if write { self.write_turn().await } else { None };
+        let mut tx = self.pool.begin().await?;
+        let rows = sqlx::query(
+            "SELECT id, x_id, o_id, level, winner, ending, ended_at, scored FROM matches \
+             WHERE state = 'over' AND o_id IS NOT NULL ORDER BY ended_at, id",
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut finished = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let winner: String = r.try_get("winner")?;
+            let ending: String = r.try_get("ending")?;
+            let scored: Option<i64> = r.try_get("scored")?;
+            finished.push(Finished {
+                id: r.try_get("id")?,
+                x: r.try_get("x_id")?,
+                o: r.try_get("o_id")?,
+                level: r.try_get("level")?,
+                winner: seat_from(&winner).ok_or_else(|| corrupt("winner", &winner))?,
+                how: EndHow::from_str_opt(&ending).ok_or_else(|| corrupt("ending", &ending))?,
+                ended_at: r.try_get("ended_at")?,
+                scored: scored.map(|s| s != 0),
+            });
+        }
+        let mut result = Rebuild {
+            matches: finished.len(),
+            ..Rebuild::default()
+        };
+        // (pair, level, day) → scored so far; the pair in a fixed order.
+        let mut per_day: HashMap<(String, String, i64, i64), i64> = HashMap::new();
+        let mut tallies: BTreeMap<(String, i64), Tally> = BTreeMap::new();
+        for m in &finished {
+            let pair = if m.x < m.o {
+                (m.x.clone(), m.o.clone())
+            } else {
+                (m.o.clone(), m.x.clone())
+            };
+            let count = per_day
+                .entry((pair.0, pair.1, m.level, m.ended_at.div_euclid(DAY_MS)))
+                .or_insert(0);
+            let scored = *count < SCORED_PER_DAY;
+            if scored {
+                *count += 1;
+                let (win, loss) = points(m.how);
+                let (won, lost) = match m.winner {
+                    Seat::X => (&m.x, &m.o),
+                    Seat::O => (&m.o, &m.x),
+                };
+                for (account, numbers) in [(won, (win, 1, 0)), (lost, (loss, 0, 1))] {
+                    let key = (account.clone(), m.level);
+                    let tally = Tally::add(tallies.get(&key).copied(), numbers, m.ended_at);
+                    tallies.insert(key, tally);
+                }
+            }
+            if m.scored != Some(scored) {
+                result.flags.push((m.id.clone(), m.scored, scored));
+            }
+        }
+        result.players = tallies.len();
+        let stored = sqlx::query(
+            "SELECT account_id, level, neg_points, neg_wins, losses, reached_at FROM standings",
+        )
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut stored_tallies = BTreeMap::new();
+        for r in &stored {
+            let neg_points: i64 = r.try_get("neg_points")?;
+            let neg_wins: i64 = r.try_get("neg_wins")?;
+            stored_tallies.insert(
+                (
+                    r.try_get::<String, _>("account_id")?,
+                    r.try_get::<i64, _>("level")?,
+                ),
+                Tally {
+                    points: -neg_points,
+                    wins: -neg_wins,
+                    losses: r.try_get("losses")?,
+                    reached_at: r.try_get("reached_at")?,
+                },
+            );
+        }
+        let keys: BTreeSet<&(String, i64)> = stored_tallies.keys().chain(tallies.keys()).collect();
+        for key in keys {
+            let (old, new) = (stored_tallies.get(key), tallies.get(key));
+            if old != new {
+                result
+                    .standings
+                    .push((key.0.clone(), key.1, old.copied(), new.copied()));
+            }
+        }
+        if !write {
+            tx.rollback().await?;
+            return Ok(result);
+        }
+        for (id, _, scored) in &result.flags {
+            sqlx::query("UPDATE matches SET scored = $1 WHERE id = $2")
+                .bind(i64::from(*scored))
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        sqlx::query("DELETE FROM standings")
+            .execute(&mut *tx)
+            .await?;
+        for ((account, level), t) in &tallies {
+            sqlx::query(
+                "INSERT INTO standings (account_id, level, country, neg_points, neg_wins, losses, \
+                 reached_at) SELECT id, $2, country, $3, $4, $5, $6 FROM accounts WHERE id = $1",
+            )
+            .bind(account)
+            .bind(level)
+            .bind(-t.points)
+            .bind(-t.wins)
+            .bind(t.losses)
+            .bind(t.reached_at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(result)
+    }
+
+    /// Whether some finished match was never scored (it ended before the rankings existed).
+    pub async fn has_unscored_matches(&self) -> Result<bool, sqlx::Error> {
+        let found = sqlx::query(
+            "SELECT id FROM matches WHERE state = 'over' AND o_id IS NOT NULL \
+             AND scored IS NULL LIMIT 1",
+        )
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(found.is_some())
+    }
+}
