@@ -7,7 +7,7 @@ use crate::online::membership::use_membership_provider;
 use crate::platform;
 use crate::screens::{
     account::AccountScreen, classic::ClassicScreen, cube::CubeScreen, home::Home, howto::HowTo,
-    online::OnlineScreen, ultimate::UltimateScreen,
+    online::OnlineScreen, ranking::RankingScreen, ultimate::UltimateScreen,
 };
 
 /// The four games.
@@ -36,6 +36,8 @@ pub enum Screen {
     Account,
     /// Online play: the lobby and live matches.
     Online,
+    /// The world and national rankings.
+    Ranking,
 }
 
 /// The root component.
@@ -61,6 +63,7 @@ pub fn App() -> Element {
                 Screen::HowTo(game) => rsx! { HowTo { game, go } },
                 Screen::Account => rsx! { AccountScreen { go } },
                 Screen::Online => rsx! { OnlineScreen { go } },
+                Screen::Ranking => rsx! { RankingScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },

@@ -4,8 +4,8 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use velha_api::{
-    Account, ApiError, CreateMatch, GoogleLink, GoogleSignIn, LogIn, MatchView, OpenMatch,
-    RegionChange, Scope, Session, SignInOptions, SignUp,
+    Account, ApiError, CreateMatch, GoogleLink, GoogleSignIn, LogIn, MatchView, MyPosition,
+    OpenMatch, RankingPage, RegionChange, Scope, Session, SignInOptions, SignUp,
 };
 
 use crate::platform;
@@ -149,4 +149,30 @@ pub async fn join_match(id: &str) -> Result<MatchView, Problem> {
 /// One of the player's matches, as it stands (a finished one included).
 pub async fn get_match(id: &str) -> Result<MatchView, Problem> {
     call("GET", &format!("/api/matches/{id}"), None).await
+}
+
+/// A page of a ranking (Nacional: the player's country), after `cursor` when given.
+pub async fn ranking_page(
+    scope: Scope,
+    level: u8,
+    cursor: Option<&str>,
+) -> Result<RankingPage, Problem> {
+    let mut path = format!("/api/rankings?scope={}&level={level}", scope.as_str());
+    if let Some(c) = cursor {
+        // Cursors are URL-safe base64; anything else is not sent as is.
+        if !c
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(Problem::Offline);
+        }
+        path.push_str("&cursor=");
+        path.push_str(c);
+    }
+    call("GET", &path, None).await
+}
+
+/// The player's place in the four rankings.
+pub async fn my_rankings() -> Result<Vec<MyPosition>, Problem> {
+    call("GET", "/api/rankings/me", None).await
 }

@@ -109,6 +109,15 @@ pub struct OnlineTexts {
     pub browser_done: &'static str,
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub browser_failed: &'static str,
+    pub ranking: &'static str,
+    pub your_place: &'static str,
+    pub not_ranked: &'static str,
+    pub nobody_ranked: &'static str,
+    pub points_short: &'static str,
+    pub wins_short: &'static str,
+    pub losses_short: &'static str,
+    pub more: &'static str,
+    pub not_scored: &'static str,
 }
 
 /// Brazilian Portuguese.
@@ -202,6 +211,15 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     link_google: "Ligar uma conta Google",
     browser_done: "Pronto! Pode fechar esta aba e voltar ao Cubo da Velha.",
     browser_failed: "O login não foi concluído. Volte ao Cubo da Velha e tente de novo.",
+    ranking: "Ranking",
+    your_place: "Sua posição",
+    not_ranked: "Você ainda não tem partidas que contam neste ranking.",
+    nobody_ranked: "Ninguém pontuou neste ranking ainda.",
+    points_short: "Pts",
+    wins_short: "V",
+    losses_short: "D",
+    more: "Mostrar mais",
+    not_scored: "Esta partida não contou pontos: só 2 partidas por dia contra o mesmo adversário contam em cada nível.",
 };
 
 /// English.
@@ -295,6 +313,15 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     link_google: "Link a Google account",
     browser_done: "Done! You can close this tab and go back to Cubo da Velha.",
     browser_failed: "The sign-in did not finish. Go back to Cubo da Velha and try again.",
+    ranking: "Ranking",
+    your_place: "Your place",
+    not_ranked: "You have no match that counts in this ranking yet.",
+    nobody_ranked: "Nobody has scored in this ranking yet.",
+    points_short: "Pts",
+    wins_short: "W",
+    losses_short: "L",
+    more: "Show more",
+    not_scored: "This match scored nothing: only 2 matches a day against the same opponent count at each level.",
 };
 
 /// A refusal of a form or of the server, as the player reads it.

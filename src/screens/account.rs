@@ -356,6 +356,9 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
                 p { "{t.subscribers_only}" }
             }
         }
+        button { class: "wide", "data-action": "ranking", onclick: move |_| go.call(Screen::Ranking),
+            "{t.ranking}"
+        }
         if !account.google {
             LinkGoogle {}
         }

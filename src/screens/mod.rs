@@ -6,6 +6,7 @@ pub mod cube;
 pub mod home;
 pub mod howto;
 pub mod online;
+pub mod ranking;
 pub mod ultimate;
 
 use dioxus::prelude::*;

@@ -383,6 +383,9 @@ fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
             span { "data-player": "O", "O · {view.o.clone().unwrap_or_default()}" }
         }
         p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }
+        if view.scored == Some(false) {
+            p { class: "muted", "data-scored": "false", "{o.not_scored}" }
+        }
         if let (Some(ms), true) = (left, live_now) {
             p { class: if ms < 10_000.0 { "match-clock low" } else { "match-clock" }, "data-clock": "{clock(ms)}",
                 "{clock(ms)}"

@@ -160,19 +160,27 @@ pub async fn page(
     )
 )]
 pub async fn mine(State(app): State<Arc<App>>, player: Player) -> AppResult<Json<Vec<MyPosition>>> {
+    let id = &player.account.id;
+    let wanted = [
+        (Scope::Mundial, 1, false),
+        (Scope::Mundial, 2, false),
+        (Scope::Nacional, 1, true),
+        (Scope::Nacional, 2, true),
+    ];
+    // All four at once: each is one count over the players ahead.
+    let found = futures_util::future::join_all(
+        wanted
+            .iter()
+            .map(|&(_, level, national)| app.store.ranking_position(id, level, national)),
+    )
+    .await;
     let mut positions = Vec::with_capacity(4);
-    for (scope, national) in [(Scope::Mundial, false), (Scope::Nacional, true)] {
-        for level in [1, 2] {
-            let found = app
-                .store
-                .ranking_position(&player.account.id, level, national)
-                .await?;
-            positions.push(MyPosition {
-                scope,
-                level,
-                row: found.map(|(rank, s)| row(rank, &s)),
-            });
-        }
+    for ((scope, level, _), found) in wanted.into_iter().zip(found) {
+        positions.push(MyPosition {
+            scope,
+            level,
+            row: found?.map(|(rank, s)| row(rank, &s)),
+        });
     }
     Ok(Json(positions))
 }

@@ -13,6 +13,9 @@ use super::{Store, corrupt, seat_from};
 const DAY_MS: i64 = 86_400_000;
 /// ON-K03: matches a day against the same opponent, per level, that score.
 const SCORED_PER_DAY: i64 = 2;
+/// Values a batched statement of the rebuild carries (well under SQLite's and PostgreSQL's
+/// limits on parameters).
+const BATCH: usize = 1000;
 
 /// Points for the winner and for the loser of a match that ended `how` (ON-K02).
 pub fn points(how: EndHow) -> (i64, i64) {
@@ -122,12 +125,24 @@ pub(super) async fn score_match(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     match_id: &str,
 ) -> Result<bool, sqlx::Error> {
+    // One statement decides and records whether it scores (ON-K03: fewer than two scored
+    // matches that UTC day between the same two players at this level) and reads the match.
     let row = sqlx::query(
-        "SELECT x_id, o_id, level, winner, ending, ended_at FROM matches WHERE id = $1",
+        "UPDATE matches SET scored = CASE WHEN (SELECT COUNT(*) FROM matches p \
+         WHERE p.level = matches.level AND p.scored = 1 AND p.id <> matches.id \
+         AND p.ended_at >= matches.ended_at - (matches.ended_at % $2) \
+         AND p.ended_at < matches.ended_at - (matches.ended_at % $2) + $2 \
+         AND ((p.x_id = matches.x_id AND p.o_id = matches.o_id) \
+           OR (p.x_id = matches.o_id AND p.o_id = matches.x_id))) < $3 THEN 1 ELSE 0 END \
+         WHERE id = $1 RETURNING scored, x_id, o_id, level, winner, ending, ended_at",
     )
     .bind(match_id)
+    .bind(DAY_MS)
+    .bind(SCORED_PER_DAY)
     .fetch_one(&mut **tx)
     .await?;
+    let scored: i64 = row.try_get("scored")?;
+    let scored = scored == 1;
     let x: String = row.try_get("x_id")?;
     let o: Option<String> = row.try_get("o_id")?;
     let level: i64 = row.try_get("level")?;
@@ -140,27 +155,6 @@ pub(super) async fn score_match(
     };
     let winner = seat_from(&winner).ok_or_else(|| corrupt("winner", &winner))?;
     let how = EndHow::from_str_opt(&ending).ok_or_else(|| corrupt("ending", &ending))?;
-    let day = ended_at.div_euclid(DAY_MS) * DAY_MS;
-    let earlier: i64 = sqlx::query(
-        "SELECT COUNT(*) AS n FROM matches WHERE level = $1 AND scored = 1 \
-         AND ended_at >= $2 AND ended_at < $3 AND id <> $4 \
-         AND ((x_id = $5 AND o_id = $6) OR (x_id = $6 AND o_id = $5))",
-    )
-    .bind(level)
-    .bind(day)
-    .bind(day + DAY_MS)
-    .bind(match_id)
-    .bind(&x)
-    .bind(&o)
-    .fetch_one(&mut **tx)
-    .await?
-    .try_get("n")?;
-    let scored = earlier < SCORED_PER_DAY;
-    sqlx::query("UPDATE matches SET scored = $1 WHERE id = $2")
-        .bind(i64::from(scored))
-        .bind(match_id)
-        .execute(&mut **tx)
-        .await?;
     if scored {
         let (win, loss) = points(how);
         let (won, lost) = match winner {
@@ -289,7 +283,8 @@ impl Store {
     }
 
     /// A player's standing at a level and their place (1 = first) in the world ranking, or in
-    /// their country's when `national`; `None` before their first scored match there.
+    /// their country's when `national`; `None` before their first scored match there. The
+    /// place is a count of the players ahead on the ranking's own index (index-only).
     pub async fn ranking_position(
         &self,
         account: &str,
@@ -422,29 +417,56 @@ impl Store {
             tx.rollback().await?;
             return Ok(result);
         }
-        for (id, _, scored) in &result.flags {
-            sqlx::query("UPDATE matches SET scored = $1 WHERE id = $2")
-                .bind(i64::from(*scored))
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
+        // In batches: a rebuild after an upgrade can touch a million matches.
+        for value in [false, true] {
+            let ids: Vec<&String> = result
+                .flags
+                .iter()
+                .filter(|(_, _, scored)| *scored == value)
+                .map(|(id, ..)| id)
+                .collect();
+            for chunk in ids.chunks(BATCH) {
+                let marks: Vec<String> = (2..chunk.len() + 2).map(|i| format!("${i}")).collect();
+                let sql = format!(
+                    "UPDATE matches SET scored = $1 WHERE id IN ({})",
+                    marks.join(", ")
+                );
+                let mut query = sqlx::query(&sql).bind(i64::from(value));
+                for id in chunk {
+                    query = query.bind(*id);
+                }
+                query.execute(&mut *tx).await?;
+            }
         }
         sqlx::query("DELETE FROM standings")
             .execute(&mut *tx)
             .await?;
-        for ((account, level), t) in &tallies {
-            sqlx::query(
+        let all: Vec<(&(String, i64), &Tally)> = tallies.iter().collect();
+        for chunk in all.chunks(BATCH / 6) {
+            let rows: Vec<String> = (0..chunk.len())
+                .map(|i| {
+                    let marks: Vec<String> = (1..=6).map(|k| format!("${}", i * 6 + k)).collect();
+                    format!("({})", marks.join(", "))
+                })
+                .collect();
+            // VALUES columns are column1 … column6 in both databases.
+            let sql = format!(
                 "INSERT INTO standings (account_id, level, country, neg_points, neg_wins, losses, \
-                 reached_at) SELECT id, $2, country, $3, $4, $5, $6 FROM accounts WHERE id = $1",
-            )
-            .bind(account)
-            .bind(level)
-            .bind(-t.points)
-            .bind(-t.wins)
-            .bind(t.losses)
-            .bind(t.reached_at)
-            .execute(&mut *tx)
-            .await?;
+                 reached_at) SELECT v.column1, v.column2, a.country, v.column3, v.column4, \
+                 v.column5, v.column6 FROM (VALUES {}) AS v JOIN accounts a ON a.id = v.column1",
+                rows.join(", ")
+            );
+            let mut query = sqlx::query(&sql);
+            for ((account, level), t) in chunk {
+                query = query
+                    .bind(account)
+                    .bind(level)
+                    .bind(-t.points)
+                    .bind(-t.wins)
+                    .bind(t.losses)
+                    .bind(t.reached_at);
+            }
+            query.execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(result)

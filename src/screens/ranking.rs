@@ -1,0 +1,146 @@
+//! The world and national rankings (ON-K01 … ON-K04): Mundial / Nacional × nível 1 / 2, the
+//! player's own place pinned above the table, pages loading as the table scrolls.
+
+use dioxus::prelude::*;
+use velha_api::{MyPosition, RankingRow, Scope};
+
+use super::TopBar;
+use crate::app::{Screen, use_texts};
+use crate::online::client;
+use crate::online::texts::sentence;
+
+/// How close to the table's end (px) the next page is asked for.
+const NEAR_END_PX: f64 = 200.0;
+
+/// The rankings, for a signed-in player.
+#[component]
+pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let o = t.online;
+    let mut scope = use_signal(|| Scope::Mundial);
+    let mut level = use_signal(|| 1u8);
+    let mut rows = use_signal(Vec::<RankingRow>::new);
+    let mut next = use_signal(|| None::<String>);
+    let mut loading = use_signal(|| false);
+    let mut problem = use_signal(|| None::<String>);
+    let mut mine = use_signal(Vec::<MyPosition>::new);
+    // Which ranking the rows are of; a page that arrives for another is dropped.
+    let mut showing = use_signal(|| (Scope::Mundial, 1u8));
+
+    // Reads with peek: the effect below that calls this must follow only scope and level.
+    let mut load = move |first: bool| {
+        if !first && *loading.peek() {
+            return;
+        }
+        let (s, l) = (*scope.peek(), *level.peek());
+        let cursor = if first { None } else { next.peek().clone() };
+        if !first && cursor.is_none() {
+            return;
+        }
+        if first {
+            rows.set(Vec::new());
+            next.set(None);
+            showing.set((s, l));
+        }
+        loading.set(true);
+        problem.set(None);
+        spawn(async move {
+            let page = client::ranking_page(s, l, cursor.as_deref()).await;
+            if *showing.peek() != (s, l) {
+                return;
+            }
+            loading.set(false);
+            match page {
+                Ok(page) => {
+                    rows.write().extend(page.rows);
+                    next.set(page.next);
+                }
+                Err(refused) => problem.set(Some(sentence(o, &refused))),
+            }
+        });
+    };
+    use_effect(move || {
+        let _ = (scope(), level());
+        load(true);
+    });
+    use_hook(move || {
+        spawn(async move {
+            if let Ok(positions) = client::my_rankings().await {
+                mine.set(positions);
+            }
+        })
+    });
+    let me = mine()
+        .into_iter()
+        .find(|p| p.scope == scope() && p.level == level())
+        .and_then(|p| p.row);
+    let my_name = me.as_ref().map(|r| r.name.clone());
+    rsx! {
+        TopBar { title: o.ranking, go }
+        div { class: "tabs", role: "group",
+            for (s, label, id) in [(Scope::Mundial, o.mundial, "mundial"), (Scope::Nacional, o.nacional, "nacional")] {
+                button { key: "{id}", class: if scope() == s { "tab selected" } else { "tab" }, "data-scope": id,
+                    "aria-pressed": if scope() == s { "true" } else { "false" },
+                    onclick: move |_| scope.set(s), "{label}" }
+            }
+        }
+        div { class: "tabs", role: "group",
+            for (l, label) in [(1u8, t.level_1), (2u8, t.level_2)] {
+                button { key: "{l}", class: if level() == l { "tab selected" } else { "tab" }, "data-level": "{l}",
+                    "aria-pressed": if level() == l { "true" } else { "false" },
+                    onclick: move |_| level.set(l), "{label}" }
+            }
+        }
+        section { class: "my-place", "data-mine": if me.is_some() { "ranked" } else { "unranked" },
+            h2 { "{o.your_place}" }
+            match &me {
+                Some(row) => rsx! { RowLine { row: row.clone(), mine: true } },
+                None => rsx! { p { class: "muted", "{o.not_ranked}" } },
+            }
+        }
+        div { class: "ranking-head", "aria-hidden": "true",
+            span { "#" } span { "{o.name}" } span { "{o.points_short}" } span { "{o.wins_short}" } span { "{o.losses_short}" }
+        }
+        div { class: "ranking", role: "list", "data-ranking": "{scope().as_str()}-{level()}",
+            onscroll: move |e| {
+                let near_end = e.scroll_top() + e.client_height() as f64 + NEAR_END_PX >= e.scroll_height() as f64;
+                if near_end {
+                    load(false);
+                }
+            },
+            for row in rows() {
+                RowLine { key: "{row.rank}", mine: Some(&row.name) == my_name.as_ref(), row }
+            }
+            if rows().is_empty() && !loading() && problem().is_none() {
+                p { class: "muted", "data-ranking-empty": "true", "{o.nobody_ranked}" }
+            }
+        }
+        if loading() {
+            p { class: "muted", role: "status", "{o.working}" }
+        }
+        if let Some(says) = problem() {
+            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+        }
+        if next().is_some() && !loading() {
+            button { class: "wide", "data-action": "more", onclick: move |_| load(false), "{o.more}" }
+        }
+    }
+}
+
+/// One player's line: place, name and country, points, wins, losses.
+#[component]
+fn RowLine(row: RankingRow, mine: bool) -> Element {
+    rsx! {
+        div { class: if mine { "ranking-row me" } else { "ranking-row" }, role: "listitem",
+            "data-rank": "{row.rank}", "data-name": "{row.name}",
+            span { class: "rank", "{row.rank}" }
+            span { class: "who",
+                span { class: "name", "{row.name}" }
+                span { class: "country", "{row.country}" }
+            }
+            span { class: "points", "{row.points}" }
+            span { "{row.wins}" }
+            span { "{row.losses}" }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+"""The rankings screen (online.md ON-K01 … ON-K04) on a server whose history was written
+straight into its database before it started: 120 players, a few hundred finished matches. The
+server scores them on start (the same recomputation `admin rankings rebuild` runs), and the
+phone reads the table page by page as it scrolls, with the player's own place pinned."""
+
+import json
+import os
+import random
+import sqlite3
+import ssl
+import tempfile
+import urllib.request
+
+import pytest
+
+from conftest import Served, shot
+from test_account import fill
+
+DAY0 = 1_893_456_000_000  # 2030-01-01 UTC
+PASSWORD = "cubo-gira-9"
+
+
+def post(served, path, body):
+    tls = ssl.create_default_context(cafile=served.cert)
+    request = urllib.request.Request(served.url.rstrip("/") + path, method="POST",
+                                     headers={"content-type": "application/json"},
+                                     data=json.dumps(body).encode())
+    return json.loads(urllib.request.urlopen(request, context=tls).read())
+
+
+@pytest.fixture(scope="module")
+def league(server):
+    """(server, viewer's name, expected world table as (name, points, wins, losses) best
+    first, the viewer's country's names in order)."""
+    cert, key = (os.path.join(server.data, f) for f in ("dev-cert.pem", "dev-key.pem"))
+    options = ["--tls-cert", cert, "--tls-key", key]
+    with tempfile.TemporaryDirectory() as data:
+        first = Served(data, options, postgres=False)
+        first.cert = cert
+        post(first, "/api/accounts", {"email": "vera@example.com", "password": PASSWORD,
+                                      "name": "Vera", "region": "pt-BR"})
+        first.stop()
+        db = sqlite3.connect(os.path.join(data, "velha.db"))
+        (vera,) = db.execute("SELECT id FROM accounts WHERE name = 'Vera'").fetchone()
+        ids, countries = [vera], {vera: "BR"}
+        names = {vera: "Vera"}
+        for i in range(119):
+            account, country = f"acc{i:03}", "BR" if i % 2 else "PT"
+            db.execute("INSERT INTO accounts (id, name, name_key, country, created_at) "
+                       "VALUES (?, ?, ?, ?, 0)", (account, f"Jogador{i:03}", f"jogador{i:03}", country))
+            ids.append(account)
+            countries[account], names[account] = country, f"Jogador{i:03}"
+        rng = random.Random(7)
+        # points, wins, losses, when the points were reached (first: the first match)
+        table = {a: [0, 0, 0, None] for a in ids}
+        at = DAY0
+        for m in range(400):
+            at += 3_600_000 * 7  # never 3 a day between the same two
+            x, o = rng.sample(ids, 2)
+            winner = rng.choice("XO")
+            ending = rng.choice(["line", "both_lines", "time", "abandonment"])
+            db.execute(
+                "INSERT INTO matches (id, scope, level, x_id, o_id, x_country, o_country, state, "
+                "position, ply, winner, ending, created_at, started_at, ended_at) VALUES "
+                "(?, 'mundial', 1, ?, ?, ?, ?, 'over', '', 9, ?, ?, ?, ?, ?)",
+                (f"m{m:04}", x, o, countries[x], countries[o], winner, ending, at - 9, at - 8, at))
+            won, lost = (x, o) if winner == "X" else (o, x)
+            for player in (won, lost):
+                if table[player][3] is None:
+                    table[player][3] = at
+            table[won][0] += 3
+            table[won][1] += 1
+            table[won][3] = at
+            loss = 1 if ending in ("line", "both_lines") else 0
+            table[lost][0] += loss
+            table[lost][2] += 1
+            if loss:
+                table[lost][3] = at
+        db.commit()
+        db.close()
+        order = sorted((a for a in ids if sum(table[a][:3])),
+                       key=lambda a: (-table[a][0], -table[a][1], table[a][2], table[a][3], a))
+        world = [(names[a], *table[a][:3]) for a in order]
+        national = [names[a] for a in order if countries[a] == "BR"]
+        again = Served(data, options, postgres=False)
+        yield again, "Vera", world, national
+        again.stop()
+
+
+def rows(page):
+    return [(r.get_attribute("data-name"), int(r.get_attribute("data-rank")))
+            for r in page.query_selector_all(".ranking .ranking-row")]
+
+
+def test_on_k04_the_ranking_pages_as_it_scrolls_with_my_place_pinned(browser, league):
+    served, viewer, world, national = league
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    page = context.new_page()
+    page.goto(served.url)
+    page.click("[data-action=account]")
+    fill(page, email="vera@example.com", password=PASSWORD)
+    page.click("[data-form=sign-in] [data-action=submit]")
+    page.click("[data-action=ranking]", timeout=15000)
+    page.wait_for_selector(".ranking .ranking-row", timeout=15000)
+    page.wait_for_selector("[data-mine=ranked]", timeout=15000)
+    assert len(rows(page)) == 50, "the first page"
+    mine = [i for i, w in enumerate(world) if w[0] == viewer][0]
+    name, points, wins, losses = world[mine]
+    pinned = page.query_selector(".my-place .ranking-row")
+    assert pinned.get_attribute("data-rank") == str(mine + 1)
+    assert pinned.inner_text().split() == [str(mine + 1), name, "BR", str(points), str(wins), str(losses)]
+    shot(page, "ranking-world")
+    # Scrolling the table to its end loads the next pages until everyone is there.
+    for _ in range(10):
+        if len(rows(page)) == len(world):
+            break
+        page.eval_on_selector(".ranking", "el => el.scrollTo(0, el.scrollHeight)")
+        page.wait_for_timeout(400)
+    assert rows(page) == [(w[0], i + 1) for i, w in enumerate(world)], "the server's order, whole"
+    me = page.query_selector(f".ranking .ranking-row[data-name={viewer}]")
+    assert "me" in me.get_attribute("class").split()
+    assert page.query_selector("[data-action=more]") is None, "nothing more"
+
+    page.click("[data-scope=nacional]")
+    page.wait_for_function(
+        f"document.querySelectorAll('.ranking .ranking-row').length === {min(50, len(national))}")
+    assert [n for n, _ in rows(page)] == national[:50], "Brazil's players only"
+    assert page.query_selector(".my-place .ranking-row").get_attribute("data-rank") == \
+        str(national.index(viewer) + 1)
+    shot(page, "ranking-national")
+    page.click("[data-level='2']")
+    page.wait_for_selector("[data-ranking-empty]", timeout=15000)
+    assert page.get_attribute(".my-place", "data-mine") == "unranked"
+    assert "ainda não tem partidas" in page.inner_text(".my-place")
+    shot(page, "ranking-empty")
+    context.close()
