@@ -135,7 +135,7 @@ def test_v2_clock_takes_the_turn_away(browser, base_url):
     context.close()
 
 
-def test_cube_accessible_controls_refusals_and_the_velha_score(phone):
+def test_on_k05_cube_controls_refusals_and_the_velha_score_kept_on_the_phone(phone):
     phone.click("[data-game=cube]")
     phone.click("[data-mode='1-velha']")
     phone.click("[data-action=buttons]")

@@ -63,6 +63,8 @@ xdo, grab, wait_for = tools(env, OUT)
 # The window is 800x600 (style.css at 1x): "Entrar", the Google button's G, the sentence under
 # it; the name form's field and button.
 ACCOUNT, GOOGLE, NAME, NAME_SUBMIT = (631, 28), (319, 462), (400, 190), (400, 265)
+# The profile's "Ranking" and "Sair da conta"; the top bar's "Voltar".
+RANKING, SIGN_OUT, BACK = (400, 396), (400, 450), (182, 33)
 
 
 def sky(rgb):
@@ -80,6 +82,12 @@ def alert_below_button(image):
 def profile(image):
     """The profile's yellow "Jogo online" heading, wherever the rows above put it."""
     return any(r > 200 and g > 150 and b < 100 for y in range(150, 420, 2) for x in range(150, 265, 3)
+               for r, g, b in [image.getpixel((x, y))])
+
+
+def yellow_tab(image):
+    """The selected tab's yellow border (Mundial, at the top of the rankings screen)."""
+    return any(r > 200 and g > 150 and b < 100 for y in range(60, 130, 2) for x in range(140, 400, 4)
                for r, g, b in [image.getpixel((x, y))])
 
 
@@ -129,11 +137,18 @@ try:
     app = start_app()
     xdo("mousemove", *ACCOUNT, "click", 1)
     wait_for("google-profile-after-restart", profile)
+    # The rankings screen opens from the profile; this player has no match yet.
+    xdo("mousemove", *RANKING, "click", 1)
+    wait_for("google-ranking", yellow_tab)
+    xdo("mousemove", *BACK, "click", 1)
+    wait_for("google-home-again", lambda im: sky(im.getpixel((271, 342))))
+    xdo("mousemove", *ACCOUNT, "click", 1)
+    wait_for("google-profile-again", lambda im: profile(im) and not yellow_tab(im))
     # Signing out takes it out of the store.
-    xdo("mousemove", 400, 396, "click", 1)
+    xdo("mousemove", *SIGN_OUT, "click", 1)
     wait_for("google-signed-out", lambda im: white(im.getpixel(GOOGLE)))
     assert kept_in_keyring() == "", "signing out forgets the token"
-    print("native google: 4 passed, 0 failed")
+    print("native google: 5 passed, 0 failed")
 finally:
     if app:
         app.terminate()

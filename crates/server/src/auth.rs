@@ -91,7 +91,23 @@ pub fn check_name(name: &str) -> Result<String, AppError> {
             format!("names use letters, digits, _, - and . only, not {c:?}"),
         ));
     }
+    if is_the_velhas(n) {
+        return Err(AppError::new(
+            ErrorCode::NameTaken,
+            "the Velha, the computer opponent, has this name",
+        ));
+    }
     Ok(n.to_owned())
+}
+
+/// The computer opponent's names: nobody takes them, so no ranking seems to hold her (ON-K05).
+fn is_the_velhas(name: &str) -> bool {
+    let plain: String = name
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    matches!(plain.as_str(), "velha" | "avelha")
 }
 
 /// The country of a region setting (`velha_api::country_of`), refusing what names none.

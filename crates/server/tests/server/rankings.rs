@@ -516,3 +516,31 @@ async fn on_k04_incremental_rankings_match_a_plain_recomputation(db: Db) {
     );
 }
 on_both!(on_k04_incremental_rankings_match_a_plain_recomputation);
+
+/// ON-K05: the Velha is in no ranking — and no player can appear there under her name.
+async fn on_k05_nobody_takes_the_velhas_name_so_no_ranking_shows_her(db: Db) {
+    let l = League::new(db, &[("ana", "pt-BR"), ("bia", "pt-BR")]).await;
+    for name in ["Velha", "VELHA", "A_Velha", "a.velha", "Velha-"] {
+        let e = l
+            .server
+            .client()
+            .sign_up(
+                &format!("{}@example.com", name.replace(['_', '.', '-'], "")),
+                "cubo-gira-9",
+                name,
+                "pt-BR",
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, velha_api::ErrorCode::NameTaken, "{name}");
+    }
+    l.server
+        .client()
+        .sign_up("velhinha@example.com", "cubo-gira-9", "Velhinha", "pt-BR")
+        .await
+        .expect("another name is fine");
+    l.play("ana", "bia", 1, Seat::X, EndHow::Line, DAY0).await;
+    let rows = l.whole("ana", "scope=mundial&level=1", 50).await;
+    assert_eq!(table(&rows), [(1, "ana", 3, 1, 0), (2, "bia", 1, 0, 1)]);
+}
+on_both!(on_k05_nobody_takes_the_velhas_name_so_no_ranking_shows_her);
