@@ -50,6 +50,12 @@ pub enum ErrorCode {
     Conflict,
     /// The player already has an open or live match.
     AlreadyPlaying,
+    /// The player already created a group (ON-G01).
+    AlreadyCreatedGroup,
+    /// The player already takes part in 2 groups (ON-G01).
+    TooManyGroups,
+    /// The group already has 25 participants (ON-G01).
+    GroupFull,
     /// This method is not served at this path.
     MethodNotAllowed,
     /// The request body is not JSON (the Content-Type says otherwise).

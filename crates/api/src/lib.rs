@@ -6,6 +6,7 @@
 
 pub mod account;
 pub mod error;
+pub mod group;
 pub mod live;
 pub mod lobby;
 pub mod ranking;
@@ -15,6 +16,7 @@ pub use account::{
     Session, SignInOptions, SignUp, country_of,
 };
 pub use error::{ApiError, ErrorCode, PasswordProblem};
+pub use group::{CreateGroup, Group, Invitation, Invite, MyGroups};
 pub use live::{
     Away, ClientMsg, EndHow, Ending, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg,
 };

@@ -28,7 +28,7 @@ use crate::headers;
 use crate::limits::{Limits, Window};
 use crate::live::{Clocks, Hub};
 use crate::passwords::Passwords;
-use crate::routes::{accounts, lobby, rankings, socket};
+use crate::routes::{accounts, groups, lobby, rankings, socket};
 use crate::store::Store;
 use crate::tls;
 
@@ -113,6 +113,7 @@ impl Modify for SessionAuth {
         (name = "lobby", description = "Open cube matches (ON-M01, ON-M02); subscribers only (ON-A03)"),
         (name = "live", description = "The WebSocket of live matches (ON-M03 … ON-M05)"),
         (name = "rankings", description = "World and national rankings per level (ON-K01 … ON-K04); signed-in players"),
+        (name = "groups", description = "Mini-ranking groups (ON-G01, ON-G02, ON-G08, ON-G09); subscribers only"),
     )
 )]
 struct ApiDoc;
@@ -168,6 +169,12 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(lobby::get))
         .routes(routes!(rankings::page))
         .routes(routes!(rankings::mine))
+        .routes(routes!(groups::mine, groups::create))
+        .routes(routes!(groups::get, groups::finalize))
+        .routes(routes!(groups::invite))
+        .routes(routes!(groups::accept))
+        .routes(routes!(groups::decline))
+        .routes(routes!(groups::leave))
         .routes(routes!(socket::live))
         .routes(routes!(health))
         .with_state(app)

@@ -42,7 +42,10 @@ impl AppError {
             ErrorCode::EmailTaken
             | ErrorCode::NameTaken
             | ErrorCode::Conflict
-            | ErrorCode::AlreadyPlaying => StatusCode::CONFLICT,
+            | ErrorCode::AlreadyPlaying
+            | ErrorCode::AlreadyCreatedGroup
+            | ErrorCode::TooManyGroups
+            | ErrorCode::GroupFull => StatusCode::CONFLICT,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::GoogleUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,

@@ -12,10 +12,12 @@ use sqlx::{AnyPool, Executor};
 use velha_api::Seat;
 
 mod accounts;
+mod groups;
 mod matches;
 mod rankings;
 
 pub use accounts::{AccountRow, InsertError};
+pub use groups::{GroupError, GroupRow, InvitationRow};
 pub use matches::{MatchRow, MoveCommit, SeatError};
 pub use rankings::{After, Rebuild, Standing, Tally};
 

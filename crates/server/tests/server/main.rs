@@ -9,6 +9,7 @@ mod accounts;
 mod api_doc;
 mod durability;
 mod google;
+mod groups;
 mod hardening;
 mod live;
 mod lobby;
