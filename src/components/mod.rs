@@ -4,3 +4,4 @@ pub mod character;
 pub mod cube_stage;
 pub mod cube_table;
 pub mod google_button;
+pub mod scope_tabs;

@@ -10,6 +10,7 @@ use super::TopBar;
 use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
+use crate::components::scope_tabs::ScopeLevelTabs;
 use crate::online::client;
 use crate::online::live::{Link, Live, use_live};
 use crate::online::live_state::Game;
@@ -99,8 +100,8 @@ fn LinkBanner(live: Live, in_match: bool) -> Element {
 fn Lobby(live: Live, go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let o = t.online;
-    let mut scope = use_signal(|| Scope::Mundial);
-    let mut level = use_signal(|| 1u8);
+    let scope = use_signal(|| Scope::Mundial);
+    let level = use_signal(|| 1u8);
     let mut busy = use_signal(|| false);
     let mut problem = use_signal(|| None::<String>);
     use_effect(move || {
@@ -159,20 +160,7 @@ fn Lobby(live: Live, go: EventHandler<Screen>) -> Element {
     rsx! {
         TopBar { title: o.online_play, go }
         LinkBanner { live, in_match: false }
-        div { class: "tabs", role: "group",
-            for (s, label, id) in [(Scope::Mundial, o.mundial, "mundial"), (Scope::Nacional, o.nacional, "nacional")] {
-                button { key: "{id}", class: if scope() == s { "tab selected" } else { "tab" }, "data-scope": id,
-                    "aria-pressed": if scope() == s { "true" } else { "false" },
-                    onclick: move |_| scope.set(s), "{label}" }
-            }
-        }
-        div { class: "tabs", role: "group",
-            for (l, label) in [(1u8, t.level_1), (2u8, t.level_2)] {
-                button { key: "{l}", class: if level() == l { "tab selected" } else { "tab" }, "data-level": "{l}",
-                    "aria-pressed": if level() == l { "true" } else { "false" },
-                    onclick: move |_| level.set(l), "{label}" }
-            }
-        }
+        ScopeLevelTabs { scope, level }
         button { class: "primary wide", "data-action": "create-match", disabled: busy(), onclick: create,
             if busy() { "{o.working}" } else { "{o.create_match}" }
         }

@@ -6,6 +6,7 @@ use velha_api::{MyPosition, RankingRow, Scope};
 
 use super::TopBar;
 use crate::app::{Screen, use_texts};
+use crate::components::scope_tabs::ScopeLevelTabs;
 use crate::online::client;
 use crate::online::texts::sentence;
 
@@ -17,8 +18,8 @@ const NEAR_END_PX: f64 = 200.0;
 pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let o = t.online;
-    let mut scope = use_signal(|| Scope::Mundial);
-    let mut level = use_signal(|| 1u8);
+    let scope = use_signal(|| Scope::Mundial);
+    let level = use_signal(|| 1u8);
     let mut rows = use_signal(Vec::<RankingRow>::new);
     let mut next = use_signal(|| None::<String>);
     let mut loading = use_signal(|| false);
@@ -77,20 +78,7 @@ pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
     let my_name = me.as_ref().map(|r| r.name.clone());
     rsx! {
         TopBar { title: o.ranking, go }
-        div { class: "tabs", role: "group",
-            for (s, label, id) in [(Scope::Mundial, o.mundial, "mundial"), (Scope::Nacional, o.nacional, "nacional")] {
-                button { key: "{id}", class: if scope() == s { "tab selected" } else { "tab" }, "data-scope": id,
-                    "aria-pressed": if scope() == s { "true" } else { "false" },
-                    onclick: move |_| scope.set(s), "{label}" }
-            }
-        }
-        div { class: "tabs", role: "group",
-            for (l, label) in [(1u8, t.level_1), (2u8, t.level_2)] {
-                button { key: "{l}", class: if level() == l { "tab selected" } else { "tab" }, "data-level": "{l}",
-                    "aria-pressed": if level() == l { "true" } else { "false" },
-                    onclick: move |_| level.set(l), "{label}" }
-            }
-        }
+        ScopeLevelTabs { scope, level }
         section { class: "my-place", "data-mine": if me.is_some() { "ranked" } else { "unranked" },
             h2 { "{o.your_place}" }
             match &me {

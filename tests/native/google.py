@@ -10,7 +10,6 @@ app, and the token is found there, not in a file.
 Usage: python3 tests/native/google.py APP_BINARY SERVER_BINARY OUT_DIR"""
 
 import os
-import stat
 import subprocess
 import sys
 import tempfile
@@ -18,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from standins.google import GoogleStandIn  # noqa: E402
-from xwindow import tools  # noqa: E402
+from xwindow import sky, tools  # noqa: E402
 
 APP, SERVER, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(OUT, exist_ok=True)
@@ -59,16 +58,12 @@ def kept_in_keyring():
     found = subprocess.run(["secret-tool", "lookup", "service", "cubo-da-velha", "username", "session"],
                            env=env, capture_output=True, text=True, timeout=20)
     return found.stdout
-xdo, grab, wait_for = tools(env, OUT)
+xdo, grab, wait_for, launch = tools(env, OUT)
 # The window is 800x600 (style.css at 1x): "Entrar", the Google button's G, the sentence under
 # it; the name form's field and button.
 ACCOUNT, GOOGLE, NAME, NAME_SUBMIT = (631, 28), (319, 462), (400, 190), (400, 265)
 # The profile's "Ranking" and "Sair da conta"; the top bar's "Voltar".
 RANKING, SIGN_OUT, BACK = (400, 396), (400, 450), (182, 33)
-
-
-def sky(rgb):
-    return rgb[2] > 200 and rgb[0] < 140
 
 
 def white(rgb):
@@ -92,13 +87,7 @@ def yellow_tab(image):
 
 
 def start_app():
-    app = subprocess.Popen([APP], env=env, stdout=open(os.path.join(OUT, "google-app.log"), "a"),
-                           stderr=subprocess.STDOUT)
-    wait_for("google-home", lambda im: sky(im.getpixel((271, 342))))
-    window = subprocess.run(["xdotool", "search", "--sync", "--name", "Dioxus"], env=env,
-                            capture_output=True, text=True).stdout.split()[0]
-    xdo("windowfocus", "--sync", window)
-    return app
+    return launch(APP, "google-app.log", "google-home")
 
 
 def browser_pages():

@@ -17,7 +17,7 @@ import tempfile
 import time
 import urllib.request
 
-from xwindow import tools
+from xwindow import sky, tools
 
 APP, SERVER, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(OUT, exist_ok=True)
@@ -38,11 +38,7 @@ ACCOUNT, EMAIL, PASSWORD, SUBMIT = (631, 28), (400, 152), (400, 231), (400, 288)
 PLAY_ONLINE, CREATE, FIRST_JOIN = (400, 260), (400, 191), (595, 240)
 
 
-xdo, grab, wait_for = tools(env, OUT)
-
-
-def sky(rgb):
-    return rgb[2] > 200 and rgb[0] < 140
+xdo, grab, wait_for, launch = tools(env, OUT)
 
 
 def alert(rgb):
@@ -56,14 +52,7 @@ def profile_heading(image):
 
 
 def start_app():
-    app = subprocess.Popen([APP], env=env, stdout=open(os.path.join(OUT, "app.log"), "a"),
-                           stderr=subprocess.STDOUT)
-    wait_for("home", lambda im: sky(im.getpixel((271, 342))))
-    window = subprocess.run(["xdotool", "search", "--sync", "--name", "Dioxus"], env=env,
-                            capture_output=True, text=True).stdout.split()[0]
-    # Without a window manager nothing gives the window the keyboard.
-    xdo("windowfocus", "--sync", window)
-    return app
+    return launch(APP, "app.log", "home")
 
 
 def type_into(field, text):

@@ -21,7 +21,7 @@ env = dict(os.environ, DISPLAY=DISPLAY, XDG_RUNTIME_DIR=tempfile.mkdtemp(), LANG
 CANVAS = (800, 420)
 
 
-xdo, grab, wait_for = tools(env, OUT)
+xdo, grab, wait_for, _ = tools(env, OUT)
 
 
 def is_x(rgb):

@@ -8,8 +8,14 @@ import time
 from PIL import Image
 
 
+def sky(rgb):
+    """The sky blue of the app's primary buttons."""
+    return rgb[2] > 200 and rgb[0] < 140
+
+
 def tools(env, out):
-    """`xdo`, `grab` and `wait_for` on the display in `env`, screenshots saved in `out`."""
+    """`xdo`, `grab`, `wait_for` and `start_app` on the display in `env`, screenshots saved in
+    `out`."""
 
     def xdo(*args):
         subprocess.run(["xdotool", *map(str, args)], env=env, check=True)
@@ -29,4 +35,16 @@ def tools(env, out):
             time.sleep(1)
         raise AssertionError(f"{name}: the screen never showed what was expected")
 
-    return xdo, grab, wait_for
+    def start_app(binary, log, home="home"):
+        """Starts the app (its output appended to `log` in `out`), waits for the home screen
+        (screenshot `home`) and gives its window the keyboard."""
+        app = subprocess.Popen([binary], env=env, stdout=open(os.path.join(out, log), "a"),
+                               stderr=subprocess.STDOUT)
+        wait_for(home, lambda im: sky(im.getpixel((271, 342))))
+        window = subprocess.run(["xdotool", "search", "--sync", "--name", "Dioxus"], env=env,
+                                capture_output=True, text=True).stdout.split()[0]
+        # Without a window manager nothing gives the window the keyboard.
+        xdo("windowfocus", "--sync", window)
+        return app
+
+    return xdo, grab, wait_for, start_app

@@ -9,19 +9,27 @@ use axum::http::StatusCode;
 use velha_api::{CreateGroup, ErrorCode, Group, Invitation, Invite, MyGroups};
 
 use crate::app::App;
-use crate::auth::{Player, is_subscriber};
+use crate::auth::Player;
 use crate::error::{AppError, AppResult, Json};
 use crate::store::{GroupError, GroupRow};
 use crate::text::check_text;
 use crate::token::{new_id, now_ms};
 
 fn subscriber(player: &Player) -> AppResult<()> {
-    if is_subscriber(&player.account, now_ms()) {
+    super::subscribers_only(
+        &player.account,
+        "mini-ranking groups are for subscribers only",
+    )
+}
+
+/// Refuses anyone but the group's creator, saying what only the creator does.
+fn creator_only(g: &GroupRow, player: &Player, what: &str) -> AppResult<()> {
+    if g.creator_id == player.account.id {
         Ok(())
     } else {
         Err(AppError::new(
-            ErrorCode::SubscribersOnly,
-            "mini-ranking groups are for subscribers only",
+            ErrorCode::Forbidden,
+            format!("only the group's creator {what}"),
         ))
     }
 }
@@ -197,12 +205,7 @@ pub async fn invite(
 ) -> AppResult<StatusCode> {
     subscriber(&player)?;
     let g = member_view(&app, &id, &player).await?;
-    if g.creator_id != player.account.id {
-        return Err(AppError::new(
-            ErrorCode::Forbidden,
-            "only the group's creator invites",
-        ));
-    }
+    creator_only(&g, &player, "invites")?;
     check_text("the name", &body.name, ErrorCode::BadName)?;
     let invitee = app
         .store
@@ -338,12 +341,7 @@ pub async fn finalize(
 ) -> AppResult<StatusCode> {
     subscriber(&player)?;
     let g = member_view(&app, &id, &player).await?;
-    if g.creator_id != player.account.id {
-        return Err(AppError::new(
-            ErrorCode::Forbidden,
-            "only the group's creator finalizes it",
-        ));
-    }
+    creator_only(&g, &player, "finalizes it")?;
     app.store.finalize_group(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -5,33 +5,18 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use velha_api::{CreateMatch, ErrorCode, LobbyQuery, MatchState, MatchView, OpenMatch, Scope};
-use velha_rules::{Cube, Level};
+use velha_rules::Cube;
 
+use super::level;
 use crate::app::App;
-use crate::auth::{Player, is_subscriber};
+use crate::auth::Player;
 use crate::error::{AppError, AppResult, Json, Query};
 use crate::store::{AccountRow, MatchRow, SeatError};
 use crate::token::{new_id, now_ms};
 use crate::view;
 
 fn subscriber(a: &AccountRow) -> AppResult<()> {
-    if is_subscriber(a, now_ms()) {
-        Ok(())
-    } else {
-        Err(AppError::new(
-            ErrorCode::SubscribersOnly,
-            "online cube play is for subscribers only",
-        ))
-    }
-}
-
-fn level(n: u8) -> AppResult<Level> {
-    Level::from_number(n).ok_or_else(|| {
-        AppError::new(
-            ErrorCode::BadRequest,
-            format!("the level is 1 or 2, not {n}"),
-        )
-    })
+    super::subscribers_only(a, "online cube play is for subscribers only")
 }
 
 /// A stored match as a player sees it (clocks are exact only from the live task).

@@ -5,3 +5,28 @@ pub mod groups;
 pub mod lobby;
 pub mod rankings;
 pub mod socket;
+
+use velha_api::ErrorCode;
+use velha_rules::Level;
+
+use crate::error::{AppError, AppResult};
+use crate::store::AccountRow;
+
+/// Refuses a player without an active subscription (ON-A03), saying `why`.
+pub(crate) fn subscribers_only(account: &AccountRow, why: &'static str) -> AppResult<()> {
+    if crate::auth::is_subscriber(account, crate::token::now_ms()) {
+        Ok(())
+    } else {
+        Err(AppError::new(ErrorCode::SubscribersOnly, why))
+    }
+}
+
+/// A request's level: 1 or 2.
+pub(crate) fn level(n: u8) -> AppResult<Level> {
+    Level::from_number(n).ok_or_else(|| {
+        AppError::new(
+            ErrorCode::BadRequest,
+            format!("the level is 1 or 2, not {n}"),
+        )
+    })
+}

@@ -66,17 +66,6 @@ fn parse_cursor(text: &str) -> Result<(u64, After), AppError> {
     ))
 }
 
-fn check_level(level: u8) -> AppResult<()> {
-    if matches!(level, 1 | 2) {
-        Ok(())
-    } else {
-        Err(AppError::new(
-            ErrorCode::BadRequest,
-            format!("the level is 1 or 2, not {level}"),
-        ))
-    }
-}
-
 /// A page of a ranking, best first; `next` continues it.
 #[utoipa::path(
     get,
@@ -95,7 +84,7 @@ pub async fn page(
     player: Player,
     Query(q): Query<RankingQuery>,
 ) -> AppResult<Json<RankingPage>> {
-    check_level(q.level)?;
+    super::level(q.level)?;
     let limit = q.limit.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MOST_LIMIT).contains(&limit) {
         return Err(AppError::new(

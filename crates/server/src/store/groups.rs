@@ -294,33 +294,31 @@ impl Store {
 
     /// `account` declines their invitation to `group`.
     pub async fn decline(&self, group: &str, account: &str) -> Result<(), GroupError> {
-        let _turn = self.write_turn().await;
-        let gone =
-            sqlx::query("DELETE FROM group_invitations WHERE group_id = $1 AND account_id = $2")
-                .bind(group)
-                .bind(account)
-                .execute(&self.pool)
-                .await?;
-        if gone.rows_affected() == 1 {
-            Ok(())
-        } else {
-            Err(GroupError::NotInvited)
+        let sql = "DELETE FROM group_invitations WHERE group_id = $1 AND account_id = $2";
+        match self.delete_one(sql, group, account).await? {
+            true => Ok(()),
+            false => Err(GroupError::NotInvited),
         }
     }
 
     /// `account` leaves `group`.
     pub async fn leave(&self, group: &str, account: &str) -> Result<(), GroupError> {
+        let sql = "DELETE FROM group_members WHERE group_id = $1 AND account_id = $2";
+        match self.delete_one(sql, group, account).await? {
+            true => Ok(()),
+            false => Err(GroupError::NotMember),
+        }
+    }
+
+    /// Runs a delete of one (group, account) row; whether there was one.
+    async fn delete_one(&self, sql: &str, group: &str, account: &str) -> Result<bool, sqlx::Error> {
         let _turn = self.write_turn().await;
-        let gone = sqlx::query("DELETE FROM group_members WHERE group_id = $1 AND account_id = $2")
+        let gone = sqlx::query(sql)
             .bind(group)
             .bind(account)
             .execute(&self.pool)
             .await?;
-        if gone.rows_affected() == 1 {
-            Ok(())
-        } else {
-            Err(GroupError::NotMember)
-        }
+        Ok(gone.rows_affected() == 1)
     }
 
     /// Deletes the group and all its history in one transaction (ON-G09).
