@@ -4,7 +4,7 @@
 
 use dioxus::core::Task;
 use dioxus::prelude::*;
-use velha_ai::{Limits, Velha};
+use velha_ai::Velha;
 use velha_rules::game;
 use velha_rules::{Cube, CubeAction, CubeIllegal, Level, Match, Player, Position, Status};
 
@@ -14,14 +14,6 @@ use crate::components::cube_table::{CubeTable, refusal};
 use crate::platform::{self, VelhaScore};
 use crate::screens::{TopBar, status_text};
 use crate::thinking::use_thinker;
-
-/// What the Velha may spend per action: 250 ms, and at most the nodes she searches in that
-/// time on a desktop core, so she plays equally well on every device fast enough
-/// (velha-ai-arena measures her strength at this budget).
-const VELHA_LIMITS: Limits = Limits {
-    time: Some(std::time::Duration::from_millis(250)),
-    work: Some(1_024_000),
-};
 
 /// The cube game screen.
 #[component]
@@ -88,7 +80,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                     let turn = spawn(async move {
                         while cube().status() == Status::Ongoing(Player::O) {
                             let decision =
-                                velha.decide(game.read().earlier(), &cube(), VELHA_LIMITS);
+                                velha.decide(game.read().earlier(), &cube(), Velha::PLAY_LIMITS);
                             let Some(action) = decision.await else {
                                 break;
                             };

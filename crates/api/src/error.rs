@@ -56,6 +56,10 @@ pub enum ErrorCode {
     TooManyGroups,
     /// The group already has 25 participants (ON-G01).
     GroupFull,
+    /// The group has only its creator: its matches start at 2 participants (ON-G03).
+    GroupNotStarted,
+    /// A match of the group is being played: it cannot be finalized until it ends (ON-G09).
+    GroupMatchLive,
     /// This method is not served at this path.
     MethodNotAllowed,
     /// The request body is not JSON (the Content-Type says otherwise).

@@ -38,6 +38,35 @@ pub struct Group {
     /// Names invited who have not answered (shown to the creator only; empty for others).
     #[serde(default)]
     pub invited: Vec<String>,
+    /// The group's table (ON-G07): every participant, best first.
+    #[serde(default)]
+    pub table: Vec<GroupStanding>,
+}
+
+/// One participant's line of a group's table (ON-G07). The order is that of the rankings:
+/// more points, more wins, fewer losses (ON-G04), then the name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GroupStanding {
+    /// 1 for the first; equal numbers share no place (the order is total).
+    pub position: u32,
+    /// The participant's name.
+    pub name: String,
+    /// Points in the group: group matches that scored and matches against the Velha.
+    pub points: u32,
+    /// Finished matches against other participants in this group.
+    pub matches: u32,
+    /// Finished matches against the Velha in this group.
+    pub velha_matches: u32,
+}
+
+/// A match against the server's Velha in a group (ON-G05).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PlayVelha {
+    /// 1 or 2.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 2))]
+    pub level: u8,
 }
 
 /// An invitation the player has received.

@@ -16,7 +16,7 @@ pub use account::{
     Session, SignInOptions, SignUp, country_of,
 };
 pub use error::{ApiError, ErrorCode, PasswordProblem};
-pub use group::{CreateGroup, Group, Invitation, Invite, MyGroups};
+pub use group::{CreateGroup, Group, GroupStanding, Invitation, Invite, MyGroups, PlayVelha};
 pub use live::{
     Away, ClientMsg, EndHow, Ending, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg,
 };

@@ -140,6 +140,12 @@ pub struct MatchView {
     /// of a UTC day against the same opponent at this level (ON-K03).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scored: Option<bool>,
+    /// The mini-ranking group it belongs to, if any (ON-G04).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Whether O is the server's Velha (ON-G05).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub velha: bool,
 }
 
 /// A player whose connection dropped (ON-M04).
@@ -230,6 +236,9 @@ pub enum ClientMsg {
         scope: Scope,
         /// 1 or 2.
         level: u8,
+        /// A mini-ranking group's matches instead, for its participants (ON-G03, ON-G08).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
     },
     /// Stop watching the lobby.
     UnwatchLobby,
@@ -336,6 +345,9 @@ pub enum ServerMsg {
         scope: Scope,
         /// 1 or 2.
         level: u8,
+        /// The group whose matches these are, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         /// The open matches.
         matches: Vec<OpenMatch>,
     },

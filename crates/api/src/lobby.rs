@@ -33,7 +33,7 @@ impl Scope {
 }
 
 /// Which open matches to list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::IntoParams, utoipa::ToSchema))]
 #[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 pub struct LobbyQuery {
@@ -46,10 +46,13 @@ pub struct LobbyQuery {
         schema(minimum = 1, maximum = 2)
     )]
     pub level: u8,
+    /// A mini-ranking group's id: its matches instead (ON-G03); the scope is then ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// A new match waiting for an opponent; its creator plays X (ON-M02).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreateMatch {
     /// Mundial or Nacional.
@@ -57,6 +60,9 @@ pub struct CreateMatch {
     /// 1 or 2.
     #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 2))]
     pub level: u8,
+    /// A mini-ranking group's id: a match of that group, scored only there (ON-G03, ON-G04).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// A match waiting in the lobby.
@@ -75,4 +81,7 @@ pub struct OpenMatch {
     pub level: u8,
     /// How long it has waited, in milliseconds.
     pub waiting_ms: u64,
+    /// The mini-ranking group it belongs to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }

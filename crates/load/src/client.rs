@@ -263,7 +263,29 @@ impl Client {
 
     /// Creates a match and waits as X.
     pub async fn create(&self, scope: Scope, level: u8) -> Answer<OpenMatch> {
-        self.post("/api/lobby", &CreateMatch { scope, level }).await
+        let body = CreateMatch {
+            scope,
+            level,
+            group: None,
+        };
+        self.post("/api/lobby", &body).await
+    }
+
+    /// Creates a match of a mini-ranking group and waits as X.
+    pub async fn create_in_group(&self, group: &str, level: u8) -> Answer<OpenMatch> {
+        let body = CreateMatch {
+            scope: Scope::Mundial,
+            level,
+            group: Some(group.to_owned()),
+        };
+        self.post("/api/lobby", &body).await
+    }
+
+    /// Starts a match against the server's Velha in a group, playing X.
+    pub async fn play_velha(&self, group: &str, level: u8) -> Answer<MatchView> {
+        let body = velha_api::PlayVelha { level };
+        self.post(&format!("/api/groups/{group}/velha"), &body)
+            .await
     }
 
     /// Withdraws one's open match.

@@ -263,6 +263,8 @@ async fn main() {
             ending: None,
             created_at: now,
             scored: None,
+            group: None,
+            velha: false,
         };
         if store.insert_open_match(&row).await.is_err()
             || store

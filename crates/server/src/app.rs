@@ -26,7 +26,7 @@ use crate::error::AppError;
 use crate::google::Google;
 use crate::headers;
 use crate::limits::{Limits, Window};
-use crate::live::{Clocks, Hub};
+use crate::live::{Clocks, Hub, VelhaPool};
 use crate::passwords::Passwords;
 use crate::routes::{accounts, groups, lobby, rankings, socket};
 use crate::store::Store;
@@ -175,6 +175,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(groups::accept))
         .routes(routes!(groups::decline))
         .routes(routes!(groups::leave))
+        .routes(routes!(groups::play_velha))
         .routes(routes!(socket::live))
         .routes(routes!(health))
         .with_state(app)
@@ -297,7 +298,13 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     let http = reqwest::Client::builder()
         .build()
         .map_err(|e| format!("cannot make the HTTP client: {e}"))?;
-    let hub = Hub::new(store.clone(), clocks);
+    let threads = match serve.velha_threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => usize::from(n),
+    };
+    let velha =
+        VelhaPool::new(threads).map_err(|e| format!("cannot start the Velha's threads: {e}"))?;
+    let hub = Hub::new(store.clone(), clocks, velha);
     let keys = usize::try_from(serve.limiter_keys).unwrap_or(usize::MAX);
     let app = Arc::new(App {
         store: store.clone(),

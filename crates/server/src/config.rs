@@ -61,6 +61,10 @@ pub struct Serve {
     /// Time a player whose connection dropped has to come back, in milliseconds (ON-M04).
     #[arg(long, env = "VELHA_RECONNECT_GRACE_MS", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub reconnect_grace_ms: u64,
+    /// Threads on which the server's Velha thinks (ON-G05), apart from the async runtime's;
+    /// 0 for one per core.
+    #[arg(long, env = "VELHA_AI_THREADS", default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=256))]
+    pub velha_threads: u16,
     /// How long a session lasts, in days.
     #[arg(long, env = "VELHA_SESSION_DAYS", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=3650))]
     pub session_days: u32,

@@ -45,7 +45,9 @@ impl AppError {
             | ErrorCode::AlreadyPlaying
             | ErrorCode::AlreadyCreatedGroup
             | ErrorCode::TooManyGroups
-            | ErrorCode::GroupFull => StatusCode::CONFLICT,
+            | ErrorCode::GroupFull
+            | ErrorCode::GroupNotStarted
+            | ErrorCode::GroupMatchLive => StatusCode::CONFLICT,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::GoogleUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,

@@ -57,6 +57,8 @@ pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running<'_>>, now:
             .zip(row.ending)
             .map(|(winner, how): (Seat, EndHow)| Ending { winner, how }),
         scored: row.scored,
+        group: row.group.clone(),
+        velha: row.velha,
     };
     if let Some(Running { game, away }) = running {
         view.state = MatchState::Live;

@@ -116,6 +116,14 @@ struct WholeTurn {
 }
 
 impl Velha {
+    /// What she may spend per action in play, on the phone as on the server (ON-G05): 250 ms,
+    /// and at most the nodes she searches in that time on a desktop core, so she plays
+    /// equally well on every machine fast enough (velha-ai-arena measures her at this budget).
+    pub const PLAY_LIMITS: Limits = Limits {
+        time: Some(Duration::from_millis(250)),
+        work: Some(1_024_000),
+    };
+
     /// The Velha with her tuned weights and an empty table (about 2 MB).
     pub fn new() -> Velha {
         Velha::with_weights(Weights::TUNED)

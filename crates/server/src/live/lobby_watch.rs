@@ -11,13 +11,14 @@ use std::sync::Arc;
 use tokio::sync::{Notify, mpsc};
 use velha_api::{OpenMatch, Scope, ServerMsg};
 
+use crate::store::LobbyList;
+
 /// Changes held for one watch while its snapshot is read; past this the snapshot is read
 /// again rather than the list grown.
 const HELD: usize = 64;
 
 struct Watch {
-    scope: Scope,
-    level: u8,
+    list: LobbyList,
     /// The watcher's country: a Nacional list shows only matches of that country.
     country: String,
     tx: mpsc::Sender<ServerMsg>,
@@ -36,7 +37,7 @@ impl Watches {
     pub fn watch(
         &mut self,
         conn: u64,
-        (scope, level): (Scope, u8),
+        list: LobbyList,
         country: &str,
         tx: mpsc::Sender<ServerMsg>,
         close: Arc<Notify>,
@@ -44,8 +45,7 @@ impl Watches {
         self.0.insert(
             conn,
             Watch {
-                scope,
-                level,
+                list,
                 country: country.to_owned(),
                 tx,
                 close,
@@ -83,17 +83,26 @@ impl Watches {
     /// A match opened: the connections watching its list hear of it.
     pub fn opened(&mut self, open: &OpenMatch) {
         for watch in self.0.values_mut() {
-            let country_ok = open.scope == Scope::Mundial || watch.country == open.country;
-            if watch.scope == open.scope && watch.level == open.level && country_ok {
+            let country_ok = open.group.is_some()
+                || open.scope == Scope::Mundial
+                || watch.country == open.country;
+            if watch
+                .list
+                .holds(open.scope, open.level, open.group.as_deref())
+                && country_ok
+            {
                 tell(watch, ServerMsg::LobbyOpened { open: open.clone() });
             }
         }
     }
 
     /// A match left the lobby: the connections watching its list hear of it.
-    pub fn closed(&mut self, id: &str, scope: Scope, level: u8) {
+    pub fn closed(&mut self, id: &str, list: &LobbyList) {
         for watch in self.0.values_mut() {
-            if watch.scope == scope && watch.level == level {
+            if watch
+                .list
+                .holds(list.scope, list.level, list.group.as_deref())
+            {
                 tell(watch, ServerMsg::LobbyClosed { id: id.to_owned() });
             }
         }
@@ -127,6 +136,15 @@ mod tests {
             scope,
             level: 2,
             waiting_ms: 0,
+            group: None,
+        }
+    }
+
+    fn list(scope: Scope, level: u8, group: Option<&str>) -> LobbyList {
+        LobbyList {
+            scope,
+            level,
+            group: group.map(Into::into),
         }
     }
 
@@ -139,7 +157,7 @@ mod tests {
         let mut watches = Watches::default();
         let (tx, mut rx) = mpsc::channel(16);
         let close = Arc::new(Notify::new());
-        watches.watch(1, (Scope::Nacional, 2), "BR", tx, close);
+        watches.watch(1, list(Scope::Nacional, 2, None), "BR", tx, close);
         watches.opened(&open("a", Scope::Nacional, "BR"));
         watches.opened(&open("b", Scope::Nacional, "PT"));
         watches.opened(&open("c", Scope::Mundial, "BR"));
@@ -147,6 +165,7 @@ mod tests {
         let snapshot = ServerMsg::Lobby {
             scope: Scope::Nacional,
             level: 2,
+            group: None,
             matches: vec![],
         };
         assert!(watches.snapshot(1, snapshot.clone()));
@@ -159,8 +178,8 @@ mod tests {
                 }
             ]
         );
-        watches.closed("a", Scope::Nacional, 2);
-        watches.closed("x", Scope::Nacional, 1);
+        watches.closed("a", &list(Scope::Nacional, 2, None));
+        watches.closed("x", &list(Scope::Nacional, 1, None));
         assert_eq!(
             drain(&mut rx),
             vec![ServerMsg::LobbyClosed { id: "a".into() }]
@@ -174,18 +193,53 @@ mod tests {
     fn too_many_changes_during_a_snapshot_ask_for_it_again_and_memory_stays_bounded() {
         let mut watches = Watches::default();
         let (tx, mut rx) = mpsc::channel(256);
-        watches.watch(7, (Scope::Mundial, 1), "BR", tx, Arc::new(Notify::new()));
+        let watching = list(Scope::Mundial, 1, None);
+        watches.watch(7, watching.clone(), "BR", tx, Arc::new(Notify::new()));
         for i in 0..HELD + 10 {
-            watches.closed(&i.to_string(), Scope::Mundial, 1);
+            watches.closed(&i.to_string(), &watching);
         }
         let snapshot = ServerMsg::Lobby {
             scope: Scope::Mundial,
             level: 1,
+            group: None,
             matches: vec![],
         };
         assert!(!watches.snapshot(7, snapshot.clone()), "read again");
         assert!(drain(&mut rx).is_empty());
         assert!(watches.snapshot(7, snapshot.clone()));
         assert_eq!(drain(&mut rx), vec![snapshot]);
+    }
+
+    #[test]
+    fn on_g03_a_group_list_hears_only_its_group_from_any_country() {
+        let mut watches = Watches::default();
+        let (tx, mut rx) = mpsc::channel(16);
+        watches.watch(
+            3,
+            list(Scope::Mundial, 2, Some("g")),
+            "BR",
+            tx,
+            Arc::new(Notify::new()),
+        );
+        assert!(watches.snapshot(3, ServerMsg::Pong));
+        let in_group = |id: &str, group: &str| OpenMatch {
+            group: Some(group.into()),
+            ..open(id, Scope::Nacional, "PT")
+        };
+        watches.opened(&in_group("a", "g"));
+        watches.opened(&in_group("b", "other"));
+        watches.opened(&open("c", Scope::Mundial, "BR"));
+        watches.closed("c", &list(Scope::Mundial, 2, None));
+        watches.closed("a", &list(Scope::Nacional, 2, Some("g")));
+        assert_eq!(
+            drain(&mut rx),
+            vec![
+                ServerMsg::Pong,
+                ServerMsg::LobbyOpened {
+                    open: in_group("a", "g")
+                },
+                ServerMsg::LobbyClosed { id: "a".into() },
+            ]
+        );
     }
 }

@@ -4,6 +4,7 @@
 
 mod lobby_watch;
 mod task;
+mod velha_pool;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,13 +12,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc, oneshot};
-use velha_api::{ErrorCode, MatchView, OpenMatch, Refusal, Scope, ServerMsg};
+use velha_api::{ErrorCode, MatchView, OpenMatch, Refusal, ServerMsg};
 use velha_rules::Cube;
 
-use crate::store::{MatchRow, Store};
+use crate::store::{LobbyList, MatchRow, Store};
 use crate::token::now_ms;
 use lobby_watch::Watches;
 use task::{Actor, Cmd};
+pub use velha_pool::VelhaPool;
 
 /// How long moves and reconnections may take.
 #[derive(Clone, Copy, Debug)]
@@ -66,16 +68,18 @@ struct HubState {
 pub struct Hub {
     store: Store,
     clocks: Clocks,
+    velha: VelhaPool,
     state: Mutex<HubState>,
     next_conn: AtomicU64,
 }
 
 impl Hub {
     /// A hub over this store.
-    pub fn new(store: Store, clocks: Clocks) -> Arc<Hub> {
+    pub fn new(store: Store, clocks: Clocks, velha: VelhaPool) -> Arc<Hub> {
         Arc::new(Hub {
             store,
             clocks,
+            velha,
             state: Mutex::new(HubState::default()),
             next_conn: AtomicU64::new(1),
         })
@@ -168,8 +172,8 @@ impl Hub {
                     Ok(withdrawn) => {
                         let n = withdrawn.len();
                         tracing::info!(%account, n, "withdrew the open matches of a creator who left");
-                        for (id, scope, level) in withdrawn {
-                            hub.lobby_closed(&id, scope, level);
+                        for (id, list) in withdrawn {
+                            hub.lobby_closed(&id, &list);
                         }
                     }
                     Err(e) => tracing::error!(error = %e, "could not withdraw open matches"),
@@ -183,7 +187,7 @@ impl Hub {
     pub fn watch_lobby(
         &self,
         conn: u64,
-        list: (Scope, u8),
+        list: LobbyList,
         country: &str,
         tx: mpsc::Sender<ServerMsg>,
         close: Arc<Notify>,
@@ -208,8 +212,8 @@ impl Hub {
     }
 
     /// A match left the lobby (started or withdrawn): the watchers of its list hear of it.
-    pub fn lobby_closed(&self, id: &str, scope: Scope, level: u8) {
-        self.lock().lobby.closed(id, scope, level);
+    pub fn lobby_closed(&self, id: &str, list: &LobbyList) {
+        self.lock().lobby.closed(id, list);
     }
 
     /// Whether the player has a connection open.
@@ -231,7 +235,12 @@ impl Hub {
     /// Starts the task of a live match: a new one (both players are told) or one resumed
     /// after a restart.
     pub fn start(self: &Arc<Self>, row: &MatchRow, resumed: bool) -> Result<(), String> {
-        let o_id = row.o_id.clone().ok_or("a live match without O")?;
+        // The Velha has no account: her seat is nobody's connection.
+        let o_id = match (&row.o_id, row.velha) {
+            (_, true) => String::new(),
+            (Some(o), false) => o.clone(),
+            (None, false) => return Err("a live match without O".into()),
+        };
         let cube: Cube = row
             .position
             .parse()
@@ -244,7 +253,7 @@ impl Hub {
         let online = {
             let mut state = self.lock();
             state.actors.insert(row.id.clone(), tx);
-            for id in &ids {
+            for id in ids.iter().filter(|id| !id.is_empty()) {
                 state
                     .playing
                     .entry(id.clone())
@@ -253,7 +262,7 @@ impl Hub {
             }
             [
                 state.conns.contains_key(&ids[0]),
-                state.conns.contains_key(&ids[1]),
+                row.velha || state.conns.contains_key(&ids[1]),
             ]
         };
         let now = now_ms();

@@ -95,6 +95,8 @@ pub(super) struct Actor {
     game: Match<Cube>,
     away: [Option<i64>; 2],
     over: bool,
+    /// The Velha's decision being taken, when she plays O (ON-G05).
+    deciding: Option<oneshot::Receiver<Option<CubeAction>>>,
 }
 
 impl Actor {
@@ -115,7 +117,29 @@ impl Actor {
             game: Match::resume(cube, row.ply, Some(clock), Some(ms(deadline))),
             away,
             over: false,
+            deciding: None,
             hub,
+        }
+    }
+
+    /// When it is the Velha's turn, asks her pool for her action.
+    fn ask_velha(&mut self) {
+        if self.row.velha && !self.over && self.game.to_move() == Some(Player::O) {
+            let earlier = self.game.earlier().to_vec();
+            let position = *self.game.position();
+            self.deciding = Some(self.hub.velha.decide(earlier, position));
+        }
+    }
+
+    /// Plays the action the Velha decided, through the same checks and commit as a player's.
+    async fn velha_plays(&mut self, action: Option<CubeAction>) {
+        self.deciding = None;
+        let Some(action) = action else {
+            tracing::error!(match_id = %self.row.id, "the Velha had no action to play");
+            return;
+        };
+        if let Err(refusal) = self.apply(Seat::O, vec![action], now_ms()).await {
+            tracing::error!(match_id = %self.row.id, ?refusal, "the Velha's action was refused");
         }
     }
 
@@ -168,14 +192,21 @@ impl Actor {
     }
 
     pub(super) async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Cmd>) {
+        self.ask_velha();
         while !self.over {
             let wait = ms_until(self.next_wake(), now_ms());
-            tokio::select! {
-                cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
-                    None => break,
-                },
-                () = tokio::time::sleep(Duration::from_millis(wait)) => self.settle().await,
+            let mut deciding = self.deciding.take();
+            let step = tokio::select! {
+                cmd = rx.recv() => Step::Cmd(cmd),
+                action = velha_answer(&mut deciding) => Step::Velha(action),
+                () = tokio::time::sleep(Duration::from_millis(wait)) => Step::Wake,
+            };
+            self.deciding = deciding;
+            match step {
+                Step::Cmd(Some(cmd)) => self.handle(cmd).await,
+                Step::Cmd(None) => break,
+                Step::Velha(action) => self.velha_plays(action).await,
+                Step::Wake => self.settle().await,
             }
         }
         self.hub.finished(&self.row.id, &self.ids);
@@ -319,6 +350,16 @@ impl Actor {
                     .map_err(|_| Refusal::BadAction { index })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        self.apply(mover, parsed, now).await
+    }
+
+    /// Checks, commits and announces the move of `mover`.
+    async fn apply(
+        &mut self,
+        mover: Seat,
+        parsed: Vec<CubeAction>,
+        now: i64,
+    ) -> Result<(), Refusal> {
         // The rules' match model decides: whose turn, whole turn, clock. One action may be a
         // free turn committed on its own; more must make a whole move.
         let mut after = self.game.clone();
@@ -388,7 +429,25 @@ impl Actor {
                 scored,
             });
         }
+        self.ask_velha();
         Ok(())
+    }
+}
+
+/// What woke a match's task.
+enum Step {
+    Cmd(Option<Cmd>),
+    Velha(Option<CubeAction>),
+    Wake,
+}
+
+/// The Velha's action once decided; never, when she is not deciding.
+async fn velha_answer(
+    deciding: &mut Option<oneshot::Receiver<Option<CubeAction>>>,
+) -> Option<CubeAction> {
+    match deciding {
+        Some(answer) => answer.await.ok().flatten(),
+        None => std::future::pending().await,
     }
 }
 

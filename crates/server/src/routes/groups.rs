@@ -6,12 +6,17 @@ use std::sync::Arc;
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use velha_api::{CreateGroup, ErrorCode, Group, Invitation, Invite, MyGroups};
+use velha_api::{
+    CreateGroup, ErrorCode, Group, GroupStanding, Invitation, Invite, MatchState, MatchView,
+    MyGroups, PlayVelha, Scope,
+};
+use velha_rules::Cube;
 
+use super::lobby::{playing_group, seat_refused, stored_view};
 use crate::app::App;
 use crate::auth::Player;
 use crate::error::{AppError, AppResult, Json};
-use crate::store::{GroupError, GroupRow};
+use crate::store::{GroupError, GroupRow, MatchRow, VELHA_NAME};
 use crate::text::check_text;
 use crate::token::{new_id, now_ms};
 
@@ -50,6 +55,10 @@ fn refused(e: GroupError) -> AppError {
             AppError::new(ErrorCode::Conflict, "that player already takes part")
         }
         GroupError::NotMember => no_group(),
+        GroupError::MatchLive => AppError::new(
+            ErrorCode::GroupMatchLive,
+            "a match of the group is being played: finalize it once the match ends",
+        ),
         GroupError::Db(e) => e.into(),
     }
 }
@@ -59,16 +68,36 @@ fn no_group() -> AppError {
     AppError::new(ErrorCode::NotFound, "no such group")
 }
 
-fn view(g: GroupRow, viewer: &str) -> Group {
+fn count(n: i64) -> u32 {
+    u32::try_from(n).unwrap_or(0)
+}
+
+/// The group as `viewer` sees it, with its table (ON-G07).
+async fn view(app: &App, g: GroupRow, viewer: &str) -> AppResult<Group> {
     let creator = g.creator_id == viewer;
-    Group {
+    let table = app
+        .store
+        .group_table(&g.id)
+        .await?
+        .into_iter()
+        .zip(1..)
+        .map(|(line, position)| GroupStanding {
+            position,
+            name: line.name,
+            points: count(line.points),
+            matches: count(line.matches),
+            velha_matches: count(line.velha_matches),
+        })
+        .collect();
+    Ok(Group {
         id: g.id,
         name: g.name,
         creator: g.creator,
         with_velha: g.with_velha,
         members: g.members,
         invited: if creator { g.invited } else { Vec::new() },
-    }
+        table,
+    })
 }
 
 async fn member_view(app: &App, id: &str, player: &Player) -> AppResult<GroupRow> {
@@ -114,7 +143,10 @@ pub async fn create(
         .await
         .map_err(refused)?;
     let g = member_view(&app, &id, &player).await?;
-    Ok((StatusCode::CREATED, Json(view(g, &player.account.id))))
+    Ok((
+        StatusCode::CREATED,
+        Json(view(&app, g, &player.account.id).await?),
+    ))
 }
 
 /// The player's groups and the invitations waiting for them.
@@ -135,7 +167,7 @@ pub async fn mine(State(app): State<Arc<App>>, player: Player) -> AppResult<Json
     let mut groups = Vec::new();
     for id in app.store.groups_of(me).await? {
         if let Some(g) = app.store.group_for(&id, me).await? {
-            groups.push(view(g, me));
+            groups.push(view(&app, g, me).await?);
         }
     }
     let invitations = app
@@ -177,7 +209,7 @@ pub async fn get(
 ) -> AppResult<Json<Group>> {
     subscriber(&player)?;
     let g = member_view(&app, &id, &player).await?;
-    Ok(Json(view(g, &player.account.id)))
+    Ok(Json(view(&app, g, &player.account.id).await?))
 }
 
 /// The creator invites a player by name (ON-G02).
@@ -256,7 +288,7 @@ pub async fn accept(
             other => refused(other),
         })?;
     let g = member_view(&app, &id, &player).await?;
-    Ok(Json(view(g, &player.account.id)))
+    Ok(Json(view(&app, g, &player.account.id).await?))
 }
 
 /// The invited player declines (ON-G02).
@@ -330,6 +362,7 @@ pub async fn leave(
     responses(
         (status = 204, description = "Deleted, with everything of it"),
         (status = 403, description = "Only the creator finalizes", body = velha_api::ApiError),
+        (status = 409, description = "group_match_live: a match of the group is being played", body = velha_api::ApiError),
         (status = 404, description = "No such group for this player", body = velha_api::ApiError),
         (status = 401, body = velha_api::ApiError),
     )
@@ -342,6 +375,79 @@ pub async fn finalize(
     subscriber(&player)?;
     let g = member_view(&app, &id, &player).await?;
     creator_only(&g, &player, "finalizes it")?;
-    app.store.finalize_group(&id).await?;
+    let withdrawn = app.store.finalize_group(&id).await.map_err(refused)?;
+    for (match_id, list) in withdrawn {
+        app.hub.lobby_closed(&match_id, &list);
+    }
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// A participant plays the server's Velha in a group that includes her (ON-G05): the match
+/// starts at once, the player X, and is played over the WebSocket like any other.
+#[utoipa::path(
+    post,
+    path = "/api/groups/{id}/velha",
+    tag = "groups",
+    params(("id" = String, Path, description = "The group id")),
+    request_body = PlayVelha,
+    security(("session" = []), ("session_cookie" = [])),
+    responses(
+        (status = 201, description = "The match, live, the player to move", body = MatchView),
+        (status = 400, body = velha_api::ApiError),
+        (status = 401, body = velha_api::ApiError),
+        (status = 403, description = "subscribers_only, or the Velha is not in this group", body = velha_api::ApiError),
+        (status = 404, description = "No such group for this player", body = velha_api::ApiError),
+        (status = 409, description = "already_playing, or group_not_started", body = velha_api::ApiError),
+    )
+)]
+pub async fn play_velha(
+    State(app): State<Arc<App>>,
+    player: Player,
+    Path(id): Path<String>,
+    Json(body): Json<PlayVelha>,
+) -> AppResult<(StatusCode, Json<MatchView>)> {
+    subscriber(&player)?;
+    let lvl = super::level(body.level)?;
+    let me = &player.account;
+    let g = playing_group(&app, &id, &me.id).await?;
+    if !g.with_velha {
+        return Err(AppError::new(
+            ErrorCode::Forbidden,
+            "the group's creator did not include the Velha",
+        ));
+    }
+    let now = now_ms();
+    let row = MatchRow {
+        id: new_id(),
+        scope: Scope::Mundial,
+        level: body.level,
+        x_id: me.id.clone(),
+        x_name: me.name.clone(),
+        x_country: me.country.clone(),
+        o_id: None,
+        o_name: Some(VELHA_NAME.to_owned()),
+        state: MatchState::Live,
+        position: Cube::new(lvl).to_string(),
+        ply: 0,
+        deadline: Some(now + app.clocks.move_ms),
+        winner: None,
+        ending: None,
+        created_at: now,
+        scored: None,
+        group: Some(id),
+        velha: true,
+    };
+    app.store
+        .insert_velha_match(&row, now)
+        .await
+        .map_err(seat_refused)?;
+    app.hub.start(&row, false).map_err(|e| {
+        tracing::error!(error = %e, "could not start a match against the Velha");
+        AppError::new(ErrorCode::Internal, "the match could not start")
+    })?;
+    let view = app.hub.view(&me.id, &row.id).await;
+    Ok((
+        StatusCode::CREATED,
+        Json(view.unwrap_or_else(|| stored_view(&row, &me.id))),
+    ))
 }

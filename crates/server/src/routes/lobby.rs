@@ -11,7 +11,7 @@ use super::level;
 use crate::app::App;
 use crate::auth::Player;
 use crate::error::{AppError, AppResult, Json, Query};
-use crate::store::{AccountRow, MatchRow, SeatError};
+use crate::store::{AccountRow, GroupRow, LobbyList, MatchRow, SeatError};
 use crate::token::{new_id, now_ms};
 use crate::view;
 
@@ -32,10 +32,37 @@ pub(crate) fn open_match(row: &MatchRow, now: i64) -> OpenMatch {
         scope: row.scope,
         level: row.level,
         waiting_ms: u64::try_from(now - row.created_at).unwrap_or(0),
+        group: row.group.clone(),
     }
 }
 
-fn seat_refused(e: SeatError) -> AppError {
+/// The lobby list a match is in.
+pub(crate) fn list_of(row: &MatchRow) -> LobbyList {
+    LobbyList {
+        scope: row.scope,
+        level: row.level,
+        group: row.group.clone(),
+    }
+}
+
+/// Checks that the player takes part in the group and that its matches have started
+/// (ON-G03: 2 participants); to anyone outside, the group does not exist (ON-G08).
+pub(crate) async fn playing_group(app: &App, group: &str, account: &str) -> AppResult<GroupRow> {
+    let g = app
+        .store
+        .group_for(group, account)
+        .await?
+        .ok_or_else(|| AppError::new(ErrorCode::NotFound, "no such group"))?;
+    if g.members.len() < 2 {
+        return Err(AppError::new(
+            ErrorCode::GroupNotStarted,
+            "the group's matches start once a second participant joins",
+        ));
+    }
+    Ok(g)
+}
+
+pub(crate) fn seat_refused(e: SeatError) -> AppError {
     match e {
         SeatError::AlreadyPlaying => AppError::new(
             ErrorCode::AlreadyPlaying,
@@ -49,7 +76,8 @@ fn seat_refused(e: SeatError) -> AppError {
     }
 }
 
-/// Lists the open matches of a scope and level (Nacional: only of the player's country).
+/// Lists the open matches of a scope and level (Nacional: only of the player's country), or
+/// of a group the player takes part in.
 #[utoipa::path(
     get,
     path = "/api/lobby",
@@ -61,6 +89,7 @@ fn seat_refused(e: SeatError) -> AppError {
         (status = 400, body = velha_api::ApiError),
         (status = 401, body = velha_api::ApiError),
         (status = 403, description = "Not a subscriber", body = velha_api::ApiError),
+        (status = 404, description = "No such group for this player", body = velha_api::ApiError),
     )
 )]
 pub async fn list(
@@ -70,16 +99,30 @@ pub async fn list(
 ) -> AppResult<Json<Vec<OpenMatch>>> {
     subscriber(&player.account)?;
     level(q.level)?;
+    if let Some(group) = &q.group
+        && app
+            .store
+            .group_for(group, &player.account.id)
+            .await?
+            .is_none()
+    {
+        return Err(AppError::new(ErrorCode::NotFound, "no such group"));
+    }
     let now = now_ms();
+    let list = LobbyList {
+        scope: q.scope,
+        level: q.level,
+        group: q.group,
+    };
     let rows = app
         .store
-        .open_matches(q.scope, q.level, &player.account.country)
+        .open_matches(&list, &player.account.country)
         .await?;
     Ok(Json(rows.iter().map(|r| open_match(r, now)).collect()))
 }
 
-/// Creates a match and waits in the lobby as X (ON-M02); the WebSocket says when someone
-/// joins.
+/// Creates a match and waits in the lobby as X (ON-M02), or in a group's list (ON-G03); the
+/// WebSocket says when someone joins.
 #[utoipa::path(
     post,
     path = "/api/lobby",
@@ -91,7 +134,8 @@ pub async fn list(
         (status = 400, body = velha_api::ApiError),
         (status = 401, body = velha_api::ApiError),
         (status = 403, description = "Not a subscriber", body = velha_api::ApiError),
-        (status = 409, description = "Already in a match", body = velha_api::ApiError),
+        (status = 404, description = "No such group for this player", body = velha_api::ApiError),
+        (status = 409, description = "Already in a match, or group_not_started", body = velha_api::ApiError),
     )
 )]
 pub async fn create(
@@ -101,6 +145,9 @@ pub async fn create(
 ) -> AppResult<(StatusCode, Json<OpenMatch>)> {
     subscriber(&player.account)?;
     let lvl = level(body.level)?;
+    if let Some(group) = &body.group {
+        playing_group(&app, group, &player.account.id).await?;
+    }
     let now = now_ms();
     let row = MatchRow {
         id: new_id(),
@@ -119,6 +166,8 @@ pub async fn create(
         ending: None,
         created_at: now,
         scored: None,
+        group: body.group,
+        velha: false,
     };
     app.store
         .insert_open_match(&row)
@@ -150,12 +199,12 @@ pub async fn cancel(
     player: Player,
     Path(id): Path<String>,
 ) -> AppResult<StatusCode> {
-    if let Some((scope, level)) = app
+    if let Some(list) = app
         .store
         .cancel_open_match(&id, &player.account.id, now_ms())
         .await?
     {
-        app.hub.lobby_closed(&id, scope, level);
+        app.hub.lobby_closed(&id, &list);
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(AppError::new(
@@ -190,6 +239,11 @@ pub async fn join(
     let Some(row) = app.store.get_match(&id).await? else {
         return Err(AppError::new(ErrorCode::NotFound, "no match has this id"));
     };
+    if let Some(group) = &row.group {
+        playing_group(&app, group, &me.id)
+            .await
+            .map_err(|_| AppError::new(ErrorCode::NotFound, "no match has this id"))?;
+    }
     if row.x_id == me.id {
         return Err(AppError::new(
             ErrorCode::Forbidden,
@@ -202,7 +256,7 @@ pub async fn join(
             "this match is no longer waiting for an opponent",
         ));
     }
-    if row.scope == Scope::Nacional && row.x_country != me.country {
+    if row.group.is_none() && row.scope == Scope::Nacional && row.x_country != me.country {
         return Err(AppError::new(
             ErrorCode::WrongCountry,
             format!(
@@ -222,7 +276,7 @@ pub async fn join(
         .get_match(&id)
         .await?
         .ok_or_else(|| AppError::new(ErrorCode::Internal, "the match vanished"))?;
-    app.hub.lobby_closed(&row.id, row.scope, row.level);
+    app.hub.lobby_closed(&row.id, &list_of(&row));
     app.hub.start(&row, false).map_err(|e| {
         tracing::error!(error = %e, "could not start a match");
         AppError::new(ErrorCode::Internal, "the match could not start")

@@ -10,12 +10,12 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use tracing::Instrument;
-use velha_api::{ClientMsg, ErrorCode, MAX_LIVE_FRAME, Scope, ServerMsg};
+use velha_api::{ClientMsg, ErrorCode, MAX_LIVE_FRAME, ServerMsg};
 
 use crate::app::App;
 use crate::auth::{cookie_token, is_subscriber, same_origin};
 use crate::live::ConnHandle;
-use crate::store::AccountRow;
+use crate::store::{AccountRow, LobbyList};
 use crate::token::{now_ms, token_hash};
 
 /// How long a new connection has to say `hello`.
@@ -238,8 +238,17 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
                 .await
                 .err()
                 .map(|refusal| ServerMsg::Refused { match_id, refusal }),
-            Ok(ClientMsg::WatchLobby { scope, level }) => {
-                watch_lobby(&app, &account, (conn_id, &reply, &closer), scope, level).await
+            Ok(ClientMsg::WatchLobby {
+                scope,
+                level,
+                group,
+            }) => {
+                let list = LobbyList {
+                    scope,
+                    level,
+                    group,
+                };
+                watch_lobby(&app, &account, (conn_id, &reply, &closer), list).await
             }
             Ok(ClientMsg::UnwatchLobby) => {
                 app.hub.unwatch_lobby(conn_id);
@@ -276,8 +285,7 @@ async fn watch_lobby(
         &tokio::sync::mpsc::Sender<ServerMsg>,
         &Arc<tokio::sync::Notify>,
     ),
-    scope: Scope,
-    level: u8,
+    list: LobbyList,
 ) -> Option<ServerMsg> {
     if !is_subscriber(account, now_ms()) {
         return Some(error(
@@ -285,19 +293,30 @@ async fn watch_lobby(
             "online play is for subscribers",
         ));
     }
-    if !(1..=2).contains(&level) {
+    if !(1..=2).contains(&list.level) {
         return Some(error(ErrorCode::BadRequest, "the level is 1 or 2"));
+    }
+    if let Some(group) = &list.group {
+        match app.store.group_for(group, &account.id).await {
+            Ok(Some(_)) => {}
+            // ON-G08: a group is nothing to anyone outside it.
+            Ok(None) => return Some(error(ErrorCode::NotFound, "no such group")),
+            Err(e) => {
+                tracing::error!(error = %e, "database error");
+                return Some(error(ErrorCode::Internal, "the group could not be read"));
+            }
+        }
     }
     app.hub.watch_lobby(
         conn,
-        (scope, level),
+        list.clone(),
         &account.country,
         reply.clone(),
         close.clone(),
     );
     // Changes that came while the list was read follow it; when too many came, read again.
     for _ in 0..3 {
-        let rows = match app.store.open_matches(scope, level, &account.country).await {
+        let rows = match app.store.open_matches(&list, &account.country).await {
             Ok(rows) => rows,
             Err(e) => {
                 tracing::error!(error = %e, "database error");
@@ -313,8 +332,9 @@ async fn watch_lobby(
         if app.hub.lobby_snapshot(
             conn,
             ServerMsg::Lobby {
-                scope,
-                level,
+                scope: list.scope,
+                level: list.level,
+                group: list.group.clone(),
                 matches,
             },
         ) {

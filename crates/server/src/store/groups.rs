@@ -5,6 +5,7 @@
 use sqlx::Row;
 
 use super::Store;
+use super::matches::{LobbyList, lobby_list};
 
 /// A seat race is lost at most this many times in a row before the answer is "try again".
 const SEAT_TRIES: usize = 8;
@@ -28,6 +29,8 @@ pub enum GroupError {
     AlreadyMember,
     /// The player is not a participant.
     NotMember,
+    /// A match of the group is live (ON-G09 waits for it).
+    MatchLive,
     /// The database failed (or a race was lost too many times).
     Db(sqlx::Error),
 }
@@ -321,10 +324,92 @@ impl Store {
         Ok(gone.rows_affected() == 1)
     }
 
-    /// Deletes the group and all its history in one transaction (ON-G09).
-    pub async fn finalize_group(&self, group: &str) -> Result<(), sqlx::Error> {
+    /// The group's table (ON-G07): each participant's points, wins and losses in the group
+    /// (ON-G04; against the Velha win 3, loss 0, ON-G05) and their finished matches against
+    /// participants and against the Velha, in the rankings' order.
+    pub async fn group_table(&self, group: &str) -> Result<Vec<TableLine>, sqlx::Error> {
+        // Each finished match gives one line per human player: what it counts for them.
+        let rows = sqlx::query(
+            "SELECT a.name, \
+             CAST(COALESCE(SUM(r.points), 0) AS BIGINT) AS points, CAST(COALESCE(SUM(r.won), 0) AS BIGINT) AS wins, \
+             CAST(COALESCE(SUM(r.lost), 0) AS BIGINT) AS losses, CAST(COALESCE(SUM(1 - r.velha), 0) AS BIGINT) AS matches, \
+             CAST(COALESCE(SUM(r.velha), 0) AS BIGINT) AS velha_matches \
+             FROM group_members gm JOIN accounts a ON a.id = gm.account_id \
+             LEFT JOIN ( \
+               SELECT x_id AS account_id, against_velha AS velha, \
+                 CASE WHEN winner = 'X' THEN 1 ELSE 0 END * scored AS won, \
+                 CASE WHEN winner = 'O' THEN 1 ELSE 0 END * scored AS lost, \
+                 scored * CASE WHEN winner = 'X' THEN 3 WHEN against_velha = 1 THEN 0 \
+                   WHEN ending IN ('time', 'abandonment') THEN 0 ELSE 1 END AS points \
+               FROM matches WHERE group_id = $1 AND state = 'over' \
+               UNION ALL \
+               SELECT o_id, 0, \
+                 CASE WHEN winner = 'O' THEN 1 ELSE 0 END * scored, \
+                 CASE WHEN winner = 'X' THEN 1 ELSE 0 END * scored, \
+                 scored * CASE WHEN winner = 'O' THEN 3 \
+                   WHEN ending IN ('time', 'abandonment') THEN 0 ELSE 1 END \
+               FROM matches WHERE group_id = $1 AND state = 'over' AND o_id IS NOT NULL \
+             ) r ON r.account_id = gm.account_id \
+             WHERE gm.group_id = $1 GROUP BY gm.account_id, a.name",
+        )
+        .bind(group)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut lines = rows
+            .iter()
+            .map(|r| {
+                Ok(TableLine {
+                    name: r.try_get("name")?,
+                    points: r.try_get("points")?,
+                    wins: r.try_get("wins")?,
+                    losses: r.try_get("losses")?,
+                    matches: r.try_get("matches")?,
+                    velha_matches: r.try_get("velha_matches")?,
+                })
+            })
+            .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        lines.sort_by(|a, b| {
+            (b.points, b.wins, a.losses, &a.name).cmp(&(a.points, a.wins, b.losses, &b.name))
+        });
+        Ok(lines)
+    }
+
+    /// Deletes the group and all its history — its matches with their moves included — in
+    /// one transaction (ON-G09): refused while one of its matches is live. Answers the open
+    /// matches deleted, to take them out of the lobby.
+    pub async fn finalize_group(
+        &self,
+        group: &str,
+    ) -> Result<Vec<(String, LobbyList)>, GroupError> {
         let _turn = self.write_turn().await;
         let mut tx = self.pool.begin().await?;
+        let open = sqlx::query(
+            "SELECT id, scope, level, group_id FROM matches WHERE group_id = $1 AND state = 'open'",
+        )
+        .bind(group)
+        .fetch_all(&mut *tx)
+        .await?
+        .iter()
+        .map(|r| Ok((r.try_get("id")?, lobby_list(r)?)))
+        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        for sql in [
+            "DELETE FROM active_players WHERE match_id IN \
+             (SELECT id FROM matches WHERE group_id = $1 AND state = 'open')",
+            "DELETE FROM moves WHERE match_id IN \
+             (SELECT id FROM matches WHERE group_id = $1 AND state <> 'live')",
+            "DELETE FROM matches WHERE group_id = $1 AND state <> 'live'",
+        ] {
+            sqlx::query(sql).bind(group).execute(&mut *tx).await?;
+        }
+        // A match that went live meanwhile keeps the group (and its foreign key would refuse).
+        let live = sqlx::query("SELECT id FROM matches WHERE group_id = $1")
+            .bind(group)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if live.is_some() {
+            tx.rollback().await?;
+            return Err(GroupError::MatchLive);
+        }
         for sql in [
             "DELETE FROM group_invitations WHERE group_id = $1",
             "DELETE FROM group_members WHERE group_id = $1",
@@ -332,6 +417,24 @@ impl Store {
         ] {
             sqlx::query(sql).bind(group).execute(&mut *tx).await?;
         }
-        tx.commit().await
+        tx.commit().await?;
+        Ok(open)
     }
+}
+
+/// One participant's numbers in a group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableLine {
+    /// Their name.
+    pub name: String,
+    /// Points.
+    pub points: i64,
+    /// Scored wins.
+    pub wins: i64,
+    /// Scored losses.
+    pub losses: i64,
+    /// Finished matches against participants.
+    pub matches: i64,
+    /// Finished matches against the Velha.
+    pub velha_matches: i64,
 }

@@ -41,6 +41,34 @@ pub struct MatchRow {
     pub created_at: i64,
     /// Whether it scored, once over (ON-K03).
     pub scored: Option<bool>,
+    /// The mini-ranking group it belongs to (ON-G04).
+    pub group: Option<String>,
+    /// Whether O is the server's Velha (ON-G05); she has no account.
+    pub velha: bool,
+}
+
+/// The name the Velha plays under.
+pub const VELHA_NAME: &str = "Velha";
+
+/// One list of the lobby: a scope and level outside groups, or one group's matches at a
+/// level (where the scope plays no part).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LobbyList {
+    /// Mundial or Nacional.
+    pub scope: Scope,
+    /// 1 or 2.
+    pub level: u8,
+    /// The group, if any.
+    pub group: Option<String>,
+}
+
+impl LobbyList {
+    /// Whether an open match of `scope`, `level` and `group` is in this list.
+    pub fn holds(&self, scope: Scope, level: u8, group: Option<&str>) -> bool {
+        self.level == level
+            && self.group.as_deref() == group
+            && (self.group.is_some() || self.scope == scope)
+    }
 }
 
 /// A move to commit together with the match's new state.
@@ -129,20 +157,23 @@ async fn release_if_changed(
 
 const MATCH_COLUMNS: &str = "m.id, m.scope, m.level, m.x_id, ax.name AS x_name, m.x_country, \
      m.o_id, ao.name AS o_name, m.state, m.position, m.ply, m.deadline, m.winner, m.ending, \
-     m.created_at, m.scored FROM matches m JOIN accounts ax ON ax.id = m.x_id \
+     m.created_at, m.scored, m.group_id, m.against_velha FROM matches m JOIN accounts ax ON ax.id = m.x_id \
      LEFT JOIN accounts ao ON ao.id = m.o_id";
 
-/// The `scope` and `level` columns of a row: which lobby list a match is in.
-fn lobby_list(row: &AnyRow) -> Result<(Scope, u8), sqlx::Error> {
+/// The `scope`, `level` and `group_id` columns of a row: which lobby list a match is in.
+pub(super) fn lobby_list(row: &AnyRow) -> Result<LobbyList, sqlx::Error> {
     let scope: String = row.try_get("scope")?;
     let level: i64 = row.try_get("level")?;
-    Ok((
-        Scope::from_str_opt(&scope).ok_or_else(|| corrupt("scope", &scope))?,
-        u8::try_from(level).map_err(|_| corrupt("level", &level.to_string()))?,
-    ))
+    Ok(LobbyList {
+        scope: Scope::from_str_opt(&scope).ok_or_else(|| corrupt("scope", &scope))?,
+        level: u8::try_from(level).map_err(|_| corrupt("level", &level.to_string()))?,
+        group: row.try_get("group_id")?,
+    })
 }
 
 fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
+    let velha = row.try_get::<i64, _>("against_velha")? != 0;
+    let o_name: Option<String> = row.try_get("o_name")?;
     let scope: String = row.try_get("scope")?;
     let state: String = row.try_get("state")?;
     let winner: Option<String> = row.try_get("winner")?;
@@ -157,7 +188,11 @@ fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
         x_name: row.try_get("x_name")?,
         x_country: row.try_get("x_country")?,
         o_id: row.try_get("o_id")?,
-        o_name: row.try_get("o_name")?,
+        o_name: if velha {
+            Some(VELHA_NAME.to_owned())
+        } else {
+            o_name
+        },
         state: MatchState::from_str_opt(&state).ok_or_else(|| corrupt("state", &state))?,
         position: row.try_get("position")?,
         ply: u32::try_from(ply).map_err(|_| corrupt("ply", &ply.to_string()))?,
@@ -172,6 +207,8 @@ fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
         },
         created_at: row.try_get("created_at")?,
         scored: row.try_get::<Option<i64>, _>("scored")?.map(|s| s != 0),
+        group: row.try_get("group_id")?,
+        velha,
     })
 }
 
@@ -182,7 +219,7 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO matches (id, scope, level, x_id, x_country, state, position, ply, \
-             created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8)",
+             created_at, group_id) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9)",
         )
         .bind(&m.id)
         .bind(m.scope.as_str())
@@ -192,6 +229,7 @@ impl Store {
         .bind(MatchState::Open.as_str())
         .bind(&m.position)
         .bind(m.created_at)
+        .bind(&m.group)
         .execute(&mut *tx)
         .await?;
         claim_player(&mut tx, &m.x_id, &m.id).await?;
@@ -199,24 +237,67 @@ impl Store {
         Ok(())
     }
 
-    /// Open matches of a scope and level, oldest first; Nacional ones only of `country`.
+    /// Open matches of a lobby list, oldest first: of a scope and level outside groups
+    /// (Nacional ones only of `country`), or of one group at a level.
     pub async fn open_matches(
         &self,
-        scope: Scope,
-        level: u8,
+        list: &LobbyList,
         country: &str,
     ) -> Result<Vec<MatchRow>, sqlx::Error> {
-        let sql = format!(
-            "SELECT {MATCH_COLUMNS} WHERE m.state = 'open' AND m.scope = $1 AND m.level = $2 \
-             AND (m.scope = 'mundial' OR m.x_country = $3) ORDER BY m.created_at LIMIT 200"
-        );
-        let rows = sqlx::query(&sql)
-            .bind(scope.as_str())
-            .bind(i64::from(level))
-            .bind(country)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = match &list.group {
+            None => {
+                let sql = format!(
+                    "SELECT {MATCH_COLUMNS} WHERE m.state = 'open' AND m.scope = $1 \
+                     AND m.level = $2 AND m.group_id IS NULL \
+                     AND (m.scope = 'mundial' OR m.x_country = $3) \
+                     ORDER BY m.created_at LIMIT 200"
+                );
+                sqlx::query(&sql)
+                    .bind(list.scope.as_str())
+                    .bind(i64::from(list.level))
+                    .bind(country)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            Some(group) => {
+                let sql = format!(
+                    "SELECT {MATCH_COLUMNS} WHERE m.state = 'open' AND m.group_id = $1 \
+                     AND m.level = $2 ORDER BY m.created_at LIMIT 200"
+                );
+                sqlx::query(&sql)
+                    .bind(group)
+                    .bind(i64::from(list.level))
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
         rows.iter().map(match_from).collect()
+    }
+
+    /// Starts a match of `player` against the Velha in a group (ON-G05), unless the player
+    /// already has an open or live match.
+    pub async fn insert_velha_match(&self, m: &MatchRow, now: i64) -> Result<(), SeatError> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO matches (id, scope, level, x_id, x_country, state, position, ply, \
+             deadline, created_at, started_at, group_id, against_velha) \
+             VALUES ($1, $2, $3, $4, $5, 'live', $6, 0, $7, $8, $8, $9, 1)",
+        )
+        .bind(&m.id)
+        .bind(m.scope.as_str())
+        .bind(i64::from(m.level))
+        .bind(&m.x_id)
+        .bind(&m.x_country)
+        .bind(&m.position)
+        .bind(m.deadline)
+        .bind(now)
+        .bind(&m.group)
+        .execute(&mut *tx)
+        .await?;
+        claim_player(&mut tx, &m.x_id, &m.id).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// One match.
@@ -264,12 +345,12 @@ impl Store {
         id: &str,
         creator: &str,
         now: i64,
-    ) -> Result<Option<(Scope, u8)>, sqlx::Error> {
+    ) -> Result<Option<LobbyList>, sqlx::Error> {
         let _turn = self.write_turn().await;
         let mut tx = self.pool.begin().await?;
         let row = sqlx::query(
             "UPDATE matches SET state = 'cancelled', ended_at = $1 \
-             WHERE id = $2 AND x_id = $3 AND state = 'open' RETURNING scope, level",
+             WHERE id = $2 AND x_id = $3 AND state = 'open' RETURNING scope, level, group_id",
         )
         .bind(now)
         .bind(id)
@@ -286,7 +367,7 @@ impl Store {
         &self,
         creator: &str,
         now: i64,
-    ) -> Result<Vec<(String, Scope, u8)>, sqlx::Error> {
+    ) -> Result<Vec<(String, LobbyList)>, sqlx::Error> {
         let _turn = self.write_turn().await;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
@@ -298,7 +379,7 @@ impl Store {
         .await?;
         let rows = sqlx::query(
             "UPDATE matches SET state = 'cancelled', ended_at = $1 \
-             WHERE x_id = $2 AND state = 'open' RETURNING id, scope, level",
+             WHERE x_id = $2 AND state = 'open' RETURNING id, scope, level, group_id",
         )
         .bind(now)
         .bind(creator)
@@ -306,10 +387,7 @@ impl Store {
         .await?;
         tx.commit().await?;
         rows.iter()
-            .map(|row| {
-                let (scope, level) = lobby_list(row)?;
-                Ok((row.try_get("id")?, scope, level))
-            })
+            .map(|row| Ok((row.try_get("id")?, lobby_list(row)?)))
             .collect()
     }
 

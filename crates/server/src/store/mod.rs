@@ -17,8 +17,8 @@ mod matches;
 mod rankings;
 
 pub use accounts::{AccountRow, InsertError};
-pub use groups::{GroupError, GroupRow, InvitationRow};
-pub use matches::{MatchRow, MoveCommit, SeatError};
+pub use groups::{GroupError, GroupRow, InvitationRow, TableLine};
+pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
 pub use rankings::{After, Rebuild, Standing, Tally};
 
 /// Which database is behind the pool.

@@ -119,22 +119,27 @@ async fn add_to_standing(
     Ok(())
 }
 
-/// Scores the match that this transaction just ended: whether it scores (ON-K03) goes on the
-/// match, and its points on both players' standings (ON-K02). Answers whether it scored.
+/// Scores the match that this transaction just ended: whether it scores (ON-K03, ON-G04;
+/// always against the Velha, ON-G05) goes on the match, and the points of a match outside
+/// groups on both players' standings (ON-K02). A group's table is read from its matches.
+/// Answers whether it scored.
 pub(super) async fn score_match(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     match_id: &str,
 ) -> Result<bool, sqlx::Error> {
-    // One statement decides and records whether it scores (ON-K03: fewer than two scored
-    // matches that UTC day between the same two players at this level) and reads the match.
+    // One statement decides and records whether it scores (ON-K03, ON-G04: fewer than two
+    // scored matches that UTC day between the same two players at this level, counted among
+    // the matches outside groups, or among the same group's) and reads the match.
     let row = sqlx::query(
-        "UPDATE matches SET scored = CASE WHEN (SELECT COUNT(*) FROM matches p \
+        "UPDATE matches SET scored = CASE WHEN against_velha = 1 THEN 1 \
+         WHEN (SELECT COUNT(*) FROM matches p \
          WHERE p.level = matches.level AND p.scored = 1 AND p.id <> matches.id \
          AND p.ended_at >= matches.ended_at - (matches.ended_at % $2) \
          AND p.ended_at < matches.ended_at - (matches.ended_at % $2) + $2 \
+         AND ((p.group_id IS NULL AND matches.group_id IS NULL) OR p.group_id = matches.group_id) \
          AND ((p.x_id = matches.x_id AND p.o_id = matches.o_id) \
            OR (p.x_id = matches.o_id AND p.o_id = matches.x_id))) < $3 THEN 1 ELSE 0 END \
-         WHERE id = $1 RETURNING scored, x_id, o_id, level, winner, ending, ended_at",
+         WHERE id = $1 RETURNING scored, x_id, o_id, level, winner, ending, ended_at, group_id",
     )
     .bind(match_id)
     .bind(DAY_MS)
@@ -143,6 +148,10 @@ pub(super) async fn score_match(
     .await?;
     let scored: i64 = row.try_get("scored")?;
     let scored = scored == 1;
+    let group: Option<String> = row.try_get("group_id")?;
+    if group.is_some() {
+        return Ok(scored);
+    }
     let x: String = row.try_get("x_id")?;
     let o: Option<String> = row.try_get("o_id")?;
     let level: i64 = row.try_get("level")?;
@@ -327,7 +336,8 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         let rows = sqlx::query(
             "SELECT id, x_id, o_id, level, winner, ending, ended_at, scored FROM matches \
-             WHERE state = 'over' AND o_id IS NOT NULL ORDER BY ended_at, id",
+             WHERE state = 'over' AND o_id IS NOT NULL AND group_id IS NULL \
+             ORDER BY ended_at, id",
         )
         .fetch_all(&mut *tx)
         .await?;
@@ -476,7 +486,7 @@ impl Store {
     pub async fn has_unscored_matches(&self) -> Result<bool, sqlx::Error> {
         let found = sqlx::query(
             "SELECT id FROM matches WHERE state = 'over' AND o_id IS NOT NULL \
-             AND scored IS NULL LIMIT 1",
+             AND group_id IS NULL AND scored IS NULL LIMIT 1",
         )
         .fetch_optional(&self.pool)
         .await?;

@@ -9,12 +9,12 @@ use velha_load::Client;
 
 use crate::common::{Db, Server};
 
-async fn start(db: Db) -> Server {
+pub async fn start(db: Db) -> Server {
     Server::start(db, &["--signups-per-address-per-hour", "100000"]).await
 }
 
 /// Signs up subscribers with these names.
-async fn subscribers(server: &Server, names: &[String]) -> Vec<Client> {
+pub async fn subscribers(server: &Server, names: &[String]) -> Vec<Client> {
     let clients = join_all(names.iter().map(|n| async move {
         let mut c = server.client();
         c.sign_up(&format!("{n}@example.com"), "cubo-gira-9", n, "pt-BR")
@@ -40,12 +40,12 @@ async fn subscribers(server: &Server, names: &[String]) -> Vec<Client> {
     clients
 }
 
-async fn call(c: &Client, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+pub async fn call(c: &Client, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
     let body = body.map(|b| b.to_string());
     c.raw(method, path, body.as_deref()).await.unwrap()
 }
 
-async fn create(c: &Client, name: &str) -> String {
+pub async fn create(c: &Client, name: &str) -> String {
     let (status, g) = call(
         c,
         Method::POST,
@@ -57,7 +57,7 @@ async fn create(c: &Client, name: &str) -> String {
     g["id"].as_str().unwrap().to_owned()
 }
 
-async fn invite(c: &Client, group: &str, name: &str) -> (u16, Value) {
+pub async fn invite(c: &Client, group: &str, name: &str) -> (u16, Value) {
     call(
         c,
         Method::POST,
@@ -67,7 +67,7 @@ async fn invite(c: &Client, group: &str, name: &str) -> (u16, Value) {
     .await
 }
 
-async fn accept(c: &Client, group: &str) -> (u16, Value) {
+pub async fn accept(c: &Client, group: &str) -> (u16, Value) {
     call(
         c,
         Method::POST,
@@ -77,7 +77,7 @@ async fn accept(c: &Client, group: &str) -> (u16, Value) {
     .await
 }
 
-async fn count(server: &Server, sql: &str) -> i64 {
+pub async fn count(server: &Server, sql: &str) -> i64 {
     let mut db = server.database().await;
     sqlx::query(sql)
         .fetch_one(&mut db)
@@ -400,3 +400,38 @@ async fn on_g09_finalizing_deletes_the_group_and_all_of_it(db: Db) {
     create(&p[0], "Temporada 2").await;
 }
 on_both!(on_g09_finalizing_deletes_the_group_and_all_of_it);
+
+async fn on_g01_a_group_name_has_3_to_40_characters_and_no_control_characters(db: Db) {
+    let server = start(db).await;
+    let p = subscribers(&server, &["ana".to_owned()]).await;
+    let long = "é".repeat(41);
+    for (name, why) in [
+        ("ab", "too short"),
+        ("  ab  ", "too short once trimmed"),
+        (long.as_str(), "too long"),
+        ("Turma\u{7}", "a control character"),
+        ("Tur\nma", "a line break"),
+    ] {
+        let (status, e) = call(
+            &p[0],
+            Method::POST,
+            "/api/groups",
+            Some(json!({ "name": name })),
+        )
+        .await;
+        assert_eq!(status, 400, "{why}: {e}");
+        assert!(!e["message"].as_str().unwrap().is_empty());
+    }
+    assert_eq!(count(&server, "SELECT COUNT(*) FROM mini_groups").await, 0);
+    let forty = "é".repeat(40);
+    let (status, g) = call(
+        &p[0],
+        Method::POST,
+        "/api/groups",
+        Some(json!({ "name": format!(" {forty} ") })),
+    )
+    .await;
+    assert_eq!(status, 201, "{g}");
+    assert_eq!(g["name"], json!(forty), "kept trimmed");
+}
+on_both!(on_g01_a_group_name_has_3_to_40_characters_and_no_control_characters);

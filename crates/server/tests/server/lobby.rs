@@ -162,9 +162,13 @@ async fn on_m01_the_watched_lobby_changes_live(db: Db) {
             matches!(m, ServerMsg::Welcome { .. })
         })
         .await;
-        live.send(&ClientMsg::WatchLobby { scope, level: 2 })
-            .await
-            .unwrap();
+        live.send(&ClientMsg::WatchLobby {
+            scope,
+            level: 2,
+            group: None,
+        })
+        .await
+        .unwrap();
         let list = expect(&mut live, "the list", |m| {
             matches!(m, ServerMsg::Lobby { .. })
         })
@@ -188,6 +192,7 @@ async fn on_m01_the_watched_lobby_changes_live(db: Db) {
         .send(&ClientMsg::WatchLobby {
             scope: Scope::Mundial,
             level: 2,
+            group: None,
         })
         .await
         .unwrap();
@@ -329,6 +334,7 @@ async fn on_m01_a_flood_of_watches_leaves_one_watch(db: Db) {
     live.send(&ClientMsg::WatchLobby {
         scope: Scope::Mundial,
         level: 3,
+        group: None,
     })
     .await
     .unwrap();
@@ -348,6 +354,7 @@ async fn on_m01_a_flood_of_watches_leaves_one_watch(db: Db) {
         live.send(&ClientMsg::WatchLobby {
             scope: Scope::Mundial,
             level,
+            group: None,
         })
         .await
         .unwrap();

@@ -9,6 +9,7 @@ mod accounts;
 mod api_doc;
 mod durability;
 mod google;
+mod group_matches;
 mod groups;
 mod hardening;
 mod live;

@@ -76,6 +76,8 @@ impl League {
             ending: None,
             created_at: at - 60_000,
             scored: None,
+            group: None,
+            velha: false,
         };
         self.store.insert_open_match(&row).await.unwrap();
         self.store

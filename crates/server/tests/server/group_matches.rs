@@ -1,0 +1,533 @@
+//! ON-G03 … ON-G05, ON-G07, ON-G09: a group's matches — when they start, where they score,
+//! the server's Velha, the table, and finalizing with them.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use velha_api::{EndHow, ErrorCode, MatchState, Scope, Seat, ServerMsg};
+use velha_load::{Client, Live};
+use velha_rules::{Cube, CubeAction, Position};
+use velha_server::store::{MatchRow, Store};
+
+use crate::common::{Db, expect};
+use crate::groups::{accept, call, count, invite, start, subscribers};
+use crate::live::moved;
+
+async fn welcomed(c: &Client) -> Live {
+    let mut live = c.live().await.unwrap();
+    expect(&mut live, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    live
+}
+
+async fn group(c: &Client, id: &str) -> Value {
+    let (status, g) = call(c, Method::GET, &format!("/api/groups/{id}"), None).await;
+    assert_eq!(status, 200, "{g}");
+    g
+}
+
+/// The table as (name, points, matches, matches against the Velha), best first.
+async fn table(c: &Client, id: &str) -> Vec<(String, u64, u64, u64)> {
+    group(c, id).await["table"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_owned(),
+                r["points"].as_u64().unwrap(),
+                r["matches"].as_u64().unwrap(),
+                r["velha_matches"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn code(e: &Value) -> ErrorCode {
+    serde_json::from_value(e["code"].clone()).unwrap()
+}
+
+/// A group of `names` (the first creates it, the others accept) and its id.
+async fn made(players: &[Client], names: &[String], with_velha: bool) -> String {
+    let (status, g) = call(
+        &players[0],
+        Method::POST,
+        "/api/groups",
+        Some(json!({ "name": "Turma", "with_velha": with_velha })),
+    )
+    .await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap().to_owned();
+    for (p, name) in players.iter().zip(names).skip(1) {
+        assert_eq!(invite(&players[0], &id, name).await.0, 204);
+        assert_eq!(accept(p, &id).await.0, 200);
+    }
+    id
+}
+
+async fn on_g03_group_matches_start_at_two_participants_and_stay_in_the_group(db: Db) {
+    let server = start(db).await;
+    let all: Vec<String> = ["ana", "bia", "caio"].map(String::from).to_vec();
+    let p = subscribers(&server, &all).await;
+    let g = made(&p[..1], &all[..1], true).await;
+    for (path, body) in [
+        (
+            "/api/lobby",
+            json!({ "scope": "mundial", "level": 1, "group": g }),
+        ),
+        (
+            &format!("/api/groups/{g}/velha") as &str,
+            json!({ "level": 1 }),
+        ),
+    ] {
+        let (status, e) = call(&p[0], Method::POST, path, Some(body)).await;
+        assert_eq!(
+            (status, code(&e)),
+            (409, ErrorCode::GroupNotStarted),
+            "{path}: {e}"
+        );
+    }
+    assert_eq!(invite(&p[0], &g, "bia").await.0, 204);
+    assert_eq!(accept(&p[1], &g).await.0, 200);
+
+    // Nobody outside the group sees its list or its matches, or makes one (ON-G08).
+    let list = format!("/api/lobby?scope=mundial&level=1&group={g}");
+    let (status, _) = call(&p[2], Method::GET, &list, None).await;
+    assert_eq!(status, 404);
+    let (status, _) = call(
+        &p[2],
+        Method::POST,
+        "/api/lobby",
+        Some(json!({ "scope": "mundial", "level": 1, "group": g })),
+    )
+    .await;
+    assert_eq!(status, 404);
+    let mut caio = welcomed(&p[2]).await;
+    caio.send(&velha_api::ClientMsg::WatchLobby {
+        scope: Scope::Mundial,
+        level: 1,
+        group: Some(g.clone()),
+    })
+    .await
+    .unwrap();
+    let refused = expect(&mut caio, "a refusal", |m| {
+        matches!(m, ServerMsg::Error { .. })
+    })
+    .await;
+    assert!(
+        matches!(
+            refused,
+            ServerMsg::Error {
+                code: ErrorCode::NotFound,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+
+    // Bia watches the group's list and sees Ana's match come; the Mundial list never has it.
+    let mut bia = welcomed(&p[1]).await;
+    bia.send(&velha_api::ClientMsg::WatchLobby {
+        scope: Scope::Mundial,
+        level: 1,
+        group: Some(g.clone()),
+    })
+    .await
+    .unwrap();
+    expect(
+        &mut bia,
+        "the group's list",
+        |m| matches!(m, ServerMsg::Lobby { group: Some(_), matches, .. } if matches.is_empty()),
+    )
+    .await;
+    let mut ana = welcomed(&p[0]).await;
+    let open = p[0].create_in_group(&g, 1).await.unwrap();
+    assert_eq!(open.group.as_deref(), Some(g.as_str()));
+    expect(
+        &mut bia,
+        "the match in the group's list",
+        |m| matches!(m, ServerMsg::LobbyOpened { open: o } if o.id == open.id),
+    )
+    .await;
+    assert!(p[2].lobby(Scope::Mundial, 1).await.unwrap().is_empty());
+    assert!(p[1].lobby(Scope::Mundial, 1).await.unwrap().is_empty());
+    let (status, _) = call(
+        &p[2],
+        Method::POST,
+        &format!("/api/lobby/{}/join", open.id),
+        None,
+    )
+    .await;
+    assert_eq!(status, 404, "an outsider cannot join a group's match");
+
+    let view = p[1].join(&open.id).await.unwrap();
+    assert_eq!(view.group.as_deref(), Some(g.as_str()));
+    for live in [&mut ana, &mut bia] {
+        expect(live, "started", |m| matches!(m, ServerMsg::Started { .. })).await;
+    }
+    let id = open.id;
+    moved(&mut ana, &mut bia, &id, 0, &["a1"]).await;
+    moved(&mut bia, &mut ana, &id, 1, &["S+", "c3"]).await;
+    moved(&mut ana, &mut bia, &id, 2, &["a2"]).await;
+    moved(&mut bia, &mut ana, &id, 3, &["c2"]).await;
+    moved(&mut ana, &mut bia, &id, 4, &["a3"]).await;
+    let ended = expect(&mut bia, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
+    assert!(
+        matches!(
+            ended,
+            ServerMsg::Ended {
+                scored: Some(true),
+                ..
+            }
+        ),
+        "{ended:?}"
+    );
+    // ON-G04: win 3, loss 1, in the group only — no world standing for either.
+    let expected = vec![("ana".to_owned(), 3, 1, 0), ("bia".to_owned(), 1, 1, 0)];
+    assert_eq!(table(&p[0], &g).await, expected);
+    assert_eq!(table(&p[1], &g).await, expected);
+    assert_eq!(count(&server, "SELECT COUNT(*) FROM standings").await, 0);
+    let (status, me) = call(&p[0], Method::GET, "/api/rankings/me?level=1", None).await;
+    assert_eq!(status, 200, "{me}");
+    assert!(me["world"].is_null(), "{me}");
+}
+on_both!(on_g03_group_matches_start_at_two_participants_and_stay_in_the_group);
+
+/// Plays a match between `x` and `o` straight into the store, won by `winner`, ended `at`.
+async fn played(store: &Store, ids: (&str, &str), group: Option<&str>, winner: Seat, at: i64) {
+    let id = velha_server::token::new_id();
+    let row = MatchRow {
+        id: id.clone(),
+        scope: Scope::Mundial,
+        level: 1,
+        x_id: ids.0.to_owned(),
+        x_name: String::new(),
+        x_country: "BR".into(),
+        o_id: None,
+        o_name: None,
+        state: MatchState::Open,
+        position: String::new(),
+        ply: 0,
+        deadline: None,
+        winner: None,
+        ending: None,
+        created_at: at - 60_000,
+        scored: None,
+        group: group.map(Into::into),
+        velha: false,
+    };
+    store.insert_open_match(&row).await.unwrap();
+    store
+        .join_match(&id, ids.1, "BR", at - 50_000, at)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .end_match(&id, winner, EndHow::Line, at)
+            .await
+            .unwrap()
+    );
+}
+
+async fn on_g04_two_scored_matches_a_day_per_pair_counted_apart_from_the_world(db: Db) {
+    let server = start(db).await;
+    let all: Vec<String> = ["ana", "bia"].map(String::from).to_vec();
+    let p = subscribers(&server, &all).await;
+    let g = made(&p, &all, false).await;
+    let store = Store::open(&server.database_url()).await.unwrap();
+    let id = |name: &str| {
+        let store = store.clone();
+        let name = name.to_owned();
+        async move { store.account_by_name(&name).await.unwrap().unwrap().id }
+    };
+    let (ana, bia) = (id("ana").await, id("bia").await);
+    // One UTC day: two world matches, then three in the group (the world's two do not use up
+    // the group's), then the next day one more in the group.
+    let day = 1_790_000_000_000 - 1_790_000_000_000 % 86_400_000;
+    played(&store, (&ana, &bia), None, Seat::X, day + 1_000).await;
+    played(&store, (&bia, &ana), None, Seat::X, day + 2_000).await;
+    for (i, winner) in [Seat::X, Seat::O, Seat::X].into_iter().enumerate() {
+        played(
+            &store,
+            (&ana, &bia),
+            Some(&g),
+            winner,
+            day + 10_000 + i as i64,
+        )
+        .await;
+    }
+    let flags = count(
+        &server,
+        &format!("SELECT COUNT(*) FROM matches WHERE group_id = '{g}' AND scored = 0"),
+    )
+    .await;
+    assert_eq!(flags, 1, "the third group match of the day scores nothing");
+    // Scored: ana won, bia won → 3 + 1 each; the third (ana's win) played but not scored.
+    assert_eq!(
+        table(&p[0], &g).await,
+        vec![("ana".into(), 4, 3, 0), ("bia".into(), 4, 3, 0)]
+    );
+    played(&store, (&bia, &ana), Some(&g), Seat::X, day + 86_400_000).await;
+    assert_eq!(
+        table(&p[1], &g).await,
+        vec![("bia".into(), 7, 4, 0), ("ana".into(), 5, 4, 0)]
+    );
+    // The world standings hold only the two world matches: 4 points each.
+    assert_eq!(
+        count(
+            &server,
+            "SELECT COUNT(*) FROM standings WHERE neg_points = -4"
+        )
+        .await,
+        2
+    );
+    let rebuilt = store.rebuild_rankings(false).await.unwrap();
+    assert_eq!(
+        (
+            rebuilt.matches,
+            rebuilt.flags.len(),
+            rebuilt.standings.len()
+        ),
+        (2, 0, 0)
+    );
+}
+on_both!(on_g04_two_scored_matches_a_day_per_pair_counted_apart_from_the_world);
+
+/// X's action for this position: a tap when one is legal, a turn otherwise.
+fn an_action(cube: &Cube, n: usize) -> CubeAction {
+    let legal: Vec<CubeAction> = cube.legal_actions().collect();
+    let taps: Vec<CubeAction> = legal
+        .iter()
+        .copied()
+        .filter(|a| matches!(a, CubeAction::Tap(_)))
+        .collect();
+    let from = if taps.is_empty() { &legal } else { &taps };
+    from[n % from.len()]
+}
+
+async fn on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group(db: Db) {
+    let server = start(db).await;
+    let all: Vec<String> = ["ana", "bia"].map(String::from).to_vec();
+    let p = subscribers(&server, &all).await;
+    let g = made(&p, &all, true).await;
+    let mut live = welcomed(&p[0]).await;
+    let view = p[0].play_velha(&g, 1).await.unwrap();
+    assert!(view.velha);
+    assert_eq!(
+        (view.seat, view.o.as_deref(), view.to_move),
+        (Seat::X, Some("Velha"), Some(Seat::X))
+    );
+    let (status, e) = call(
+        &p[1],
+        Method::POST,
+        &format!("/api/groups/{g}/velha"),
+        Some(json!({ "level": 3 })),
+    )
+    .await;
+    assert_eq!((status, code(&e)), (400, ErrorCode::BadRequest), "{e}");
+    let (status, e) = call(
+        &p[0],
+        Method::POST,
+        &format!("/api/groups/{g}/velha"),
+        Some(json!({ "level": 1 })),
+    )
+    .await;
+    assert_eq!((status, code(&e)), (409, ErrorCode::AlreadyPlaying), "{e}");
+
+    // Ana plays whatever comes first; the Velha answers every turn with legal actions (each
+    // is checked against the rules here too), until the game ends or Ana gives up.
+    let mut cube: Cube = view.position.parse().unwrap();
+    let mut ply = 0;
+    let ending = loop {
+        if ply >= 40 {
+            live.send(&velha_api::ClientMsg::Leave {
+                match_id: view.id.clone(),
+            })
+            .await
+            .unwrap();
+        } else if cube.status() == velha_rules::Status::Ongoing(velha_rules::Player::X) {
+            let action = an_action(&cube, ply as usize);
+            live.send(&velha_api::ClientMsg::Play {
+                match_id: view.id.clone(),
+                ply,
+                actions: vec![action.to_string()],
+            })
+            .await
+            .unwrap();
+        }
+        match expect(&mut live, "a move or the end", |m| {
+            matches!(
+                m,
+                ServerMsg::Moved { .. } | ServerMsg::Ended { .. } | ServerMsg::Refused { .. }
+            )
+        })
+        .await
+        {
+            ServerMsg::Moved {
+                ply: now,
+                by,
+                actions,
+                position,
+                ..
+            } => {
+                for a in &actions {
+                    cube.play(a.parse().unwrap()).expect("a legal action");
+                }
+                assert_eq!(cube.to_string(), position, "{by:?} {actions:?}");
+                ply = now;
+            }
+            ServerMsg::Ended { ending, scored, .. } => {
+                assert_eq!(scored, Some(true), "against the Velha every match scores");
+                break ending;
+            }
+            other => panic!("{other:?}"),
+        }
+    };
+    assert!(ply >= 2, "she played");
+    // Win 3, loss 0 (and a loss puts her below Bia, who lost nothing).
+    let expected = if ending.winner == Seat::X {
+        vec![("ana".into(), 3, 0, 1), ("bia".into(), 0, 0, 0)]
+    } else {
+        vec![("bia".into(), 0, 0, 0), ("ana".into(), 0, 0, 1)]
+    };
+    assert_eq!(table(&p[1], &g).await, expected, "{ending:?}");
+    // Her wins for the player: 3 each, with no daily limit.
+    let store = Store::open(&server.database_url()).await.unwrap();
+    let bia = store.account_by_name("bia").await.unwrap().unwrap();
+    for _ in 0..3 {
+        let row = velha_match(&bia.id, &g);
+        store
+            .insert_velha_match(&row, row.created_at)
+            .await
+            .unwrap();
+        assert!(
+            store
+                .end_match(&row.id, Seat::X, EndHow::Line, row.created_at + 1)
+                .await
+                .unwrap()
+        );
+    }
+    assert_eq!(table(&p[1], &g).await[0], ("bia".into(), 9, 0, 3),);
+    assert_eq!(count(&server, "SELECT COUNT(*) FROM standings").await, 0);
+
+    // A group without her has no such match.
+    let names: Vec<String> = ["caio", "dani"].map(String::from).to_vec();
+    let q = subscribers(&server, &names).await;
+    let other = made(&q, &names, false).await;
+    let (status, e) = call(
+        &q[0],
+        Method::POST,
+        &format!("/api/groups/{other}/velha"),
+        Some(json!({ "level": 1 })),
+    )
+    .await;
+    assert_eq!((status, code(&e)), (403, ErrorCode::Forbidden), "{e}");
+}
+on_both!(on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group);
+
+fn velha_match(player: &str, group: &str) -> MatchRow {
+    let now = velha_server::token::now_ms();
+    MatchRow {
+        id: velha_server::token::new_id(),
+        scope: Scope::Mundial,
+        level: 1,
+        x_id: player.to_owned(),
+        x_name: String::new(),
+        x_country: "BR".into(),
+        o_id: None,
+        o_name: None,
+        state: MatchState::Live,
+        position: Cube::new(velha_rules::Level::One).to_string(),
+        ply: 0,
+        deadline: Some(now + 60_000),
+        winner: None,
+        ending: None,
+        created_at: now,
+        scored: None,
+        group: Some(group.to_owned()),
+        velha: true,
+    }
+}
+
+async fn on_g09_finalizing_waits_for_a_live_match_then_deletes_every_match_of_the_group(db: Db) {
+    let server = start(db).await;
+    let all: Vec<String> = ["ana", "bia", "caio"].map(String::from).to_vec();
+    let p = subscribers(&server, &all).await;
+    let g = made(&p, &all, true).await;
+    let mut ana = welcomed(&p[0]).await;
+    let mut bia = welcomed(&p[1]).await;
+    // A finished match with its moves, one live, and one waiting in the group's list.
+    let view = p[0].play_velha(&g, 1).await.unwrap();
+    moved_by_ana(&mut ana, &view.id).await;
+    ana.send(&velha_api::ClientMsg::Leave {
+        match_id: view.id.clone(),
+    })
+    .await
+    .unwrap();
+    expect(&mut ana, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
+    let open = p[0].create_in_group(&g, 2).await.unwrap();
+    p[1].join(&open.id).await.unwrap();
+    expect(&mut bia, "started", |m| {
+        matches!(m, ServerMsg::Started { .. })
+    })
+    .await;
+    let waiting = p[2].create_in_group(&g, 1).await.unwrap();
+    let finalize = format!("/api/groups/{g}");
+    let (status, e) = call(&p[0], Method::DELETE, &finalize, None).await;
+    assert_eq!((status, code(&e)), (409, ErrorCode::GroupMatchLive), "{e}");
+    assert_eq!(table(&p[2], &g).await.len(), 3, "nothing was deleted");
+    bia.send(&velha_api::ClientMsg::Leave {
+        match_id: open.id.clone(),
+    })
+    .await
+    .unwrap();
+    expect(&mut bia, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
+    let (status, e) = call(&p[0], Method::DELETE, &finalize, None).await;
+    assert_eq!(status, 204, "{e}");
+    let matches = format!("SELECT id FROM matches WHERE group_id = '{g}'");
+    assert_eq!(
+        count(&server, &format!("SELECT COUNT(*) FROM ({matches}) AS m")).await,
+        0
+    );
+    assert_eq!(
+        count(
+            &server,
+            &format!(
+                "SELECT COUNT(*) FROM moves WHERE match_id IN ('{}', '{}')",
+                view.id, open.id
+            )
+        )
+        .await,
+        0
+    );
+    // Caio's waiting match went with it: he is free to play again.
+    assert_eq!(
+        count(
+            &server,
+            &format!(
+                "SELECT COUNT(*) FROM active_players WHERE match_id = '{}'",
+                waiting.id
+            )
+        )
+        .await,
+        0
+    );
+    p[2].create(Scope::Mundial, 1).await.unwrap();
+}
+on_both!(on_g09_finalizing_waits_for_a_live_match_then_deletes_every_match_of_the_group);
+
+/// Ana's first move against the Velha, and the Velha's answer.
+async fn moved_by_ana(ana: &mut Live, id: &str) {
+    ana.send(&velha_api::ClientMsg::Play {
+        match_id: id.to_owned(),
+        ply: 0,
+        actions: vec!["b2".into()],
+    })
+    .await
+    .unwrap();
+    expect(ana, "the Velha's answer", |m| {
+        matches!(m, ServerMsg::Moved { by: Seat::O, .. })
+    })
+    .await;
+}
