@@ -6,8 +6,9 @@ use crate::i18n::{Texts, texts_for_locale};
 use crate::online::membership::use_membership_provider;
 use crate::platform;
 use crate::screens::{
-    account::AccountScreen, classic::ClassicScreen, cube::CubeScreen, home::Home, howto::HowTo,
-    online::OnlineScreen, ranking::RankingScreen, ultimate::UltimateScreen,
+    account::AccountScreen, classic::ClassicScreen, cube::CubeScreen, groups::GroupsScreen,
+    home::Home, howto::HowTo, online::OnlineScreen, ranking::RankingScreen,
+    ultimate::UltimateScreen,
 };
 
 /// The four games.
@@ -38,6 +39,8 @@ pub enum Screen {
     Online,
     /// The world and national rankings.
     Ranking,
+    /// The mini ranking: the player's groups.
+    Groups,
 }
 
 /// The root component.
@@ -64,6 +67,7 @@ pub fn App() -> Element {
                 Screen::Account => rsx! { AccountScreen { go } },
                 Screen::Online => rsx! { OnlineScreen { go } },
                 Screen::Ranking => rsx! { RankingScreen { go } },
+                Screen::Groups => rsx! { GroupsScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },

@@ -1,6 +1,7 @@
 //! Every text a player reads, in Brazilian Portuguese (first) and English, one place per
 //! language.
 
+use crate::online::group_texts::{GROUPS_EN, GROUPS_PT, GroupTexts};
 use crate::online::texts::{ONLINE_EN, ONLINE_PT, OnlineTexts};
 
 /// All the app's texts in one language. Field names say where each text goes.
@@ -11,6 +12,8 @@ pub struct Texts {
     pub lang: &'static str,
     /// The online screens.
     pub online: &'static OnlineTexts,
+    /// The mini-ranking screens.
+    pub groups: &'static GroupTexts,
     /// On the home screen: sign in, or open the account.
     pub account: &'static str,
     pub back: &'static str,
@@ -102,6 +105,7 @@ pub struct Texts {
 pub static PT: Texts = Texts {
     lang: "pt-BR",
     online: &ONLINE_PT,
+    groups: &GROUPS_PT,
     account: "Entrar",
     back: "Voltar",
     play: "Jogar",
@@ -200,6 +204,7 @@ pub static PT: Texts = Texts {
 pub static EN: Texts = Texts {
     lang: "en",
     online: &ONLINE_EN,
+    groups: &GROUPS_EN,
     account: "Sign in",
     back: "Back",
     play: "Play",

@@ -5,17 +5,24 @@ use velha_api::Scope;
 
 use crate::app::use_texts;
 
-/// The scope and level tabs, each pressed one shown as selected.
+/// The scope and level tabs, each pressed one shown as selected; a group's lobby has only
+/// the level (its matches are between its participants, whatever their countries).
 #[component]
-pub fn ScopeLevelTabs(scope: Signal<Scope>, level: Signal<u8>) -> Element {
+pub fn ScopeLevelTabs(
+    scope: Signal<Scope>,
+    level: Signal<u8>,
+    #[props(default = true)] with_scope: bool,
+) -> Element {
     let t = use_texts();
     let o = t.online;
     rsx! {
-        div { class: "tabs", role: "group",
-            for (s, label, id) in [(Scope::Mundial, o.mundial, "mundial"), (Scope::Nacional, o.nacional, "nacional")] {
-                button { key: "{id}", class: if scope() == s { "tab selected" } else { "tab" }, "data-scope": id,
-                    "aria-pressed": if scope() == s { "true" } else { "false" },
-                    onclick: move |_| scope.set(s), "{label}" }
+        if with_scope {
+            div { class: "tabs", role: "group",
+                for (s, label, id) in [(Scope::Mundial, o.mundial, "mundial"), (Scope::Nacional, o.nacional, "nacional")] {
+                    button { key: "{id}", class: if scope() == s { "tab selected" } else { "tab" }, "data-scope": id,
+                        "aria-pressed": if scope() == s { "true" } else { "false" },
+                        onclick: move |_| scope.set(s), "{label}" }
+                }
             }
         }
         div { class: "tabs", role: "group",

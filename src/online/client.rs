@@ -4,8 +4,9 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use velha_api::{
-    Account, ApiError, CreateMatch, GoogleLink, GoogleSignIn, LogIn, MatchView, MyPosition,
-    OpenMatch, RankingPage, RegionChange, Scope, Session, SignInOptions, SignUp,
+    Account, ApiError, CreateGroup, CreateMatch, GoogleLink, GoogleSignIn, Group, Invite, LogIn,
+    MatchView, MyGroups, MyPosition, OpenMatch, PlayVelha, RankingPage, RegionChange, Scope,
+    Session, SignInOptions, SignUp,
 };
 
 use crate::platform;
@@ -131,9 +132,18 @@ pub async fn set_region(region: String) -> Result<Account, Problem> {
     send("PUT", "/api/me/region", &RegionChange { region }).await
 }
 
-/// Opens a match in the lobby; the creator plays X (ON-M02).
-pub async fn create_match(scope: Scope, level: u8) -> Result<OpenMatch, Problem> {
-    send("POST", "/api/lobby", &CreateMatch { scope, level }).await
+/// Opens a match in the lobby, or in a group's list; the creator plays X (ON-M02, ON-G03).
+pub async fn create_match(
+    scope: Scope,
+    level: u8,
+    group: Option<String>,
+) -> Result<OpenMatch, Problem> {
+    let body = CreateMatch {
+        scope,
+        level,
+        group,
+    };
+    send("POST", "/api/lobby", &body).await
 }
 
 /// Withdraws the player's open match.
@@ -175,4 +185,76 @@ pub async fn ranking_page(
 /// The player's place in the four rankings.
 pub async fn my_rankings() -> Result<Vec<MyPosition>, Problem> {
     call("GET", "/api/rankings/me", None).await
+}
+
+/// Group ids go into paths only as the server makes them.
+fn group_path(id: &str, rest: &str) -> Result<String, Problem> {
+    if id.is_empty()
+        || !id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(Problem::Offline);
+    }
+    Ok(format!("/api/groups/{id}{rest}"))
+}
+
+/// The player's groups and the invitations waiting for them.
+pub async fn my_groups() -> Result<MyGroups, Problem> {
+    call("GET", "/api/groups", None).await
+}
+
+/// One of the player's groups, with its table.
+pub async fn group(id: &str) -> Result<Group, Problem> {
+    call("GET", &group_path(id, "")?, None).await
+}
+
+/// Creates the player's group (ON-G01).
+pub async fn create_group(name: &str, with_velha: bool) -> Result<Group, Problem> {
+    let body = CreateGroup {
+        name: name.trim().into(),
+        with_velha,
+    };
+    send("POST", "/api/groups", &body).await
+}
+
+/// The creator invites a player by name (ON-G02).
+pub async fn invite(group: &str, name: &str) -> Result<(), Problem> {
+    let body = Invite {
+        name: name.trim().into(),
+    };
+    let json = serde_json::to_string(&body).map_err(|_| Problem::Offline)?;
+    let path = group_path(group, "/invitations")?;
+    let (status, text) = platform::http("POST", &path, Some(json))
+        .await
+        .map_err(|()| Problem::Offline)?;
+    if (200..300).contains(&status) {
+        return Ok(());
+    }
+    Err(serde_json::from_str(&text).map_or(Problem::Offline, Problem::Refused))
+}
+
+/// Accepts an invitation (ON-G02).
+pub async fn accept(group: &str) -> Result<Group, Problem> {
+    call("POST", &group_path(group, "/invitation/accept")?, None).await
+}
+
+/// Declines an invitation.
+pub async fn decline(group: &str) -> Result<(), Problem> {
+    call_empty("POST", &group_path(group, "/invitation/decline")?).await
+}
+
+/// Leaves a group (not the own one).
+pub async fn leave_group(group: &str) -> Result<(), Problem> {
+    call_empty("DELETE", &group_path(group, "/members/me")?).await
+}
+
+/// The creator finalizes the group: it is deleted with all its history (ON-G09).
+pub async fn finalize_group(group: &str) -> Result<(), Problem> {
+    call_empty("DELETE", &group_path(group, "")?).await
+}
+
+/// Starts a match against the server's Velha in a group (ON-G05).
+pub async fn play_velha(group: &str, level: u8) -> Result<MatchView, Problem> {
+    send("POST", &group_path(group, "/velha")?, &PlayVelha { level }).await
 }

@@ -6,7 +6,7 @@ use std::pin::pin;
 
 use dioxus::prelude::*;
 use futures_util::{FutureExt, StreamExt};
-use velha_api::{ClientMsg, ErrorCode, MatchState, Scope, ServerMsg};
+use velha_api::{ClientMsg, ErrorCode, MatchState, ServerMsg};
 
 use super::live_state::LiveState;
 use crate::platform::{self, Socket};
@@ -80,14 +80,15 @@ pub fn use_live() -> Live {
     let commands = use_coroutine(
         move |mut commands: UnboundedReceiver<ClientMsg>| async move {
             let mut wait_s = 1;
-            let mut watching: Option<(Scope, u8)> = None;
+            // The lobby watch to renew on every new connection.
+            let mut watching: Option<ClientMsg> = None;
             let mut lost_at: Option<f64> = None;
             loop {
                 if let Some(mut socket) = Socket::open().await {
                     let token = platform::session_token().unwrap_or_default();
                     socket.send(&json(&ClientMsg::Hello { token }));
-                    if let Some((scope, level)) = watching {
-                        socket.send(&json(&ClientMsg::WatchLobby { scope, level }));
+                    if let Some(watch) = &watching {
+                        socket.send(&json(watch));
                     }
                     let mut heard_at = platform::now_ms();
                     loop {
@@ -140,8 +141,8 @@ pub fn use_live() -> Live {
                             Step::Command(None) => return,
                             Step::Command(Some(command)) => {
                                 match command {
-                                    ClientMsg::WatchLobby { scope, level } => {
-                                        watching = Some((scope, level))
+                                    ClientMsg::WatchLobby { .. } => {
+                                        watching = Some(command.clone())
                                     }
                                     ClientMsg::UnwatchLobby => watching = None,
                                     _ => {}

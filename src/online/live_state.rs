@@ -15,8 +15,19 @@ pub struct LobbyList {
     pub scope: Scope,
     /// 1 or 2.
     pub level: u8,
+    /// The group whose list it is, if any.
+    pub group: Option<String>,
     /// Open matches, oldest first.
     pub matches: Vec<OpenMatch>,
+}
+
+impl LobbyList {
+    /// Whether the list is the one of `scope` (outside groups), `level` and `group`.
+    pub fn is(&self, scope: Scope, level: u8, group: Option<&str>) -> bool {
+        self.level == level
+            && self.group.as_deref() == group
+            && (group.is_some() || self.scope == scope)
+    }
 }
 
 /// The last move of a match, to animate.
@@ -147,18 +158,19 @@ impl LiveState {
             ServerMsg::Lobby {
                 scope,
                 level,
+                group,
                 matches,
             } => {
                 self.lobby = Some(LobbyList {
                     scope,
                     level,
+                    group,
                     matches,
                 })
             }
             ServerMsg::LobbyOpened { open } => {
                 if let Some(list) = &mut self.lobby
-                    && list.scope == open.scope
-                    && list.level == open.level
+                    && list.is(open.scope, open.level, open.group.as_deref())
                     && list.matches.len() < MAX_LISTED
                     && !list.matches.iter().any(|m| m.id == open.id)
                 {
@@ -191,6 +203,8 @@ impl LiveState {
             away: vec![],
             ending: None,
             scored: None,
+            group: open.group.clone(),
+            velha: false,
         };
         self.start(view, now);
     }
@@ -230,6 +244,7 @@ mod tests {
             scope: Scope::Mundial,
             level: 2,
             waiting_ms: 0,
+            group: None,
         }
     }
 
@@ -249,6 +264,8 @@ mod tests {
             away: vec![],
             ending: None,
             scored: None,
+            group: None,
+            velha: false,
         }
     }
 
@@ -266,6 +283,7 @@ mod tests {
             ServerMsg::Lobby {
                 scope: Scope::Mundial,
                 level: 2,
+                group: None,
                 matches: vec![open("a")],
             },
             0.0,
@@ -276,10 +294,54 @@ mod tests {
         let mut other = open("c");
         other.level = 1;
         s.apply(ServerMsg::LobbyOpened { open: other }, 0.0);
+        let mut in_group = open("g");
+        in_group.group = Some("grupo".into());
+        s.apply(ServerMsg::LobbyOpened { open: in_group }, 0.0);
         s.apply(ServerMsg::LobbyClosed { id: "a".into() }, 0.0);
         s.apply(ServerMsg::LobbyClosed { id: "zzz".into() }, 0.0);
         let ids: Vec<_> = s.lobby.unwrap().matches.into_iter().map(|m| m.id).collect();
         assert_eq!(ids, ["b"]);
+    }
+
+    #[test]
+    fn on_g03_a_group_list_takes_its_group_matches_of_any_scope_and_nothing_else() {
+        let mut s = LiveState::default();
+        s.apply(
+            ServerMsg::Lobby {
+                scope: Scope::Mundial,
+                level: 2,
+                group: Some("g".into()),
+                matches: vec![],
+            },
+            0.0,
+        );
+        let of = |id: &str, group: Option<&str>, scope: Scope| OpenMatch {
+            group: group.map(Into::into),
+            scope,
+            ..open(id)
+        };
+        s.apply(
+            ServerMsg::LobbyOpened {
+                open: of("a", Some("g"), Scope::Nacional),
+            },
+            0.0,
+        );
+        s.apply(
+            ServerMsg::LobbyOpened {
+                open: of("b", Some("h"), Scope::Mundial),
+            },
+            0.0,
+        );
+        s.apply(
+            ServerMsg::LobbyOpened {
+                open: of("c", None, Scope::Mundial),
+            },
+            0.0,
+        );
+        let list = s.lobby.unwrap();
+        assert!(list.is(Scope::Nacional, 2, Some("g")) && !list.is(Scope::Mundial, 2, None));
+        let ids: Vec<_> = list.matches.into_iter().map(|m| m.id).collect();
+        assert_eq!(ids, ["a"]);
     }
 
     #[test]

@@ -118,6 +118,8 @@ pub struct OnlineTexts {
     pub losses_short: &'static str,
     pub more: &'static str,
     pub not_scored: &'static str,
+    pub play_velha: &'static str,
+    pub group_not_started: &'static str,
 }
 
 /// Brazilian Portuguese.
@@ -220,6 +222,8 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     losses_short: "D",
     more: "Mostrar mais",
     not_scored: "Esta partida não contou pontos: só 2 partidas por dia contra o mesmo adversário contam em cada nível.",
+    play_velha: "Jogar contra a Velha",
+    group_not_started: "As partidas do grupo começam quando ele tiver 2 participantes.",
 };
 
 /// English.
@@ -322,6 +326,8 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     losses_short: "L",
     more: "Show more",
     not_scored: "This match scored nothing: only 2 matches a day against the same opponent count at each level.",
+    play_velha: "Play against the Velha",
+    group_not_started: "The group's matches start once it has 2 participants.",
 };
 
 /// A refusal of a form or of the server, as the player reads it.
@@ -379,6 +385,7 @@ pub fn lobby_sentence(t: &OnlineTexts, problem: &Problem) -> String {
             ErrorCode::AlreadyPlaying => t.already_playing.into(),
             ErrorCode::Conflict | ErrorCode::NotFound => t.taken.into(),
             ErrorCode::Forbidden => t.own_match.into(),
+            ErrorCode::GroupNotStarted => t.group_not_started.into(),
             _ => sentence(t, problem),
         },
         Problem::Offline => sentence(t, problem),

@@ -318,6 +318,19 @@ fn day(t: &OnlineTexts, iso: &str) -> String {
 #[component]
 fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
     let t = use_texts().online;
+    let groups = use_texts().groups;
+    // The mini ranking's invitations waiting for an answer, shown as a badge.
+    let mut invitations = use_signal(|| 0usize);
+    let subscriber = account.subscriber;
+    use_hook(move || {
+        if subscriber {
+            spawn(async move {
+                if let Ok(mine) = client::my_groups().await {
+                    invitations.set(mine.invitations.len());
+                }
+            });
+        }
+    });
     let mut membership = use_membership();
     let mut busy = use_signal(|| false);
     let subscription = match (&account.subscribed_until, account.subscriber) {
@@ -352,6 +365,15 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
             if account.subscriber {
                 button { class: "primary wide", "data-action": "play-online",
                     onclick: move |_| go.call(Screen::Online), "{t.play_online}" }
+                button { class: "wide", "data-action": "groups", onclick: move |_| go.call(Screen::Groups),
+                    "{groups.title}"
+                    if invitations() > 0 {
+                        " "
+                        span { class: "badge", "data-badge": "{invitations()}", "aria-label": "{invitations()} {groups.invitations}",
+                            "{invitations()}"
+                        }
+                    }
+                }
             } else {
                 p { "{t.subscribers_only}" }
             }

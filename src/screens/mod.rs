@@ -3,6 +3,7 @@
 pub mod account;
 pub mod classic;
 pub mod cube;
+pub mod groups;
 pub mod home;
 pub mod howto;
 pub mod online;

@@ -27,6 +27,17 @@ fn clock(ms: f64) -> String {
     format!("{}:{:02}", s / 60, s % 60)
 }
 
+/// A mini-ranking group whose matches are being played (ON-G03 … ON-G05).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupPlay {
+    /// Its id.
+    pub id: String,
+    /// Its name, the lobby's title.
+    pub name: String,
+    /// Whether the Velha plays in it.
+    pub with_velha: bool,
+}
+
 /// Online play: subscribers play; everyone else is told how to.
 #[component]
 pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
@@ -34,7 +45,7 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
     let o = t.online;
     let membership = use_membership();
     match membership() {
-        Membership::Member(account) if account.subscriber => rsx! { Online { go } },
+        Membership::Member(account) if account.subscriber => rsx! { Online { go, group: None } },
         Membership::Member(_) => rsx! {
             TopBar { title: o.online_play, go }
             section { class: "online-gate", "data-subscriber": "false", p { "{o.subscribers_only}" } }
@@ -47,8 +58,9 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
     }
 }
 
+/// The lobby (of everyone, or of a group) and the player's match, over the live connection.
 #[component]
-fn Online(go: EventHandler<Screen>) -> Element {
+pub fn Online(go: EventHandler<Screen>, group: Option<GroupPlay>) -> Element {
     let live = use_live();
     let mut membership = use_membership();
     use_effect(move || {
@@ -61,7 +73,7 @@ fn Online(go: EventHandler<Screen>) -> Element {
     match game {
         Some(game) if game.view.state == MatchState::Open => rsx! { Waiting { live, go, game } },
         Some(game) => rsx! { LiveMatch { live, go, game } },
-        None => rsx! { Lobby { live, go } },
+        None => rsx! { Lobby { live, go, group } },
     }
 }
 
@@ -97,26 +109,31 @@ fn LinkBanner(live: Live, in_match: bool) -> Element {
 }
 
 #[component]
-fn Lobby(live: Live, go: EventHandler<Screen>) -> Element {
+fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Element {
     let t = use_texts();
     let o = t.online;
     let scope = use_signal(|| Scope::Mundial);
     let level = use_signal(|| 1u8);
     let mut busy = use_signal(|| false);
     let mut problem = use_signal(|| None::<String>);
+    let group_id = group.as_ref().map(|g| g.id.clone());
+    let watched = group_id.clone();
     use_effect(move || {
         live.send(ClientMsg::WatchLobby {
             scope: scope(),
             level: level(),
+            group: watched.clone(),
         })
     });
     let mut state = live.state;
+    let in_group = group_id.clone();
     let create = move |_: Event<MouseData>| {
         busy.set(true);
         problem.set(None);
+        let in_group = in_group.clone();
         spawn(async move {
             let (s, l) = (scope(), level());
-            let answer = client::create_match(s, l).await;
+            let answer = client::create_match(s, l, in_group).await;
             busy.set(false);
             match answer {
                 Ok(open) => {
@@ -147,22 +164,53 @@ fn Lobby(live: Live, go: EventHandler<Screen>) -> Element {
             }
         });
     };
+    // ON-G05: the match starts at once; the connection says so too.
+    let velha_group = group
+        .as_ref()
+        .filter(|g| g.with_velha)
+        .map(|g| g.id.clone());
+    let play_velha = move |_: Event<MouseData>| {
+        let Some(id) = velha_group.clone() else {
+            return;
+        };
+        busy.set(true);
+        problem.set(None);
+        spawn(async move {
+            let answer = client::play_velha(&id, level()).await;
+            busy.set(false);
+            match answer {
+                Ok(view) => state.with_mut(|st| {
+                    st.apply(velha_api::ServerMsg::Started { view }, platform::now_ms())
+                }),
+                Err(refused) => problem.set(Some(lobby_sentence(o, &refused))),
+            }
+        });
+    };
     let list = live
         .state
         .read()
         .lobby
         .clone()
-        .filter(|l| l.scope == scope() && l.level == level());
+        .filter(|l| l.is(scope(), level(), group_id.as_deref()));
     let me = match use_membership()() {
         Membership::Member(account) => account.name,
         _ => String::new(),
     };
+    let title = group
+        .as_ref()
+        .map_or(o.online_play.to_owned(), |g| g.name.clone());
+    let with_velha = group.as_ref().is_some_and(|g| g.with_velha);
     rsx! {
-        TopBar { title: o.online_play, go }
+        TopBar { title, go }
         LinkBanner { live, in_match: false }
-        ScopeLevelTabs { scope, level }
+        ScopeLevelTabs { scope, level, with_scope: group.is_none() }
         button { class: "primary wide", "data-action": "create-match", disabled: busy(), onclick: create,
             if busy() { "{o.working}" } else { "{o.create_match}" }
+        }
+        if with_velha {
+            button { class: "wide", "data-action": "play-velha", disabled: busy(), onclick: play_velha,
+                "{o.play_velha}"
+            }
         }
         if let Some(says) = problem() {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }

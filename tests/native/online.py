@@ -2,7 +2,8 @@
 account form typed with xdotool (ON-A01) — a wrong password is a sentence, the right one opens
 the profile, the session token is kept in a file only the user reads (there is no credential
 store here, and the log says so), the next start is signed in — and, once the player subscribes, the lobby over the live connection (ON-M01): a match
-another player opens appears by itself. The app finds the server by VELHA_SERVER and trusts its
+another player opens appears by itself; another player's invitation to a group shows as a badge
+on the profile, and the mini ranking accepts it and opens the group's table (ON-G02, ON-G07). The app finds the server by VELHA_SERVER and trusts its
 certificate by VELHA_SERVER_CA.
 
 Usage: python3 tests/native/online.py APP_BINARY SERVER_BINARY OUT_DIR"""
@@ -36,6 +37,10 @@ env.pop("DBUS_SESSION_BUS_ADDRESS", None)
 ACCOUNT, EMAIL, PASSWORD, SUBMIT = (631, 28), (400, 152), (400, 231), (400, 288)
 # The profile's "Jogar online"; the lobby's "Criar partida" and its first match's "Jogar".
 PLAY_ONLINE, CREATE, FIRST_JOIN = (400, 260), (400, 191), (595, 240)
+# The lobby's "Voltar"; the profile's "Mini ranking" and its badge; the invitation's "Aceitar";
+# then the first group, the own group's "Criar grupo" under it, and the group's "Jogar no grupo".
+BACK, MINI_RANKING, BADGE, ACCEPT = (183, 33), (400, 314), (274, 311), (194, 153)
+FIRST_GROUP, CREATE_GROUP, PLAY_GROUP = (400, 125), (400, 387), (400, 132)
 
 
 xdo, grab, wait_for, launch = tools(env, OUT)
@@ -118,7 +123,19 @@ try:
     wait_for("lobby", lambda im: sky(im.getpixel(CREATE)) and not sky(im.getpixel(FIRST_JOIN)))
     post("/api/lobby", {"scope": "mundial", "level": 1}, caio["token"])
     wait_for("lobby-with-caio", lambda im: sky(im.getpixel(FIRST_JOIN)))
-    print("native online: 4 passed, 0 failed")
+    group = post("/api/groups", {"name": "Turma do Caio", "with_velha": True}, caio["token"])
+    post(f"/api/groups/{group['id']}/invitations", {"name": "Bia"}, caio["token"])
+    xdo("mousemove", *BACK, "click", 1)
+    wait_for("home-again", lambda im: sky(im.getpixel((271, 342))))
+    xdo("mousemove", *ACCOUNT, "click", 1)
+    wait_for("profile-invitation-badge", lambda im: alert(im.getpixel(BADGE)))
+    xdo("mousemove", *MINI_RANKING, "click", 1)
+    wait_for("groups-invitation", lambda im: sky(im.getpixel(ACCEPT)))
+    xdo("mousemove", *ACCEPT, "click", 1)
+    wait_for("groups-accepted", lambda im: sky(im.getpixel(CREATE_GROUP)) and not sky(im.getpixel(ACCEPT)))
+    xdo("mousemove", *FIRST_GROUP, "click", 1)
+    wait_for("group-table", lambda im: sky(im.getpixel(PLAY_GROUP)))
+    print("native online: 6 passed, 0 failed")
 finally:
     if app:
         app.terminate()
