@@ -62,11 +62,13 @@ pub async fn rankings(store: &Store, action: &RankingsAction) -> Result<String, 
         .await
         .map_err(|e| format!("storage failed: {e}"))?;
     let mut report = format!(
-        "{} finished matches, {} standings recomputed; {} match flags and {} standings differ",
+        "{} finished matches, {} standings recomputed; {} match flags, {} standings and {} \
+         counts of players per points differ",
         found.matches,
         found.players,
         found.flags.len(),
-        found.standings.len()
+        found.standings.len(),
+        found.counts.len()
     );
     for (id, stored, recomputed) in found.flags.iter().take(LISTED) {
         let _ = write!(
@@ -80,7 +82,15 @@ pub async fn rankings(store: &Store, action: &RankingsAction) -> Result<String, 
             "\naccount {account} level {level}: stored {stored:?}, recomputed {recomputed:?}"
         );
     }
-    let differs = !found.flags.is_empty() || !found.standings.is_empty();
+    for (level, country, neg_points, stored, counted) in found.counts.iter().take(LISTED) {
+        let _ = write!(
+            report,
+            "\nlevel {level} {country} with {} points: {stored} players counted, {counted} standing",
+            -neg_points
+        );
+    }
+    let differs =
+        !found.flags.is_empty() || !found.standings.is_empty() || !found.counts.is_empty();
     if *check && differs {
         return Err(report);
     }

@@ -148,12 +148,27 @@ impl Store {
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        // The national rankings follow the player to the new country.
+        // The national rankings follow the player to the new country, and so do the counts of
+        // players per points.
+        let standings = sqlx::query(
+            "SELECT level, country, neg_points FROM standings WHERE account_id = $1 AND country <> $2",
+        )
+        .bind(id)
+        .bind(country)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut changes = Vec::with_capacity(standings.len() * 2);
+        for r in &standings {
+            let (level, neg_points): (i64, i64) = (r.try_get("level")?, r.try_get("neg_points")?);
+            changes.push(((level, r.try_get("country")?), neg_points, -1));
+            changes.push(((level, country.to_owned()), neg_points, 1));
+        }
         sqlx::query("UPDATE standings SET country = $1 WHERE account_id = $2")
             .bind(country)
             .bind(id)
             .execute(&mut *tx)
             .await?;
+        super::rankings::apply_counts(&mut tx, changes).await?;
         tx.commit().await
     }
 

@@ -90,15 +90,19 @@ const STANDING_COLUMNS: &str = "s.account_id, a.name, s.country, s.neg_points, s
 const ORDER: &str = "s.neg_points, s.neg_wins, s.losses, s.reached_at, s.account_id";
 const KEY: &str = "(s.neg_points, s.neg_wins, s.losses, s.reached_at, s.account_id)";
 
-/// Adds a result to a player's standing.
+/// A change to `standing_counts`: (level, country, neg_points) gains `players` (or loses).
+pub(super) type CountChange = ((i64, String), i64, i64);
+
+/// Adds a result to a player's standing; answers the changes it makes to the counts of players
+/// per points, for [`apply_counts`].
 async fn add_to_standing(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     account: &str,
     level: i64,
     (points, wins, losses): (i64, i64, i64),
     at: i64,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
+) -> Result<Vec<CountChange>, sqlx::Error> {
+    let row = sqlx::query(
         "INSERT INTO standings (account_id, level, country, neg_points, neg_wins, losses, reached_at) \
          SELECT id, $2, country, $3, $4, $5, $6 FROM accounts WHERE id = $1 \
          ON CONFLICT (account_id, level) DO UPDATE SET \
@@ -106,7 +110,8 @@ async fn add_to_standing(
          neg_wins = standings.neg_wins + excluded.neg_wins, \
          losses = standings.losses + excluded.losses, \
          reached_at = CASE WHEN excluded.neg_points < 0 THEN excluded.reached_at \
-                      ELSE standings.reached_at END",
+                      ELSE standings.reached_at END \
+         RETURNING country, neg_points, neg_wins, losses",
     )
     .bind(account)
     .bind(level)
@@ -114,8 +119,65 @@ async fn add_to_standing(
     .bind(-wins)
     .bind(losses)
     .bind(at)
-    .execute(&mut **tx)
+    .fetch_one(&mut **tx)
     .await?;
+    let country: String = row.try_get("country")?;
+    let now: i64 = row.try_get("neg_points")?;
+    let (neg_wins, all_losses): (i64, i64) = (row.try_get("neg_wins")?, row.try_get("losses")?);
+    // Every standing holds a scored win or loss, so one with none before this was new.
+    let existed = neg_wins + wins != 0 || all_losses - losses != 0;
+    let before = now + points;
+    let mut changes = Vec::with_capacity(2);
+    if existed && before != now {
+        changes.push(((level, country.clone()), before, -1));
+    }
+    if !existed || before != now {
+        changes.push(((level, country), now, 1));
+    }
+    Ok(changes)
+}
+
+/// Applies changes to the counts of players per points in one statement, each count once and
+/// in one order for every transaction (so two results being recorded at once never wait for
+/// each other in a circle).
+pub(super) async fn apply_counts(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    changes: Vec<CountChange>,
+) -> Result<(), sqlx::Error> {
+    let mut merged: BTreeMap<((i64, String), i64), i64> = BTreeMap::new();
+    for (list, neg_points, players) in changes {
+        *merged.entry((list, neg_points)).or_insert(0) += players;
+    }
+    merged.retain(|_, players| *players != 0);
+    if merged.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<String> = (0..merged.len())
+        .map(|i| {
+            format!(
+                "(${}, ${}, ${}, ${})",
+                4 * i + 1,
+                4 * i + 2,
+                4 * i + 3,
+                4 * i + 4
+            )
+        })
+        .collect();
+    let sql = format!(
+        "INSERT INTO standing_counts (level, country, neg_points, players) VALUES {} \
+         ON CONFLICT (level, country, neg_points) \
+         DO UPDATE SET players = standing_counts.players + excluded.players",
+        rows.join(", ")
+    );
+    let mut query = sqlx::query(&sql);
+    for (((level, country), neg_points), players) in merged {
+        query = query
+            .bind(level)
+            .bind(country)
+            .bind(neg_points)
+            .bind(players);
+    }
+    query.execute(&mut **tx).await?;
     Ok(())
 }
 
@@ -170,10 +232,49 @@ pub(super) async fn score_match(
             Seat::X => (&x, &o),
             Seat::O => (&o, &x),
         };
-        add_to_standing(tx, won, level, (win, 1, 0), ended_at).await?;
-        add_to_standing(tx, lost, level, (loss, 0, 1), ended_at).await?;
+        let mut changes = add_to_standing(tx, won, level, (win, 1, 0), ended_at).await?;
+        changes.extend(add_to_standing(tx, lost, level, (loss, 0, 1), ended_at).await?);
+        apply_counts(tx, changes).await?;
     }
     Ok(scored)
+}
+
+/// Where `standing_counts` differs from the standings it counts (a missing row counts 0).
+async fn count_differences(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+) -> Result<Vec<(i64, String, i64, i64, i64)>, sqlx::Error> {
+    let mut both: BTreeMap<(i64, String, i64), (i64, i64)> = BTreeMap::new();
+    for (sql, stored) in [
+        (
+            "SELECT level, country, neg_points, players FROM standing_counts",
+            true,
+        ),
+        (
+            "SELECT level, country, neg_points, COUNT(*) AS players FROM standings \
+             GROUP BY level, country, neg_points",
+            false,
+        ),
+    ] {
+        for r in sqlx::query(sql).fetch_all(&mut **tx).await? {
+            let key = (
+                r.try_get("level")?,
+                r.try_get("country")?,
+                r.try_get("neg_points")?,
+            );
+            let players: i64 = r.try_get("players")?;
+            let entry = both.entry(key).or_insert((0, 0));
+            if stored {
+                entry.0 = players;
+            } else {
+                entry.1 = players;
+            }
+        }
+    }
+    Ok(both
+        .into_iter()
+        .filter(|(_, (stored, counted))| stored != counted)
+        .map(|((level, country, neg), (stored, counted))| (level, country, neg, stored, counted))
+        .collect())
 }
 
 /// A finished match as the rebuild reads it.
@@ -200,6 +301,9 @@ pub struct Rebuild {
     pub matches: usize,
     /// Standings recomputed.
     pub players: usize,
+    /// Counts of players per points that differ from the stored standings: (level, country,
+    /// neg_points, stored, counted).
+    pub counts: Vec<(i64, String, i64, i64, i64)>,
 }
 
 /// A standing's numbers.
@@ -293,7 +397,8 @@ impl Store {
 
     /// A player's standing at a level and their place (1 = first) in the world ranking, or in
     /// their country's when `national`; `None` before their first scored match there. The
-    /// place is a count of the players ahead on the ranking's own index (index-only).
+    /// players ahead are those with more points, summed from `standing_counts`, and those
+    /// with as many points ahead in the order, counted on the ranking's own index.
     pub async fn ranking_position(
         &self,
         account: &str,
@@ -309,10 +414,22 @@ impl Store {
         .await?;
         let Some(row) = row else { return Ok(None) };
         let mine = standing_from(&row)?;
-        let within = if national { " AND s.country = $7" } else { "" };
+        // Ahead: everyone with more points (from the counts), then those with as many points
+        // earlier in the order (a range of the index that equal points share).
+        let within = |n: usize| {
+            if national {
+                format!(" AND country = ${n}")
+            } else {
+                String::new()
+            }
+        };
         let sql = format!(
-            "SELECT COUNT(*) FROM standings s WHERE s.level = $1 \
-             AND {KEY} < ($2, $3, $4, $5, $6){within}"
+            "SELECT (SELECT CAST(COALESCE(SUM(players), 0) AS BIGINT) FROM standing_counts \
+             WHERE level = $1 AND neg_points < $2{}) + \
+             (SELECT COUNT(*) FROM standings s WHERE s.level = $1 AND s.neg_points = $2 \
+             AND (s.neg_wins, s.losses, s.reached_at, s.account_id) < ($3, $4, $5, $6){})",
+            within(7),
+            within(7).replace(" country", " s.country")
         );
         let mut query = sqlx::query_as::<_, (i64,)>(&sql)
             .bind(i64::from(level))
@@ -423,6 +540,7 @@ impl Store {
                     .push((key.0.clone(), key.1, old.copied(), new.copied()));
             }
         }
+        result.counts = count_differences(&mut tx).await?;
         if !write {
             tx.rollback().await?;
             return Ok(result);
@@ -477,6 +595,14 @@ impl Store {
                     .bind(t.reached_at);
             }
             query.execute(&mut *tx).await?;
+        }
+        for sql in [
+            "DELETE FROM standing_counts",
+            "INSERT INTO standing_counts (level, country, neg_points, players) \
+             SELECT level, country, neg_points, COUNT(*) FROM standings \
+             GROUP BY level, country, neg_points",
+        ] {
+            sqlx::query(sql).execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(result)

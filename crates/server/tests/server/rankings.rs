@@ -350,6 +350,11 @@ async fn on_k01_national_is_one_countrys_players_and_follows_a_change_of_country
             .await
             .is_empty()
     );
+    // Her place counts follow her too: first in Brazil, and nothing left in Portugal.
+    assert_eq!(l.mine("bia").await[2].row.as_ref().map(|r| r.rank), Some(1));
+    assert_eq!(l.mine("ana").await[2].row.as_ref().map(|r| r.rank), Some(3));
+    let (ok, report) = l.server.admin(&["rankings", "rebuild", "--check"]).await;
+    assert!(ok, "{report}");
     for bad in [
         "scope=mundial&level=3",
         "scope=nacional&level=1&country=BRA",
@@ -480,11 +485,31 @@ async fn on_k04_incremental_rankings_match_a_plain_recomputation(db: Db) {
             .filter(|n| l.countries[n] == "BR")
             .collect();
         assert_eq!(br, br_want, "level {level}, Brazil");
+        // Every player's own place, world and national, as the plain ranking has it.
+        for (i, (name, ..)) in want.iter().enumerate() {
+            let mine = l.mine(name).await;
+            let at = |scope: Scope| {
+                mine.iter()
+                    .find(|p| p.scope == scope && p.level == level)
+                    .and_then(|p| p.row.as_ref())
+                    .map(|r| r.rank)
+            };
+            let country = &l.countries[*name];
+            let national = want[..i]
+                .iter()
+                .filter(|w| l.countries[w.0] == *country)
+                .count();
+            assert_eq!(
+                (at(Scope::Mundial), at(Scope::Nacional)),
+                (Some(i as u64 + 1), Some(national as u64 + 1)),
+                "{name} at level {level}"
+            );
+        }
     }
     let (ok, report) = l.server.admin(&["rankings", "rebuild", "--check"]).await;
     assert!(ok, "{report}");
     assert!(
-        report.contains("0 match flags and 0 standings differ"),
+        report.contains("0 match flags, 0 standings and 0 counts of players per points differ"),
         "{report}"
     );
 
@@ -502,6 +527,9 @@ async fn on_k04_incremental_rankings_match_a_plain_recomputation(db: Db) {
     db.execute("UPDATE matches SET scored = 1 - scored WHERE id = (SELECT MIN(id) FROM matches)")
         .await
         .unwrap();
+    db.execute("UPDATE standing_counts SET players = players + 1 WHERE level = 2")
+        .await
+        .unwrap();
     let (ok, report) = l.server.admin(&["rankings", "rebuild", "--check"]).await;
     assert!(!ok, "differences fail the check: {report}");
     assert!(
@@ -509,11 +537,13 @@ async fn on_k04_incremental_rankings_match_a_plain_recomputation(db: Db) {
         "{report}"
     );
     assert!(report.contains("match "), "{report}");
+    assert!(report.contains("players counted"), "{report}");
     let (ok, report) = l.server.admin(&["rankings", "rebuild"]).await;
     assert!(ok, "{report}");
     let (ok, report) = l.server.admin(&["rankings", "rebuild", "--check"]).await;
     assert!(
-        ok && report.contains("0 match flags and 0 standings differ"),
+        ok && report
+            .contains("0 match flags, 0 standings and 0 counts of players per points differ"),
         "{report}"
     );
 }
