@@ -531,3 +531,45 @@ async fn moved_by_ana(ana: &mut Live, id: &str) {
     })
     .await;
 }
+
+async fn on_g05_one_match_against_the_velha_at_a_time_under_concurrent_requests(db: Db) {
+    let server = start(db).await;
+    let all: Vec<String> = ["ana", "bia"].map(String::from).to_vec();
+    let p = subscribers(&server, &all).await;
+    let g = made(&p, &all, true).await;
+    let mut live = welcomed(&p[0]).await;
+    for round in 0..5 {
+        // Ten at once, with a group match of hers in the lobby racing them half the rounds.
+        let velha = (0..10).map(|_| p[0].play_velha(&g, 1 + (round % 2) as u8));
+        let (started, open) = tokio::join!(futures_util::future::join_all(velha), async {
+            if round % 2 == 0 {
+                Some(p[0].create_in_group(&g, 1).await)
+            } else {
+                None
+            }
+        });
+        let ids: Vec<String> = started
+            .into_iter()
+            .filter_map(Result::ok)
+            .map(|v| v.id)
+            .chain(open.into_iter().filter_map(Result::ok).map(|o| o.id))
+            .collect();
+        assert_eq!(ids.len(), 1, "round {round}: {ids:?}");
+        let active = count(
+            &server,
+            "SELECT COUNT(*) FROM matches WHERE state IN ('open', 'live')",
+        )
+        .await;
+        assert_eq!(active, 1, "round {round}");
+        // Done with it: leave the live one, withdraw the open one.
+        if p[0].cancel(&ids[0]).await.is_err() {
+            live.send(&velha_api::ClientMsg::Leave {
+                match_id: ids[0].clone(),
+            })
+            .await
+            .unwrap();
+            expect(&mut live, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
+        }
+    }
+}
+on_both!(on_g05_one_match_against_the_velha_at_a_time_under_concurrent_requests);
