@@ -60,6 +60,19 @@ pub enum ErrorCode {
     GroupNotStarted,
     /// A match of the group is being played: it cannot be finalized until it ends (ON-G09).
     GroupMatchLive,
+    /// The room's seats and its 50 places for spectators are taken (CLASSIC-R13).
+    RoomFull,
+    /// The room closed after 7 days without a move (CLASSIC-R12).
+    RoomClosed,
+    /// The other player took that character (CLASSIC-R08).
+    AvatarTaken,
+    /// It is the other player's turn.
+    NotYourTurn,
+    /// The move breaks the game's rules; the message says how.
+    IllegalMove,
+    /// The other player has not been away 2 days yet, or it is the claimant's own turn
+    /// (CLASSIC-R12).
+    NotAbsentYet,
     /// This method is not served at this path.
     MethodNotAllowed,
     /// The request body is not JSON (the Content-Type says otherwise).

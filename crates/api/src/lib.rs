@@ -10,6 +10,7 @@ pub mod group;
 pub mod live;
 pub mod lobby;
 pub mod ranking;
+pub mod room;
 
 pub use account::{
     Account, GoogleDesktop, GoogleLink, GoogleOptions, GoogleSignIn, LogIn, Region, RegionChange,
@@ -22,6 +23,10 @@ pub use live::{
 };
 pub use lobby::{CreateMatch, LobbyQuery, OpenMatch, Scope};
 pub use ranking::{MyPosition, RankingPage, RankingQuery, RankingRow};
+pub use room::{
+    Avatar, CreateRoom, JoinRoom, RoomAct, RoomAction, RoomBoard, RoomClientMsg, RoomEndHow,
+    RoomEnding, RoomLookup, RoomPlayer, RoomSeat, RoomServerMsg, RoomView,
+};
 
 /// The path of the WebSocket on the server.
 pub const LIVE_PATH: &str = "/api/live";

@@ -14,8 +14,9 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 use velha_api::{
-    Account, ApiError, ClientMsg, CreateMatch, ErrorCode, GoogleSignIn, LIVE_PATH, LogIn,
-    MatchView, OpenMatch, Scope, ServerMsg, Session, SignUp,
+    Account, ApiError, Avatar, ClientMsg, CreateMatch, CreateRoom, ErrorCode, GoogleSignIn,
+    JoinRoom, LIVE_PATH, LogIn, MatchView, OpenMatch, RoomAct, RoomAction, RoomBoard,
+    RoomClientMsg, RoomSeat, RoomServerMsg, RoomView, Scope, ServerMsg, Session, SignUp,
 };
 
 /// One player's view of the server.
@@ -281,6 +282,44 @@ impl Client {
         self.post("/api/lobby", &body).await
     }
 
+    /// Makes an invitation room and sits as X.
+    pub async fn create_room(
+        &self,
+        board: RoomBoard,
+        name: &str,
+        avatar: Option<Avatar>,
+    ) -> Answer<RoomSeat> {
+        let body = CreateRoom {
+            board,
+            name: name.to_owned(),
+            avatar,
+        };
+        self.post("/api/rooms", &body).await
+    }
+
+    /// Takes a room's free seat (O).
+    pub async fn join_room(
+        &self,
+        room: &str,
+        name: &str,
+        avatar: Option<Avatar>,
+    ) -> Answer<RoomSeat> {
+        let body = JoinRoom {
+            name: name.to_owned(),
+            avatar,
+        };
+        self.post(&format!("/api/rooms/{room}/join"), &body).await
+    }
+
+    /// A seated player's action in a room.
+    pub async fn room_act(&self, room: &str, credential: &str, act: RoomAct) -> Answer<RoomView> {
+        let body = RoomAction {
+            credential: credential.to_owned(),
+            act,
+        };
+        self.post(&format!("/api/rooms/{room}/act"), &body).await
+    }
+
     /// Starts a match against the server's Velha in a group, playing X.
     pub async fn play_velha(&self, group: &str, level: u8) -> Answer<MatchView> {
         let body = velha_api::PlayVelha { level };
@@ -322,8 +361,27 @@ impl Client {
         &self,
         headers: &[(&'static str, &str)],
     ) -> Result<Live, String> {
+        self.socket(LIVE_PATH, headers).await
+    }
+
+    /// Opens a room's live connection and says hello with a seat's credential (empty to
+    /// watch); the room is the first message to read.
+    pub async fn room_live(&self, room: &str, credential: &str) -> Result<RoomLive, String> {
+        let mut live: RoomLive = self.socket(&format!("/api/rooms/{room}/live"), &[]).await?;
+        live.send(&RoomClientMsg::Hello {
+            credential: credential.to_owned(),
+        })
+        .await?;
+        Ok(live)
+    }
+
+    async fn socket<Out, In>(
+        &self,
+        path: &str,
+        headers: &[(&'static str, &str)],
+    ) -> Result<Socket<Out, In>, String> {
         use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-        let url = format!("{}{LIVE_PATH}", self.base.replacen("https://", "wss://", 1));
+        let url = format!("{}{path}", self.base.replacen("https://", "wss://", 1));
         let mut request = url.into_client_request().map_err(|e| e.to_string())?;
         for (name, value) in headers {
             let value = value
@@ -336,18 +394,27 @@ impl Client {
             tokio_tungstenite::connect_async_tls_with_config(request, None, false, Some(connector))
                 .await
                 .map_err(|e| format!("WebSocket: {e}"))?;
-        Ok(Live { ws })
+        Ok(Socket {
+            ws,
+            kinds: std::marker::PhantomData,
+        })
     }
 }
 
-/// An open live connection.
-pub struct Live {
+/// An open WebSocket that sends `Out` and receives `In`, one JSON message a text frame.
+pub struct Socket<Out, In> {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    kinds: std::marker::PhantomData<fn(Out) -> In>,
 }
 
-impl Live {
+/// The live connection of matches.
+pub type Live = Socket<ClientMsg, ServerMsg>;
+/// A room's live connection.
+pub type RoomLive = Socket<RoomClientMsg, RoomServerMsg>;
+
+impl<Out: Serialize, In: DeserializeOwned> Socket<Out, In> {
     /// Sends a message.
-    pub async fn send(&mut self, msg: &ClientMsg) -> Result<(), String> {
+    pub async fn send(&mut self, msg: &Out) -> Result<(), String> {
         let text = serde_json::to_string(msg).map_err(|e| e.to_string())?;
         self.send_text(&text).await
     }
@@ -361,7 +428,7 @@ impl Live {
     }
 
     /// The next server message within `within`.
-    pub async fn recv(&mut self, within: Duration) -> Result<ServerMsg, String> {
+    pub async fn recv(&mut self, within: Duration) -> Result<In, String> {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             let frame = tokio::time::timeout_at(deadline, self.ws.next())
@@ -382,8 +449,8 @@ impl Live {
     pub async fn recv_until(
         &mut self,
         within: Duration,
-        wanted: impl Fn(&ServerMsg) -> bool,
-    ) -> Result<ServerMsg, String> {
+        wanted: impl Fn(&In) -> bool,
+    ) -> Result<In, String> {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());

@@ -322,6 +322,11 @@ impl Room {
         now_ms.saturating_sub(self.last_activity_ms) >= IDLE_CLOSE_MS
     }
 
+    /// The board the room plays.
+    pub fn game(&self) -> RoomGame {
+        self.game
+    }
+
     /// The game on the table.
     pub fn board(&self) -> &Board {
         &self.board
@@ -340,6 +345,16 @@ impl Room {
     /// How the last game ended, while it waits for a rematch.
     pub fn ending(&self) -> Option<Ending> {
         self.ending
+    }
+
+    /// When the last move was made, or the current game began (ms since the Unix epoch).
+    pub fn last_activity_ms(&self) -> u64 {
+        self.last_activity_ms
+    }
+
+    /// Whether each seat (X, O) has asked for the rematch.
+    pub fn rematch_asked(&self) -> [bool; 2] {
+        self.rematch
     }
 
     /// The series so far, scored for X (the creator).

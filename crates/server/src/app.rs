@@ -19,7 +19,10 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, Secur
 use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use velha_api::{ClientMsg, ErrorCode, GoogleDesktop, GoogleOptions, ServerMsg, SignInOptions};
+use velha_api::{
+    ClientMsg, ErrorCode, GoogleDesktop, GoogleOptions, RoomClientMsg, RoomServerMsg, ServerMsg,
+    SignInOptions,
+};
 
 use crate::config::{Serve, Storage};
 use crate::error::AppError;
@@ -28,7 +31,7 @@ use crate::headers;
 use crate::limits::{Limits, Window};
 use crate::live::{Clocks, Hub, VelhaPool};
 use crate::passwords::Passwords;
-use crate::routes::{accounts, groups, lobby, rankings, socket};
+use crate::routes::{accounts, groups, lobby, rankings, room_socket, rooms, socket};
 use crate::store::Store;
 use crate::tls;
 
@@ -104,16 +107,18 @@ impl Modify for SessionAuth {
             A session is a bearer token, or for the web app the HttpOnly session cookie that \
             signing in with `cookie: true` sets; a request that changes anything and is signed \
             in only by the cookie must come from this site's pages (403 forbidden otherwise). \
-            Live play is the WebSocket at /api/live (ClientMsg and ServerMsg)."
+            Live play is the WebSocket at /api/live (ClientMsg and ServerMsg); a room's, at \
+            /api/rooms/{id}/live (RoomClientMsg and RoomServerMsg)."
     ),
     modifiers(&SessionAuth),
-    components(schemas(ClientMsg, ServerMsg)),
+    components(schemas(ClientMsg, ServerMsg, RoomClientMsg, RoomServerMsg)),
     tags(
         (name = "accounts", description = "Sign up, sign in, the player's account (ON-A01, ON-A02)"),
         (name = "lobby", description = "Open cube matches (ON-M01, ON-M02); subscribers only (ON-A03)"),
         (name = "live", description = "The WebSocket of live matches (ON-M03 … ON-M05)"),
         (name = "rankings", description = "World and national rankings per level (ON-K01 … ON-K04); signed-in players"),
-        (name = "groups", description = "Mini-ranking groups (ON-G01, ON-G02, ON-G08, ON-G09); subscribers only"),
+        (name = "groups", description = "Mini-ranking groups and their matches (ON-G01 … ON-G09); subscribers only"),
+        (name = "rooms", description = "Invitation rooms (ON-R01 … ON-R05, CLASSIC-R08 … R13); free, no account needed"),
     )
 )]
 struct ApiDoc;
@@ -176,6 +181,12 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(groups::decline))
         .routes(routes!(groups::leave))
         .routes(routes!(groups::play_velha))
+        .routes(routes!(rooms::mine, rooms::create))
+        .routes(routes!(rooms::get))
+        .routes(routes!(rooms::join))
+        .routes(routes!(rooms::act_route))
+        .routes(routes!(rooms::lookup))
+        .routes(routes!(room_socket::live))
         .routes(routes!(socket::live))
         .routes(routes!(health))
         .with_state(app)
@@ -329,6 +340,12 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
                 serve.signups_per_address_per_hour,
                 keys,
                 "too many new accounts from this address",
+            ),
+            rooms_by_address: Window::new(
+                3_600_000,
+                serve.rooms_per_address_per_hour,
+                keys,
+                "too many new rooms from this address",
             ),
         },
         google: Google::new(

@@ -257,6 +257,22 @@ pub struct Player {
     pub token_hash: String,
 }
 
+/// A signed-in player when the request proves one; a guest otherwise (a stale cookie too).
+impl axum::extract::OptionalFromRequestParts<Arc<App>> for Player {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        app: &Arc<App>,
+    ) -> Result<Option<Player>, AppError> {
+        match <Player as FromRequestParts<Arc<App>>>::from_request_parts(parts, app).await {
+            Ok(player) => Ok(Some(player)),
+            Err(e) if e.status() == axum::http::StatusCode::INTERNAL_SERVER_ERROR => Err(e),
+            Err(_) => Ok(None),
+        }
+    }
+}
+
 impl FromRequestParts<Arc<App>> for Player {
     type Rejection = AppError;
 

@@ -118,6 +118,9 @@ pub struct Serve {
     /// New accounts allowed per client address in an hour.
     #[arg(long, env = "VELHA_SIGNUPS_PER_ADDRESS_PER_HOUR", default_value_t = 20)]
     pub signups_per_address_per_hour: usize,
+    /// New invitation rooms allowed per client address in an hour (rooms need no account).
+    #[arg(long, env = "VELHA_ROOMS_PER_ADDRESS_PER_HOUR", default_value_t = 60)]
+    pub rooms_per_address_per_hour: usize,
     /// Behind a reverse proxy: the header in which it writes the client's address (for example
     /// X-Forwarded-For); its last entry is what the address limits count. Set it only when every
     /// request comes through that proxy, or clients could pick their own address.

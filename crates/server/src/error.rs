@@ -18,6 +18,14 @@ impl AppError {
         AppError(ApiError::new(code, message))
     }
 
+    /// The same error on a room's live connection.
+    pub fn to_room_msg(&self) -> velha_api::RoomServerMsg {
+        velha_api::RoomServerMsg::Error {
+            code: self.0.code,
+            message: self.0.message.clone(),
+        }
+    }
+
     /// The status each code answers with.
     pub fn status(&self) -> StatusCode {
         match self.0.code {
@@ -47,7 +55,13 @@ impl AppError {
             | ErrorCode::TooManyGroups
             | ErrorCode::GroupFull
             | ErrorCode::GroupNotStarted
-            | ErrorCode::GroupMatchLive => StatusCode::CONFLICT,
+            | ErrorCode::GroupMatchLive
+            | ErrorCode::RoomFull
+            | ErrorCode::RoomClosed
+            | ErrorCode::AvatarTaken
+            | ErrorCode::NotYourTurn
+            | ErrorCode::IllegalMove
+            | ErrorCode::NotAbsentYet => StatusCode::CONFLICT,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::GoogleUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,

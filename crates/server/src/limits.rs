@@ -137,6 +137,8 @@ pub struct Limits {
     pub failures_by_address: Window,
     /// New accounts per client address.
     pub signups_by_address: Window,
+    /// New invitation rooms per client address.
+    pub rooms_by_address: Window,
 }
 
 impl Limits {
@@ -157,6 +159,7 @@ impl Limits {
         self.failures_by_account.sweep(now);
         self.failures_by_address.sweep(now);
         self.signups_by_address.sweep(now);
+        self.rooms_by_address.sweep(now);
     }
 }
 
@@ -257,6 +260,7 @@ mod tests {
                 1000,
                 "too many new accounts from this address",
             ),
+            rooms_by_address: Window::new(60_000, 2, 1000, "too many new rooms"),
         }
     }
 

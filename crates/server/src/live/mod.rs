@@ -3,6 +3,7 @@
 //! both players (`task.rs`). The hub, here, knows who is connected and routes messages.
 
 mod lobby_watch;
+mod rooms;
 mod task;
 mod velha_pool;
 
@@ -18,6 +19,7 @@ use velha_rules::Cube;
 use crate::store::{LobbyList, MatchRow, Store};
 use crate::token::now_ms;
 use lobby_watch::Watches;
+pub use rooms::{RoomWatch, RoomWatches};
 use task::{Actor, Cmd};
 pub use velha_pool::VelhaPool;
 
@@ -69,6 +71,8 @@ pub struct Hub {
     store: Store,
     clocks: Clocks,
     velha: VelhaPool,
+    /// Who watches each invitation room.
+    pub rooms: RoomWatches,
     state: Mutex<HubState>,
     next_conn: AtomicU64,
 }
@@ -80,6 +84,7 @@ impl Hub {
             store,
             clocks,
             velha,
+            rooms: RoomWatches::default(),
             state: Mutex::new(HubState::default()),
             next_conn: AtomicU64::new(1),
         })

@@ -4,6 +4,8 @@ pub mod accounts;
 pub mod groups;
 pub mod lobby;
 pub mod rankings;
+pub mod room_socket;
+pub mod rooms;
 pub mod socket;
 
 use velha_api::ErrorCode;

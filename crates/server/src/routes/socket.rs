@@ -19,7 +19,7 @@ use crate::store::{AccountRow, LobbyList};
 use crate::token::{now_ms, token_hash};
 
 /// How long a new connection has to say `hello`.
-const HELLO_WITHIN: Duration = Duration::from_secs(10);
+pub(super) const HELLO_WITHIN: Duration = Duration::from_secs(10);
 /// RFC 6455's close code for a message too big to process.
 const MESSAGE_TOO_BIG: u16 = 1009;
 
@@ -85,7 +85,7 @@ enum Farewell {
 /// the limit. tungstenite reports it as a capacity error, whose type axum does not expose (and
 /// whose crate version is axum's own), so it is recognised by its words; the integration test
 /// of the limit fails if they change.
-fn farewell_for(e: &axum::Error) -> Option<CloseFrame> {
+pub(super) fn farewell_for(e: &axum::Error) -> Option<CloseFrame> {
     let text = e.to_string();
     (text.contains("Space limit exceeded") || text.contains("too long")).then(|| CloseFrame {
         code: MESSAGE_TOO_BIG,

@@ -15,11 +15,13 @@ mod accounts;
 mod groups;
 mod matches;
 mod rankings;
+mod rooms;
 
 pub use accounts::{AccountRow, InsertError};
 pub use groups::{GroupError, GroupRow, InvitationRow, TableLine};
 pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
 pub use rankings::{After, Rebuild, Standing, Tally};
+pub use rooms::{RoomRow, RoomSave};
 
 /// Which database is behind the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

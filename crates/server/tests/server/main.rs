@@ -15,3 +15,4 @@ mod hardening;
 mod live;
 mod lobby;
 mod rankings;
+mod rooms;

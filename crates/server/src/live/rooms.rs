@@ -1,0 +1,114 @@
+//! Who watches each room live (CLASSIC-R09, R13): its players' connections and at most 50
+//! spectators'. Every change of a room reaches them all, each with their own seat in it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{Notify, mpsc};
+use velha_api::{RoomServerMsg, RoomView, Seat};
+use velha_rules::room::MAX_SPECTATORS;
+
+/// Connections a seat may hold in one room (a phone and a few tabs); a new one past it is
+/// refused, so nobody holding a credential grows a room's list without end.
+pub const MAX_SEAT_CONNECTIONS: usize = 8;
+/// Messages waiting for one slow connection; past this it is dropped rather than let grow.
+const OUTBOX: usize = 64;
+
+struct Watcher {
+    id: u64,
+    seat: Option<Seat>,
+    tx: mpsc::Sender<RoomServerMsg>,
+    close: Arc<Notify>,
+}
+
+/// A connection's place in a room's list.
+pub struct RoomWatch {
+    /// Its number, to leave with.
+    pub id: u64,
+    /// Where the room's changes arrive.
+    pub rx: mpsc::Receiver<RoomServerMsg>,
+    /// Sends to this connection alone.
+    pub tx: mpsc::Sender<RoomServerMsg>,
+    /// Fires when the connection stopped reading and was dropped from the list.
+    pub close: Arc<Notify>,
+}
+
+/// Every room's watchers in this process.
+#[derive(Default)]
+pub struct RoomWatches {
+    rooms: Mutex<HashMap<String, Vec<Watcher>>>,
+    next: AtomicU64,
+}
+
+impl RoomWatches {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Watcher>>> {
+        self.rooms.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A connection starts watching `room` — as a player of `seat`, or a spectator — unless
+    /// the room's 50 spectators (or the seat's connections) are all there.
+    pub fn watch(&self, room: &str, seat: Option<Seat>) -> Option<RoomWatch> {
+        let mut rooms = self.lock();
+        let list = rooms.entry(room.to_owned()).or_default();
+        let alike = list.iter().filter(|w| w.seat == seat).count();
+        let limit = if seat.is_some() {
+            MAX_SEAT_CONNECTIONS
+        } else {
+            MAX_SPECTATORS as usize
+        };
+        if alike >= limit {
+            return None;
+        }
+        let (tx, rx) = mpsc::channel(OUTBOX);
+        let close = Arc::new(Notify::new());
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        list.push(Watcher {
+            id,
+            seat,
+            tx: tx.clone(),
+            close: close.clone(),
+        });
+        Some(RoomWatch { id, rx, tx, close })
+    }
+
+    /// The connection stopped watching.
+    pub fn unwatch(&self, room: &str, id: u64) {
+        let mut rooms = self.lock();
+        if let Some(list) = rooms.get_mut(room) {
+            list.retain(|w| w.id != id);
+            if list.is_empty() {
+                rooms.remove(room);
+            }
+        }
+    }
+
+    /// Spectators watching `room` now.
+    pub fn spectators(&self, room: &str) -> u32 {
+        let rooms = self.lock();
+        let watching = rooms
+            .get(room)
+            .map_or(0, |list| list.iter().filter(|w| w.seat.is_none()).count());
+        u32::try_from(watching).unwrap_or(u32::MAX)
+    }
+
+    /// Sends the room as it is now to everyone watching it, each with their own seat; a
+    /// connection that does not read is dropped from the list and told to close.
+    pub fn changed(&self, view: &RoomView) {
+        let mut rooms = self.lock();
+        let Some(list) = rooms.get_mut(&view.id) else {
+            return;
+        };
+        let spectators = list.iter().filter(|w| w.seat.is_none()).count();
+        list.retain(|w| {
+            let mut room = view.clone();
+            room.you = w.seat;
+            room.spectators = u32::try_from(spectators).unwrap_or(u32::MAX);
+            let sent = w.tx.try_send(RoomServerMsg::Room { room }).is_ok();
+            if !sent {
+                w.close.notify_one();
+            }
+            sent
+        });
+    }
+}

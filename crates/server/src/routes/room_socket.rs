@@ -1,0 +1,198 @@
+//! A room's live connection (CLASSIC-R09, R13): anyone with the link watches; a seat's
+//! credential plays. Every change reaches every connection of the room at once.
+
+use std::sync::Arc;
+
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::response::Response;
+use futures_util::{SinkExt, StreamExt};
+use velha_api::{ErrorCode, MAX_LIVE_FRAME, RoomClientMsg, RoomServerMsg, Seat};
+
+use super::rooms::{act, seat_of, view};
+use super::socket::{HELLO_WITHIN, farewell_for};
+use crate::app::App;
+use crate::live::RoomWatch;
+use crate::token::now_ms;
+
+/// A room, live.
+#[utoipa::path(
+    get,
+    path = "/api/rooms/{id}/live",
+    tag = "rooms",
+    params(("id" = String, Path, description = "The room id, from the link")),
+    description = "Upgrades to a WebSocket carrying one JSON message per text frame: \
+        RoomClientMsg from the app (first `hello`, with a seat's credential to play or empty \
+        to watch), RoomServerMsg from the server (first the room, then the room after every \
+        change). At most 50 spectators: the 51st hears room_full and the connection closes. \
+        Spectators never play: their actions are refused.",
+    responses(
+        (status = 101, description = "Switching to the WebSocket"),
+        (status = 400, description = "Not a WebSocket request"),
+    )
+)]
+pub async fn live(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    upgrade
+        .read_buffer_size(4 * 1024)
+        .max_frame_size(MAX_LIVE_FRAME)
+        .max_message_size(MAX_LIVE_FRAME)
+        .on_upgrade(move |socket| session(app, id, socket))
+}
+
+fn text(msg: &RoomServerMsg) -> Message {
+    // Serialising these plain types cannot fail.
+    Message::Text(Utf8Bytes::from(
+        serde_json::to_string(msg).unwrap_or_default(),
+    ))
+}
+
+fn error(code: ErrorCode, message: impl Into<String>) -> RoomServerMsg {
+    RoomServerMsg::Error {
+        code,
+        message: message.into(),
+    }
+}
+
+/// Waits for `hello`: the seat its credential proves, `None` to watch, or why not.
+async fn hello(app: &App, id: &str, socket: &mut WebSocket) -> Result<Option<Seat>, RoomServerMsg> {
+    let first = tokio::time::timeout(HELLO_WITHIN, socket.recv())
+        .await
+        .map_err(|_| error(ErrorCode::BadRequest, "say hello first"))?;
+    let Some(Ok(Message::Text(t))) = first else {
+        return Err(error(
+            ErrorCode::BadRequest,
+            "the first message must be hello",
+        ));
+    };
+    let credential = match serde_json::from_str::<RoomClientMsg>(&t) {
+        Ok(RoomClientMsg::Hello { credential }) => credential,
+        Ok(_) => {
+            return Err(error(
+                ErrorCode::BadRequest,
+                "the first message must be hello",
+            ));
+        }
+        Err(e) => return Err(error(ErrorCode::BadRequest, format!("not a message: {e}"))),
+    };
+    let internal = |e: crate::error::AppError| {
+        tracing::error!(error = ?e, "storage failed");
+        error(ErrorCode::Internal, "storage failed")
+    };
+    if app
+        .store
+        .room(id)
+        .await
+        .map_err(|e| internal(e.into()))?
+        .is_none()
+    {
+        return Err(error(ErrorCode::NotFound, "no room has this link"));
+    }
+    match seat_of(app, id, &credential).await.map_err(internal)? {
+        None if !credential.is_empty() => Err(error(
+            ErrorCode::Unauthorized,
+            "this credential holds no seat in this room; say hello without one to watch",
+        )),
+        seat => Ok(seat),
+    }
+}
+
+/// Sends the room as it is now to everyone watching it (the number watching changed).
+async fn recount(app: &App, id: &str) {
+    if let Ok(Some(row)) = app.store.room(id).await {
+        let watching = app.hub.rooms.spectators(id);
+        app.hub.rooms.changed(&view(&row, None, watching, now_ms()));
+    }
+}
+
+async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
+    let seat = match hello(&app, &id, &mut socket).await {
+        Ok(seat) => seat,
+        Err(msg) => {
+            let _ = socket.send(text(&msg)).await;
+            let _ = socket.close().await;
+            return;
+        }
+    };
+    let Some(watch) = app.hub.rooms.watch(&id, seat) else {
+        let full = match seat {
+            None => error(ErrorCode::RoomFull, "the room has 50 spectators; try later"),
+            Some(_) => error(ErrorCode::Conflict, "too many connections for this seat"),
+        };
+        let _ = socket.send(text(&full)).await;
+        let _ = socket.close().await;
+        return;
+    };
+    let watch_id = watch.id;
+    // Everyone (this connection included) hears the room with the new number watching.
+    recount(&app, &id).await;
+    serve(&app, &id, seat, socket, watch).await;
+    app.hub.rooms.unwatch(&id, watch_id);
+    recount(&app, &id).await;
+}
+
+async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: WebSocket, watch: RoomWatch) {
+    let RoomWatch {
+        mut rx, tx, close, ..
+    } = watch;
+    let (mut sink, mut stream) = socket.split();
+    let writer = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                msg = rx.recv() => match msg {
+                    Some(msg) => if sink.send(text(&msg)).await.is_err() { break },
+                    None => break,
+                },
+                () = close.notified() => break,
+            }
+        }
+        let _ = sink.close().await;
+    });
+    while let Some(frame) = stream.next().await {
+        let t = match frame {
+            Ok(Message::Text(t)) => t,
+            Ok(Message::Close(_)) => break,
+            Ok(Message::Binary(_)) => {
+                let _ = tx.try_send(error(ErrorCode::BadRequest, "send text frames"));
+                continue;
+            }
+            Ok(_) => continue,
+            Err(e) => {
+                if let Some(frame) = farewell_for(&e) {
+                    tracing::info!(reason = %frame.reason, "a room connection sent too much");
+                }
+                break;
+            }
+        };
+        let answer = match serde_json::from_str::<RoomClientMsg>(&t) {
+            Err(e) => Some(error(ErrorCode::BadRequest, format!("not a message: {e}"))),
+            Ok(RoomClientMsg::Hello { .. }) => {
+                Some(error(ErrorCode::BadRequest, "already said hello"))
+            }
+            Ok(RoomClientMsg::Ping) => Some(RoomServerMsg::Pong),
+            Ok(RoomClientMsg::Act { act: what }) => match seat {
+                None => Some(error(
+                    ErrorCode::Forbidden,
+                    "spectators watch; only the room's two players play",
+                )),
+                // Done: the room's change reaches this connection with everyone's.
+                Some(you) => act(app, id, you, &what)
+                    .await
+                    .err()
+                    .map(|e| e.to_room_msg()),
+            },
+        };
+        if let Some(answer) = answer
+            && tx.try_send(answer).is_err()
+        {
+            break;
+        }
+        if writer.is_finished() {
+            break;
+        }
+    }
+    writer.abort();
+}

@@ -1,0 +1,458 @@
+//! Invitation rooms (ON-R01 … ON-R05, CLASSIC-R08 … R13): free and without an account. The
+//! link holds the room's id; a seat is proved by the credential the device keeps. Anyone with
+//! the link watches live; only the two seats play.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use velha_api::{
+    Avatar, CreateRoom, ErrorCode, JoinRoom, RoomAct, RoomAction, RoomBoard, RoomEndHow,
+    RoomEnding, RoomLookup, RoomPlayer, RoomSeat, RoomView, Seat,
+};
+use velha_rules::room::{
+    self, ABSENCE_MS, Board, Ending, IDLE_CLOSE_MS, Joined, Room, RoomError, RoomGame,
+};
+use velha_rules::{Player as Side, Status};
+
+use crate::app::App;
+use crate::auth::Player;
+use crate::error::{AppError, AppResult, Json};
+use crate::limits::ClientAddress;
+use crate::store::{RoomRow, RoomSave};
+use crate::token::{new_id, new_token, now_ms, token_hash};
+
+/// A room read again this many times when other changes keep coming first.
+const TRIES: usize = 8;
+/// The header a seat's credential travels in when reading a room.
+pub const CREDENTIAL_HEADER: &str = "x-room-credential";
+/// Credentials a device may look up at once.
+const MAX_LOOKUP: usize = 100;
+
+fn game(board: RoomBoard) -> RoomGame {
+    match board {
+        RoomBoard::Classic => RoomGame::Classic,
+        RoomBoard::Super => RoomGame::Super,
+        RoomBoard::V2 => RoomGame::V2,
+    }
+}
+
+fn board(game: RoomGame) -> RoomBoard {
+    match game {
+        RoomGame::Classic => RoomBoard::Classic,
+        RoomGame::Super => RoomBoard::Super,
+        RoomGame::V2 => RoomBoard::V2,
+    }
+}
+
+fn avatar(a: Avatar) -> room::Avatar {
+    match a {
+        Avatar::Rabisco => room::Avatar::Rabisco,
+        Avatar::Nino => room::Avatar::Nino,
+        Avatar::Quelonia => room::Avatar::Quelonia,
+    }
+}
+
+fn shown_avatar(a: room::Avatar) -> Avatar {
+    match a {
+        room::Avatar::Rabisco => Avatar::Rabisco,
+        room::Avatar::Nino => Avatar::Nino,
+        room::Avatar::Quelonia => Avatar::Quelonia,
+    }
+}
+
+fn seat(side: Side) -> Seat {
+    match side {
+        Side::X => Seat::X,
+        Side::O => Seat::O,
+    }
+}
+
+fn side(seat: Seat) -> Side {
+    match seat {
+        Seat::X => Side::X,
+        Seat::O => Side::O,
+    }
+}
+
+/// The rules' refusal as the API's.
+fn refused(e: RoomError) -> AppError {
+    let code = match &e {
+        RoomError::BadName => ErrorCode::BadName,
+        RoomError::AvatarRequired | RoomError::NoAvatars => ErrorCode::BadRequest,
+        RoomError::AvatarTaken => ErrorCode::AvatarTaken,
+        RoomError::RoomFull => ErrorCode::RoomFull,
+        RoomError::WaitingForOpponent | RoomError::GameOver | RoomError::GameNotOver => {
+            ErrorCode::Conflict
+        }
+        RoomError::NotYourTurn => ErrorCode::NotYourTurn,
+        RoomError::Illegal(_) => ErrorCode::IllegalMove,
+        RoomError::NotAbsent => ErrorCode::NotAbsentYet,
+        RoomError::Closed => ErrorCode::RoomClosed,
+    };
+    AppError::new(code, e.to_string())
+}
+
+fn no_room() -> AppError {
+    AppError::new(ErrorCode::NotFound, "no room has this link")
+}
+
+fn ms(t: i64) -> u64 {
+    u64::try_from(t).unwrap_or(0)
+}
+
+/// The room as `you` see it at `now`, with `spectators` watching.
+pub fn view(row: &RoomRow, you: Option<Seat>, spectators: u32, now: i64) -> RoomView {
+    let r = &row.room;
+    let player = |side: Side| {
+        r.seat(side).map(|s| RoomPlayer {
+            name: s.name.clone(),
+            avatar: s.avatar.map(shown_avatar),
+        })
+    };
+    let status = r.board().status();
+    let playing = r.seat(Side::O).is_some() && r.ending().is_none();
+    let idle = ms(now).saturating_sub(r.last_activity_ms());
+    let score = r.series().score();
+    RoomView {
+        id: row.id.clone(),
+        board: board(r.game()),
+        x: player(Side::X).unwrap_or(RoomPlayer {
+            name: String::new(),
+            avatar: None,
+        }),
+        o: player(Side::O),
+        you,
+        position: match r.board() {
+            Board::Classic(b) => b.to_string(),
+            Board::Ultimate(b) => b.to_string(),
+        },
+        ply: u32::try_from(row.ply).unwrap_or(0),
+        to_move: match status {
+            Status::Ongoing(p) if playing => Some(seat(p)),
+            _ => None,
+        },
+        ending: r.ending().map(|e| match e {
+            Ending::Board(Status::Win(p)) => RoomEnding {
+                winner: Some(seat(p)),
+                how: RoomEndHow::Line,
+            },
+            Ending::Board(_) => RoomEnding {
+                winner: None,
+                how: RoomEndHow::Draw,
+            },
+            Ending::Resigned(p) => RoomEnding {
+                winner: Some(seat(!p)),
+                how: RoomEndHow::Resigned,
+            },
+            Ending::Absent(p) => RoomEnding {
+                winner: Some(seat(!p)),
+                how: RoomEndHow::Absent,
+            },
+        }),
+        rematch: r.rematch_asked(),
+        series: [score.wins, score.losses, score.draws],
+        games: r.series().games_played(),
+        spectators,
+        idle_ms: idle,
+        claim_in_ms: playing.then(|| (ABSENCE_MS + 1).saturating_sub(idle)),
+        closes_in_ms: IDLE_CLOSE_MS.saturating_sub(idle),
+        closed: r.is_closed(ms(now)),
+    }
+}
+
+async fn read(app: &App, id: &str) -> AppResult<RoomRow> {
+    app.store.room(id).await?.ok_or_else(no_room)
+}
+
+/// Tells everyone watching the room what it is now.
+fn announce(app: &App, row: &RoomRow, now: i64) {
+    let watching = app.hub.rooms.spectators(&row.id);
+    app.hub.rooms.changed(&view(row, None, watching, now));
+}
+
+/// Carries out a seated player's action, reading the room again when another change came
+/// first; the room after it.
+pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<RoomRow> {
+    for _ in 0..TRIES {
+        let now = now_ms();
+        let before = read(app, id).await?;
+        let mut after = before.room.clone();
+        let at = ms(now);
+        let (action, new_game) = match act {
+            RoomAct::Play { cell } => {
+                after.play(side(you), cell.trim(), at).map_err(refused)?;
+                (Some(cell.trim().to_owned()), false)
+            }
+            RoomAct::Resign => {
+                after.resign(side(you), at).map_err(refused)?;
+                (Some("resign".to_owned()), false)
+            }
+            RoomAct::ClaimAbsence => {
+                after.claim_absence(side(you), at).map_err(refused)?;
+                (Some("absent".to_owned()), false)
+            }
+            RoomAct::Rematch => (None, after.rematch(side(you), at).map_err(refused)?),
+        };
+        let save = RoomSave {
+            before: &before,
+            after: &after,
+            action: action.as_deref().map(|a| (you, a)),
+            new_game,
+            now,
+        };
+        if app.store.save_room(&save).await? {
+            let row = read(app, id).await?;
+            announce(app, &row, now);
+            return Ok(row);
+        }
+    }
+    Err(AppError::new(
+        ErrorCode::Conflict,
+        "the room keeps changing; try again",
+    ))
+}
+
+/// The seat a credential proves in a room, if any.
+pub async fn seat_of(app: &App, id: &str, credential: &str) -> AppResult<Option<Seat>> {
+    if credential.is_empty() || credential.len() > 128 {
+        return Ok(None);
+    }
+    Ok(app.store.room_seat(id, &token_hash(credential)).await?)
+}
+
+/// Makes a room; its creator sits as X (CLASSIC-R08). Signed in, it is listed under the
+/// account too (ON-R05).
+#[utoipa::path(
+    post,
+    path = "/api/rooms",
+    tag = "rooms",
+    request_body = CreateRoom,
+    responses(
+        (status = 201, description = "The room and the creator's credential", body = RoomSeat),
+        (status = 400, description = "A bad name, a missing or needless character", body = velha_api::ApiError),
+        (status = 429, description = "Too many new rooms from this address", body = velha_api::ApiError),
+    )
+)]
+pub async fn create(
+    State(app): State<Arc<App>>,
+    ClientAddress(address): ClientAddress,
+    player: Option<Player>,
+    Json(body): Json<CreateRoom>,
+) -> AppResult<(StatusCode, Json<RoomSeat>)> {
+    let now = now_ms();
+    app.limits.rooms_by_address.check(&address, now)?;
+    let room = Room::create(
+        game(body.board),
+        &body.name,
+        body.avatar.map(avatar),
+        ms(now),
+    )
+    .map_err(refused)?;
+    let id = new_id();
+    let credential = new_token();
+    let board_name = match body.board {
+        RoomBoard::Classic => "classic",
+        RoomBoard::Super => "super",
+        RoomBoard::V2 => "v2",
+    };
+    app.store
+        .create_room(
+            &id,
+            board_name,
+            &room,
+            &token_hash(&credential),
+            player.as_ref().map(|p| p.account.id.as_str()),
+            now,
+        )
+        .await?;
+    app.limits.rooms_by_address.add(&address, now);
+    let row = read(&app, &id).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(RoomSeat {
+            room: view(&row, Some(Seat::X), 0, now),
+            credential,
+        }),
+    ))
+}
+
+/// A room as anyone with its link sees it; with a seat's credential in X-Room-Credential,
+/// `you` names the seat.
+#[utoipa::path(
+    get,
+    path = "/api/rooms/{id}",
+    tag = "rooms",
+    params(("id" = String, Path, description = "The room id, from the link")),
+    responses(
+        (status = 200, body = RoomView),
+        (status = 404, body = velha_api::ApiError),
+    )
+)]
+pub async fn get(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> AppResult<Json<RoomView>> {
+    let row = read(&app, &id).await?;
+    let credential = headers
+        .get(CREDENTIAL_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let you = seat_of(&app, &id, credential).await?;
+    let watching = app.hub.rooms.spectators(&id);
+    Ok(Json(view(&row, you, watching, now_ms())))
+}
+
+/// Takes the free seat, O (CLASSIC-R08); once both are taken the link only watches.
+#[utoipa::path(
+    post,
+    path = "/api/rooms/{id}/join",
+    tag = "rooms",
+    params(("id" = String, Path, description = "The room id, from the link")),
+    request_body = JoinRoom,
+    responses(
+        (status = 201, description = "Seated as O, with the seat's credential", body = RoomSeat),
+        (status = 400, body = velha_api::ApiError),
+        (status = 404, body = velha_api::ApiError),
+        (status = 409, description = "Both seats taken (watch instead), avatar_taken, room_closed", body = velha_api::ApiError),
+    )
+)]
+pub async fn join(
+    State(app): State<Arc<App>>,
+    player: Option<Player>,
+    Path(id): Path<String>,
+    Json(body): Json<JoinRoom>,
+) -> AppResult<(StatusCode, Json<RoomSeat>)> {
+    let credential = new_token();
+    let hash = token_hash(&credential);
+    for _ in 0..TRIES {
+        let now = now_ms();
+        let before = read(&app, &id).await?;
+        let mut after = before.room.clone();
+        match after
+            .join(&body.name, body.avatar.map(avatar), ms(now))
+            .map_err(refused)?
+        {
+            Joined::Spectator => {
+                return Err(AppError::new(
+                    ErrorCode::Conflict,
+                    "both seats are taken: open the room to watch",
+                ));
+            }
+            Joined::Player(_) => {}
+        }
+        let account = player.as_ref().map(|p| p.account.id.as_str());
+        if app
+            .store
+            .take_room_seat(&before, &after, &hash, account, now)
+            .await?
+        {
+            let row = read(&app, &id).await?;
+            announce(&app, &row, now);
+            let watching = app.hub.rooms.spectators(&id);
+            return Ok((
+                StatusCode::CREATED,
+                Json(RoomSeat {
+                    room: view(&row, Some(Seat::O), watching, now),
+                    credential,
+                }),
+            ));
+        }
+    }
+    Err(AppError::new(
+        ErrorCode::Conflict,
+        "the room keeps changing; try again",
+    ))
+}
+
+/// A seated player's move, resignation, absence claim or rematch (CLASSIC-R09 … R12).
+#[utoipa::path(
+    post,
+    path = "/api/rooms/{id}/act",
+    tag = "rooms",
+    params(("id" = String, Path, description = "The room id, from the link")),
+    request_body = RoomAction,
+    responses(
+        (status = 200, description = "The room after it", body = RoomView),
+        (status = 400, body = velha_api::ApiError),
+        (status = 403, description = "The credential holds no seat here (spectators never play)", body = velha_api::ApiError),
+        (status = 404, body = velha_api::ApiError),
+        (status = 409, description = "not_your_turn, illegal_move, not_absent_yet, room_closed, or the game's state", body = velha_api::ApiError),
+    )
+)]
+pub async fn act_route(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    Json(body): Json<RoomAction>,
+) -> AppResult<Json<RoomView>> {
+    read(&app, &id).await?;
+    let Some(you) = seat_of(&app, &id, &body.credential).await? else {
+        return Err(AppError::new(
+            ErrorCode::Forbidden,
+            "this credential holds no seat in this room: spectators only watch",
+        ));
+    };
+    let row = act(&app, &id, you, &body.act).await?;
+    let watching = app.hub.rooms.spectators(&id);
+    Ok(Json(view(&row, Some(you), watching, now_ms())))
+}
+
+/// The rooms the signed-in player sits in, the latest first (ON-R05).
+#[utoipa::path(
+    get,
+    path = "/api/rooms",
+    tag = "rooms",
+    security(("session" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, body = [RoomView]),
+        (status = 401, body = velha_api::ApiError),
+    )
+)]
+pub async fn mine(State(app): State<Arc<App>>, player: Player) -> AppResult<Json<Vec<RoomView>>> {
+    let now = now_ms();
+    let rooms = app.store.rooms_of_account(&player.account.id).await?;
+    Ok(Json(
+        rooms
+            .iter()
+            .map(|(row, you)| view(row, Some(*you), app.hub.rooms.spectators(&row.id), now))
+            .collect(),
+    ))
+}
+
+/// The rooms a device holds seats in, from its credentials (a guest's list, ON-R05).
+#[utoipa::path(
+    post,
+    path = "/api/rooms/lookup",
+    tag = "rooms",
+    request_body = RoomLookup,
+    responses(
+        (status = 200, description = "The rooms found, the latest first; unknown credentials are left out", body = [RoomView]),
+        (status = 400, description = "More than 100 credentials", body = velha_api::ApiError),
+    )
+)]
+pub async fn lookup(
+    State(app): State<Arc<App>>,
+    Json(body): Json<RoomLookup>,
+) -> AppResult<Json<Vec<RoomView>>> {
+    if body.credentials.len() > MAX_LOOKUP {
+        return Err(AppError::new(
+            ErrorCode::BadRequest,
+            format!("at most {MAX_LOOKUP} credentials at once"),
+        ));
+    }
+    let hashes: Vec<String> = body
+        .credentials
+        .iter()
+        .filter(|c| !c.is_empty() && c.len() <= 128)
+        .map(|c| token_hash(c))
+        .collect();
+    let now = now_ms();
+    let rooms = app.store.rooms_by_credentials(&hashes).await?;
+    Ok(Json(
+        rooms
+            .iter()
+            .map(|(row, you)| view(row, Some(*you), app.hub.rooms.spectators(&row.id), now))
+            .collect(),
+    ))
+}

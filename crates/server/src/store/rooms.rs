@@ -1,0 +1,294 @@
+//! Invitation rooms (ON-R01 … ON-R05): the rules' `Room` as JSON, changed by compare-and-set
+//! on its version; the seats with their credentials; every action for the replay.
+
+use sqlx::Row;
+use sqlx::any::AnyRow;
+use velha_api::Seat;
+use velha_rules::room::Room;
+
+use super::{Store, corrupt, seat_from, seat_str};
+
+/// A room as stored.
+#[derive(Clone, Debug)]
+pub struct RoomRow {
+    /// Its id, the link's secret.
+    pub id: String,
+    /// The rules' room.
+    pub room: Room,
+    /// Changes so far; a save names the version it read.
+    pub version: i64,
+    /// Games started before the current one.
+    pub game: i64,
+    /// Moves in the current game.
+    pub ply: i64,
+}
+
+/// A change to save: the room after it, and the action to record for the replay.
+pub struct RoomSave<'a> {
+    /// The room as read.
+    pub before: &'a RoomRow,
+    /// The room after the change.
+    pub after: &'a Room,
+    /// Who did what (`b2`, `resign`, `absent`), when it is a game's action.
+    pub action: Option<(Seat, &'a str)>,
+    /// Whether a new game started (a rematch).
+    pub new_game: bool,
+    /// When.
+    pub now: i64,
+}
+
+fn room_from(row: &AnyRow) -> Result<RoomRow, sqlx::Error> {
+    let state: String = row.try_get("state")?;
+    let id: String = row.try_get("id")?;
+    Ok(RoomRow {
+        room: serde_json::from_str(&state).map_err(|_| corrupt("room", &id))?,
+        id,
+        version: row.try_get("version")?,
+        game: row.try_get("game")?,
+        ply: row.try_get("ply")?,
+    })
+}
+
+fn json(room: &Room) -> String {
+    // The rules' plain types always serialise.
+    serde_json::to_string(room).unwrap_or_default()
+}
+
+fn unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
+const ROOM_COLUMNS: &str = "r.id, r.state, r.version, r.game, r.ply";
+
+impl Store {
+    /// Stores a new room with its creator's seat (X).
+    pub async fn create_room(
+        &self,
+        id: &str,
+        board: &str,
+        room: &Room,
+        credential_hash: &str,
+        account: Option<&str>,
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO rooms (id, board, state, version, game, ply, last_activity, created_at) \
+             VALUES ($1, $2, $3, 0, 0, 0, $4, $4)",
+        )
+        .bind(id)
+        .bind(board)
+        .bind(json(room))
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
+             VALUES ($1, 'X', $2, $3)",
+        )
+        .bind(id)
+        .bind(credential_hash)
+        .bind(account)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await
+    }
+
+    /// One room.
+    pub async fn room(&self, id: &str) -> Result<Option<RoomRow>, sqlx::Error> {
+        let sql = format!("SELECT {ROOM_COLUMNS} FROM rooms r WHERE r.id = $1");
+        let row = sqlx::query(&sql)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(room_from).transpose()
+    }
+
+    /// The seat a credential holds in a room.
+    pub async fn room_seat(
+        &self,
+        id: &str,
+        credential_hash: &str,
+    ) -> Result<Option<Seat>, sqlx::Error> {
+        let row =
+            sqlx::query("SELECT seat FROM room_seats WHERE room_id = $1 AND credential_hash = $2")
+                .bind(id)
+                .bind(credential_hash)
+                .fetch_optional(&self.pool)
+                .await?;
+        match row {
+            Some(r) => {
+                let seat: String = r.try_get("seat")?;
+                Ok(Some(
+                    seat_from(&seat).ok_or_else(|| corrupt("seat", &seat))?,
+                ))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Seats O with its credential and saves the room as the join left it; false when
+    /// someone else took the seat or changed the room first (read it again).
+    pub async fn take_room_seat(
+        &self,
+        before: &RoomRow,
+        after: &Room,
+        credential_hash: &str,
+        account: Option<&str>,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        let seated = sqlx::query(
+            "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
+             VALUES ($1, 'O', $2, $3)",
+        )
+        .bind(&before.id)
+        .bind(credential_hash)
+        .bind(account)
+        .execute(&mut *tx)
+        .await;
+        match seated {
+            Err(e) if unique_violation(&e) => {
+                tx.rollback().await?;
+                return Ok(false);
+            }
+            other => other?,
+        };
+        if !compare_and_set(&mut tx, before, after, before.game, before.ply, now).await? {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Saves a change to a room and records its action; false when the room changed since it
+    /// was read (read it again).
+    pub async fn save_room(&self, save: &RoomSave<'_>) -> Result<bool, sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        let before = save.before;
+        let (game, ply) = match (save.new_game, save.action) {
+            (true, _) => (before.game + 1, 0),
+            (false, Some(_)) => (before.game, before.ply + 1),
+            (false, None) => (before.game, before.ply),
+        };
+        if !compare_and_set(&mut tx, before, save.after, game, ply, save.now).await? {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        if let Some((seat, action)) = save.action {
+            sqlx::query(
+                "INSERT INTO room_moves (room_id, game, ply, seat, action, played_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(&before.id)
+            .bind(game)
+            .bind(ply)
+            .bind(seat_str(seat))
+            .bind(action)
+            .bind(save.now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// The rooms whose seats these credentials hold, with the seat (a guest's list, ON-R05).
+    pub async fn rooms_by_credentials(
+        &self,
+        hashes: &[String],
+    ) -> Result<Vec<(RoomRow, Seat)>, sqlx::Error> {
+        if hashes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks: Vec<String> = (1..=hashes.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT {ROOM_COLUMNS}, s.seat FROM room_seats s JOIN rooms r ON r.id = s.room_id \
+             WHERE s.credential_hash IN ({}) ORDER BY r.last_activity DESC",
+            marks.join(", ")
+        );
+        let mut query = sqlx::query(&sql);
+        for h in hashes {
+            query = query.bind(h);
+        }
+        rooms_with_seats(query.fetch_all(&self.pool).await?)
+    }
+
+    /// The rooms a signed-in player sits in (ON-R05), the latest first, at most 100.
+    pub async fn rooms_of_account(
+        &self,
+        account: &str,
+    ) -> Result<Vec<(RoomRow, Seat)>, sqlx::Error> {
+        let sql = format!(
+            "SELECT {ROOM_COLUMNS}, s.seat FROM room_seats s JOIN rooms r ON r.id = s.room_id \
+             WHERE s.account_id = $1 ORDER BY r.last_activity DESC LIMIT 100"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(account)
+            .fetch_all(&self.pool)
+            .await?;
+        rooms_with_seats(rows)
+    }
+
+    /// The recorded actions of a room: (game, ply, seat, action), in order.
+    pub async fn room_moves(&self, id: &str) -> Result<Vec<(i64, i64, Seat, String)>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT game, ply, seat, action FROM room_moves WHERE room_id = $1 ORDER BY game, ply",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let seat: String = r.try_get("seat")?;
+                Ok((
+                    r.try_get("game")?,
+                    r.try_get("ply")?,
+                    seat_from(&seat).ok_or_else(|| corrupt("seat", &seat))?,
+                    r.try_get("action")?,
+                ))
+            })
+            .collect()
+    }
+}
+
+fn rooms_with_seats(rows: Vec<AnyRow>) -> Result<Vec<(RoomRow, Seat)>, sqlx::Error> {
+    rows.iter()
+        .map(|r| {
+            let seat: String = r.try_get("seat")?;
+            Ok((
+                room_from(r)?,
+                seat_from(&seat).ok_or_else(|| corrupt("seat", &seat))?,
+            ))
+        })
+        .collect()
+}
+
+/// Writes the room over the version it was read at; false when another change came first.
+async fn compare_and_set(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    before: &RoomRow,
+    after: &Room,
+    game: i64,
+    ply: i64,
+    now: i64,
+) -> Result<bool, sqlx::Error> {
+    let last_activity = i64::try_from(after.last_activity_ms()).unwrap_or(now);
+    let done = sqlx::query(
+        "UPDATE rooms SET state = $1, version = version + 1, game = $2, ply = $3, \
+         last_activity = $4 WHERE id = $5 AND version = $6",
+    )
+    .bind(json(after))
+    .bind(game)
+    .bind(ply)
+    .bind(last_activity)
+    .bind(&before.id)
+    .bind(before.version)
+    .execute(&mut **tx)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}

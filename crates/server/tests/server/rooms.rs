@@ -1,0 +1,400 @@
+//! CLASSIC-R08 … R13, ON-R01 … ON-R05: invitation rooms on the server — a link, two seats
+//! proved by credentials, spectators who only watch, the series, and the absence claim and
+//! the 7-day close by the server's clock, across a restart.
+
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use reqwest::Method;
+use serde_json::json;
+use velha_api::{Avatar, ErrorCode, RoomAct, RoomBoard, RoomEndHow, RoomServerMsg, RoomView, Seat};
+use velha_load::RoomLive;
+use velha_rules::Player;
+use velha_rules::room::{Avatar as RulesAvatar, Room, RoomGame};
+use velha_server::store::{RoomSave, Store};
+use velha_server::token::{new_id, new_token, now_ms, token_hash};
+
+use crate::common::{Db, Server};
+
+const DAY: i64 = 86_400_000;
+
+fn code(e: &velha_api::ApiError) -> ErrorCode {
+    e.code
+}
+
+fn play(cell: &str) -> RoomAct {
+    RoomAct::Play { cell: cell.into() }
+}
+
+/// The next room message `wanted` accepts, within 5 s.
+async fn heard(live: &mut RoomLive, wanted: impl Fn(&RoomServerMsg) -> bool) -> RoomServerMsg {
+    live.recv_until(Duration::from_secs(5), wanted)
+        .await
+        .unwrap_or_else(|e| panic!("waiting on a room: {e}"))
+}
+
+fn room_at_ply(ply: u32) -> impl Fn(&RoomServerMsg) -> bool {
+    move |m| matches!(m, RoomServerMsg::Room { room } if room.ply == ply)
+}
+
+async fn classic_r08_a_room_by_link_with_characters_a_series_rematch_and_resign(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let (ana, bia, caio) = (server.client(), server.client(), server.client());
+    for (board, avatar, want) in [
+        (RoomBoard::Classic, None, ErrorCode::BadRequest),
+        (RoomBoard::Super, Some(Avatar::Nino), ErrorCode::BadRequest),
+        (RoomBoard::V2, None, ErrorCode::BadName),
+    ] {
+        let name = if want == ErrorCode::BadName {
+            "  "
+        } else {
+            "Ana"
+        };
+        let e = ana.create_room(board, name, avatar).await.unwrap_err();
+        assert_eq!(code(&e), want, "{board:?} {avatar:?}");
+    }
+    let made = ana
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Quelonia))
+        .await
+        .unwrap();
+    let id = made.room.id.clone();
+    assert!(id.len() >= 16, "at least 96 random bits: {id}");
+    assert_eq!((made.room.you, made.room.o.clone()), (Some(Seat::X), None));
+    let e = bia
+        .join_room(&id, "Bia", Some(Avatar::Quelonia))
+        .await
+        .unwrap_err();
+    assert_eq!(code(&e), ErrorCode::AvatarTaken);
+    let seat = bia.join_room(&id, "Bia", Some(Avatar::Nino)).await.unwrap();
+    assert_eq!(seat.room.you, Some(Seat::O));
+    assert_eq!(
+        seat.room.o.as_ref().map(|o| o.avatar),
+        Some(Some(Avatar::Nino))
+    );
+    let e = caio
+        .join_room(&id, "Caio", Some(Avatar::Rabisco))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        code(&e),
+        ErrorCode::Conflict,
+        "both seats taken: the link watches"
+    );
+    let (x, o) = (made.credential, seat.credential);
+
+    // CLASSIC-R09: each in turn; the rules refuse the rest.
+    let e = caio.room_act(&id, &o, play("b2")).await.unwrap_err();
+    assert_eq!(code(&e), ErrorCode::NotYourTurn);
+    let e = caio
+        .room_act(&id, "a-made-up-credential", play("a1"))
+        .await
+        .unwrap_err();
+    assert_eq!(code(&e), ErrorCode::Forbidden);
+    caio.room_act(&id, &x, play("a1")).await.unwrap();
+    let e = caio.room_act(&id, &o, play("a1")).await.unwrap_err();
+    assert_eq!(code(&e), ErrorCode::IllegalMove);
+    for (cred, cell) in [(&o, "b1"), (&x, "a2"), (&o, "b2")] {
+        caio.room_act(&id, cred, play(cell)).await.unwrap();
+    }
+    let room = caio.room_act(&id, &x, play("a3")).await.unwrap();
+    let ending = room.ending.unwrap();
+    assert_eq!(
+        (ending.winner, ending.how),
+        (Some(Seat::X), RoomEndHow::Line)
+    );
+    assert_eq!(
+        (room.series, room.games, room.to_move),
+        ([1, 0, 0], 1, None)
+    );
+    let e = caio.room_act(&id, &o, play("c3")).await.unwrap_err();
+    assert_eq!(code(&e), ErrorCode::Conflict, "over: wait for the rematch");
+
+    // CLASSIC-R10: both ask, and the starter alternates: O opens the second game.
+    let room = caio.room_act(&id, &x, RoomAct::Rematch).await.unwrap();
+    assert_eq!((room.rematch, room.ending.is_some()), ([true, false], true));
+    let room = caio.room_act(&id, &o, RoomAct::Rematch).await.unwrap();
+    assert_eq!(
+        (room.ending, room.ply, room.to_move),
+        (None, 0, Some(Seat::O))
+    );
+    // CLASSIC-R11: O resigns; the game goes to X.
+    let room = caio.room_act(&id, &o, RoomAct::Resign).await.unwrap();
+    let ending = room.ending.unwrap();
+    assert_eq!(
+        (ending.winner, ending.how),
+        (Some(Seat::X), RoomEndHow::Resigned)
+    );
+    assert_eq!(room.series, [2, 0, 0]);
+
+    // Everything was recorded for the replay, and the link shows the room to anyone.
+    let store = Store::open(&server.database_url()).await.unwrap();
+    let moves = store.room_moves(&id).await.unwrap();
+    let written: Vec<(i64, &str)> = moves.iter().map(|(g, _, _, a)| (*g, a.as_str())).collect();
+    assert_eq!(
+        written,
+        [
+            (0, "a1"),
+            (0, "b1"),
+            (0, "a2"),
+            (0, "b2"),
+            (0, "a3"),
+            (1, "resign")
+        ]
+    );
+    let (status, seen) = caio
+        .raw(Method::GET, &format!("/api/rooms/{id}"), None)
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let seen: RoomView = serde_json::from_value(seen).unwrap();
+    assert_eq!(
+        (seen.you, seen.x.name.as_str(), seen.games),
+        (None, "Ana", 2)
+    );
+    let (status, _) = caio
+        .raw(Method::GET, "/api/rooms/nope", None)
+        .await
+        .unwrap();
+    assert_eq!(status, 404);
+}
+on_both!(classic_r08_a_room_by_link_with_characters_a_series_rematch_and_resign);
+
+async fn classic_r13_fifty_spectators_watch_live_the_51st_is_refused_and_none_plays(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    let made = c.create_room(RoomBoard::Super, "Ana", None).await.unwrap();
+    let id = made.room.id.clone();
+    let joined = c.join_room(&id, "Bia", None).await.unwrap();
+    let mut spectators = Vec::new();
+    for _ in 0..50 {
+        let mut live = c.room_live(&id, "").await.unwrap();
+        heard(&mut live, |m| matches!(m, RoomServerMsg::Room { .. })).await;
+        spectators.push(live);
+    }
+    let mut late = c.room_live(&id, "").await.unwrap();
+    let refused = heard(&mut late, |_| true).await;
+    assert!(
+        matches!(
+            refused,
+            RoomServerMsg::Error {
+                code: ErrorCode::RoomFull,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    // A spectator's action is refused and changes nothing; the players' moves reach all 50.
+    spectators[7]
+        .send(&velha_api::RoomClientMsg::Act { act: play("e5") })
+        .await
+        .unwrap();
+    let answer = heard(&mut spectators[7], |m| {
+        matches!(m, RoomServerMsg::Error { .. })
+    })
+    .await;
+    assert!(matches!(
+        answer,
+        RoomServerMsg::Error {
+            code: ErrorCode::Forbidden,
+            ..
+        }
+    ));
+    let mut x = c.room_live(&id, &made.credential).await.unwrap();
+    heard(
+        &mut x,
+        |m| matches!(m, RoomServerMsg::Room { room } if room.you == Some(Seat::X)),
+    )
+    .await;
+    x.send(&velha_api::RoomClientMsg::Act { act: play("e5") })
+        .await
+        .unwrap();
+    for live in &mut spectators {
+        let seen = heard(live, room_at_ply(1)).await;
+        let RoomServerMsg::Room { room } = seen else {
+            unreachable!()
+        };
+        assert_eq!(
+            (room.you, room.to_move, room.spectators),
+            (None, Some(Seat::O), 50)
+        );
+    }
+    c.room_act(&id, &joined.credential, play("d4"))
+        .await
+        .unwrap();
+    heard(&mut x, room_at_ply(2)).await;
+    // One leaves: a place frees up for the next.
+    spectators.pop().unwrap().close().await;
+    let mut next = None;
+    for _ in 0..50 {
+        let mut live = c.room_live(&id, "").await.unwrap();
+        if matches!(heard(&mut live, |_| true).await, RoomServerMsg::Room { .. }) {
+            next = Some(live);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(next.is_some(), "the freed place is taken again");
+}
+on_both!(classic_r13_fifty_spectators_watch_live_the_51st_is_refused_and_none_plays);
+
+async fn on_r02_joins_racing_for_the_free_seat_seat_exactly_one(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    for round in 0..5 {
+        let made = c.create_room(RoomBoard::V2, "Ana", None).await.unwrap();
+        let id = made.room.id;
+        let tries = (0..20).map(|i| {
+            let c = c.clone();
+            let id = id.clone();
+            async move { c.join_room(&id, &format!("P{i}"), None).await }
+        });
+        let results = join_all(tries).await;
+        let seated = results.iter().filter(|r| r.is_ok()).count();
+        assert_eq!(seated, 1, "round {round}");
+        for e in results.iter().filter_map(|r| r.as_ref().err()) {
+            assert_eq!(e.code, ErrorCode::Conflict, "round {round}: {}", e.message);
+        }
+    }
+}
+on_both!(on_r02_joins_racing_for_the_free_seat_seat_exactly_one);
+
+/// A classic room whose creator X played a1 `ago` ms before now, O to move: written through
+/// the store with the rules' clock set back (the server's clock then decides); its id and the
+/// credentials of X and O.
+async fn room_played_ago(store: &Store, ago: i64) -> (String, String, String) {
+    let then = (now_ms() - ago) as u64;
+    let id = new_id();
+    let (x, o) = (new_token(), new_token());
+    let created = Room::create(RoomGame::Classic, "Ana", Some(RulesAvatar::Nino), then).unwrap();
+    store
+        .create_room(&id, "classic", &created, &token_hash(&x), None, then as i64)
+        .await
+        .unwrap();
+    let row = store.room(&id).await.unwrap().unwrap();
+    let mut joined = row.room.clone();
+    joined
+        .join("Bia", Some(RulesAvatar::Rabisco), then)
+        .unwrap();
+    assert!(
+        store
+            .take_room_seat(&row, &joined, &token_hash(&o), None, then as i64)
+            .await
+            .unwrap()
+    );
+    let row = store.room(&id).await.unwrap().unwrap();
+    let mut played = row.room.clone();
+    played.play(Player::X, "a1", then).unwrap();
+    let save = RoomSave {
+        before: &row,
+        after: &played,
+        action: Some((Seat::X, "a1")),
+        new_game: false,
+        now: then as i64,
+    };
+    assert!(store.save_room(&save).await.unwrap());
+    (id, x, o)
+}
+
+async fn classic_r12_absence_claim_after_2_days_and_close_after_7_by_the_servers_clock(db: Db) {
+    let mut server = Server::start(db, &[]).await;
+    let store = Store::open(&server.database_url()).await.unwrap();
+    let (fresh, fx, _) = room_played_ago(&store, DAY).await;
+    let (away, ax, ao) = room_played_ago(&store, 2 * DAY + 60_000).await;
+    let (idle, ix, io) = room_played_ago(&store, 7 * DAY + 60_000).await;
+    drop(store);
+    // ON-R03: the server's clock, across a restart.
+    server.restart().await;
+    let c = server.client();
+    let e = c
+        .room_act(&fresh, &fx, RoomAct::ClaimAbsence)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotAbsentYet, "a day is not 2");
+    let (_, seen) = c
+        .raw(Method::GET, &format!("/api/rooms/{fresh}"), None)
+        .await
+        .unwrap();
+    let seen: RoomView = serde_json::from_value(seen).unwrap();
+    let left = seen.claim_in_ms.unwrap();
+    assert!(
+        left > (DAY - 60_000) as u64 && left <= DAY as u64 + 1,
+        "{left}"
+    );
+    let e = c
+        .room_act(&away, &ao, RoomAct::ClaimAbsence)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotAbsentYet, "O is the one to move");
+    let room = c.room_act(&away, &ax, RoomAct::ClaimAbsence).await.unwrap();
+    let ending = room.ending.unwrap();
+    assert_eq!(
+        (ending.winner, ending.how),
+        (Some(Seat::X), RoomEndHow::Absent)
+    );
+    // Seven days without a move: closed to play, open to look at.
+    for (cred, act) in [(&io, play("b2")), (&ix, RoomAct::ClaimAbsence)] {
+        let e = c.room_act(&idle, cred, act).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::RoomClosed);
+    }
+    let (_, seen) = c
+        .raw(Method::GET, &format!("/api/rooms/{idle}"), None)
+        .await
+        .unwrap();
+    let seen: RoomView = serde_json::from_value(seen).unwrap();
+    assert!(seen.closed && seen.closes_in_ms == 0, "{seen:?}");
+}
+on_both!(classic_r12_absence_claim_after_2_days_and_close_after_7_by_the_servers_clock);
+
+async fn on_r05_rooms_are_listed_by_account_and_by_the_devices_credentials(db: Db) {
+    let server = Server::start(db, &["--rooms-per-address-per-hour", "4"]).await;
+    let ana = server.player("ana", "pt-BR", None).await;
+    let guest = server.client();
+    let hers = ana
+        .create_room(RoomBoard::Super, "Ana", None)
+        .await
+        .unwrap();
+    let mine = guest.create_room(RoomBoard::V2, "Gil", None).await.unwrap();
+    let joined = guest.join_room(&hers.room.id, "Gil", None).await.unwrap();
+    let (status, listed) = ana.raw(Method::GET, "/api/rooms", None).await.unwrap();
+    assert_eq!(status, 200);
+    let listed: Vec<RoomView> = serde_json::from_value(listed).unwrap();
+    assert_eq!(
+        listed
+            .iter()
+            .map(|r| (r.id.as_str(), r.you))
+            .collect::<Vec<_>>(),
+        [(hers.room.id.as_str(), Some(Seat::X))]
+    );
+    let body = json!({ "credentials": [mine.credential, joined.credential, "unknown"] });
+    let (status, found) = guest
+        .raw(Method::POST, "/api/rooms/lookup", Some(&body.to_string()))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let found: Vec<RoomView> = serde_json::from_value(found).unwrap();
+    let mut seats: Vec<(String, Option<Seat>)> = found.into_iter().map(|r| (r.id, r.you)).collect();
+    seats.sort();
+    let mut want = vec![
+        (mine.room.id.clone(), Some(Seat::X)),
+        (hers.room.id.clone(), Some(Seat::O)),
+    ];
+    want.sort();
+    assert_eq!(seats, want);
+    let many = json!({ "credentials": vec!["x"; 101] });
+    let (status, _) = guest
+        .raw(Method::POST, "/api/rooms/lookup", Some(&many.to_string()))
+        .await
+        .unwrap();
+    assert_eq!(status, 400);
+    let (status, _) = guest.raw(Method::GET, "/api/rooms", None).await.unwrap();
+    assert_eq!(status, 401, "a guest's list is the lookup");
+    // Rooms need no account, so their making is limited per address.
+    guest.create_room(RoomBoard::V2, "Gil", None).await.unwrap();
+    guest.create_room(RoomBoard::V2, "Gil", None).await.unwrap();
+    let e = guest
+        .create_room(RoomBoard::V2, "Gil", None)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::RateLimited);
+}
+on_both!(on_r05_rooms_are_listed_by_account_and_by_the_devices_credentials);
