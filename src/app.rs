@@ -6,8 +6,15 @@ use crate::i18n::{Texts, texts_for_locale};
 use crate::online::membership::use_membership_provider;
 use crate::platform;
 use crate::screens::{
-    account::AccountScreen, classic::ClassicScreen, cube::CubeScreen, groups::GroupsScreen,
-    home::Home, howto::HowTo, online::OnlineScreen, ranking::RankingScreen,
+    account::AccountScreen,
+    classic::ClassicScreen,
+    cube::CubeScreen,
+    groups::GroupsScreen,
+    home::Home,
+    howto::HowTo,
+    online::OnlineScreen,
+    ranking::RankingScreen,
+    room::{RoomScreen, RoomTarget},
     ultimate::UltimateScreen,
 };
 
@@ -41,6 +48,8 @@ pub enum Screen {
     Ranking,
     /// The mini ranking: the player's groups.
     Groups,
+    /// An invitation room (`RoomTarget` says which), or making one.
+    Room,
 }
 
 /// The root component.
@@ -49,7 +58,16 @@ pub fn App() -> Element {
     let texts: &'static Texts = use_hook(|| texts_for_locale(&platform::locale()));
     use_context_provider(|| texts);
     use_membership_provider();
-    let mut screen = use_signal(|| Screen::Home);
+    // An invitation link opens its room (CLASSIC-R08).
+    let target = use_signal(platform::room_from_link);
+    use_context_provider(|| RoomTarget(target));
+    let mut screen = use_signal(|| {
+        if target.peek().is_some() {
+            Screen::Room
+        } else {
+            Screen::Home
+        }
+    });
     let go = move |s: Screen| screen.set(s);
     rsx! {
         // The web page links the stylesheet (so the service worker caches it); Blitz takes it
@@ -68,6 +86,7 @@ pub fn App() -> Element {
                 Screen::Online => rsx! { OnlineScreen { go } },
                 Screen::Ranking => rsx! { RankingScreen { go } },
                 Screen::Groups => rsx! { GroupsScreen { go } },
+                Screen::Room => rsx! { RoomScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },

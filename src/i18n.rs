@@ -2,6 +2,7 @@
 //! language.
 
 use crate::online::group_texts::{GROUPS_EN, GROUPS_PT, GroupTexts};
+use crate::online::room_texts::{ROOMS_EN, ROOMS_PT, RoomTexts};
 use crate::online::texts::{ONLINE_EN, ONLINE_PT, OnlineTexts};
 
 /// All the app's texts in one language. Field names say where each text goes.
@@ -14,6 +15,8 @@ pub struct Texts {
     pub online: &'static OnlineTexts,
     /// The mini-ranking screens.
     pub groups: &'static GroupTexts,
+    /// The invitation rooms.
+    pub rooms: &'static RoomTexts,
     /// On the home screen: sign in, or open the account.
     pub account: &'static str,
     pub back: &'static str,
@@ -106,6 +109,7 @@ pub static PT: Texts = Texts {
     lang: "pt-BR",
     online: &ONLINE_PT,
     groups: &GROUPS_PT,
+    rooms: &ROOMS_PT,
     account: "Entrar",
     back: "Voltar",
     play: "Jogar",
@@ -205,6 +209,7 @@ pub static EN: Texts = Texts {
     lang: "en",
     online: &ONLINE_EN,
     groups: &GROUPS_EN,
+    rooms: &ROOMS_EN,
     account: "Sign in",
     back: "Back",
     play: "Play",

@@ -4,9 +4,10 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use velha_api::{
-    Account, ApiError, CreateGroup, CreateMatch, GoogleLink, GoogleSignIn, Group, Invite, LogIn,
-    MatchView, MyGroups, MyPosition, OpenMatch, PlayVelha, RankingPage, RegionChange, Scope,
-    Session, SignInOptions, SignUp,
+    Account, ApiError, Avatar, CreateGroup, CreateMatch, CreateRoom, GoogleLink, GoogleSignIn,
+    Group, Invite, JoinRoom, LogIn, MatchView, MyGroups, MyPosition, OpenMatch, PlayVelha,
+    RankingPage, RegionChange, RoomAct, RoomAction, RoomBoard, RoomSeat, RoomView, Scope, Session,
+    SignInOptions, SignUp,
 };
 
 use crate::platform;
@@ -257,4 +258,53 @@ pub async fn finalize_group(group: &str) -> Result<(), Problem> {
 /// Starts a match against the server's Velha in a group (ON-G05).
 pub async fn play_velha(group: &str, level: u8) -> Result<MatchView, Problem> {
     send("POST", &group_path(group, "/velha")?, &PlayVelha { level }).await
+}
+
+/// Room ids go into paths only as the server makes them.
+fn room_path(id: &str, rest: &str) -> Result<String, Problem> {
+    if id.is_empty()
+        || !id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(Problem::Offline);
+    }
+    Ok(format!("/api/rooms/{id}{rest}"))
+}
+
+/// Makes an invitation room; the creator sits as X (CLASSIC-R08).
+pub async fn create_room(
+    board: RoomBoard,
+    name: &str,
+    avatar: Option<Avatar>,
+) -> Result<RoomSeat, Problem> {
+    let body = CreateRoom {
+        board,
+        name: name.trim().into(),
+        avatar,
+    };
+    send("POST", "/api/rooms", &body).await
+}
+
+/// A room as its link shows it to anyone.
+pub async fn room(id: &str) -> Result<RoomView, Problem> {
+    call("GET", &room_path(id, "")?, None).await
+}
+
+/// Takes a room's free seat (O).
+pub async fn join_room(id: &str, name: &str, avatar: Option<Avatar>) -> Result<RoomSeat, Problem> {
+    let body = JoinRoom {
+        name: name.trim().into(),
+        avatar,
+    };
+    send("POST", &room_path(id, "/join")?, &body).await
+}
+
+/// A seated player's action.
+pub async fn room_act(id: &str, credential: &str, act: RoomAct) -> Result<RoomView, Problem> {
+    let body = RoomAction {
+        credential: credential.into(),
+        act,
+    };
+    send("POST", &room_path(id, "/act")?, &body).await
 }

@@ -9,4 +9,6 @@ pub mod live_state;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod masking;
 pub mod membership;
+pub mod room_live;
+pub mod room_texts;
 pub mod texts;

@@ -40,15 +40,15 @@ pub const CANVAS_AT_ORIGIN: bool = false;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{
-    after_next_frame, http, load, locale, now_ms, random_seed, region, save, sleep_ms,
-    turn_seconds_override, vibrate,
+    after_next_frame, http, link_to, load, locale, now_ms, random_seed, region, room_from_link,
+    save, share_link, sleep_ms, turn_seconds_override, vibrate,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use session_native::{keep_session_token, session_token};
 #[cfg(target_arch = "wasm32")]
 pub use web::{
-    after_next_frame, http, keep_session_token, load, locale, now_ms, random_seed, region, save,
-    session_token, sleep_ms, turn_seconds_override, vibrate,
+    after_next_frame, http, keep_session_token, link_to, load, locale, now_ms, random_seed, region,
+    room_from_link, save, session_token, share_link, sleep_ms, turn_seconds_override, vibrate,
 };
 
 /// How long the device buzzes when a move is refused, and when a game ends (ms).

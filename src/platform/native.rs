@@ -151,3 +151,19 @@ pub fn region() -> String {
         .cloned()
         .unwrap_or_default()
 }
+
+/// The room an invitation link opened the app on: none on the desktop (its links open the
+/// web app).
+pub fn room_from_link() -> Option<String> {
+    None
+}
+
+/// The whole address of a path of the server, as a link to share.
+pub fn link_to(path: &str) -> String {
+    format!("{}{path}", server_base())
+}
+
+/// The desktop has no share sheet here: the link is shown to copy.
+pub fn share_link(_url: &str, _title: &str) -> bool {
+    false
+}

@@ -12,12 +12,16 @@ pub struct Socket {
 }
 
 impl Socket {
-    /// Connects; `None` when the server cannot be reached.
+    /// Connects to the live path of matches; `None` when the server cannot be reached.
     pub async fn open() -> Option<Socket> {
+        Self::open_path(velha_api::LIVE_PATH).await
+    }
+
+    /// Connects to a WebSocket path of the server; `None` when it cannot be reached.
+    pub async fn open_path(path: &str) -> Option<Socket> {
         let url = format!(
-            "{}{}",
+            "{}{path}",
             super::native::server_base().replacen("https://", "wss://", 1),
-            velha_api::LIVE_PATH
         );
         let connector = tokio_tungstenite::Connector::Rustls(super::native::tls()?);
         let (ws, _) =

@@ -24,19 +24,20 @@ pub struct Socket {
 }
 
 impl Socket {
-    /// Connects; `None` when the server cannot be reached.
+    /// Connects to the live path of matches; `None` when the server cannot be reached.
     pub async fn open() -> Option<Socket> {
+        Self::open_path(velha_api::LIVE_PATH).await
+    }
+
+    /// Connects to a WebSocket path of the site; `None` when it cannot be reached.
+    pub async fn open_path(path: &str) -> Option<Socket> {
         let location = web_sys::window()?.location();
         let scheme = if location.protocol().ok()? == "https:" {
             "wss"
         } else {
             "ws"
         };
-        let url = format!(
-            "{scheme}://{}{}",
-            location.host().ok()?,
-            velha_api::LIVE_PATH
-        );
+        let url = format!("{scheme}://{}{path}", location.host().ok()?);
         let ws = web_sys::WebSocket::new(&url).ok()?;
         let (tx, events) = mpsc::unbounded();
         let handler = |tx: mpsc::UnboundedSender<Event>, event: fn(JsValue) -> Option<Event>| {

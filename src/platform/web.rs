@@ -132,3 +132,48 @@ pub async fn http(method: &str, path: &str, json: Option<String>) -> Result<(u16
         .map_err(drop)?;
     Ok((response.status(), text.as_string().unwrap_or_default()))
 }
+
+/// The room an invitation link opened the app on (`/sala/<id>`), if any.
+pub fn room_from_link() -> Option<String> {
+    let path = web_sys::window()?.location().pathname().ok()?;
+    let id = path.strip_prefix("/sala/")?.trim_end_matches('/');
+    let valid = !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    valid.then(|| id.to_owned())
+}
+
+/// The whole address of a path of this site, as a link to share.
+pub fn link_to(path: &str) -> String {
+    let origin = web_sys::window()
+        .and_then(|w| w.location().origin().ok())
+        .unwrap_or_default();
+    format!("{origin}{path}")
+}
+
+/// Offers the link through the system's share sheet where there is one (phones), else copies
+/// it; whether either happened.
+pub fn share_link(url: &str, title: &str) -> bool {
+    use js_sys::{Function, Object, Reflect};
+    use wasm_bindgen::{JsCast, JsValue};
+    let Some(navigator) = web_sys::window().map(|w| w.navigator()) else {
+        return false;
+    };
+    let call = |target: &JsValue, name: &str, arg: &JsValue| {
+        Reflect::get(target, &JsValue::from_str(name))
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+            .is_some_and(|f| f.call1(target, arg).is_ok())
+    };
+    let data = Object::new();
+    let _ = Reflect::set(&data, &"url".into(), &url.into());
+    let _ = Reflect::set(&data, &"title".into(), &title.into());
+    if call(&navigator, "share", &data) {
+        return true;
+    }
+    Reflect::get(&navigator, &"clipboard".into())
+        .ok()
+        .filter(|c| !c.is_undefined())
+        .is_some_and(|clipboard| call(&clipboard, "writeText", &url.into()))
+}

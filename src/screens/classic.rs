@@ -29,6 +29,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
     let mut recorded = use_signal(|| false);
     let mut stopped = use_signal(|| false);
     let mut rng = use_signal(|| Rng::new(random_seed()));
+    let mut room_target = use_context::<crate::screens::room::RoomTarget>().0;
 
     // The computer answers whenever it is O's turn against a character.
     let mut computer_turn = move || {
@@ -80,6 +81,13 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
                 button { class: "primary wide", "data-rival": "friend",
                     onclick: move |_| face(Rival::Friend),
                     "{t.two_players}"
+                }
+                button { class: "primary wide", "data-action": "play-with-someone",
+                    onclick: move |_| {
+                        room_target.set(None);
+                        go.call(Screen::Room);
+                    },
+                    "{t.rooms.play_with_someone}"
                 }
             }
         };

@@ -8,6 +8,7 @@ pub mod home;
 pub mod howto;
 pub mod online;
 pub mod ranking;
+pub mod room;
 pub mod ultimate;
 
 use dioxus::prelude::*;

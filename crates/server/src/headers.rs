@@ -39,7 +39,7 @@ pub fn content_security_policy(
     let policy = format!(
         "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'{google}; \
          style-src 'self'{google}; img-src 'self' data:; connect-src 'self'{google};{frames} \
-         worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; \
+         worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'self'; \
          form-action 'self'; frame-ancestors 'none'"
     );
     HeaderValue::from_str(&policy).map_err(|e| format!("bad Content-Security-Policy: {e}"))

@@ -1,0 +1,408 @@
+//! Jogo da Velha's "JOGAR COM ALGUÉM" (CLASSIC-R08 … R13): make a room with a character and a
+//! name and send its link; whoever opens it takes a character left and plays O, or watches
+//! once both seats are taken. Each plays when they can; the room shows every move live.
+
+use dioxus::prelude::*;
+use velha_ai::Character;
+use velha_api::{Avatar as Pick, RoomAct, RoomBoard, RoomEndHow, RoomView, Seat};
+use velha_rules::{Cell, Classic};
+
+use super::TopBar;
+use super::classic::{ScoreLine, Square};
+use crate::app::{Screen, use_texts};
+use crate::components::character::{self, Avatar};
+use crate::online::client;
+use crate::online::room_live::{self, use_room_live};
+use crate::online::room_texts::room_sentence;
+use crate::platform;
+
+/// The room the screen shows: none to make one.
+#[derive(Clone, Copy)]
+pub struct RoomTarget(pub Signal<Option<String>>);
+
+fn character(p: Pick) -> Character {
+    match p {
+        Pick::Rabisco => Character::Rabisco,
+        Pick::Nino => Character::Nino,
+        Pick::Quelonia => Character::Quelonia,
+    }
+}
+
+const PICKS: [Pick; 3] = [Pick::Rabisco, Pick::Nino, Pick::Quelonia];
+
+fn pick_name(p: Pick) -> &'static str {
+    match p {
+        Pick::Rabisco => "rabisco",
+        Pick::Nino => "nino",
+        Pick::Quelonia => "quelonia",
+    }
+}
+
+/// `2 h 5 min`, or `5 min`.
+fn span_of(ms: u64, hours: &str, minutes: &str) -> String {
+    let m = ms.div_ceil(60_000);
+    match m / 60 {
+        0 => format!("{m} {minutes}"),
+        h => format!("{h} {hours} {} {minutes}", m % 60),
+    }
+}
+
+/// An invitation room: the form that makes one, or the room a link names.
+#[component]
+pub fn RoomScreen(go: EventHandler<Screen>) -> Element {
+    let target = use_context::<RoomTarget>().0;
+    match target() {
+        None => rsx! { NewRoom { go } },
+        Some(id) => {
+            let credential = room_live::credential(&id);
+            rsx! { RoomPage { key: "{id}", go, id, credential } }
+        }
+    }
+}
+
+/// Three characters to pick from (less the one taken), and a name.
+#[component]
+fn PickAndName(
+    taken: Option<Pick>,
+    picked: Signal<Option<Pick>>,
+    name: Signal<String>,
+    title: &'static str,
+) -> Element {
+    let t = use_texts();
+    let r = t.rooms;
+    rsx! {
+        h2 { "{title}" }
+        div { class: "room-picks", role: "group",
+            for p in PICKS.into_iter().filter(|p| Some(*p) != taken) {
+                button { key: "{pick_name(p)}", class: if picked() == Some(p) { "character-pick selected" } else { "character-pick" },
+                    "data-pick": pick_name(p), "aria-pressed": if picked() == Some(p) { "true" } else { "false" },
+                    onclick: move |_| picked.set(Some(p)),
+                    Avatar { who: character(p), size: 48 }
+                    span { class: "pick-text", strong { "{character::name(t, character(p))}" } }
+                }
+            }
+        }
+        label { r#for: "room-name", "{r.your_name}" }
+        input { id: "room-name", name: "room-name", maxlength: "24", value: "{name}",
+            autocomplete: "nickname", oninput: move |e| name.set(e.value()) }
+        p { class: "muted hint", "{r.name_hint}" }
+    }
+}
+
+#[component]
+fn NewRoom(go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let r = t.rooms;
+    let picked = use_signal(|| None::<Pick>);
+    let name = use_signal(String::new);
+    let mut busy = use_signal(|| false);
+    let mut problem = use_signal(|| None::<String>);
+    let mut target = use_context::<RoomTarget>().0;
+    let create = move |e: Event<FormData>| {
+        e.prevent_default();
+        let Some(p) = picked() else {
+            problem.set(Some(r.choose_yours.into()));
+            return;
+        };
+        busy.set(true);
+        problem.set(None);
+        spawn(async move {
+            let made = client::create_room(RoomBoard::Classic, &name(), Some(p)).await;
+            busy.set(false);
+            match made {
+                Ok(seat) => {
+                    room_live::keep(&seat.room.id, &seat.credential);
+                    target.set(Some(seat.room.id));
+                }
+                Err(refused) => problem.set(Some(room_sentence(r, t.online, &refused))),
+            }
+        });
+    };
+    rsx! {
+        TopBar { title: r.invitation, go }
+        form { class: "room-form", onsubmit: create,
+            PickAndName { taken: None, picked, name, title: r.choose_yours }
+            if let Some(says) = problem() {
+                p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+            }
+            button { class: "primary wide", r#type: "submit", "data-action": "create-room", disabled: busy(),
+                if busy() { "{t.online.working}" } else { "{r.create}" }
+            }
+        }
+    }
+}
+
+/// A room by its link: join it when its O seat is free and this device has no seat in it,
+/// else play or watch it live.
+#[component]
+fn RoomPage(go: EventHandler<Screen>, id: String, credential: Option<String>) -> Element {
+    let t = use_texts();
+    let r = t.rooms;
+    let mut first = use_signal(|| None::<Result<RoomView, String>>);
+    // Watching without a seat: both seats were taken, or someone got the free one first.
+    let mut watch = use_signal(|| false);
+    {
+        let id = id.clone();
+        use_hook(move || {
+            spawn(async move {
+                let answer = client::room(&id).await;
+                first.set(Some(answer.map_err(|p| room_sentence(r, t.online, &p))));
+            })
+        });
+    }
+    let joinable = match first() {
+        Some(Ok(room)) => room.o.is_none() && !room.closed,
+        _ => false,
+    };
+    if credential.is_none() && !watch() {
+        return match first() {
+            None => {
+                rsx! { TopBar { title: r.invitation, go } p { class: "muted", role: "status", "{t.online.working}" } }
+            }
+            Some(Err(says)) => rsx! {
+                TopBar { title: r.invitation, go }
+                p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+            },
+            Some(Ok(room)) if joinable => {
+                rsx! { JoinRoom { go, room, lost_seat: move |_| watch.set(true) } }
+            }
+            // Both seats taken (or the room closed): the link watches.
+            Some(Ok(_)) => rsx! { LiveRoom { go, id, credential } },
+        };
+    }
+    rsx! { LiveRoom { key: "{credential.is_some()}", go, id, credential } }
+}
+
+#[component]
+fn JoinRoom(go: EventHandler<Screen>, room: RoomView, lost_seat: EventHandler<()>) -> Element {
+    let t = use_texts();
+    let r = t.rooms;
+    let picked = use_signal(|| None::<Pick>);
+    let name = use_signal(String::new);
+    let mut busy = use_signal(|| false);
+    let mut problem = use_signal(|| None::<String>);
+    let mut target = use_context::<RoomTarget>().0;
+    let id = room.id.clone();
+    let taken = room.x.avatar;
+    let join = move |e: Event<FormData>| {
+        e.prevent_default();
+        let Some(p) = picked() else {
+            problem.set(Some(r.choose_left.into()));
+            return;
+        };
+        let id = id.clone();
+        busy.set(true);
+        problem.set(None);
+        spawn(async move {
+            let joined = client::join_room(&id, &name(), Some(p)).await;
+            busy.set(false);
+            match joined {
+                Ok(seat) => {
+                    room_live::keep(&id, &seat.credential);
+                    // The screen reads the credential again and shows the room live.
+                    target.set(Some(id));
+                }
+                // Someone got in first: the room shows live, to watch.
+                Err(client::Problem::Refused(e)) if e.code == velha_api::ErrorCode::Conflict => {
+                    lost_seat.call(())
+                }
+                Err(refused) => problem.set(Some(room_sentence(r, t.online, &refused))),
+            }
+        });
+    };
+    rsx! {
+        TopBar { title: r.invitation, go }
+        form { class: "room-form", onsubmit: join,
+            h2 { "{r.join_title}" }
+            p { class: "room-host", "data-host": "{room.x.name}",
+                if let Some(a) = room.x.avatar { Avatar { who: character(a), size: 40 } }
+                " {room.x.name} · X"
+            }
+            PickAndName { taken, picked, name, title: r.choose_left }
+            if let Some(says) = problem() {
+                p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+            }
+            button { class: "primary wide", r#type: "submit", "data-action": "join-room", disabled: busy(),
+                if busy() { "{t.online.working}" } else { "{r.enter}" }
+            }
+        }
+    }
+}
+
+#[component]
+fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) -> Element {
+    let t = use_texts();
+    let r = t.rooms;
+    let link = use_room_live(id.clone(), credential.clone());
+    let mut problem = use_signal(|| None::<String>);
+    let mut busy = use_signal(|| false);
+    let mut resigning = use_signal(|| false);
+    let mut told = use_signal(|| None::<&'static str>);
+    let act = {
+        let id = id.clone();
+        let credential = credential.clone().unwrap_or_default();
+        use_callback(move |what: RoomAct| {
+            let (id, credential) = (id.clone(), credential.clone());
+            busy.set(true);
+            problem.set(None);
+            spawn(async move {
+                let done = client::room_act(&id, &credential, what).await;
+                busy.set(false);
+                if let Err(refused) = done {
+                    problem.set(Some(room_sentence(r, t.online, &refused)));
+                }
+            });
+        })
+    };
+    if let Some(code) = (link.refused)()
+        && (link.room)().is_none()
+    {
+        let says = room_sentence(
+            r,
+            t.online,
+            &client::Problem::Refused(velha_api::ApiError::new(code, "")),
+        );
+        return rsx! {
+            TopBar { title: r.invitation, go }
+            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+        };
+    }
+    let Some(room) = (link.room)() else {
+        return rsx! { TopBar { title: r.invitation, go } p { class: "muted", role: "status", "{t.online.connecting}" } };
+    };
+    let board: Option<Classic> = room.position.parse().ok();
+    let you = room.you;
+    let mine = |s: Seat| you == Some(s);
+    let name_of = |s: Seat| match s {
+        Seat::X => room.x.name.clone(),
+        Seat::O => room.o.as_ref().map(|o| o.name.clone()).unwrap_or_default(),
+    };
+    let (status_key, status_text) = match (room.ending, room.to_move) {
+        (Some(end), _) => {
+            let how = match end.how {
+                RoomEndHow::Resigned => r.by_resignation,
+                RoomEndHow::Absent => r.by_absence,
+                _ => "",
+            };
+            match end.winner {
+                None => ("draw", r.draw.to_owned()),
+                Some(w) if mine(w) => ("won", format!("{} {how}", r.you_won)),
+                Some(_) if you.is_some() => ("lost", format!("{} {how}", r.you_lost)),
+                Some(w) => ("over", format!("{} {} {how}", name_of(w), r.wins)),
+            }
+        }
+        (None, Some(s)) if mine(s) => ("your-turn", r.your_turn.to_owned()),
+        (None, Some(s)) => ("their-turn", format!("{} {}", r.turn_of, name_of(s))),
+        (None, None) => ("waiting", r.waiting.to_owned()),
+    };
+    let playing = room.ending.is_none() && room.to_move.is_some() && !room.closed;
+    let my_turn = playing && room.to_move.is_some_and(mine) && !busy();
+    let url = platform::link_to(&format!("/sala/{}", room.id));
+    let shown_url = url.clone();
+    let series = room.series;
+    let (wins, losses) = if you == Some(Seat::O) {
+        (series[1], series[0])
+    } else {
+        (series[0], series[1])
+    };
+    rsx! {
+        TopBar { title: t.game_classic, go }
+        if !(link.up)() {
+            p { class: "banner", role: "status", "data-link": "down", "{r.reconnecting}" }
+        }
+        p { class: "players",
+            span { "data-player": "X",
+                if let Some(a) = room.x.avatar { Avatar { who: character(a), size: 32 } }
+                " X · {room.x.name}"
+            }
+            " × "
+            span { "data-player": "O",
+                if let Some(a) = room.o.as_ref().and_then(|o| o.avatar) { Avatar { who: character(a), size: 32 } }
+                " O · {name_of(Seat::O)}"
+            }
+        }
+        p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }
+        if you.is_none() {
+            p { class: "muted", "data-watching": "true", "{r.watching} {room.spectators} {r.spectators}" }
+        } else if room.spectators > 0 {
+            p { class: "muted", "data-spectators": "{room.spectators}", "{room.spectators} {r.spectators}" }
+        }
+        if room.closed {
+            p { class: "banner", "data-closed": "true", "{r.closed}" }
+        }
+        if room.o.is_none() && mine(Seat::X) {
+            section { class: "invite-link",
+                p { "{r.send_link}" }
+                p { class: "link", "data-link-url": "{shown_url}", "{shown_url}" }
+                button { class: "primary wide", "data-action": "share",
+                    onclick: move |_| {
+                        if platform::share_link(&url, r.invitation) {
+                            told.set(Some(r.shared));
+                        }
+                    },
+                    "{r.share}"
+                }
+                if let Some(says) = told() { p { class: "ok", role: "status", "{says}" } }
+            }
+        }
+        if let Some(b) = board {
+            div { class: "board3", role: "grid",
+                for cell in Cell::ALL {
+                    Square {
+                        key: "{cell}",
+                        name: cell.to_string(),
+                        piece: b.piece(cell),
+                        enabled: my_turn && b.piece(cell).is_none(),
+                        onpress: move |_| act.call(RoomAct::Play { cell: cell.to_string() }),
+                    }
+                }
+            }
+        }
+        ScoreLine { wins, draws: series[2], losses }
+        if let Some(says) = problem() {
+            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+        }
+        if you.is_some() && room.ending.is_some() && !room.closed {
+            if you.is_some_and(|s| room.rematch[if s == Seat::X { 0 } else { 1 }]) {
+                p { class: "muted", "data-rematch": "asked", "{r.rematch_asked}" }
+            } else {
+                button { class: "primary wide", "data-action": "rematch", disabled: busy(),
+                    onclick: move |_| act.call(RoomAct::Rematch), "{r.rematch}" }
+            }
+        }
+        if you.is_some() && playing {
+            if let (Some(left), false) = (room.claim_in_ms, room.to_move.is_some_and(mine)) {
+                if left == 0 {
+                    button { class: "wide", "data-action": "claim", disabled: busy(),
+                        onclick: move |_| act.call(RoomAct::ClaimAbsence), "{r.claim}" }
+                } else {
+                    p { class: "muted", "data-claim-in": "{left}", "{r.claim_in} {span_of(left, r.hours, r.minutes)}." }
+                }
+            }
+            if resigning() {
+                div { class: "confirm ask", role: "alertdialog", "data-asking": "resign",
+                    p { "{r.resign_confirm}" }
+                    button { class: "danger", "data-action": "confirm", onclick: move |_| {
+                        resigning.set(false);
+                        act.call(RoomAct::Resign);
+                    }, "{r.resign}" }
+                    button { onclick: move |_| resigning.set(false), "{t.no}" }
+                }
+            } else {
+                button { class: "wide danger", "data-action": "resign", onclick: move |_| resigning.set(true), "{r.resign}" }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classic_r12_the_time_left_to_claim_reads_in_hours_and_minutes() {
+        assert_eq!(span_of(90 * 60_000, "h", "min"), "1 h 30 min");
+        assert_eq!(span_of(59_001, "h", "min"), "1 min");
+        assert_eq!(span_of(2 * 86_400_000, "h", "min"), "48 h 0 min");
+    }
+}

@@ -1,0 +1,125 @@
+"""Jogo da Velha's "JOGAR COM ALGUÉM" in browsers against the real server (classic.md
+CLASSIC-R08 … R13, online.md ON-R01 … ON-R05): no account; Ana makes a room with a character
+and a name and gets a link; Bia opens it, takes a character left and plays O; a whole series
+with a rematch (the starter alternates) and a resignation asked first; a third phone only
+watches; the 51st spectator is refused."""
+
+from conftest import shot
+
+
+def phone(browser, server, path="/"):
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    page = context.new_page()
+    page.goto(server.url.rstrip("/") + path)
+    return page
+
+
+def status(page):
+    return page.get_attribute("[data-status]", "data-status")
+
+
+def test_classic_r10_two_phones_play_a_series_in_a_room_with_rematch_and_resign(browser, server):
+    ana = phone(browser, server)
+    ana.click("[data-game=classic]", timeout=30000)
+    ana.click("[data-action=play-with-someone]")
+    ana.click("[data-pick=quelonia]")
+    ana.fill("#room-name", "Ana")
+    ana.click("[data-action=create-room]")
+    link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
+    assert "/sala/" in link
+    assert status(ana) == "waiting"
+    shot(ana, "room-link")
+
+    # Bia opens the link: Vó Quelônia is taken, so two characters are left.
+    path = "/" + link.split("/", 3)[3]
+    bia = phone(browser, server, path)
+    bia.wait_for_selector("[data-action=join-room]", timeout=30000)
+    assert bia.query_selector("[data-pick=quelonia]") is None
+    assert bia.get_attribute("[data-host]", "data-host") == "Ana"
+    bia.click("[data-pick=nino]")
+    bia.fill("#room-name", "Bia")
+    shot(bia, "room-join")
+    bia.click("[data-action=join-room]")
+    bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+
+    # Caio opens the same link: both seats are taken, so he watches.
+    caio = phone(browser, server, path)
+    caio.wait_for_selector("[data-watching]", timeout=30000)
+    assert caio.query_selector("[data-cell=a1]:enabled") is None, "spectators never play"
+
+    # X: a1, a2, a3 — a line; O: b1, b2. Every move reaches the others live.
+    for mover, cell in [(ana, "a1"), (bia, "b1"), (ana, "a2"), (bia, "b2"), (ana, "a3")]:
+        mover.wait_for_selector("[data-status=your-turn]", timeout=15000)
+        mover.click(f"[data-cell={cell}]:enabled")
+        caio.wait_for_selector(f"[data-cell={cell}][aria-label$=', {'X' if mover is ana else 'O'}']",
+                               timeout=15000)
+    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    bia.wait_for_selector("[data-status=lost]", timeout=15000)
+    caio.wait_for_selector("[data-status=over]", timeout=15000)
+    shot(bia, "room-lost")
+    shot(caio, "room-watching")
+
+    # Rematch: both ask; the second game starts with O (the starter alternates).
+    ana.click("[data-action=rematch]")
+    ana.wait_for_selector("[data-rematch=asked]", timeout=15000)
+    bia.click("[data-action=rematch]")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    ana.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    bia.click("[data-cell=b2]:enabled")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    # Resigning asks first; the game goes to the other.
+    ana.click("[data-action=resign]")
+    assert "Desistir mesmo?" in ana.inner_text("[data-asking=resign]")
+    shot(ana, "room-resign")
+    ana.click("[data-asking=resign] [data-action=confirm]")
+    ana.wait_for_selector("[data-status=lost]", timeout=15000)
+    bia.wait_for_selector("[data-status=won]", timeout=15000)
+    score = [ana.inner_text(f"[data-series={k}]") for k in ("wins", "draws", "losses")]
+    assert score == ["1", "0", "1"], score
+    for page in (ana, bia, caio):
+        page.context.close()
+
+
+def test_classic_r13_the_51st_spectator_is_refused(browser, server):
+    ana = phone(browser, server)
+    ana.click("[data-game=classic]", timeout=30000)
+    ana.click("[data-action=play-with-someone]")
+    ana.click("[data-pick=rabisco]")
+    ana.fill("#room-name", "Ana")
+    ana.click("[data-action=create-room]")
+    path = "/" + ana.wait_for_selector("[data-link-url]", timeout=15000) \
+        .get_attribute("data-link-url").split("/", 3)[3]
+    bia = phone(browser, server, path)
+    bia.click("[data-pick=nino]", timeout=30000)
+    bia.fill("#room-name", "Bia")
+    bia.click("[data-action=join-room]")
+    bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    room = path.rsplit("/", 1)[1]
+    # Fifty light pages hold the fifty places; each watches the room's live connection.
+    watchers = []
+    script = """room => new Promise(done => {
+        const ws = new WebSocket(`wss://${location.host}/api/rooms/${room}/live`);
+        ws.onopen = () => ws.send(JSON.stringify({type: "hello", credential: ""}));
+        ws.onmessage = e => { window.kept = ws; done(JSON.parse(e.data).type === "room"
+            ? "room" : JSON.parse(e.data).code); };
+        ws.onclose = () => done("closed");
+    })"""
+    for _ in range(50):
+        context = browser.new_context()
+        light = context.new_page()
+        light.goto(server.url.rstrip("/") + "/api/health")
+        assert light.evaluate(script, room) == "room"
+        watchers.append(context)
+    ana.wait_for_selector("[data-spectators='50']", timeout=15000)
+    late = phone(browser, server, path)
+    late.wait_for_selector("[data-problem]", timeout=30000)
+    assert "50 pessoas assistindo" in late.inner_text("[data-problem]")
+    shot(late, "room-full")
+    watchers.pop().close()
+    ana.wait_for_selector("[data-spectators='49']", timeout=15000)
+    for context in watchers:
+        context.close()
+    for page in (ana, bia, late):
+        page.context.close()
