@@ -186,14 +186,9 @@ pub fn group_sentence(g: &GroupTexts, o: &OnlineTexts, doing: Doing, problem: &P
 
 #[cfg(test)]
 mod tests {
-    use velha_api::ApiError;
-
     use super::*;
+    use crate::online::texts::checks::{all_distinct, refused};
     use crate::online::texts::{ONLINE_EN, ONLINE_PT};
-
-    fn refused(code: ErrorCode) -> Problem {
-        Problem::Refused(ApiError::new(code, "the server's words, never shown"))
-    }
 
     /// ON-G01, ON-G02, ON-G09: each refusal a player can meet in the mini ranking is its own
     /// sentence in both languages — an unknown name, a full group, a player in 2 groups
@@ -214,17 +209,12 @@ mod tests {
                 (GroupMatchLive, Doing::Other),
                 (GroupNotStarted, Doing::Other),
             ];
-            let mut said: Vec<String> = cases
-                .iter()
-                .map(|(code, doing)| group_sentence(g, o, *doing, &refused(*code)))
-                .collect();
-            for s in &said {
-                assert!(!s.is_empty() && !s.contains("never shown"), "{s}");
-            }
-            let before = said.len();
-            said.sort();
-            said.dedup();
-            assert_eq!(said.len(), before, "two refusals read the same");
+            all_distinct(
+                cases
+                    .iter()
+                    .map(|(code, doing)| group_sentence(g, o, *doing, &refused(*code)))
+                    .collect(),
+            );
             assert_eq!(
                 group_sentence(g, o, Doing::Other, &Problem::Offline),
                 o.offline

@@ -413,15 +413,36 @@ pub fn move_refusal(t: &OnlineTexts, texts: &crate::i18n::Texts, refusal: &Refus
     }
 }
 
+/// What the tests of every screen's sentences share.
+#[cfg(test)]
+pub(crate) mod checks {
+    use velha_api::{ApiError, ErrorCode};
+
+    use super::Problem;
+
+    /// A refusal whose English words must never reach the player.
+    pub fn refused(code: ErrorCode) -> Problem {
+        Problem::Refused(ApiError::new(code, "the server's words, never shown"))
+    }
+
+    /// Each sentence says something, none repeats the server's words, no two read the same.
+    pub fn all_distinct(mut said: Vec<String>) {
+        for s in &said {
+            assert!(!s.is_empty() && !s.contains("never shown"), "{s}");
+        }
+        let before = said.len();
+        said.sort();
+        said.dedup();
+        assert_eq!(said.len(), before, "two refusals read the same");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use velha_api::ApiError;
 
+    use super::checks::{all_distinct, refused};
     use super::*;
-
-    fn refused(code: ErrorCode) -> Problem {
-        Problem::Refused(ApiError::new(code, "the server's words, never shown"))
-    }
 
     /// ON-A01: every refusal of the account forms is its own sentence, in both languages, and
     /// never the server's English message.
@@ -441,13 +462,7 @@ mod tests {
             ];
             let mut said: Vec<String> = codes.iter().map(|c| sentence(t, &refused(*c))).collect();
             said.push(sentence(t, &Problem::Offline));
-            for s in &said {
-                assert!(!s.is_empty() && !s.contains("never shown"), "{s}");
-            }
-            let before = said.len();
-            said.sort();
-            said.dedup();
-            assert_eq!(said.len(), before, "two refusals read the same");
+            all_distinct(said);
             let mut weak = ApiError::new(WeakPassword, "x");
             weak.password_problem = Some(PasswordProblem::Common);
             assert_eq!(

@@ -89,6 +89,25 @@ fn PickAndName(
     }
 }
 
+/// The end of a room's form: why it was refused, and its button.
+#[component]
+fn FormEnd(
+    problem: Option<String>,
+    busy: bool,
+    action: &'static str,
+    label: &'static str,
+) -> Element {
+    let working = use_texts().online.working;
+    rsx! {
+        if let Some(says) = problem {
+            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+        }
+        button { class: "primary wide", r#type: "submit", "data-action": action, disabled: busy,
+            if busy { "{working}" } else { "{label}" }
+        }
+    }
+}
+
 #[component]
 fn NewRoom(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
@@ -122,12 +141,7 @@ fn NewRoom(go: EventHandler<Screen>) -> Element {
         TopBar { title: r.invitation, go }
         form { class: "room-form", onsubmit: create,
             PickAndName { taken: None, picked, name, title: r.choose_yours }
-            if let Some(says) = problem() {
-                p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
-            }
-            button { class: "primary wide", r#type: "submit", "data-action": "create-room", disabled: busy(),
-                if busy() { "{t.online.working}" } else { "{r.create}" }
-            }
+            FormEnd { problem: problem(), busy: busy(), action: "create-room", label: r.create }
         }
     }
 }
@@ -219,12 +233,7 @@ fn JoinRoom(go: EventHandler<Screen>, room: RoomView, lost_seat: EventHandler<()
                 " {room.x.name} · X"
             }
             PickAndName { taken, picked, name, title: r.choose_left }
-            if let Some(says) = problem() {
-                p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
-            }
-            button { class: "primary wide", r#type: "submit", "data-action": "join-room", disabled: busy(),
-                if busy() { "{t.online.working}" } else { "{r.enter}" }
-            }
+            FormEnd { problem: problem(), busy: busy(), action: "join-room", label: r.enter }
         }
     }
 }

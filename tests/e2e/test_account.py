@@ -35,6 +35,20 @@ def sign_up(page, name, password="cubo-gira-9"):
     page.wait_for_selector("[data-profile=name]", timeout=15000)
 
 
+def subscribed_phone(browser, server, name, locale="pt-BR"):
+    """A phone (360×640, touch) where `name` just signed up and got a subscription."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale=locale)
+    page = context.new_page()
+    page.goto(server.url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    sign_up(page, name)
+    server.admin("subscription", "grant", name, "--until", "2099-01-01")
+    page.reload()
+    page.wait_for_selector(f"[data-action=account]:has-text('{name}')", timeout=15000)
+    return page
+
+
 def test_on_a01_sign_up_refusals_cookie_sign_out_and_in(phone):
     name = fresh_name()
     email = f"{name.lower()}@example.com"

@@ -4,20 +4,12 @@ the invitation waits with a badge and is accepted; both play a group match and b
 table change; one plays the server's Velha in the group; the creator finalizes, asked twice."""
 
 from conftest import shot
-from test_account import fresh_name, sign_up
+from test_account import fresh_name, subscribed_phone
 
 
 def subscriber(browser, server, name, locale="pt-BR"):
     """A signed-up subscriber on a phone, on the profile."""
-    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, locale=locale)
-    page = context.new_page()
-    page.goto(server.url)
-    page.wait_for_selector("[data-game=classic]", timeout=30000)
-    sign_up(page, name)
-    server.admin("subscription", "grant", name, "--until", "2099-01-01")
-    page.reload()
-    page.wait_for_selector(f"[data-action=account]:has-text('{name}')", timeout=15000)
+    page = subscribed_phone(browser, server, name, locale)
     page.click("[data-action=account]")
     page.wait_for_selector("[data-action=groups]", timeout=15000)
     return page

@@ -8,7 +8,7 @@ import tempfile
 import pytest
 
 from conftest import Served, record, shot
-from test_account import fresh_name, sign_up
+from test_account import fresh_name, sign_up, subscribed_phone
 from test_app import sticker_centres, touch_drag
 
 
@@ -26,15 +26,7 @@ def quick(server):
 
 
 def subscriber(browser, server, name):
-    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, locale="pt-BR")
-    page = context.new_page()
-    page.goto(server.url)
-    page.wait_for_selector("[data-game=classic]", timeout=30000)
-    sign_up(page, name)
-    server.admin("subscription", "grant", name, "--until", "2099-01-01")
-    page.reload()
-    page.wait_for_selector(f"[data-action=account]:has-text('{name}')", timeout=15000)
+    page = subscribed_phone(browser, server, name)
     page.click("[data-action=account]")
     page.click("[data-action=play-online]")
     page.wait_for_selector("[data-scope]")

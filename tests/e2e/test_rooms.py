@@ -15,24 +15,29 @@ def phone(browser, server, path="/"):
     return page
 
 
+def new_room(browser, server, pick):
+    """Ana's phone with a classic room she made as `pick`, and the room's path (/sala/<id>)."""
+    ana = phone(browser, server)
+    ana.click("[data-game=classic]", timeout=30000)
+    ana.click("[data-action=play-with-someone]")
+    ana.click(f"[data-pick={pick}]")
+    ana.fill("#room-name", "Ana")
+    ana.click("[data-action=create-room]")
+    link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
+    assert "/sala/" in link
+    return ana, "/" + link.split("/", 3)[3]
+
+
 def status(page):
     return page.get_attribute("[data-status]", "data-status")
 
 
 def test_classic_r10_two_phones_play_a_series_in_a_room_with_rematch_and_resign(browser, server):
-    ana = phone(browser, server)
-    ana.click("[data-game=classic]", timeout=30000)
-    ana.click("[data-action=play-with-someone]")
-    ana.click("[data-pick=quelonia]")
-    ana.fill("#room-name", "Ana")
-    ana.click("[data-action=create-room]")
-    link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
-    assert "/sala/" in link
+    ana, path = new_room(browser, server, "quelonia")
     assert status(ana) == "waiting"
     shot(ana, "room-link")
 
     # Bia opens the link: Vó Quelônia is taken, so two characters are left.
-    path = "/" + link.split("/", 3)[3]
     bia = phone(browser, server, path)
     bia.wait_for_selector("[data-action=join-room]", timeout=30000)
     assert bia.query_selector("[data-pick=quelonia]") is None
@@ -83,14 +88,7 @@ def test_classic_r10_two_phones_play_a_series_in_a_room_with_rematch_and_resign(
 
 
 def test_classic_r13_the_51st_spectator_is_refused(browser, server):
-    ana = phone(browser, server)
-    ana.click("[data-game=classic]", timeout=30000)
-    ana.click("[data-action=play-with-someone]")
-    ana.click("[data-pick=rabisco]")
-    ana.fill("#room-name", "Ana")
-    ana.click("[data-action=create-room]")
-    path = "/" + ana.wait_for_selector("[data-link-url]", timeout=15000) \
-        .get_attribute("data-link-url").split("/", 3)[3]
+    ana, path = new_room(browser, server, "rabisco")
     bia = phone(browser, server, path)
     bia.click("[data-pick=nino]", timeout=30000)
     bia.fill("#room-name", "Bia")

@@ -213,6 +213,15 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<Roo
     ))
 }
 
+/// Rooms as their seat sees them, now.
+fn seated_views(app: &App, rooms: &[(RoomRow, Seat)]) -> Vec<RoomView> {
+    let now = now_ms();
+    rooms
+        .iter()
+        .map(|(row, you)| view(row, Some(*you), app.hub.rooms.spectators(&row.id), now))
+        .collect()
+}
+
 /// The seat a credential proves in a room, if any.
 pub async fn seat_of(app: &App, id: &str, credential: &str) -> AppResult<Option<Seat>> {
     if credential.is_empty() || credential.len() > 128 {
@@ -410,14 +419,8 @@ pub async fn act_route(
     )
 )]
 pub async fn mine(State(app): State<Arc<App>>, player: Player) -> AppResult<Json<Vec<RoomView>>> {
-    let now = now_ms();
     let rooms = app.store.rooms_of_account(&player.account.id).await?;
-    Ok(Json(
-        rooms
-            .iter()
-            .map(|(row, you)| view(row, Some(*you), app.hub.rooms.spectators(&row.id), now))
-            .collect(),
-    ))
+    Ok(Json(seated_views(&app, &rooms)))
 }
 
 /// The rooms a device holds seats in, from its credentials (a guest's list, ON-R05).
@@ -447,12 +450,6 @@ pub async fn lookup(
         .filter(|c| !c.is_empty() && c.len() <= 128)
         .map(|c| token_hash(c))
         .collect();
-    let now = now_ms();
     let rooms = app.store.rooms_by_credentials(&hashes).await?;
-    Ok(Json(
-        rooms
-            .iter()
-            .map(|(row, you)| view(row, Some(*you), app.hub.rooms.spectators(&row.id), now))
-            .collect(),
-    ))
+    Ok(Json(seated_views(&app, &rooms)))
 }
