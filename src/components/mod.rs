@@ -4,4 +4,5 @@ pub mod character;
 pub mod cube_stage;
 pub mod cube_table;
 pub mod google_button;
+pub mod room_list;
 pub mod scope_tabs;

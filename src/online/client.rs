@@ -6,8 +6,8 @@ use serde::de::DeserializeOwned;
 use velha_api::{
     Account, ApiError, Avatar, CreateGroup, CreateMatch, CreateRoom, GoogleLink, GoogleSignIn,
     Group, Invite, JoinRoom, LogIn, MatchView, MyGroups, MyPosition, OpenMatch, PlayVelha,
-    RankingPage, RegionChange, RoomAct, RoomAction, RoomBoard, RoomSeat, RoomView, Scope, Session,
-    SignInOptions, SignUp,
+    RankingPage, RegionChange, RoomAct, RoomAction, RoomBoard, RoomLookup, RoomSeat, RoomView,
+    Scope, Session, SignInOptions, SignUp,
 };
 
 use crate::platform;
@@ -307,4 +307,14 @@ pub async fn room_act(id: &str, credential: &str, act: RoomAct) -> Result<RoomVi
         act,
     };
     send("POST", &room_path(id, "/act")?, &body).await
+}
+
+/// The rooms whose seats these credentials hold (this device's, ON-R05).
+pub async fn rooms_of_device(credentials: Vec<String>) -> Result<Vec<RoomView>, Problem> {
+    send("POST", "/api/rooms/lookup", &RoomLookup { credentials }).await
+}
+
+/// The signed-in player's rooms, from any device.
+pub async fn rooms_of_account() -> Result<Vec<RoomView>, Problem> {
+    call("GET", "/api/rooms", None).await
 }

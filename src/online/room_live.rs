@@ -33,6 +33,11 @@ pub fn credential(room: &str) -> Option<String> {
         .map(|(_, c)| c)
 }
 
+/// The credentials of every seat this device keeps, the latest first.
+pub fn credentials() -> Vec<String> {
+    seats().into_iter().map(|(_, c)| c).collect()
+}
+
 /// Keeps the credential of a seat just taken.
 pub fn keep(room: &str, credential: &str) {
     let mut all = seats();

@@ -51,6 +51,9 @@ pub struct RoomTexts {
     pub not_your_turn: &'static str,
     pub not_absent: &'static str,
     pub bad_name: &'static str,
+    pub your_rooms: &'static str,
+    pub their_turn: &'static str,
+    pub game_over: &'static str,
 }
 
 /// Brazilian Portuguese (wording from the seed).
@@ -95,6 +98,9 @@ pub static ROOMS_PT: RoomTexts = RoomTexts {
     not_your_turn: "Não é a sua vez.",
     not_absent: "Ainda não: o outro tem 2 dias para jogar.",
     bad_name: "O nome precisa ter de 1 a 24 caracteres.",
+    your_rooms: "Suas salas",
+    their_turn: "Vez do outro",
+    game_over: "Partida encerrada",
 };
 
 /// English.
@@ -139,6 +145,9 @@ pub static ROOMS_EN: RoomTexts = RoomTexts {
     not_your_turn: "It is not your turn.",
     not_absent: "Not yet: the other has 2 days to play.",
     bad_name: "The name needs 1 to 24 characters.",
+    your_rooms: "Your rooms",
+    their_turn: "The other's turn",
+    game_over: "Game over",
 };
 
 /// A refusal of a room's request, as the player reads it.

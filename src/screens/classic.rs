@@ -7,6 +7,7 @@ use velha_rules::{Cell, Classic, Match, Player, Position, Series, Status};
 
 use crate::app::{Screen, use_texts};
 use crate::components::character::{self, Avatar};
+use crate::components::room_list::RoomList;
 use crate::platform::{self, random_seed};
 use crate::screens::{Mark, TopBar, status_text};
 
@@ -89,6 +90,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
                     },
                     "{t.rooms.play_with_someone}"
                 }
+                RoomList { go }
             }
         };
     };

@@ -83,6 +83,21 @@ def test_classic_r10_two_phones_play_a_series_in_a_room_with_rematch_and_resign(
     bia.wait_for_selector("[data-status=won]", timeout=15000)
     score = [ana.inner_text(f"[data-series={k}]") for k in ("wins", "draws", "losses")]
     assert score == ["1", "0", "1"], score
+    # Her rooms are listed on the classic screen from the seats her device keeps (ON-R05); once
+    # the third game starts (X first again), the list marks it as her turn.
+    bia.click("[data-action=rematch]")
+    ana.click("[data-action=back]")
+    ana.click("[data-game=classic]")
+    line = ana.wait_for_selector("[data-room]", timeout=15000)
+    assert "Ana × Bia" in line.inner_text()
+    ana.click("[data-room]")
+    ana.wait_for_selector("[data-action=rematch]", timeout=15000)
+    ana.click("[data-action=rematch]")
+    bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    ana.click("[data-action=back]")
+    ana.click("[data-game=classic]")
+    ana.wait_for_selector("[data-your-turn='1']", timeout=15000)
+    shot(ana, "room-list")
     for page in (ana, bia, caio):
         page.context.close()
 

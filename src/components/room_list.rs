@@ -1,0 +1,69 @@
+//! The player's invitation rooms (ON-R05): those this device holds seats in, and a signed-in
+//! player's from any device; the ones where it is their turn first, marked, with their count.
+
+use dioxus::prelude::*;
+use velha_api::RoomView;
+
+use crate::app::{Screen, use_texts};
+use crate::online::{client, room_live};
+use crate::screens::room::RoomTarget;
+
+/// Whether it is the viewer's turn in the room.
+fn my_turn(room: &RoomView) -> bool {
+    room.you.is_some() && room.to_move == room.you && !room.closed
+}
+
+/// The rooms, newest activity first after the ones waiting for the player.
+#[component]
+pub fn RoomList(go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let r = t.rooms;
+    let mut rooms = use_signal(Vec::<RoomView>::new);
+    let mut target = use_context::<RoomTarget>().0;
+    use_hook(move || {
+        spawn(async move {
+            let mut all = client::rooms_of_device(room_live::credentials())
+                .await
+                .unwrap_or_default();
+            // A guest has no account list: the device's is the whole list.
+            for room in client::rooms_of_account().await.unwrap_or_default() {
+                if !all.iter().any(|known| known.id == room.id) {
+                    all.push(room);
+                }
+            }
+            all.sort_by_key(|room| (!my_turn(room), room.idle_ms));
+            rooms.set(all);
+        })
+    });
+    let waiting = rooms.read().iter().filter(|room| my_turn(room)).count();
+    if rooms.read().is_empty() {
+        return rsx! {};
+    }
+    rsx! {
+        section { class: "room-list", "data-rooms": "{rooms.read().len()}",
+            h2 { "{r.your_rooms} "
+                if waiting > 0 {
+                    span { class: "badge", "data-your-turn": "{waiting}", "aria-label": "{waiting} {r.your_turn}", "{waiting}" }
+                }
+            }
+            for room in rooms() {
+                button { key: "{room.id}", class: if my_turn(&room) { "wide room-line mine" } else { "wide room-line" },
+                    "data-room": "{room.id}",
+                    onclick: {
+                        let id = room.id.clone();
+                        move |_| {
+                            target.set(Some(id.clone()));
+                            go.call(Screen::Room);
+                        }
+                    },
+                    span { class: "name",
+                        "{room.x.name} × {room.o.as_ref().map(|o| o.name.clone()).unwrap_or_else(|| \"…\".into())}"
+                    }
+                    span { class: "muted",
+                        if room.closed { "{r.closed}" } else if my_turn(&room) { "{r.your_turn}" } else if room.ending.is_some() { "{r.game_over}" } else { "{r.their_turn}" }
+                    }
+                }
+            }
+        }
+    }
+}
