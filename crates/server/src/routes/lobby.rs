@@ -240,9 +240,13 @@ pub async fn join(
         return Err(AppError::new(ErrorCode::NotFound, "no match has this id"));
     };
     if let Some(group) = &row.group {
+        // Outside the group, its match does not exist either (ON-G08).
         playing_group(&app, group, &me.id)
             .await
-            .map_err(|_| AppError::new(ErrorCode::NotFound, "no match has this id"))?;
+            .map_err(|e| match e.0.code {
+                ErrorCode::NotFound => AppError::new(ErrorCode::NotFound, "no match has this id"),
+                _ => e,
+            })?;
     }
     if row.x_id == me.id {
         return Err(AppError::new(

@@ -201,8 +201,7 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<Roo
             new_game,
             now,
         };
-        if app.store.save_room(&save).await? {
-            let row = read(app, id).await?;
+        if let Some(row) = app.store.save_room(&save).await? {
             announce(app, &row, now);
             return Ok(row);
         }
@@ -352,12 +351,11 @@ pub async fn join(
             Joined::Player(_) => {}
         }
         let account = player.as_ref().map(|p| p.account.id.as_str());
-        if app
+        if let Some(row) = app
             .store
             .take_room_seat(&before, &after, &hash, account, now)
             .await?
         {
-            let row = read(&app, &id).await?;
             announce(&app, &row, now);
             let watching = app.hub.rooms.spectators(&id);
             return Ok((

@@ -416,20 +416,16 @@ impl Store {
         let mine = standing_from(&row)?;
         // Ahead: everyone with more points (from the counts), then those with as many points
         // earlier in the order (a range of the index that equal points share).
-        let within = |n: usize| {
-            if national {
-                format!(" AND country = ${n}")
-            } else {
-                String::new()
-            }
+        let (counted, ranked) = if national {
+            (" AND country = $7", " AND s.country = $7")
+        } else {
+            ("", "")
         };
         let sql = format!(
             "SELECT (SELECT CAST(COALESCE(SUM(players), 0) AS BIGINT) FROM standing_counts \
-             WHERE level = $1 AND neg_points < $2{}) + \
+             WHERE level = $1 AND neg_points < $2{counted}) + \
              (SELECT COUNT(*) FROM standings s WHERE s.level = $1 AND s.neg_points = $2 \
-             AND (s.neg_wins, s.losses, s.reached_at, s.account_id) < ($3, $4, $5, $6){})",
-            within(7),
-            within(7).replace(" country", " s.country")
+             AND (s.neg_wins, s.losses, s.reached_at, s.account_id) < ($3, $4, $5, $6){ranked})"
         );
         let mut query = sqlx::query_as::<_, (i64,)>(&sql)
             .bind(i64::from(level))

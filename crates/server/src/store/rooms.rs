@@ -128,8 +128,9 @@ impl Store {
         }
     }
 
-    /// Seats O with its credential and saves the room as the join left it; false when
-    /// someone else took the seat or changed the room first (read it again).
+    /// Seats O with its credential and saves the room as the join left it: the room as
+    /// stored now, or none when someone else took the seat or changed the room first (read it
+    /// again).
     pub async fn take_room_seat(
         &self,
         before: &RoomRow,
@@ -137,7 +138,7 @@ impl Store {
         credential_hash: &str,
         account: Option<&str>,
         now: i64,
-    ) -> Result<bool, sqlx::Error> {
+    ) -> Result<Option<RoomRow>, sqlx::Error> {
         let _turn = self.write_turn().await;
         let mut tx = self.pool.begin().await?;
         let seated = sqlx::query(
@@ -152,21 +153,21 @@ impl Store {
         match seated {
             Err(e) if unique_violation(&e) => {
                 tx.rollback().await?;
-                return Ok(false);
+                return Ok(None);
             }
             other => other?,
         };
         if !compare_and_set(&mut tx, before, after, before.game, before.ply, now).await? {
             tx.rollback().await?;
-            return Ok(false);
+            return Ok(None);
         }
         tx.commit().await?;
-        Ok(true)
+        Ok(Some(saved(before, after, before.game, before.ply)))
     }
 
-    /// Saves a change to a room and records its action; false when the room changed since it
-    /// was read (read it again).
-    pub async fn save_room(&self, save: &RoomSave<'_>) -> Result<bool, sqlx::Error> {
+    /// Saves a change to a room and records its action: the room as stored now, or none when
+    /// it changed since it was read (read it again).
+    pub async fn save_room(&self, save: &RoomSave<'_>) -> Result<Option<RoomRow>, sqlx::Error> {
         let _turn = self.write_turn().await;
         let mut tx = self.pool.begin().await?;
         let before = save.before;
@@ -177,7 +178,7 @@ impl Store {
         };
         if !compare_and_set(&mut tx, before, save.after, game, ply, save.now).await? {
             tx.rollback().await?;
-            return Ok(false);
+            return Ok(None);
         }
         if let Some((seat, action)) = save.action {
             sqlx::query(
@@ -194,7 +195,7 @@ impl Store {
             .await?;
         }
         tx.commit().await?;
-        Ok(true)
+        Ok(Some(saved(before, save.after, game, ply)))
     }
 
     /// The rooms whose seats these credentials hold, with the seat (a guest's list, ON-R05).
@@ -266,6 +267,17 @@ fn rooms_with_seats(rows: Vec<AnyRow>) -> Result<Vec<(RoomRow, Seat)>, sqlx::Err
             ))
         })
         .collect()
+}
+
+/// The row a successful compare-and-set leaves, without reading it back.
+fn saved(before: &RoomRow, after: &Room, game: i64, ply: i64) -> RoomRow {
+    RoomRow {
+        id: before.id.clone(),
+        room: after.clone(),
+        version: before.version + 1,
+        game,
+        ply,
+    }
 }
 
 /// Writes the room over the version it was read at; false when another change came first.

@@ -280,6 +280,7 @@ async fn room_played_ago(store: &Store, ago: i64) -> (String, String, String) {
             .take_room_seat(&row, &joined, &token_hash(&o), None, then as i64)
             .await
             .unwrap()
+            .is_some()
     );
     let row = store.room(&id).await.unwrap().unwrap();
     let mut played = row.room.clone();
@@ -291,7 +292,7 @@ async fn room_played_ago(store: &Store, ago: i64) -> (String, String, String) {
         new_game: false,
         now: then as i64,
     };
-    assert!(store.save_room(&save).await.unwrap());
+    assert!(store.save_room(&save).await.unwrap().is_some());
     (id, x, o)
 }
 
