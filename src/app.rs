@@ -1,6 +1,7 @@
 //! The app's shell: which screen is showing, the language, the styles.
 
 use dioxus::prelude::*;
+use velha_api::RoomBoard;
 
 use crate::i18n::{Texts, texts_for_locale};
 use crate::online::membership::use_membership_provider;
@@ -14,7 +15,7 @@ use crate::screens::{
     howto::HowTo,
     online::OnlineScreen,
     ranking::RankingScreen,
-    room::{RoomScreen, RoomTarget},
+    room::{RoomGoal, RoomScreen, RoomTarget},
     ultimate::UltimateScreen,
 };
 
@@ -59,10 +60,14 @@ pub fn App() -> Element {
     use_context_provider(|| texts);
     use_membership_provider();
     // An invitation link opens its room (CLASSIC-R08).
-    let target = use_signal(platform::room_from_link);
+    let linked = use_hook(platform::room_from_link);
+    let target = use_signal(|| match linked.clone() {
+        Some(id) => RoomGoal::Open(id),
+        None => RoomGoal::Make(RoomBoard::Classic),
+    });
     use_context_provider(|| RoomTarget(target));
     let mut screen = use_signal(|| {
-        if target.peek().is_some() {
+        if linked.is_some() {
             Screen::Room
         } else {
             Screen::Home

@@ -6,3 +6,4 @@ pub mod cube_table;
 pub mod google_button;
 pub mod room_list;
 pub mod scope_tabs;
+pub mod ultimate_grid;

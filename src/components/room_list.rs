@@ -1,21 +1,39 @@
-//! The player's invitation rooms (ON-R05): those this device holds seats in, and a signed-in
-//! player's from any device; the ones where it is their turn first, marked, with their count.
+//! "JOGAR COM ALGUÉM" on a game's screen, and the player's invitation rooms of that game
+//! (ON-R05): those this device holds seats in, and a signed-in player's from any device; the
+//! ones where it is their turn first, marked, with their count.
 
 use dioxus::prelude::*;
-use velha_api::RoomView;
+use velha_api::{RoomBoard, RoomView};
 
 use crate::app::{Screen, use_texts};
 use crate::online::{client, room_live};
-use crate::screens::room::RoomTarget;
+use crate::screens::room::{RoomGoal, RoomTarget};
 
 /// Whether it is the viewer's turn in the room.
 fn my_turn(room: &RoomView) -> bool {
     room.you.is_some() && room.to_move == room.you && !room.closed
 }
 
+/// The button that makes a room of `board`, and the player's rooms of that board.
+#[component]
+pub fn PlayWithSomeone(go: EventHandler<Screen>, board: RoomBoard) -> Element {
+    let t = use_texts();
+    let mut target = use_context::<RoomTarget>().0;
+    rsx! {
+        button { class: "primary wide", "data-action": "play-with-someone",
+            onclick: move |_| {
+                target.set(RoomGoal::Make(board));
+                go.call(Screen::Room);
+            },
+            "{t.rooms.play_with_someone}"
+        }
+        RoomList { go, board }
+    }
+}
+
 /// The rooms, newest activity first after the ones waiting for the player.
 #[component]
-pub fn RoomList(go: EventHandler<Screen>) -> Element {
+fn RoomList(go: EventHandler<Screen>, board: RoomBoard) -> Element {
     let t = use_texts();
     let r = t.rooms;
     let mut rooms = use_signal(Vec::<RoomView>::new);
@@ -31,6 +49,7 @@ pub fn RoomList(go: EventHandler<Screen>) -> Element {
                     all.push(room);
                 }
             }
+            all.retain(|room| room.board == board);
             all.sort_by_key(|room| (!my_turn(room), room.idle_ms));
             rooms.set(all);
         })
@@ -52,7 +71,7 @@ pub fn RoomList(go: EventHandler<Screen>) -> Element {
                     onclick: {
                         let id = room.id.clone();
                         move |_| {
-                            target.set(Some(id.clone()));
+                            target.set(RoomGoal::Open(id.clone()));
                             go.call(Screen::Room);
                         }
                     },

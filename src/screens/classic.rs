@@ -3,11 +3,12 @@
 
 use dioxus::prelude::*;
 use velha_ai::{Character, Limits, Opponent, Rng};
+use velha_api::RoomBoard;
 use velha_rules::{Cell, Classic, Match, Player, Position, Series, Status};
 
 use crate::app::{Screen, use_texts};
 use crate::components::character::{self, Avatar};
-use crate::components::room_list::RoomList;
+use crate::components::room_list::PlayWithSomeone;
 use crate::platform::{self, random_seed};
 use crate::screens::{Mark, TopBar, status_text};
 
@@ -30,7 +31,6 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
     let mut recorded = use_signal(|| false);
     let mut stopped = use_signal(|| false);
     let mut rng = use_signal(|| Rng::new(random_seed()));
-    let mut room_target = use_context::<crate::screens::room::RoomTarget>().0;
 
     // The computer answers whenever it is O's turn against a character.
     let mut computer_turn = move || {
@@ -83,14 +83,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
                     onclick: move |_| face(Rival::Friend),
                     "{t.two_players}"
                 }
-                button { class: "primary wide", "data-action": "play-with-someone",
-                    onclick: move |_| {
-                        room_target.set(None);
-                        go.call(Screen::Room);
-                    },
-                    "{t.rooms.play_with_someone}"
-                }
-                RoomList { go }
+                PlayWithSomeone { go, board: RoomBoard::Classic }
             }
         };
     };

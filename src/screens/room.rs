@@ -1,24 +1,44 @@
-//! Jogo da Velha's "JOGAR COM ALGUÉM" (CLASSIC-R08 … R13): make a room with a character and a
-//! name and send its link; whoever opens it takes a character left and plays O, or watches
-//! once both seats are taken. Each plays when they can; the room shows every move live.
+//! "JOGAR COM ALGUÉM" (CLASSIC-R08 … R13, ON-R01 … R05): make a room (on the classic board with
+//! a character) and send its link; whoever opens it takes the free seat and plays O, or watches
+//! once both seats are taken. Each plays when they can; the room shows every move live. Super
+//! and 2.0 rooms run no clock (ON-R04).
 
 use dioxus::prelude::*;
 use velha_ai::Character;
 use velha_api::{Avatar as Pick, RoomAct, RoomBoard, RoomEndHow, RoomView, Seat};
-use velha_rules::{Cell, Classic};
+use velha_rules::{Cell, Classic, Player, Ultimate, Variant};
 
 use super::TopBar;
 use super::classic::{ScoreLine, Square};
 use crate::app::{Screen, use_texts};
 use crate::components::character::{self, Avatar};
+use crate::components::ultimate_grid::{UltimateGrid, sent_text};
 use crate::online::client;
 use crate::online::room_live::{self, use_room_live};
 use crate::online::room_texts::room_sentence;
 use crate::platform;
 
-/// The room the screen shows: none to make one.
+/// What the room screen shows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RoomGoal {
+    /// The form that makes a room of this board.
+    Make(RoomBoard),
+    /// The room with this id.
+    Open(String),
+}
+
+/// The room screen's goal, shared by the screens that lead to it.
 #[derive(Clone, Copy)]
-pub struct RoomTarget(pub Signal<Option<String>>);
+pub struct RoomTarget(pub Signal<RoomGoal>);
+
+/// The game's name, the room screens' title.
+pub fn board_title(t: &'static crate::i18n::Texts, board: RoomBoard) -> &'static str {
+    match board {
+        RoomBoard::Classic => t.game_classic,
+        RoomBoard::Super => t.game_super,
+        RoomBoard::V2 => t.game_v2,
+    }
+}
 
 fn character(p: Pick) -> Character {
     match p {
@@ -38,6 +58,27 @@ fn pick_name(p: Pick) -> &'static str {
     }
 }
 
+/// The game on a room's table, read from the view's state line.
+#[derive(Clone, Copy)]
+enum Table {
+    Classic(Classic),
+    Ultimate(Ultimate),
+}
+
+impl Table {
+    fn of(room: &RoomView) -> Option<Table> {
+        match room.board {
+            RoomBoard::Classic => room.position.parse().ok().map(Table::Classic),
+            RoomBoard::Super => Ultimate::from_state_line(Variant::Super, &room.position)
+                .ok()
+                .map(Table::Ultimate),
+            RoomBoard::V2 => Ultimate::from_state_line(Variant::V2, &room.position)
+                .ok()
+                .map(Table::Ultimate),
+        }
+    }
+}
+
 /// `2 h 5 min`, or `5 min`.
 fn span_of(ms: u64, hours: &str, minutes: &str) -> String {
     let m = ms.div_ceil(60_000);
@@ -52,24 +93,27 @@ fn span_of(ms: u64, hours: &str, minutes: &str) -> String {
 pub fn RoomScreen(go: EventHandler<Screen>) -> Element {
     let target = use_context::<RoomTarget>().0;
     match target() {
-        None => rsx! { NewRoom { go } },
-        Some(id) => {
+        RoomGoal::Make(board) => rsx! { NewRoom { go, board } },
+        RoomGoal::Open(id) => {
             let credential = room_live::credential(&id);
             rsx! { RoomPage { key: "{id}", go, id, credential } }
         }
     }
 }
 
-/// Three characters to pick from (less the one taken), and a name.
+/// The classic board's three characters to pick from (less the one taken), and a name.
 #[component]
 fn PickAndName(
+    board: RoomBoard,
     taken: Option<Pick>,
     picked: Signal<Option<Pick>>,
     name: Signal<String>,
     title: &'static str,
 ) -> Element {
     let t = use_texts();
-    let r = t.rooms;
+    if board != RoomBoard::Classic {
+        return rsx! { NameField { name } };
+    }
     rsx! {
         h2 { "{title}" }
         div { class: "room-picks", role: "group",
@@ -82,6 +126,14 @@ fn PickAndName(
                 }
             }
         }
+        NameField { name }
+    }
+}
+
+#[component]
+fn NameField(name: Signal<String>) -> Element {
+    let r = use_texts().rooms;
+    rsx! {
         label { r#for: "room-name", "{r.your_name}" }
         input { id: "room-name", name: "room-name", maxlength: "24", value: "{name}",
             autocomplete: "nickname", oninput: move |e| name.set(e.value()) }
@@ -109,7 +161,7 @@ fn FormEnd(
 }
 
 #[component]
-fn NewRoom(go: EventHandler<Screen>) -> Element {
+fn NewRoom(go: EventHandler<Screen>, board: RoomBoard) -> Element {
     let t = use_texts();
     let r = t.rooms;
     let picked = use_signal(|| None::<Pick>);
@@ -119,28 +171,29 @@ fn NewRoom(go: EventHandler<Screen>) -> Element {
     let mut target = use_context::<RoomTarget>().0;
     let create = move |e: Event<FormData>| {
         e.prevent_default();
-        let Some(p) = picked() else {
+        if board == RoomBoard::Classic && picked().is_none() {
             problem.set(Some(r.choose_yours.into()));
             return;
-        };
+        }
         busy.set(true);
         problem.set(None);
         spawn(async move {
-            let made = client::create_room(RoomBoard::Classic, &name(), Some(p)).await;
+            let made = client::create_room(board, &name(), picked()).await;
             busy.set(false);
             match made {
                 Ok(seat) => {
                     room_live::keep(&seat.room.id, &seat.credential);
-                    target.set(Some(seat.room.id));
+                    target.set(RoomGoal::Open(seat.room.id));
                 }
                 Err(refused) => problem.set(Some(room_sentence(r, t.online, &refused))),
             }
         });
     };
     rsx! {
-        TopBar { title: r.invitation, go }
+        TopBar { title: board_title(t, board), go }
         form { class: "room-form", onsubmit: create,
-            PickAndName { taken: None, picked, name, title: r.choose_yours }
+            h2 { "{r.invitation}" }
+            PickAndName { board, taken: None, picked, name, title: r.choose_yours }
             FormEnd { problem: problem(), busy: busy(), action: "create-room", label: r.create }
         }
     }
@@ -198,23 +251,24 @@ fn JoinRoom(go: EventHandler<Screen>, room: RoomView, lost_seat: EventHandler<()
     let mut target = use_context::<RoomTarget>().0;
     let id = room.id.clone();
     let taken = room.x.avatar;
+    let board = room.board;
     let join = move |e: Event<FormData>| {
         e.prevent_default();
-        let Some(p) = picked() else {
+        if board == RoomBoard::Classic && picked().is_none() {
             problem.set(Some(r.choose_left.into()));
             return;
-        };
+        }
         let id = id.clone();
         busy.set(true);
         problem.set(None);
         spawn(async move {
-            let joined = client::join_room(&id, &name(), Some(p)).await;
+            let joined = client::join_room(&id, &name(), picked()).await;
             busy.set(false);
             match joined {
                 Ok(seat) => {
                     room_live::keep(&id, &seat.credential);
                     // The screen reads the credential again and shows the room live.
-                    target.set(Some(id));
+                    target.set(RoomGoal::Open(id));
                 }
                 // Someone got in first: the room shows live, to watch.
                 Err(client::Problem::Refused(e)) if e.code == velha_api::ErrorCode::Conflict => {
@@ -225,14 +279,14 @@ fn JoinRoom(go: EventHandler<Screen>, room: RoomView, lost_seat: EventHandler<()
         });
     };
     rsx! {
-        TopBar { title: r.invitation, go }
+        TopBar { title: board_title(t, board), go }
         form { class: "room-form", onsubmit: join,
             h2 { "{r.join_title}" }
             p { class: "room-host", "data-host": "{room.x.name}",
                 if let Some(a) = room.x.avatar { Avatar { who: character(a), size: 40 } }
                 " {room.x.name} · X"
             }
-            PickAndName { taken, picked, name, title: r.choose_left }
+            PickAndName { board, taken, picked, name, title: r.choose_left }
             FormEnd { problem: problem(), busy: busy(), action: "join-room", label: r.enter }
         }
     }
@@ -279,7 +333,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
     let Some(room) = (link.room)() else {
         return rsx! { TopBar { title: r.invitation, go } p { class: "muted", role: "status", "{t.online.connecting}" } };
     };
-    let board: Option<Classic> = room.position.parse().ok();
+    let table = Table::of(&room);
     let you = room.you;
     let mine = |s: Seat| you == Some(s);
     let name_of = |s: Seat| match s {
@@ -315,7 +369,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         (series[0], series[1])
     };
     rsx! {
-        TopBar { title: t.game_classic, go }
+        TopBar { title: board_title(t, room.board), go }
         if !(link.up)() {
             p { class: "banner", role: "status", "data-link": "down", "{r.reconnecting}" }
         }
@@ -354,18 +408,34 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
                 if let Some(says) = told() { p { class: "ok", role: "status", "{says}" } }
             }
         }
-        if let Some(b) = board {
-            div { class: "board3", role: "grid",
-                for cell in Cell::ALL {
-                    Square {
-                        key: "{cell}",
-                        name: cell.to_string(),
-                        piece: b.piece(cell),
-                        enabled: my_turn && b.piece(cell).is_none(),
-                        onpress: move |_| act.call(RoomAct::Play { cell: cell.to_string() }),
+        match table {
+            Some(Table::Classic(b)) => rsx! {
+                div { class: "board3", role: "grid",
+                    for cell in Cell::ALL {
+                        Square {
+                            key: "{cell}",
+                            name: cell.to_string(),
+                            piece: b.piece(cell),
+                            enabled: my_turn && b.piece(cell).is_none(),
+                            onpress: move |_| act.call(RoomAct::Play { cell: cell.to_string() }),
+                        }
                     }
                 }
-            }
+            },
+            Some(Table::Ultimate(b)) => rsx! {
+                if playing {
+                    p { class: "hint", "data-sent": "{b.sent_board().map(|n| n + 1).unwrap_or(0)}", "{sent_text(&b)}" }
+                }
+                if b.variant() == Variant::V2 {
+                    div { class: "v2-bar",
+                        span { class: "points x", "data-points": "X", "{t.points} X: {b.points(Player::X)}" }
+                        span { class: "points o", "data-points": "O", "{t.points} O: {b.points(Player::O)}" }
+                    }
+                }
+                UltimateGrid { board: b, enabled: my_turn,
+                    onpress: move |cell: velha_rules::UltCell| act.call(RoomAct::Play { cell: cell.to_string() }) }
+            },
+            None => rsx! {},
         }
         ScoreLine { wins, draws: series[2], losses }
         if let Some(says) = problem() {

@@ -5,14 +5,16 @@
 use dioxus::core::Task;
 use dioxus::prelude::*;
 use velha_ai::{Difficulty, Limits, UltimateAi};
+use velha_api::RoomBoard;
 use velha_rules::game::{Clock, Event};
-use velha_rules::ultimate::BoardState;
 use velha_rules::{Match, Player, Position, Series, Status, UltCell, Ultimate, Variant};
 
 use crate::app::{Screen, use_texts};
+use crate::components::room_list::PlayWithSomeone;
+use crate::components::ultimate_grid::{UltimateGrid, sent_text};
 use crate::platform::{self, now_ms, random_seed};
 use crate::screens::classic::ScoreLine;
-use crate::screens::{Mark, TopBar, status_text};
+use crate::screens::{TopBar, status_text};
 use crate::thinking::use_thinker;
 
 /// Seconds per turn in 2.0 (V2-R05); tests may shorten it (see `platform`).
@@ -157,6 +159,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                         "{label}"
                     }
                 }
+                PlayWithSomeone { go, board: if v2 { RoomBoard::V2 } else { RoomBoard::Super } }
             }
         };
     };
@@ -168,12 +171,8 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         Rival::Computer(_) => status == Status::Ongoing(Player::X),
         Rival::Friend => !status.is_over(),
     };
-    let legal = g.legal_cells();
     let message = status_text(t, status, matches!(current, Rival::Computer(_)));
-    let where_to = match g.sent_board() {
-        Some(b) => format!("{} {}", t.board_sent, b + 1),
-        None => t.any_board.to_string(),
-    };
+    let where_to = sent_text(&g);
     rsx! {
         TopBar { title, go }
         p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message}" }
@@ -192,48 +191,17 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                 p { class: "warning", role: "alert", "data-lost-turn": "{p}", "{p} {t.lost_turn}" }
             }
         }
-        div { class: "grid9",
-            for board in 0..9 {
-                div {
-                    key: "{board}",
-                    class: if legal.into_iter().any(|c| c.board() == board) && !status.is_over() { "small-board sent" } else { "small-board" },
-                    "data-board": "{board + 1}",
-                    for pos in 0..9 {
-                        UltSquare {
-                            key: "{pos}",
-                            cell: UltCell::in_board(board, pos).expect("in range"),
-                            piece: g.piece(UltCell::in_board(board, pos).expect("in range")),
-                            enabled: person_moves && legal.contains(UltCell::in_board(board, pos).expect("in range")),
-                            onpress: move |cell: UltCell| {
-                                lost_message.set(None);
-                                game.with_mut(|m| {
-                                    let by = m.position().side_to_move();
-                                    m.act(by, cell, now()).ok()
-                                });
-                                after_move();
-                            },
-                        }
-                    }
-                    match g.board(board) {
-                        BoardState::Open => rsx! {},
-                        BoardState::Won(p) => rsx! {
-                            div { class: "decided", "data-decided": "{p}", "aria-label": "{t.board_word} {board + 1}: {t.won_by} {p}", Mark { player: p } }
-                        },
-                        BoardState::Drawn if v2 => rsx! {
-                            div { class: "decided both", "data-decided": "draw", "aria-label": "{t.board_word} {board + 1}: {t.drawn_board}",
-                                svg { class: "mark xo", view_box: "0 0 100 100", "aria-hidden": "true",
-                                    circle { cx: "50", cy: "50", r: "38" }
-                                    line { x1: "34", y1: "34", x2: "66", y2: "66" }
-                                    line { x1: "66", y1: "34", x2: "34", y2: "66" }
-                                }
-                            }
-                        },
-                        BoardState::Drawn => rsx! {
-                            div { class: "decided none", "data-decided": "draw", "aria-label": "{t.board_word} {board + 1}: {t.drawn_board}" }
-                        },
-                    }
-                }
-            }
+        UltimateGrid {
+            board: g,
+            enabled: person_moves,
+            onpress: move |cell: UltCell| {
+                lost_message.set(None);
+                game.with_mut(|m| {
+                    let by = m.position().side_to_move();
+                    m.act(by, cell, now()).ok()
+                });
+                after_move();
+            },
         }
         ScoreLine { wins: score.wins, draws: score.draws, losses: score.losses }
         if status.is_over() {
@@ -241,26 +209,6 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                 button { class: "primary", "data-action": "another", onclick: move |_| start_game(), "{t.another_game}" }
                 button { "data-action": "stop", onclick: move |_| { rival.set(None); go.call(Screen::Home) }, "{t.stop}" }
             }
-        }
-    }
-}
-
-#[component]
-fn UltSquare(
-    cell: UltCell,
-    piece: Option<Player>,
-    enabled: bool,
-    onpress: EventHandler<UltCell>,
-) -> Element {
-    let t = use_texts();
-    let label = match piece {
-        Some(p) => format!("{cell}, {p}"),
-        None => format!("{cell}, {}", t.empty),
-    };
-    rsx! {
-        button { class: "cell", "data-cell": "{cell}", "aria-label": "{label}", disabled: !enabled,
-            onclick: move |_| onpress.call(cell),
-            if let Some(p) = piece { Mark { player: p } }
         }
     }
 }

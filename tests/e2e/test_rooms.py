@@ -2,7 +2,10 @@
 CLASSIC-R08 … R13, online.md ON-R01 … ON-R05): no account; Ana makes a room with a character
 and a name and gets a link; Bia opens it, takes a character left and plays O; a whole series
 with a rematch (the starter alternates) and a resignation asked first; a third phone only
-watches; the 51st spectator is refused."""
+watches; the 51st spectator is refused. Super and 2.0 rooms: names only, the board sent to,
+2.0's points and no clock."""
+
+import pytest
 
 from conftest import shot
 
@@ -135,4 +138,55 @@ def test_classic_r13_the_51st_spectator_is_refused(browser, server):
     for context in watchers:
         context.close()
     for page in (ana, bia, late):
+        page.context.close()
+
+
+@pytest.mark.parametrize("game", ["super", "v2"])
+def test_on_r04_super_and_v2_rooms_take_names_only_and_run_no_clock(browser, server, game):
+    ana = phone(browser, server)
+    ana.click(f"[data-game={game}]", timeout=30000)
+    ana.click("[data-action=play-with-someone]")
+    ana.wait_for_selector("#room-name")
+    assert ana.query_selector("[data-pick]") is None, "characters are the classic board's"
+    ana.fill("#room-name", "Ana")
+    ana.click("[data-action=create-room]")
+    link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
+    path = "/" + link.split("/", 3)[3]
+
+    bia = phone(browser, server, path)
+    bia.wait_for_selector("[data-action=join-room]", timeout=30000)
+    assert bia.query_selector("[data-pick]") is None
+    bia.fill("#room-name", "Bia")
+    bia.click("[data-action=join-room]")
+    bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert ana.locator("[data-cell]").count() == 81
+    assert ana.locator("[data-cell]:enabled").count() == 81, "the first move goes anywhere"
+
+    # X in the centre of the centre board sends O to the centre board: nine cells open to Bia.
+    ana.click("[data-cell=e5]")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert bia.get_attribute("[data-sent]", "data-sent") == "5"
+    assert bia.locator("[data-cell]:enabled").count() == 8
+    assert bia.locator("[data-board='5'] [data-cell]:enabled").count() == 8
+    assert bia.get_attribute("[data-cell=e5]", "aria-label") == "e5, X"
+    # ON-R04: no move clock in a room, whatever the board; 2.0 still shows its points.
+    assert bia.query_selector("[data-clock]") is None
+    assert (bia.query_selector("[data-points=X]") is not None) == (game == "v2")
+    shot(bia, f"room-{game}")
+    bia.click("[data-board='5'] [data-cell]:enabled >> nth=0")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    ana.click("[data-action=resign]")
+    ana.click("[data-asking=resign] [data-action=confirm]")
+    bia.wait_for_selector("[data-status=won]", timeout=15000)
+    # The room is listed on its own game's screen, not on the classic one.
+    bia.click("[data-action=back]")
+    bia.click(f"[data-game={game}]")
+    bia.wait_for_selector("[data-room]", timeout=15000)
+    bia.click("[data-action=back]")
+    bia.click("[data-game=classic]")
+    bia.wait_for_selector("[data-action=play-with-someone]")
+    bia.wait_for_timeout(1500)
+    assert bia.query_selector("[data-room]") is None
+    for page in (ana, bia):
         page.context.close()

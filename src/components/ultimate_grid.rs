@@ -1,0 +1,86 @@
+//! The 81 cells of Super Jogo da Velha and Jogo da Velha 2.0: the boards a move may go to
+//! highlighted, decided boards marked (2.0: "X inside O" for a draw). One device's games and
+//! invitation rooms draw the same grid.
+
+use dioxus::prelude::*;
+use velha_rules::ultimate::BoardState;
+use velha_rules::{Position, UltCell, Ultimate, Variant};
+
+use crate::app::use_texts;
+use crate::screens::Mark;
+
+/// The grid; `enabled` says whether the viewer may move now.
+#[component]
+pub fn UltimateGrid(board: Ultimate, enabled: bool, onpress: EventHandler<UltCell>) -> Element {
+    let t = use_texts();
+    let over = board.status().is_over();
+    let legal = board.legal_cells();
+    let v2 = board.variant() == Variant::V2;
+    rsx! {
+        div { class: "grid9",
+            for small in 0..9 {
+                div {
+                    key: "{small}",
+                    class: if !over && legal.into_iter().any(|c| c.board() == small) { "small-board sent" } else { "small-board" },
+                    "data-board": "{small + 1}",
+                    for pos in 0..9 {
+                        UltSquare {
+                            key: "{pos}",
+                            cell: UltCell::in_board(small, pos).expect("in range"),
+                            piece: board.piece(UltCell::in_board(small, pos).expect("in range")),
+                            enabled: enabled && legal.contains(UltCell::in_board(small, pos).expect("in range")),
+                            onpress,
+                        }
+                    }
+                    match board.board(small) {
+                        BoardState::Open => rsx! {},
+                        BoardState::Won(p) => rsx! {
+                            div { class: "decided", "data-decided": "{p}", "aria-label": "{t.board_word} {small + 1}: {t.won_by} {p}", Mark { player: p } }
+                        },
+                        BoardState::Drawn if v2 => rsx! {
+                            div { class: "decided both", "data-decided": "draw", "aria-label": "{t.board_word} {small + 1}: {t.drawn_board}",
+                                svg { class: "mark xo", view_box: "0 0 100 100", "aria-hidden": "true",
+                                    circle { cx: "50", cy: "50", r: "38" }
+                                    line { x1: "34", y1: "34", x2: "66", y2: "66" }
+                                    line { x1: "66", y1: "34", x2: "34", y2: "66" }
+                                }
+                            }
+                        },
+                        BoardState::Drawn => rsx! {
+                            div { class: "decided none", "data-decided": "draw", "aria-label": "{t.board_word} {small + 1}: {t.drawn_board}" }
+                        },
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where the next move goes: the board it was sent to, or any.
+pub fn sent_text(board: &Ultimate) -> String {
+    let t = use_texts();
+    match board.sent_board() {
+        Some(b) => format!("{} {}", t.board_sent, b + 1),
+        None => t.any_board.to_string(),
+    }
+}
+
+#[component]
+fn UltSquare(
+    cell: UltCell,
+    piece: Option<velha_rules::Player>,
+    enabled: bool,
+    onpress: EventHandler<UltCell>,
+) -> Element {
+    let t = use_texts();
+    let label = match piece {
+        Some(p) => format!("{cell}, {p}"),
+        None => format!("{cell}, {}", t.empty),
+    };
+    rsx! {
+        button { class: "cell", "data-cell": "{cell}", "aria-label": "{label}", disabled: !enabled,
+            onclick: move |_| onpress.call(cell),
+            if let Some(p) = piece { Mark { player: p } }
+        }
+    }
+}
