@@ -5,7 +5,7 @@ use velha_api::RoomBoard;
 
 use crate::i18n::{Texts, texts_for_locale};
 use crate::online::membership::use_membership_provider;
-use crate::platform;
+use crate::platform::{self, Linked};
 use crate::screens::{
     account::AccountScreen,
     classic::ClassicScreen,
@@ -15,6 +15,7 @@ use crate::screens::{
     howto::HowTo,
     online::OnlineScreen,
     ranking::RankingScreen,
+    replay::{ReplayScreen, ReplayTarget},
     room::{RoomGoal, RoomScreen, RoomTarget},
     ultimate::UltimateScreen,
 };
@@ -51,6 +52,8 @@ pub enum Screen {
     Groups,
     /// An invitation room (`RoomTarget` says which), or making one.
     Room,
+    /// A finished game's replay (`ReplayTarget` says which).
+    Replay,
 }
 
 /// The root component.
@@ -59,19 +62,22 @@ pub fn App() -> Element {
     let texts: &'static Texts = use_hook(|| texts_for_locale(&platform::locale()));
     use_context_provider(|| texts);
     use_membership_provider();
-    // An invitation link opens its room (CLASSIC-R08).
-    let linked = use_hook(platform::room_from_link);
+    // A shared link opens its room (CLASSIC-R08) or its replay (ON-P01).
+    let linked = use_hook(platform::opened_link);
     let target = use_signal(|| match linked.clone() {
-        Some(id) => RoomGoal::Open(id),
-        None => RoomGoal::Make(RoomBoard::Classic),
+        Some(Linked::Room(id)) => RoomGoal::Open(id),
+        _ => RoomGoal::Make(RoomBoard::Classic),
     });
     use_context_provider(|| RoomTarget(target));
-    let mut screen = use_signal(|| {
-        if linked.is_some() {
-            Screen::Room
-        } else {
-            Screen::Home
-        }
+    let replay = use_signal(|| match linked.clone() {
+        Some(Linked::Replay(id)) => id,
+        _ => String::new(),
+    });
+    use_context_provider(|| ReplayTarget(replay));
+    let mut screen = use_signal(|| match linked {
+        Some(Linked::Room(_)) => Screen::Room,
+        Some(Linked::Replay(_)) => Screen::Replay,
+        None => Screen::Home,
     });
     let go = move |s: Screen| screen.set(s);
     rsx! {
@@ -92,6 +98,7 @@ pub fn App() -> Element {
                 Screen::Ranking => rsx! { RankingScreen { go } },
                 Screen::Groups => rsx! { GroupsScreen { go } },
                 Screen::Room => rsx! { RoomScreen { go } },
+                Screen::Replay => rsx! { ReplayScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },

@@ -2,6 +2,7 @@
 //! language.
 
 use crate::online::group_texts::{GROUPS_EN, GROUPS_PT, GroupTexts};
+use crate::online::replay_texts::{REPLAYS_EN, REPLAYS_PT, ReplayTexts};
 use crate::online::room_texts::{ROOMS_EN, ROOMS_PT, RoomTexts};
 use crate::online::texts::{ONLINE_EN, ONLINE_PT, OnlineTexts};
 
@@ -17,6 +18,8 @@ pub struct Texts {
     pub groups: &'static GroupTexts,
     /// The invitation rooms.
     pub rooms: &'static RoomTexts,
+    /// The replay of a finished game.
+    pub replays: &'static ReplayTexts,
     /// On the home screen: sign in, or open the account.
     pub account: &'static str,
     pub back: &'static str,
@@ -110,6 +113,7 @@ pub static PT: Texts = Texts {
     online: &ONLINE_PT,
     groups: &GROUPS_PT,
     rooms: &ROOMS_PT,
+    replays: &REPLAYS_PT,
     account: "Entrar",
     back: "Voltar",
     play: "Jogar",
@@ -210,6 +214,7 @@ pub static EN: Texts = Texts {
     online: &ONLINE_EN,
     groups: &GROUPS_EN,
     rooms: &ROOMS_EN,
+    replays: &REPLAYS_EN,
     account: "Sign in",
     back: "Back",
     play: "Play",

@@ -262,14 +262,18 @@ pub async fn play_velha(group: &str, level: u8) -> Result<MatchView, Problem> {
 
 /// Room ids go into paths only as the server makes them.
 fn room_path(id: &str, rest: &str) -> Result<String, Problem> {
-    if id.is_empty()
-        || !id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    {
+    if !velha_api::is_link_id(id) {
         return Err(Problem::Offline);
     }
     Ok(format!("/api/rooms/{id}{rest}"))
+}
+
+/// A finished game, move by move (ON-P01): `id` is a match's id or `<room>/<game>`.
+pub async fn replay(id: &str) -> Result<velha_api::Replay, Problem> {
+    if !velha_api::is_replay_id(id) {
+        return Err(Problem::Offline);
+    }
+    call("GET", &format!("/api/replays/{id}"), None).await
 }
 
 /// Makes an invitation room; the creator sits as X (CLASSIC-R08).

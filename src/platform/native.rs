@@ -152,10 +152,15 @@ pub fn region() -> String {
         .unwrap_or_default()
 }
 
-/// The room an invitation link opened the app on: none on the desktop (its links open the
-/// web app).
-pub fn room_from_link() -> Option<String> {
-    None
+/// What the link the app was started with names (`cubo-da-velha https://…/partida/<id>`, as a
+/// desktop's link handler starts it), if any.
+pub fn opened_link() -> Option<super::Linked> {
+    let link = std::env::args().nth(1)?;
+    let path = match link.split_once("://") {
+        Some((_, rest)) => &rest[rest.find('/')?..],
+        None => link.as_str(),
+    };
+    super::Linked::from_path(path)
 }
 
 /// The whole address of a path of the server, as a link to share.

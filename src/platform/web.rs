@@ -133,15 +133,11 @@ pub async fn http(method: &str, path: &str, json: Option<String>) -> Result<(u16
     Ok((response.status(), text.as_string().unwrap_or_default()))
 }
 
-/// The room an invitation link opened the app on (`/sala/<id>`), if any.
-pub fn room_from_link() -> Option<String> {
+/// What the link the app was opened on names: a room (`/sala/<id>`) or a replay
+/// (`/partida/<id>`, `/partida/<room>/<game>`), if either.
+pub fn opened_link() -> Option<super::Linked> {
     let path = web_sys::window()?.location().pathname().ok()?;
-    let id = path.strip_prefix("/sala/")?.trim_end_matches('/');
-    let valid = !id.is_empty()
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    valid.then(|| id.to_owned())
+    super::Linked::from_path(&path)
 }
 
 /// The whole address of a path of this site, as a link to share.

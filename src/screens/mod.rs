@@ -8,6 +8,7 @@ pub mod home;
 pub mod howto;
 pub mod online;
 pub mod ranking;
+pub mod replay;
 pub mod room;
 pub mod ultimate;
 

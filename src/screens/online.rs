@@ -17,6 +17,7 @@ use crate::online::live_state::Game;
 use crate::online::membership::{Membership, remember, use_membership};
 use crate::online::texts::{lobby_sentence, move_refusal};
 use crate::platform;
+use crate::screens::replay::ReplayButtons;
 
 /// How long a player whose connection dropped has to come back (ON-M04).
 const GRACE_S: f64 = 20.0;
@@ -387,6 +388,7 @@ fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
         })
         .collect();
     let match_id = view.id.clone();
+    let replay_id = view.id.clone();
     let header = rsx! {
         nav { class: "top",
             if live_now {
@@ -471,6 +473,7 @@ fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
                         "{o.back_to_lobby}"
                     }
                 }
+                ReplayButtons { id: replay_id, go }
             }
         }
     }

@@ -17,6 +17,7 @@ use crate::online::client;
 use crate::online::room_live::{self, use_room_live};
 use crate::online::room_texts::room_sentence;
 use crate::platform;
+use crate::screens::replay::ReplayButtons;
 
 /// What the room screen shows.
 #[derive(Clone, Debug, PartialEq)]
@@ -440,6 +441,9 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         ScoreLine { wins, draws: series[2], losses }
         if let Some(says) = problem() {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+        }
+        if room.ending.is_some() && room.games > 0 {
+            ReplayButtons { id: format!("{}/{}", room.id, room.games), go }
         }
         if you.is_some() && room.ending.is_some() && !room.closed {
             if you.is_some_and(|s| room.rematch[if s == Seat::X { 0 } else { 1 }]) {

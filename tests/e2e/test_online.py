@@ -292,3 +292,58 @@ def test_from_entrar_to_the_lobby_figures(browser, server):
         page.click("[data-action=account]")
     record("online.json", "entrar_to_lobby", figures)
     context.close()
+
+
+def test_on_p01_a_cube_match_replays_in_a_fresh_browser_with_no_account(browser, server):
+    ana, bia = meet(browser, server)
+    # X: a1; O: a3; X: b1; O turns row 3 (D+), taking her a3 off side 1; X: c1, a line.
+    for mover, action in [(ana, "[data-cell=a1]"), (bia, "[data-cell=a3]"), (ana, "[data-cell=b1]"),
+                          (bia, "[data-action='D+']"), (ana, "[data-cell=c1]")]:
+        mover.wait_for_selector("[data-status=your-turn]", timeout=15000)
+        mover.click(f"{action}:enabled")
+    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    url = ana.get_attribute("[data-replay-url]", "data-replay-url")
+    assert "/partida/" in url
+
+    # Someone with only the link: a new browser context, no account, no session.
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    caio = context.new_page()
+    caio.goto(url)
+    caio.wait_for_selector("[data-steps='5']", timeout=30000)
+    assert caio.get_attribute("[data-step]", "data-step") == "0"
+    assert caio.inner_text("[data-step]") == "Início da partida"
+    assert caio.get_attribute("[data-cell=a1]", "aria-label") == "a1, vazio"
+    assert caio.is_disabled("[data-cell=a1]"), "a replay is watched, never played"
+
+    def step_to(n):
+        caio.wait_for_selector(f"[data-step='{n}']", timeout=15000)
+
+    for n in (1, 2, 3):
+        caio.click("[data-action=step-forward]")
+        step_to(n)
+    assert caio.get_attribute("[data-cell=a3]", "aria-label") == "a3, O"
+    caio.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    caio.click("[data-action=step-forward]")
+    step_to(4)
+    assert caio.inner_text("[data-step]") == "Lance 4 de 5"
+    assert caio.get_attribute("[data-cell=a3]", "aria-label") != "a3, O", "D+ took it off side 1"
+    shot(caio, "replay-cube-turn")
+    caio.click("[data-action=to-last]")
+    step_to(5)
+    assert caio.get_attribute("[data-cell=c1]", "aria-label") == "c1, X"
+    names = ana.inner_text("[data-player=X]").split("· ", 1)[1]
+    assert caio.inner_text("[data-result]") == f"{names} (X) venceu com uma linha no lado 1."
+    shot(caio, "replay-cube-end")
+    # Back to the start, then played through at double speed by itself.
+    caio.click("[data-action=to-first]")
+    step_to(0)
+    caio.click("[data-speed='2×']")
+    caio.click("[data-action=play]")
+    step_to(5)
+    caio.wait_for_selector("[data-action=play]", timeout=15000)
+    caio.click("[data-action=step-back]")
+    step_to(4)
+    assert caio.get_attribute("[data-cell=c1]", "aria-label") == "c1, vazio"
+    for page in (ana, bia, caio):
+        page.context.close()

@@ -179,8 +179,17 @@ def test_on_r04_super_and_v2_rooms_take_names_only_and_run_no_clock(browser, ser
     ana.click("[data-action=resign]")
     ana.click("[data-asking=resign] [data-action=confirm]")
     bia.wait_for_selector("[data-status=won]", timeout=15000)
-    # The room is listed on its own game's screen, not on the classic one.
+    # ON-P01: the finished game replays, rebuilt from its two moves; the resignation ends it.
+    assert bia.get_attribute("[data-replay]", "data-replay") == path.rsplit("/", 1)[1] + "/1"
+    bia.click("[data-action=watch-replay]")
+    bia.wait_for_selector("[data-steps='2']", timeout=15000)
+    assert bia.locator("[data-cell]").count() == 81
+    bia.click("[data-action=to-last]")
+    assert bia.inner_text("[data-result]") == "Bia (O) venceu porque o outro desistiu."
+    assert bia.get_attribute("[data-cell=e5]", "aria-label") == "e5, X"
+    shot(bia, f"replay-{game}")
     bia.click("[data-action=back]")
+    # The room is listed on its own game's screen, not on the classic one.
     bia.click(f"[data-game={game}]")
     bia.wait_for_selector("[data-room]", timeout=15000)
     bia.click("[data-action=back]")

@@ -10,6 +10,7 @@ pub mod group;
 pub mod live;
 pub mod lobby;
 pub mod ranking;
+pub mod replay;
 pub mod room;
 
 pub use account::{
@@ -23,6 +24,7 @@ pub use live::{
 };
 pub use lobby::{CreateMatch, LobbyQuery, OpenMatch, Scope};
 pub use ranking::{MyPosition, RankingPage, RankingQuery, RankingRow};
+pub use replay::{Replay, ReplayEndHow, ReplayGame, ReplayMove, is_link_id, is_replay_id};
 pub use room::{
     Avatar, CreateRoom, JoinRoom, RoomAct, RoomAction, RoomBoard, RoomClientMsg, RoomEndHow,
     RoomEnding, RoomLookup, RoomPlayer, RoomSeat, RoomServerMsg, RoomView,

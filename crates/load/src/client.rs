@@ -337,6 +337,11 @@ impl Client {
         Self::answer(self.request(Method::POST, &format!("/api/lobby/{id}/join"))).await
     }
 
+    /// A finished game move by move (ON-P01): `id` is a match's id or `<room>/<game>`.
+    pub async fn replay(&self, id: &str) -> Answer<velha_api::Replay> {
+        Self::answer(self.request(Method::GET, &format!("/api/replays/{id}"))).await
+    }
+
     /// One of the player's matches.
     pub async fn get_match(&self, id: &str) -> Answer<MatchView> {
         Self::answer(self.request(Method::GET, &format!("/api/matches/{id}"))).await

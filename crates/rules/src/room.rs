@@ -16,6 +16,10 @@ pub const IDLE_CLOSE_MS: u64 = 7 * 24 * 60 * 60 * 1000;
 pub const MAX_SPECTATORS: u32 = 50;
 /// Longest player name, in characters.
 pub const MAX_NAME_CHARS: usize = 24;
+/// How a resignation is recorded among a game's actions (the moves are cells).
+pub const RESIGN_ACTION: &str = "resign";
+/// How an absence claim is recorded among a game's actions.
+pub const ABSENT_ACTION: &str = "absent";
 
 /// The board a room plays (ON-R01).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,7 +64,8 @@ pub enum Board {
 }
 
 impl Board {
-    fn new(game: RoomGame, starter: Player) -> Board {
+    /// The empty board of a game that `starter` begins.
+    pub fn new(game: RoomGame, starter: Player) -> Board {
         match game {
             RoomGame::Classic => Board::Classic(Classic::new(starter)),
             RoomGame::Super => Board::Ultimate(Ultimate::new(Variant::Super, starter)),
@@ -77,7 +82,7 @@ impl Board {
     }
 
     /// Plays a cell given as text (`b2`, `e5`).
-    fn play(&mut self, cell: &str) -> Result<Status, RoomError> {
+    pub fn play(&mut self, cell: &str) -> Result<Status, RoomError> {
         let illegal = |reason: String| RoomError::Illegal(reason);
         match self {
             Board::Classic(b) => {
@@ -389,4 +394,55 @@ impl Room {
         }
         Ok(())
     }
+}
+
+/// One game of a room rebuilt from its recorded actions (ON-P01).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameReplay {
+    /// The empty board, then the board after each move.
+    pub boards: Vec<Board>,
+    /// How the game ended; none when the actions stop before its end.
+    pub ending: Option<Ending>,
+}
+
+/// Who begins game `number` of a room (0 for the first): X, then alternating (CLASSIC-R10).
+pub fn starter_of_game(number: u32) -> Player {
+    if number.is_multiple_of(2) {
+        Player::X
+    } else {
+        Player::O
+    }
+}
+
+/// Replays a game of a `game` room that `starter` began (see [`starter_of_game`]) from its
+/// actions as recorded, each with who made it: cells, [`RESIGN_ACTION`], [`ABSENT_ACTION`].
+/// Every move is checked by the rules, so a tampered record is refused rather than shown.
+pub fn replay_game(
+    game: RoomGame,
+    starter: Player,
+    actions: &[(Player, &str)],
+) -> Result<GameReplay, RoomError> {
+    let mut board = Board::new(game, starter);
+    let mut boards = vec![board];
+    let mut ending = None;
+    for &(by, action) in actions {
+        if ending.is_some() {
+            return Err(RoomError::GameOver);
+        }
+        ending = match action {
+            RESIGN_ACTION => Some(Ending::Resigned(by)),
+            // The claimant wins: the absent one was to move.
+            ABSENT_ACTION if board.status() == Status::Ongoing(!by) => Some(Ending::Absent(!by)),
+            ABSENT_ACTION => return Err(RoomError::NotAbsent),
+            cell => {
+                if board.status() != Status::Ongoing(by) {
+                    return Err(RoomError::NotYourTurn);
+                }
+                let status = board.play(cell)?;
+                boards.push(board);
+                status.is_over().then_some(Ending::Board(status))
+            }
+        };
+    }
+    Ok(GameReplay { boards, ending })
 }

@@ -1,10 +1,12 @@
-//! Invitation rooms: CLASSIC-R08 … R13 and ON-R01 (the room machinery for every board).
+//! Invitation rooms: CLASSIC-R08 … R13 and ON-R01 (the room machinery for every board), and
+//! ON-P01 (a room's games replayed from their records).
 
+use proptest::prelude::*;
 use velha_rules::room::{
-    ABSENCE_MS, Avatar, Board, Ending, IDLE_CLOSE_MS, Joined, MAX_SPECTATORS, Room, RoomError,
-    RoomGame,
+    ABSENCE_MS, ABSENT_ACTION, Avatar, Board, Ending, IDLE_CLOSE_MS, Joined, MAX_SPECTATORS,
+    RESIGN_ACTION, Room, RoomError, RoomGame, replay_game, starter_of_game,
 };
-use velha_rules::{Player, Status};
+use velha_rules::{Player, Position, Status};
 
 const T0: u64 = 1_800_000_000_000;
 const HOUR: u64 = 60 * 60 * 1000;
@@ -206,4 +208,121 @@ fn on_r01_super_and_2_0_rooms_use_names_only() {
         );
         assert!(matches!(room.board(), Board::Ultimate(_)));
     }
+}
+
+/// A legal cell of the board, as text, picked by `pick`.
+fn some_cell(board: &Board, pick: usize) -> String {
+    match board {
+        Board::Classic(b) => {
+            let cells: Vec<_> = b.legal_actions().into_iter().collect();
+            cells[pick % cells.len()].to_string()
+        }
+        Board::Ultimate(b) => {
+            let cells: Vec<_> = b.legal_actions().into_iter().collect();
+            cells[pick % cells.len()].to_string()
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// ON-P01: a series played through the room (moves, resignations, absence claims,
+    /// rematches) and recorded as the server records it is rebuilt game by game by
+    /// `replay_game` to the same boards and endings the room reached.
+    #[test]
+    fn on_p01_a_rooms_games_replay_from_their_recorded_actions(
+        game in prop_oneof![Just(RoomGame::Classic), Just(RoomGame::Super), Just(RoomGame::V2)],
+        choices in proptest::collection::vec(0usize..1000, 20..400),
+    ) {
+        let avatar = (game == RoomGame::Classic).then_some(Avatar::Nino);
+        let mut room = Room::create(game, "Ana", avatar, T0).unwrap();
+        let other = (game == RoomGame::Classic).then_some(Avatar::Rabisco);
+        room.join("Bia", other, T0).unwrap();
+        let mut at = T0;
+        let mut games: Vec<(Vec<(Player, String)>, Vec<Board>, Ending)> = Vec::new();
+        let mut actions = Vec::new();
+        let mut boards = vec![*room.board()];
+        for pick in choices {
+            at += HOUR;
+            let Status::Ongoing(mover) = room.board().status() else {
+                let ending = room.ending().expect("a finished game has an ending");
+                games.push((std::mem::take(&mut actions), std::mem::take(&mut boards), ending));
+                room.rematch(Player::X, at).unwrap();
+                room.rematch(Player::O, at).unwrap();
+                boards.push(*room.board());
+                continue;
+            };
+            match pick % 50 {
+                0 => {
+                    room.resign(mover, at).unwrap();
+                    actions.push((mover, RESIGN_ACTION.to_owned()));
+                }
+                1 => {
+                    at += ABSENCE_MS + 1;
+                    room.claim_absence(!mover, at).unwrap();
+                    actions.push((!mover, ABSENT_ACTION.to_owned()));
+                }
+                _ => {
+                    let cell = some_cell(room.board(), pick);
+                    room.play(mover, &cell, at).unwrap();
+                    actions.push((mover, cell));
+                    boards.push(*room.board());
+                }
+            }
+            if let Some(ending) = room.ending() {
+                games.push((std::mem::take(&mut actions), std::mem::take(&mut boards), ending));
+                room.rematch(Player::X, at).unwrap();
+                room.rematch(Player::O, at).unwrap();
+                boards.push(*room.board());
+            }
+        }
+        for (number, (actions, boards, ending)) in games.iter().enumerate() {
+            let recorded: Vec<(Player, &str)> =
+                actions.iter().map(|(p, a)| (*p, a.as_str())).collect();
+            let replayed = replay_game(game, starter_of_game(number as u32), &recorded).unwrap();
+            prop_assert_eq!(&replayed.boards, boards);
+            prop_assert_eq!(replayed.ending, Some(*ending));
+        }
+        // The game in progress replays to where it stands, with no ending.
+        let recorded: Vec<(Player, &str)> = actions.iter().map(|(p, a)| (*p, a.as_str())).collect();
+        let now = replay_game(game, starter_of_game(games.len() as u32), &recorded).unwrap();
+        prop_assert_eq!(now.boards, boards);
+        prop_assert_eq!(now.ending, None);
+    }
+}
+
+#[test]
+fn on_p01_a_tampered_record_is_refused() {
+    let x = Player::X;
+    let o = Player::O;
+    let game = RoomGame::Classic;
+    // Out of turn, on a taken cell, after the end, a claim against the one who just moved.
+    assert_eq!(
+        replay_game(game, Player::X, &[(o, "a1")]),
+        Err(RoomError::NotYourTurn)
+    );
+    assert!(matches!(
+        replay_game(game, Player::X, &[(x, "a1"), (o, "a1")]),
+        Err(RoomError::Illegal(_))
+    ));
+    assert_eq!(
+        replay_game(game, Player::X, &[(x, "a1"), (o, RESIGN_ACTION), (x, "b1")]),
+        Err(RoomError::GameOver)
+    );
+    assert_eq!(
+        replay_game(game, Player::X, &[(x, "a1"), (o, ABSENT_ACTION)]),
+        Err(RoomError::NotAbsent)
+    );
+    assert!(matches!(
+        replay_game(game, Player::X, &[(x, "z9")]),
+        Err(RoomError::Illegal(_))
+    ));
+    // The second game is O's to begin (CLASSIC-R10).
+    assert_eq!(
+        replay_game(game, starter_of_game(1), &[(x, "a1")]),
+        Err(RoomError::NotYourTurn)
+    );
+    let second = replay_game(game, starter_of_game(1), &[(o, "a1")]).unwrap();
+    assert_eq!(second.boards.len(), 2);
 }

@@ -31,7 +31,7 @@ use crate::headers;
 use crate::limits::{Limits, Window};
 use crate::live::{Clocks, Hub, VelhaPool};
 use crate::passwords::Passwords;
-use crate::routes::{accounts, groups, lobby, rankings, room_socket, rooms, socket};
+use crate::routes::{accounts, groups, lobby, rankings, replays, room_socket, rooms, socket};
 use crate::store::Store;
 use crate::tls;
 
@@ -119,6 +119,7 @@ impl Modify for SessionAuth {
         (name = "rankings", description = "World and national rankings per level (ON-K01 … ON-K04); signed-in players"),
         (name = "groups", description = "Mini-ranking groups and their matches (ON-G01 … ON-G09); subscribers only"),
         (name = "rooms", description = "Invitation rooms (ON-R01 … ON-R05, CLASSIC-R08 … R13); free, no account needed"),
+        (name = "replays", description = "Finished games move by move (ON-P01); public to whoever holds the link"),
     )
 )]
 struct ApiDoc;
@@ -186,6 +187,8 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(rooms::join))
         .routes(routes!(rooms::act_route))
         .routes(routes!(rooms::lookup))
+        .routes(routes!(replays::of_match))
+        .routes(routes!(replays::of_room_game))
         .routes(routes!(room_socket::live))
         .routes(routes!(socket::live))
         .routes(routes!(health))

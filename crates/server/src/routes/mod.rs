@@ -4,6 +4,7 @@ pub mod accounts;
 pub mod groups;
 pub mod lobby;
 pub mod rankings;
+pub mod replays;
 pub mod room_socket;
 pub mod rooms;
 pub mod socket;

@@ -11,7 +11,8 @@ use velha_api::{
     RoomEnding, RoomLookup, RoomPlayer, RoomSeat, RoomView, Seat,
 };
 use velha_rules::room::{
-    self, ABSENCE_MS, Board, Ending, IDLE_CLOSE_MS, Joined, Room, RoomError, RoomGame,
+    self, ABSENCE_MS, ABSENT_ACTION, Board, Ending, IDLE_CLOSE_MS, Joined, RESIGN_ACTION, Room,
+    RoomError, RoomGame,
 };
 use velha_rules::{Player as Side, Status};
 
@@ -53,6 +54,14 @@ fn avatar(a: Avatar) -> room::Avatar {
     }
 }
 
+/// A seated player as everyone sees them.
+pub(crate) fn room_player(r: &Room, side: Side) -> Option<RoomPlayer> {
+    r.seat(side).map(|s| RoomPlayer {
+        name: s.name.clone(),
+        avatar: s.avatar.map(shown_avatar),
+    })
+}
+
 fn shown_avatar(a: room::Avatar) -> Avatar {
     match a {
         room::Avatar::Rabisco => Avatar::Rabisco,
@@ -61,7 +70,7 @@ fn shown_avatar(a: room::Avatar) -> Avatar {
     }
 }
 
-fn seat(side: Side) -> Seat {
+pub(crate) fn seat(side: Side) -> Seat {
     match side {
         Side::X => Seat::X,
         Side::O => Seat::O,
@@ -104,12 +113,7 @@ fn ms(t: i64) -> u64 {
 /// The room as `you` see it at `now`, with `spectators` watching.
 pub fn view(row: &RoomRow, you: Option<Seat>, spectators: u32, now: i64) -> RoomView {
     let r = &row.room;
-    let player = |side: Side| {
-        r.seat(side).map(|s| RoomPlayer {
-            name: s.name.clone(),
-            avatar: s.avatar.map(shown_avatar),
-        })
-    };
+    let player = |side: Side| room_player(r, side);
     let status = r.board().status();
     let playing = r.seat(Side::O).is_some() && r.ending().is_none();
     let idle = ms(now).saturating_sub(r.last_activity_ms());
@@ -161,7 +165,7 @@ pub fn view(row: &RoomRow, you: Option<Seat>, spectators: u32, now: i64) -> Room
     }
 }
 
-async fn read(app: &App, id: &str) -> AppResult<RoomRow> {
+pub(crate) async fn read(app: &App, id: &str) -> AppResult<RoomRow> {
     app.store.room(id).await?.ok_or_else(no_room)
 }
 
@@ -186,11 +190,11 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<Roo
             }
             RoomAct::Resign => {
                 after.resign(side(you), at).map_err(refused)?;
-                (Some("resign".to_owned()), false)
+                (Some(RESIGN_ACTION.to_owned()), false)
             }
             RoomAct::ClaimAbsence => {
                 after.claim_absence(side(you), at).map_err(refused)?;
-                (Some("absent".to_owned()), false)
+                (Some(ABSENT_ACTION.to_owned()), false)
             }
             RoomAct::Rematch => (None, after.rematch(side(you), at).map_err(refused)?),
         };

@@ -235,20 +235,24 @@ impl Store {
         rooms_with_seats(rows)
     }
 
-    /// The recorded actions of a room: (game, ply, seat, action), in order.
-    pub async fn room_moves(&self, id: &str) -> Result<Vec<(i64, i64, Seat, String)>, sqlx::Error> {
+    /// The recorded actions of one of a room's games (0 for the first), in order: (seat,
+    /// action).
+    pub async fn room_game_moves(
+        &self,
+        id: &str,
+        game: i64,
+    ) -> Result<Vec<(Seat, String)>, sqlx::Error> {
         let rows = sqlx::query(
-            "SELECT game, ply, seat, action FROM room_moves WHERE room_id = $1 ORDER BY game, ply",
+            "SELECT seat, action FROM room_moves WHERE room_id = $1 AND game = $2 ORDER BY ply",
         )
         .bind(id)
+        .bind(game)
         .fetch_all(&self.pool)
         .await?;
         rows.iter()
             .map(|r| {
                 let seat: String = r.try_get("seat")?;
                 Ok((
-                    r.try_get("game")?,
-                    r.try_get("ply")?,
                     seat_from(&seat).ok_or_else(|| corrupt("seat", &seat))?,
                     r.try_get("action")?,
                 ))

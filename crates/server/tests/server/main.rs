@@ -15,4 +15,5 @@ mod hardening;
 mod live;
 mod lobby;
 mod rankings;
+mod replays;
 mod rooms;

@@ -7,7 +7,10 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use reqwest::Method;
 use serde_json::json;
-use velha_api::{Avatar, ErrorCode, RoomAct, RoomBoard, RoomEndHow, RoomServerMsg, RoomView, Seat};
+use velha_api::{
+    Avatar, ErrorCode, ReplayEndHow, ReplayGame, RoomAct, RoomBoard, RoomEndHow, RoomServerMsg,
+    RoomView, Seat,
+};
 use velha_load::RoomLive;
 use velha_rules::Player;
 use velha_rules::room::{Avatar as RulesAvatar, Room, RoomGame};
@@ -126,21 +129,55 @@ async fn classic_r08_a_room_by_link_with_characters_a_series_rematch_and_resign(
     );
     assert_eq!(room.series, [2, 0, 0]);
 
-    // Everything was recorded for the replay, and the link shows the room to anyone.
-    let store = Store::open(&server.database_url()).await.unwrap();
-    let moves = store.room_moves(&id).await.unwrap();
-    let written: Vec<(i64, &str)> = moves.iter().map(|(g, _, _, a)| (*g, a.as_str())).collect();
+    // ON-P01: each finished game replays from what was recorded, numbered from 1; the record
+    // of a resignation is the ending, not a move; the game not played yet has no replay.
+    let first = ana.replay(&format!("{id}/1")).await.unwrap();
     assert_eq!(
-        written,
+        (first.id.clone(), first.game, first.winner, first.how),
+        (
+            format!("{id}/1"),
+            ReplayGame::Classic { starter: Seat::X },
+            Some(Seat::X),
+            ReplayEndHow::Line
+        )
+    );
+    let cells: Vec<(Seat, &str)> = first
+        .moves
+        .iter()
+        .map(|m| (m.by, m.actions[0].as_str()))
+        .collect();
+    assert_eq!(
+        cells,
         [
-            (0, "a1"),
-            (0, "b1"),
-            (0, "a2"),
-            (0, "b2"),
-            (0, "a3"),
-            (1, "resign")
+            (Seat::X, "a1"),
+            (Seat::O, "b1"),
+            (Seat::X, "a2"),
+            (Seat::O, "b2"),
+            (Seat::X, "a3")
         ]
     );
+    assert_eq!(
+        (first.x.avatar, first.o.name.as_str()),
+        (Some(Avatar::Quelonia), "Bia")
+    );
+    let second = server.client().replay(&format!("{id}/2")).await.unwrap();
+    assert_eq!(
+        (second.game, second.moves.len(), second.winner, second.how),
+        (
+            ReplayGame::Classic { starter: Seat::O },
+            0,
+            Some(Seat::X),
+            ReplayEndHow::Resigned
+        )
+    );
+    let e = ana.replay(&format!("{id}/3")).await.unwrap_err();
+    assert_eq!(code(&e), ErrorCode::NotFound, "not played yet");
+    for bad in ["0", "-1", "x", "99999999999"] {
+        let e = ana.replay(&format!("{id}/{bad}")).await.unwrap_err();
+        assert_eq!(code(&e), ErrorCode::BadRequest, "{bad}");
+    }
+    let e = ana.replay(&format!("{}/1", new_id())).await.unwrap_err();
+    assert_eq!(code(&e), ErrorCode::NotFound);
     let (status, seen) = caio
         .raw(Method::GET, &format!("/api/rooms/{id}"), None)
         .await

@@ -1,0 +1,164 @@
+//! The replay of a finished game (ON-P01): public to whoever holds its link, which is as
+//! unguessable as the match's or the room's id. Only moves go out; the app rebuilds the
+//! positions by the rules.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use velha_api::{
+    EndHow, ErrorCode, MatchState, Replay, ReplayEndHow, ReplayGame, ReplayMove, RoomPlayer,
+};
+use velha_rules::Player as Side;
+use velha_rules::room::{self, Ending, RoomGame};
+
+use crate::app::App;
+use crate::error::{AppError, AppResult};
+use crate::routes::rooms::{read, room_player, seat};
+
+fn not_found(what: &str) -> AppError {
+    AppError::new(
+        ErrorCode::NotFound,
+        format!("no finished game has this link ({what})"),
+    )
+}
+
+fn side(s: velha_api::Seat) -> Side {
+    match s {
+        velha_api::Seat::X => Side::X,
+        velha_api::Seat::O => Side::O,
+    }
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/replays/{id}",
+    tag = "replays",
+    params(("id" = String, Path, description = "The match's id")),
+    responses(
+        (status = 200, description = "A finished cube match, move by move", body = Replay),
+        (status = 404, description = "No such match, or it has not finished", body = velha_api::ApiError),
+    )
+)]
+/// A finished cube match.
+pub async fn of_match(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> AppResult<Json<Replay>> {
+    let row = app
+        .store
+        .get_match(&id)
+        .await?
+        .ok_or_else(|| not_found("no such match"))?;
+    let (Some(winner), Some(how), MatchState::Over) = (row.winner, row.ending, row.state) else {
+        return Err(not_found("the match has not finished"));
+    };
+    let moves = app.store.moves_of(&id).await?;
+    let player = |name: String| RoomPlayer { name, avatar: None };
+    Ok(Json(Replay {
+        id: row.id.clone(),
+        game: ReplayGame::Cube { level: row.level },
+        x: player(row.x_name.clone()),
+        o: player(row.o_name.clone().unwrap_or_default()),
+        moves: moves
+            .into_iter()
+            .map(|(_, by, actions)| ReplayMove {
+                by,
+                actions: actions.split_whitespace().map(str::to_owned).collect(),
+            })
+            .collect(),
+        winner: Some(winner),
+        how: match how {
+            EndHow::Line => ReplayEndHow::Line,
+            EndHow::BothLines => ReplayEndHow::BothLines,
+            EndHow::Time => ReplayEndHow::Time,
+            EndHow::Abandonment => ReplayEndHow::Abandonment,
+        },
+    }))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/replays/{id}/{game}",
+    tag = "replays",
+    params(
+        ("id" = String, Path, description = "The room's id"),
+        ("game" = String, Path, description = "The game's number in the room, 1 for the first"),
+    ),
+    responses(
+        (status = 200, description = "A finished game of a room, move by move", body = Replay),
+        (status = 400, description = "The game's number is not a number from 1", body = velha_api::ApiError),
+        (status = 404, description = "No such room, or that game has not finished", body = velha_api::ApiError),
+    )
+)]
+/// A finished game of a room, by its number.
+pub async fn of_room_game(
+    State(app): State<Arc<App>>,
+    Path((id, game)): Path<(String, String)>,
+) -> AppResult<Json<Replay>> {
+    let number = game
+        .parse::<u32>()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| {
+            AppError::new(
+                ErrorCode::BadRequest,
+                format!("a room's game is numbered from 1, not {game:?}"),
+            )
+        })?;
+    let row = read(&app, &id).await?;
+    let r = &row.room;
+    if number > r.series().games_played() {
+        return Err(not_found("that game of the room has not finished"));
+    }
+    let recorded = app
+        .store
+        .room_game_moves(&id, i64::from(number - 1))
+        .await?;
+    let actions: Vec<(Side, &str)> = recorded
+        .iter()
+        .map(|(by, action)| (side(*by), action.as_str()))
+        .collect();
+    let starter = room::starter_of_game(number - 1);
+    let replayed = room::replay_game(r.game(), starter, &actions).map_err(|e| {
+        tracing::error!(room = %id, game = number, error = %e, "a room's record does not replay");
+        AppError::new(ErrorCode::Internal, "this game's record is damaged")
+    })?;
+    let Some(ending) = replayed.ending else {
+        tracing::error!(room = %id, game = number, "a finished game's record has no end");
+        return Err(AppError::new(
+            ErrorCode::Internal,
+            "this game's record is damaged",
+        ));
+    };
+    let starter = seat(starter);
+    let nobody = || RoomPlayer {
+        name: String::new(),
+        avatar: None,
+    };
+    Ok(Json(Replay {
+        id: format!("{id}/{number}"),
+        game: match r.game() {
+            RoomGame::Classic => ReplayGame::Classic { starter },
+            RoomGame::Super => ReplayGame::Super { starter },
+            RoomGame::V2 => ReplayGame::V2 { starter },
+        },
+        x: room_player(r, Side::X).unwrap_or_else(nobody),
+        o: room_player(r, Side::O).unwrap_or_else(nobody),
+        moves: recorded
+            .into_iter()
+            .filter(|(_, action)| action != room::RESIGN_ACTION && action != room::ABSENT_ACTION)
+            .map(|(by, action)| ReplayMove {
+                by,
+                actions: vec![action],
+            })
+            .collect(),
+        winner: ending.winner().map(seat),
+        how: match ending {
+            Ending::Board(status) if status.winner().is_some() => ReplayEndHow::Line,
+            Ending::Board(_) => ReplayEndHow::Draw,
+            Ending::Resigned(_) => ReplayEndHow::Resigned,
+            Ending::Absent(_) => ReplayEndHow::Absent,
+        },
+    }))
+}

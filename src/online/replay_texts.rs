@@ -1,0 +1,143 @@
+//! What the replay of a finished game says (ON-P01), in Brazilian Portuguese and English.
+
+use velha_api::{ErrorCode, ReplayEndHow};
+
+use super::client::Problem;
+use super::texts::{OnlineTexts, sentence};
+
+/// The replay's texts in one language.
+#[derive(Debug)]
+#[allow(missing_docs)]
+pub struct ReplayTexts {
+    pub title: &'static str,
+    pub start: &'static str,
+    pub move_word: &'static str,
+    pub of: &'static str,
+    pub first: &'static str,
+    pub back: &'static str,
+    pub forward: &'static str,
+    pub last: &'static str,
+    pub play: &'static str,
+    pub pause: &'static str,
+    pub speed: &'static str,
+    pub won: &'static str,
+    pub line: &'static str,
+    pub cube_line: &'static str,
+    pub both_lines: &'static str,
+    pub draw: &'static str,
+    pub time: &'static str,
+    pub abandonment: &'static str,
+    pub resigned: &'static str,
+    pub absent: &'static str,
+    pub share: &'static str,
+    pub shared: &'static str,
+    pub watch: &'static str,
+    pub gone: &'static str,
+    pub damaged: &'static str,
+}
+
+/// Brazilian Portuguese.
+pub static REPLAYS_PT: ReplayTexts = ReplayTexts {
+    title: "Rever a partida",
+    start: "Início da partida",
+    move_word: "Lance",
+    of: "de",
+    first: "Início",
+    back: "Voltar um lance",
+    forward: "Avançar um lance",
+    last: "Fim",
+    play: "Reproduzir",
+    pause: "Pausar",
+    speed: "Velocidade",
+    won: "venceu",
+    line: "com uma linha.",
+    cube_line: "com uma linha no lado 1.",
+    both_lines: "porque o giro do outro formou linhas dos dois.",
+    draw: "Deu velha.",
+    time: "por tempo.",
+    abandonment: "por abandono.",
+    resigned: "porque o outro desistiu.",
+    absent: "porque o outro ficou ausente.",
+    share: "Compartilhar a partida",
+    shared: "Link da partida pronto para enviar.",
+    watch: "Rever a partida",
+    gone: "Esta partida não existe ou ainda não terminou.",
+    damaged: "O registro desta partida está danificado.",
+};
+
+/// English.
+pub static REPLAYS_EN: ReplayTexts = ReplayTexts {
+    title: "Game replay",
+    start: "Start of the game",
+    move_word: "Move",
+    of: "of",
+    first: "Start",
+    back: "One move back",
+    forward: "One move forward",
+    last: "End",
+    play: "Play",
+    pause: "Pause",
+    speed: "Speed",
+    won: "won",
+    line: "with a line.",
+    cube_line: "with a line on side 1.",
+    both_lines: "because the other's turn made lines for both.",
+    draw: "A draw.",
+    time: "on time.",
+    abandonment: "by abandonment.",
+    resigned: "because the other resigned.",
+    absent: "because the other was away.",
+    share: "Share this game",
+    shared: "The game's link is ready to send.",
+    watch: "Watch the replay",
+    gone: "This game does not exist or has not finished yet.",
+    damaged: "This game's record is damaged.",
+};
+
+/// How the game ended, after the winner's name.
+pub fn how_text(r: &ReplayTexts, how: ReplayEndHow, cube: bool) -> &'static str {
+    match how {
+        ReplayEndHow::Line if cube => r.cube_line,
+        ReplayEndHow::Line => r.line,
+        ReplayEndHow::BothLines => r.both_lines,
+        ReplayEndHow::Draw => r.draw,
+        ReplayEndHow::Time => r.time,
+        ReplayEndHow::Abandonment => r.abandonment,
+        ReplayEndHow::Resigned => r.resigned,
+        ReplayEndHow::Absent => r.absent,
+    }
+}
+
+/// Why a replay cannot be shown, as a sentence.
+pub fn replay_sentence(r: &ReplayTexts, o: &OnlineTexts, problem: &Problem) -> String {
+    match problem {
+        Problem::Refused(e) if matches!(e.code, ErrorCode::NotFound | ErrorCode::BadRequest) => {
+            r.gone.into()
+        }
+        Problem::Refused(e) if e.code == ErrorCode::Internal => r.damaged.into(),
+        _ => sentence(o, problem),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ON-P01: every ending reads differently in both languages.
+    #[test]
+    fn on_p01_every_ending_is_a_sentence_of_its_own() {
+        use ReplayEndHow::*;
+        for r in [&REPLAYS_PT, &REPLAYS_EN] {
+            let mut said: Vec<&str> = [Line, BothLines, Draw, Time, Abandonment, Resigned, Absent]
+                .into_iter()
+                .map(|h| how_text(r, h, false))
+                .collect();
+            said.push(how_text(r, Line, true));
+            let before = said.len();
+            said.sort();
+            said.dedup();
+            assert_eq!(said.len(), before, "{said:?}");
+        }
+        assert_ne!(REPLAYS_PT.gone, REPLAYS_EN.gone);
+    }
+}

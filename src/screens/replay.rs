@@ -1,0 +1,430 @@
+//! The replay of a finished online game (ON-P01) at `/partida/<id>`: anyone with the link, no
+//! account. The server sends the moves only; every position is rebuilt here by the rules, and
+//! the cube's turns are animated going forward. First, back, forward, last, and play at a
+//! chosen speed.
+
+use dioxus::prelude::*;
+use velha_api::{Replay, ReplayGame, Seat};
+use velha_rules::room::{Board, RoomGame, replay_game};
+use velha_rules::{
+    Cell, Classic, Cube, CubeAction, Level, Player, Position, Turn, Ultimate, Variant,
+};
+
+use super::TopBar;
+use super::classic::Square;
+use crate::app::{Screen, use_texts};
+use crate::components::cube_stage::TurnQueue;
+use crate::components::cube_table::CubeTable;
+use crate::components::ultimate_grid::UltimateGrid;
+use crate::online::client;
+use crate::online::replay_texts::{how_text, replay_sentence};
+use crate::platform;
+
+/// The replay the screen shows: a match's id, or `<room>/<game>`.
+#[derive(Clone, Copy)]
+pub struct ReplayTarget(pub Signal<String>);
+
+/// On a result screen: watch the game again, and share its replay's link (the system's share
+/// sheet, else the clipboard).
+#[component]
+pub fn ReplayButtons(id: String, go: EventHandler<Screen>) -> Element {
+    let r = use_texts().replays;
+    let mut target = use_context::<ReplayTarget>().0;
+    let mut told = use_signal(|| None::<&'static str>);
+    let url = platform::link_to(&format!("/partida/{id}"));
+    rsx! {
+        div { class: "replay-links",
+            button { "data-action": "watch-replay", "data-replay": "{id}",
+                onclick: move |_| {
+                    target.set(id.clone());
+                    go.call(Screen::Replay);
+                },
+                "{r.watch}"
+            }
+            button { "data-action": "share-replay", "data-replay-url": "{url}",
+                onclick: {
+                    let url = url.clone();
+                    move |_| {
+                        if platform::share_link(&url, r.title) {
+                            told.set(Some(r.shared));
+                        }
+                    }
+                },
+                "{r.share}"
+            }
+        }
+        if let Some(says) = told() { p { class: "ok", role: "status", "{says}" } }
+    }
+}
+
+/// Milliseconds between moves at each speed the player can pick.
+const SPEEDS: [(u32, &str); 3] = [(2000, "0.5×"), (1000, "1×"), (500, "2×")];
+
+/// One position of the game.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Frame {
+    Classic(Classic),
+    Ultimate(Ultimate),
+    Cube(Cube),
+}
+
+/// The whole game as positions: the start, then after each move; for the cube, the turns each
+/// move made (to animate), with the position each began from.
+#[derive(Clone, Debug, PartialEq)]
+struct Film {
+    frames: Vec<Frame>,
+    turns: Vec<Vec<(Cube, Turn)>>,
+}
+
+fn player(s: Seat) -> Player {
+    match s {
+        Seat::X => Player::X,
+        Seat::O => Player::O,
+    }
+}
+
+/// Rebuilds every position by the rules; none when a move does not follow them.
+fn film(replay: &Replay) -> Option<Film> {
+    let room = |game: RoomGame, starter: Seat| {
+        let cells: Vec<(Player, &str)> = replay
+            .moves
+            .iter()
+            .map(|m| Some((player(m.by), m.actions.first()?.as_str())))
+            .collect::<Option<_>>()?;
+        let boards = replay_game(game, player(starter), &cells).ok()?.boards;
+        let frames = boards
+            .into_iter()
+            .map(|b| match b {
+                Board::Classic(c) => Frame::Classic(c),
+                Board::Ultimate(u) => Frame::Ultimate(u),
+            })
+            .collect();
+        Some(Film {
+            frames,
+            turns: Vec::new(),
+        })
+    };
+    match replay.game {
+        ReplayGame::Classic { starter } => room(RoomGame::Classic, starter),
+        ReplayGame::Super { starter } => room(RoomGame::Super, starter),
+        ReplayGame::V2 { starter } => room(RoomGame::V2, starter),
+        ReplayGame::Cube { level } => {
+            let mut cube = Cube::new(Level::from_number(level)?);
+            let mut frames = vec![Frame::Cube(cube)];
+            let mut turns = vec![Vec::new()];
+            for m in &replay.moves {
+                if cube.side_to_move() != player(m.by) {
+                    return None;
+                }
+                let mut made = Vec::new();
+                for action in &m.actions {
+                    let action: CubeAction = action.parse().ok()?;
+                    let before = cube;
+                    cube.play(action).ok()?;
+                    if let CubeAction::Turn(turn) = action {
+                        made.push((before, turn));
+                    }
+                }
+                frames.push(Frame::Cube(cube));
+                turns.push(made);
+            }
+            Some(Film { frames, turns })
+        }
+    }
+}
+
+/// The replay screen.
+#[component]
+pub fn ReplayScreen(go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let id = use_context::<ReplayTarget>().0();
+    let mut loaded = use_signal(|| None::<Result<(Replay, Film), String>>);
+    {
+        let id = id.clone();
+        use_hook(move || {
+            spawn(async move {
+                let answer = match client::replay(&id).await {
+                    Ok(replay) => match film(&replay) {
+                        Some(film) => Ok((replay, film)),
+                        None => Err(t.replays.damaged.to_owned()),
+                    },
+                    Err(p) => Err(replay_sentence(t.replays, t.online, &p)),
+                };
+                loaded.set(Some(answer));
+            })
+        });
+    }
+    match loaded() {
+        None => rsx! {
+            TopBar { title: t.replays.title, go }
+            p { class: "muted", role: "status", "{t.online.working}" }
+        },
+        Some(Err(says)) => rsx! {
+            TopBar { title: t.replays.title, go }
+            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+        },
+        Some(Ok((replay, film))) => rsx! { Projector { key: "{id}", go, replay, film } },
+    }
+}
+
+#[component]
+fn Projector(go: EventHandler<Screen>, replay: Replay, film: Film) -> Element {
+    let t = use_texts();
+    let r = t.replays;
+    let last = film.frames.len() - 1;
+    let mut step = use_signal(|| 0usize);
+    let mut running = use_signal(|| false);
+    let mut speed = use_signal(|| SPEEDS[1].0);
+    let mut told = use_signal(|| None::<&'static str>);
+    let queue = use_signal(TurnQueue::default);
+    let turns = film.turns.clone();
+    // Forward one move: the cube's turns are queued so the canvas animates them.
+    let forward = use_callback(move |_: ()| {
+        let now = step();
+        if now < last {
+            if let Some(made) = turns.get(now + 1) {
+                for (before, turn) in made {
+                    queue.read().push(*before, *turn);
+                }
+            }
+            step.set(now + 1);
+        }
+    });
+    let mut jump = move |to: usize| {
+        queue.read().clear();
+        running.set(false);
+        step.set(to);
+    };
+    use_future(move || async move {
+        loop {
+            platform::sleep_ms(speed()).await;
+            if running() {
+                if step() < last {
+                    forward.call(());
+                } else {
+                    running.set(false);
+                }
+            }
+        }
+    });
+
+    let at = step();
+    let frame = film.frames[at];
+    let cube = matches!(replay.game, ReplayGame::Cube { .. });
+    let title = match replay.game {
+        ReplayGame::Cube { .. } => t.game_cube,
+        ReplayGame::Classic { .. } => t.game_classic,
+        ReplayGame::Super { .. } => t.game_super,
+        ReplayGame::V2 { .. } => t.game_v2,
+    };
+    let name = |s: Seat| match s {
+        Seat::X => replay.x.name.clone(),
+        Seat::O => replay.o.name.clone(),
+    };
+    let where_now = if at == 0 {
+        r.start.to_owned()
+    } else {
+        format!("{} {at} {} {last}", r.move_word, r.of)
+    };
+    let result = match replay.winner {
+        Some(w) => format!(
+            "{} ({}) {} {}",
+            name(w),
+            player(w),
+            r.won,
+            how_text(r, replay.how, cube)
+        ),
+        None => how_text(r, replay.how, cube).to_owned(),
+    };
+    let url = platform::link_to(&format!("/partida/{}", replay.id));
+    let header = rsx! {
+        TopBar { title, go }
+        p { class: "hint", "{r.title}" }
+        p { class: "players",
+            span { "data-player": "X", "X · {replay.x.name}" }
+            " × "
+            span { "data-player": "O", "O · {replay.o.name}" }
+        }
+        p { class: "status", role: "status", "aria-live": "polite", "data-step": "{at}", "data-steps": "{last}", "{where_now}" }
+        if at == last {
+            p { class: "result", "data-result": "{replay.how:?}", "{result}" }
+        }
+    };
+    let controls = rsx! {
+        div { class: "replay-controls", role: "group",
+            button { "data-action": "to-first", "aria-label": r.first, disabled: at == 0, onclick: move |_| jump(0),
+                Glyph { shape: Shape::First } }
+            button { "data-action": "step-back", "aria-label": r.back, disabled: at == 0,
+                onclick: move |_| jump(at.saturating_sub(1)), Glyph { shape: Shape::Back } }
+            if running() {
+                button { class: "primary", "data-action": "pause", "aria-label": r.pause, onclick: move |_| running.set(false),
+                    Glyph { shape: Shape::Pause } }
+            } else {
+                // From the end, playing starts the game over.
+                button { class: "primary", "data-action": "play", "aria-label": r.play,
+                    onclick: move |_| {
+                        if at == last {
+                            jump(0);
+                        }
+                        running.set(true);
+                    },
+                    Glyph { shape: Shape::Play } }
+            }
+            button { "data-action": "step-forward", "aria-label": r.forward, disabled: at == last,
+                onclick: move |_| { running.set(false); forward.call(()) }, Glyph { shape: Shape::Forward } }
+            button { "data-action": "to-last", "aria-label": r.last, disabled: at == last, onclick: move |_| jump(last),
+                Glyph { shape: Shape::Last } }
+        }
+        div { class: "replay-speed", role: "group", "aria-label": r.speed,
+            span { class: "muted", "{r.speed}" }
+            for (ms, label) in SPEEDS {
+                button { key: "{ms}", class: if speed() == ms { "small selected" } else { "small" },
+                    "data-speed": label, "aria-pressed": if speed() == ms { "true" } else { "false" },
+                    onclick: move |_| speed.set(ms), "{label}" }
+            }
+        }
+        button { class: "wide", "data-action": "share-replay",
+            onclick: move |_| {
+                if platform::share_link(&url, r.title) {
+                    told.set(Some(r.shared));
+                }
+            },
+            "{r.share}"
+        }
+        if let Some(says) = told() { p { class: "ok", role: "status", "{says}" } }
+    };
+    match frame {
+        Frame::Cube(c) => rsx! {
+            CubeTable { cube: c, turns: queue(), playing: false, message: None,
+                on_act: move |_| {}, on_refuse: move |_| {}, header, {controls} }
+        },
+        Frame::Classic(b) => rsx! {
+            {header}
+            div { class: "board3", role: "grid",
+                for cell in Cell::ALL {
+                    Square { key: "{cell}", name: cell.to_string(), piece: b.piece(cell), enabled: false, onpress: move |_| {} }
+                }
+            }
+            {controls}
+        },
+        Frame::Ultimate(u) => rsx! {
+            {header}
+            if u.variant() == Variant::V2 {
+                div { class: "v2-bar",
+                    span { class: "points x", "data-points": "X", "{t.points} X: {u.points(Player::X)}" }
+                    span { class: "points o", "data-points": "O", "{t.points} O: {u.points(Player::O)}" }
+                }
+            }
+            UltimateGrid { board: u, enabled: false, onpress: move |_| {} }
+            {controls}
+        },
+    }
+}
+
+/// The controls' pictures, drawn (fonts on phones lack the media symbols).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Shape {
+    First,
+    Back,
+    Play,
+    Pause,
+    Forward,
+    Last,
+}
+
+#[component]
+fn Glyph(shape: Shape) -> Element {
+    let (triangles, bars): (&[&str], &[(u8, u8)]) = match shape {
+        Shape::First => (&["18,4 18,20 7,12"], &[(4, 3)]),
+        Shape::Back => (&["17,4 17,20 6,12"], &[]),
+        Shape::Play => (&["7,4 7,20 19,12"], &[]),
+        Shape::Pause => (&[], &[(6, 4), (14, 4)]),
+        Shape::Forward => (&["7,4 7,20 18,12"], &[]),
+        Shape::Last => (&["6,4 6,20 17,12"], &[(17, 3)]),
+    };
+    rsx! {
+        svg { class: "glyph", view_box: "0 0 24 24", width: "22", height: "22", "aria-hidden": "true",
+            for points in triangles {
+                polygon { key: "{points}", points: "{points}", fill: "currentColor" }
+            }
+            for (x, w) in bars {
+                rect { key: "{x}", x: "{x}", y: "4", width: "{w}", height: "16", fill: "currentColor" }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use velha_api::{ReplayEndHow, ReplayMove, RoomPlayer};
+
+    fn replay(game: ReplayGame, moves: &[(Seat, &[&str])]) -> Replay {
+        let someone = |name: &str| RoomPlayer {
+            name: name.into(),
+            avatar: None,
+        };
+        Replay {
+            id: "abc".into(),
+            game,
+            x: someone("Ana"),
+            o: someone("Bia"),
+            moves: moves
+                .iter()
+                .map(|(by, actions)| ReplayMove {
+                    by: *by,
+                    actions: actions.iter().map(|a| a.to_string()).collect(),
+                })
+                .collect(),
+            winner: Some(Seat::X),
+            how: ReplayEndHow::Line,
+        }
+    }
+
+    #[test]
+    fn on_p01_a_cube_film_has_every_position_and_the_turns_to_animate() {
+        let moves: [(Seat, &[&str]); 3] = [
+            (Seat::X, &["a1"]),
+            (Seat::O, &["S+", "c3"]),
+            (Seat::X, &["a2"]),
+        ];
+        let f = film(&replay(ReplayGame::Cube { level: 2 }, &moves)).unwrap();
+        assert_eq!(f.frames.len(), 4);
+        assert_eq!(
+            f.turns.iter().map(Vec::len).collect::<Vec<_>>(),
+            [0, 0, 1, 0]
+        );
+        let Frame::Cube(end) = f.frames[3] else {
+            panic!("a cube")
+        };
+        let mut by_hand = Cube::new(Level::Two);
+        for a in ["a1", "S+", "c3", "a2"] {
+            by_hand.play(a.parse().unwrap()).unwrap();
+        }
+        assert_eq!(end, by_hand);
+        // The turn animates from the position after O's tap-free start: ply 1's cube.
+        assert_eq!(
+            f.turns[2][0].0,
+            match f.frames[1] {
+                Frame::Cube(c) => c,
+                _ => unreachable!(),
+            }
+        );
+    }
+
+    #[test]
+    fn on_p01_a_move_against_the_rules_makes_no_film() {
+        let out_of_turn: [(Seat, &[&str]); 1] = [(Seat::O, &["a1"])];
+        assert_eq!(
+            film(&replay(ReplayGame::Cube { level: 1 }, &out_of_turn)),
+            None
+        );
+        let taken: [(Seat, &[&str]); 2] = [(Seat::X, &["b2"]), (Seat::O, &["b2"])];
+        let classic = ReplayGame::Classic { starter: Seat::X };
+        assert_eq!(film(&replay(classic, &taken)), None);
+        let fine: [(Seat, &[&str]); 2] = [(Seat::X, &["b2"]), (Seat::O, &["a1"])];
+        assert_eq!(film(&replay(classic, &fine)).unwrap().frames.len(), 3);
+        let no_cell: [(Seat, &[&str]); 1] = [(Seat::X, &[])];
+        assert_eq!(film(&replay(classic, &no_cell)), None);
+    }
+}
