@@ -54,6 +54,9 @@ pub struct RoomTexts {
     pub your_rooms: &'static str,
     pub their_turn: &'static str,
     pub game_over: &'static str,
+    pub alert_title: &'static str,
+    pub alert_ask: &'static str,
+    pub alert_on: &'static str,
 }
 
 /// Brazilian Portuguese (wording from the seed).
@@ -101,6 +104,9 @@ pub static ROOMS_PT: RoomTexts = RoomTexts {
     your_rooms: "Suas salas",
     their_turn: "Vez do outro",
     game_over: "Partida encerrada",
+    alert_title: "Sua vez!",
+    alert_ask: "Avise-me quando for a minha vez",
+    alert_on: "Você será avisado quando for a sua vez, mesmo com a página em segundo plano.",
 };
 
 /// English.
@@ -148,6 +154,9 @@ pub static ROOMS_EN: RoomTexts = RoomTexts {
     your_rooms: "Your rooms",
     their_turn: "The other's turn",
     game_over: "Game over",
+    alert_title: "Your turn!",
+    alert_ask: "Tell me when it is my turn",
+    alert_on: "You will be told when it is your turn, even with the page in the background.",
 };
 
 /// A refusal of a room's request, as the player reads it.

@@ -3,6 +3,10 @@
 //! `web` for browsers, `native` for Blitz.
 
 #[cfg(not(target_arch = "wasm32"))]
+mod alert_native;
+#[cfg(target_arch = "wasm32")]
+mod alert_web;
+#[cfg(not(target_arch = "wasm32"))]
 mod canvas_native;
 #[cfg(target_arch = "wasm32")]
 mod canvas_web;
@@ -31,6 +35,10 @@ pub use socket_native::Socket;
 pub use socket_web::Socket;
 
 #[cfg(not(target_arch = "wasm32"))]
+pub use alert_native::{alert_permission, alert_turn, ask_alert_permission};
+#[cfg(target_arch = "wasm32")]
+pub use alert_web::{alert_permission, alert_turn, ask_alert_permission};
+#[cfg(not(target_arch = "wasm32"))]
 pub use canvas_native::{CANVAS_AT_ORIGIN, CubeCanvas};
 #[cfg(target_arch = "wasm32")]
 pub use canvas_web::CubeCanvas;
@@ -50,6 +58,17 @@ pub use web::{
     after_next_frame, http, keep_session_token, link_to, load, locale, now_ms, opened_link,
     random_seed, region, save, session_token, share_link, sleep_ms, turn_seconds_override, vibrate,
 };
+
+/// Whether the system may tell the player of their turn while the app is in the background.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AlertPermission {
+    /// It may.
+    Granted,
+    /// Not yet asked: ask when the player taps for it, never unprompted.
+    Ask,
+    /// Refused, or the platform cannot.
+    Refused,
+}
 
 /// What a shared link names.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -318,6 +318,22 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
             });
         })
     };
+    // CLASSIC-R09: the other's move that gives this seat the turn is told by the system when
+    // the page is in the background (never the state found on opening the room).
+    let mut had_turn = use_hook(|| CopyValue::new(None::<bool>));
+    let heard = link.room;
+    use_effect(move || {
+        let Some(room) = heard() else {
+            return;
+        };
+        let mine = room.you.is_some() && room.to_move == room.you && room.ending.is_none();
+        if had_turn.replace(Some(mine)) == Some(false) && mine {
+            let o = room.o.as_ref().map(|o| o.name.as_str()).unwrap_or_default();
+            let body = format!("{}: {} × {o}", board_title(t, room.board), room.x.name);
+            platform::alert_turn(r.alert_title, &body, &room.id);
+        }
+    });
+    let mut alerts = use_signal(platform::alert_permission);
     if let Some(code) = (link.refused)()
         && (link.room)().is_none()
     {
@@ -452,6 +468,15 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
                 button { class: "primary wide", "data-action": "rematch", disabled: busy(),
                     onclick: move |_| act.call(RoomAct::Rematch), "{r.rematch}" }
             }
+        }
+        if you.is_some() && playing && !room.to_move.is_some_and(mine) && alerts() == platform::AlertPermission::Ask {
+            button { class: "wide", "data-action": "allow-alerts",
+                onclick: move |_| async move { alerts.set(platform::ask_alert_permission().await) },
+                "{r.alert_ask}"
+            }
+        }
+        if alerts() == platform::AlertPermission::Granted && you.is_some() && cfg!(target_arch = "wasm32") {
+            p { class: "muted hint", "data-alerts": "on", "{r.alert_on}" }
         }
         if you.is_some() && playing {
             if let (Some(left), false) = (room.claim_in_ms, room.to_move.is_some_and(mine)) {

@@ -199,3 +199,69 @@ def test_on_r04_super_and_v2_rooms_take_names_only_and_run_no_clock(browser, ser
     assert bia.query_selector("[data-room]") is None
     for page in (ana, bia):
         page.context.close()
+
+
+# A stand-in for the browser's notifications, recording what the page asks and shows, and a
+# switch for whether the page is hidden (a background tab).
+ALERTS_STUB = """
+window.__told = []; window.__asked = 0; window.__hidden = false;
+class FakeNotification {
+    constructor(title, options) { window.__told.push({title, ...options}); }
+    static requestPermission() {
+        window.__asked += 1; FakeNotification.permission = "granted";
+        return Promise.resolve("granted");
+    }
+}
+FakeNotification.permission = "default";
+window.Notification = FakeNotification;
+Object.defineProperty(document, "hidden", {get: () => window.__hidden, configurable: true});
+window.__hide = hidden => { window.__hidden = hidden; document.dispatchEvent(new Event("visibilitychange")); };
+"""
+
+
+def test_classic_r09_a_background_page_is_told_of_its_turn(browser, server):
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    context.add_init_script(ALERTS_STUB)
+    ana = context.new_page()
+    ana.goto(server.url)
+    ana.click("[data-game=classic]", timeout=30000)
+    ana.click("[data-action=play-with-someone]")
+    ana.click("[data-pick=nino]")
+    ana.fill("#room-name", "Ana")
+    ana.click("[data-action=create-room]")
+    link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
+    path = "/" + link.split("/", 3)[3]
+    bia = phone(browser, server, path)
+    bia.click("[data-pick=rabisco]", timeout=30000)
+    bia.fill("#room-name", "Bia")
+    bia.click("[data-action=join-room]")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    # Never asked unprompted: the offer shows once she waits for Bia, and asks on her tap.
+    assert ana.query_selector("[data-action=allow-alerts]") is None
+    ana.click("[data-cell=a1]:enabled")
+    ana.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    assert ana.evaluate("window.__asked") == 0
+    shot(ana, "room-alert-offer")
+    ana.click("[data-action=allow-alerts]")
+    ana.wait_for_selector("[data-alerts=on]", timeout=5000)
+    assert ana.evaluate("window.__asked") == 1
+
+    # Her tab goes to the background; Bia's move reaches it and the system tells her.
+    ana.evaluate("window.__hide(true)")
+    bia.click("[data-cell=b1]:enabled", timeout=15000)
+    ana.wait_for_function("window.__told.length === 1", timeout=15000)
+    told = ana.evaluate("window.__told[0]")
+    assert told["title"] == "Sua vez!"
+    assert told["body"] == "Jogo da Velha: Ana × Bia"
+    assert told["tag"] == path.rsplit("/", 1)[1]
+    assert ana.title().startswith("(1) ")
+    # Seen again: the count leaves the title. Moves she sees make no notification.
+    ana.evaluate("window.__hide(false)")
+    ana.wait_for_function("!document.title.startsWith('(')", timeout=5000)
+    ana.click("[data-cell=a2]:enabled")
+    bia.click("[data-cell=b2]:enabled", timeout=15000)
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert ana.evaluate("window.__told.length") == 1
+    for page in (ana, bia):
+        page.context.close()

@@ -31,6 +31,7 @@ use crate::headers;
 use crate::limits::{Limits, Window};
 use crate::live::{Clocks, Hub, VelhaPool};
 use crate::passwords::Passwords;
+use crate::push::{NotConfigured, Push};
 use crate::routes::{accounts, groups, lobby, rankings, replays, room_socket, rooms, socket};
 use crate::store::Store;
 use crate::tls;
@@ -53,6 +54,8 @@ pub struct App {
     pub session_ms: i64,
     /// What the app is told of the ways to sign in.
     pub sign_in: SignInOptions,
+    /// Turn notices for closed apps (docs/push.md).
+    pub push: Box<dyn Push>,
 }
 
 /// Google sign-in as configured: the web button needs the web client; the desktop client is
@@ -321,6 +324,7 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     let hub = Hub::new(store.clone(), clocks, velha);
     let keys = usize::try_from(serve.limiter_keys).unwrap_or(usize::MAX);
     let app = Arc::new(App {
+        push: Box::new(NotConfigured),
         store: store.clone(),
         hub: hub.clone(),
         passwords: Passwords::new(serve.argon2_memory_kib)?,

@@ -20,6 +20,7 @@ use crate::app::App;
 use crate::auth::Player;
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
+use crate::push::{self, TurnNotice};
 use crate::store::{RoomRow, RoomSave};
 use crate::token::{new_id, new_token, now_ms, token_hash};
 
@@ -175,6 +176,19 @@ fn announce(app: &App, row: &RoomRow, now: i64) {
     app.hub.rooms.changed(&view(row, None, watching, now));
 }
 
+/// Hands a push service the seat a change gave the turn to (CLASSIC-R09, docs/push.md).
+fn tell_turn(app: &App, before: &Room, row: &RoomRow) {
+    if let Some(seat) = push::turn_passed(before, &row.room) {
+        app.push.turn(TurnNotice {
+            room: row.id.clone(),
+            seat,
+            mover: room_player(&row.room, !seat)
+                .map(|p| p.name)
+                .unwrap_or_default(),
+        });
+    }
+}
+
 /// Carries out a seated player's action, reading the room again when another change came
 /// first; the room after it.
 pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<RoomRow> {
@@ -207,6 +221,7 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<Roo
         };
         if let Some(row) = app.store.save_room(&save).await? {
             announce(app, &row, now);
+            tell_turn(app, &before.room, &row);
             return Ok(row);
         }
     }
@@ -361,6 +376,7 @@ pub async fn join(
             .await?
         {
             announce(&app, &row, now);
+            tell_turn(&app, &before.room, &row);
             let watching = app.hub.rooms.spectators(&id);
             return Ok((
                 StatusCode::CREATED,
