@@ -5,6 +5,9 @@
 //!
 //! `cargo build --release -p velha-server -p velha-load && …/release/velha-load --matches 1000`
 //! (the server is a separate package: build both, so the bench never measures a stale one).
+//! With `--rooms N`, invitation rooms instead: see `rooms_bench`.
+
+mod rooms_bench;
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -44,6 +47,27 @@ struct Args {
     /// The server binary; default: velha-server beside this one.
     #[arg(long)]
     server: Option<PathBuf>,
+    /// Instead of cube matches: this many classic invitation rooms played at `--think-ms`,
+    /// each watched by `--spectators` connections.
+    #[arg(long, default_value_t = 0)]
+    rooms: usize,
+    /// Spectators per room.
+    #[arg(long, default_value_t = 10)]
+    spectators: usize,
+    /// How long the rooms play, in seconds.
+    #[arg(long, default_value_t = 60)]
+    seconds: u64,
+}
+
+impl Args {
+    fn rooms_args(&self) -> rooms_bench::RoomsArgs {
+        rooms_bench::RoomsArgs {
+            rooms: self.rooms,
+            spectators: self.spectators,
+            think: Duration::from_millis(self.think_ms),
+            play_for: Duration::from_secs(self.seconds),
+        }
+    }
 }
 
 struct Pair {
@@ -59,7 +83,7 @@ struct Outcome {
     finished: bool,
 }
 
-fn next_random(rng: &mut u64) -> u64 {
+pub(crate) fn next_random(rng: &mut u64) -> u64 {
     *rng ^= *rng << 13;
     *rng ^= *rng >> 7;
     *rng ^= *rng << 17;
@@ -157,14 +181,19 @@ async fn play(mut pair: Pair, level: u8, moves: u32, think: Duration, seed: u64)
     out
 }
 
-fn peak_memory_kib(pid: u32) -> Option<u64> {
+/// A memory figure of the process from /proc (`VmHWM`: peak, `VmRSS`: now), in KiB.
+pub(crate) fn memory_kib(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+fn peak_memory_kib(pid: u32) -> Option<u64> {
+    memory_kib(pid, "VmHWM:")
+}
+
 /// User plus system CPU seconds the process has used.
-fn cpu_seconds(pid: u32) -> Option<f64> {
+pub(crate) fn cpu_seconds(pid: u32) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the command name, which is in parentheses and may hold spaces.
     let rest = stat.rsplit_once(')')?.1;
@@ -174,7 +203,7 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-fn percentile(sorted: &[u64], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[u64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -195,14 +224,20 @@ async fn setup_player(base: &Client, name: String) -> Result<Client, String> {
     Ok(c)
 }
 
-#[tokio::main]
-async fn main() -> Result<(), String> {
-    let args = Args::parse();
-    let n = args.matches;
+/// The server under test, started for the bench.
+struct Started {
+    child: tokio::process::Child,
+    pid: u32,
+    base: Client,
+    db_url: String,
+    dir: PathBuf,
+}
+
+async fn start_server(args: &Args) -> Result<Started, String> {
     let dir = std::env::temp_dir().join(format!("velha-load-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let server_bin = match args.server {
-        Some(p) => p,
+    let server_bin = match &args.server {
+        Some(p) => p.clone(),
         None => std::env::current_exe()
             .map_err(|e| e.to_string())?
             .with_file_name("velha-server"),
@@ -225,6 +260,8 @@ async fn main() -> Result<(), String> {
             "--move-time-ms",
             "600000",
             "--signups-per-address-per-hour",
+            "100000000",
+            "--rooms-per-address-per-hour",
             "100000000",
         ])
         .arg("--data-dir")
@@ -249,6 +286,32 @@ async fn main() -> Result<(), String> {
         .to_owned();
     let cert = std::fs::read(dir.join("dev-cert.pem")).map_err(|e| e.to_string())?;
     let base = Client::new(&base_url, &cert)?;
+    Ok(Started {
+        child,
+        pid,
+        base,
+        db_url,
+        dir,
+    })
+}
+
+#[tokio::main]
+async fn main() -> Result<(), String> {
+    let args = Args::parse();
+    let Started {
+        mut child,
+        pid,
+        base,
+        db_url,
+        dir,
+    } = start_server(&args).await?;
+    if args.rooms > 0 {
+        let result = rooms_bench::run(&base, pid, &args.rooms_args()).await;
+        let _ = child.kill().await;
+        let _ = std::fs::remove_dir_all(&dir);
+        return result;
+    }
+    let n = args.matches;
     let backend = if db_url.starts_with("postgres") {
         "PostgreSQL"
     } else {
