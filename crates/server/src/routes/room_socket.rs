@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
@@ -57,26 +57,37 @@ fn error(code: ErrorCode, message: impl Into<String>) -> RoomServerMsg {
     }
 }
 
+/// Why a connection cannot go on: a message (then an ordinary close), or a close frame.
+enum Refused {
+    Say(RoomServerMsg),
+    Close(CloseFrame),
+}
+
+impl From<RoomServerMsg> for Refused {
+    fn from(msg: RoomServerMsg) -> Refused {
+        Refused::Say(msg)
+    }
+}
+
 /// Waits for `hello`: the seat its credential proves, `None` to watch, or why not.
-async fn hello(app: &App, id: &str, socket: &mut WebSocket) -> Result<Option<Seat>, RoomServerMsg> {
+async fn hello(app: &App, id: &str, socket: &mut WebSocket) -> Result<Option<Seat>, Refused> {
     let first = tokio::time::timeout(HELLO_WITHIN, socket.recv())
         .await
         .map_err(|_| error(ErrorCode::BadRequest, "say hello first"))?;
+    if let Some(Err(e)) = &first
+        && let Some(frame) = farewell_for(e)
+    {
+        return Err(Refused::Close(frame));
+    }
     let Some(Ok(Message::Text(t))) = first else {
-        return Err(error(
-            ErrorCode::BadRequest,
-            "the first message must be hello",
-        ));
+        return Err(error(ErrorCode::BadRequest, "the first message must be hello").into());
     };
     let credential = match serde_json::from_str::<RoomClientMsg>(&t) {
         Ok(RoomClientMsg::Hello { credential }) => credential,
         Ok(_) => {
-            return Err(error(
-                ErrorCode::BadRequest,
-                "the first message must be hello",
-            ));
+            return Err(error(ErrorCode::BadRequest, "the first message must be hello").into());
         }
-        Err(e) => return Err(error(ErrorCode::BadRequest, format!("not a message: {e}"))),
+        Err(e) => return Err(error(ErrorCode::BadRequest, format!("not a message: {e}")).into()),
     };
     let internal = |e: crate::error::AppError| {
         tracing::error!(error = ?e, "storage failed");
@@ -89,13 +100,14 @@ async fn hello(app: &App, id: &str, socket: &mut WebSocket) -> Result<Option<Sea
         .map_err(|e| internal(e.into()))?
         .is_none()
     {
-        return Err(error(ErrorCode::NotFound, "no room has this link"));
+        return Err(error(ErrorCode::NotFound, "no room has this link").into());
     }
     match seat_of(app, id, &credential).await.map_err(internal)? {
         None if !credential.is_empty() => Err(error(
             ErrorCode::Unauthorized,
             "this credential holds no seat in this room; say hello without one to watch",
-        )),
+        )
+        .into()),
         seat => Ok(seat),
     }
 }
@@ -111,9 +123,13 @@ async fn recount(app: &App, id: &str) {
 async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
     let seat = match hello(&app, &id, &mut socket).await {
         Ok(seat) => seat,
-        Err(msg) => {
+        Err(Refused::Say(msg)) => {
             let _ = socket.send(text(&msg)).await;
             let _ = socket.close().await;
+            return;
+        }
+        Err(Refused::Close(frame)) => {
+            let _ = socket.send(Message::Close(Some(frame))).await;
             return;
         }
     };
@@ -139,6 +155,8 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: WebSocket, watch
         mut rx, tx, close, ..
     } = watch;
     let (mut sink, mut stream) = socket.split();
+    // The reader's last word, when it must close with a reason (a frame over the limit).
+    let (farewell, mut last_word) = tokio::sync::oneshot::channel::<CloseFrame>();
     let writer = tokio::spawn(async move {
         loop {
             tokio::select! {
@@ -147,10 +165,17 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: WebSocket, watch
                     None => break,
                 },
                 () = close.notified() => break,
+                frame = &mut last_word => {
+                    if let Ok(frame) = frame {
+                        let _ = sink.send(Message::Close(Some(frame))).await;
+                    }
+                    return;
+                }
             }
         }
         let _ = sink.close().await;
     });
+    let mut farewell = Some(farewell);
     while let Some(frame) = stream.next().await {
         let t = match frame {
             Ok(Message::Text(t)) => t,
@@ -161,8 +186,12 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: WebSocket, watch
             }
             Ok(_) => continue,
             Err(e) => {
-                if let Some(frame) = farewell_for(&e) {
+                if let (Some(frame), Some(say)) = (farewell_for(&e), farewell.take()) {
                     tracing::info!(reason = %frame.reason, "a room connection sent too much");
+                    let _ = say.send(frame);
+                    // The close frame goes out before the connection drops.
+                    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
+                    return;
                 }
                 break;
             }

@@ -436,3 +436,126 @@ async fn on_r05_rooms_are_listed_by_account_and_by_the_devices_credentials(db: D
     assert_eq!(e.code, ErrorCode::RateLimited);
 }
 on_both!(on_r05_rooms_are_listed_by_account_and_by_the_devices_credentials);
+
+/// The refusal a room's connection answers to its first message, then the close.
+async fn refused_hello(server: &Server, room: &str, first: &str) -> (ErrorCode, String) {
+    let mut live = server.client().room_live_without_hello(room).await.unwrap();
+    live.send_text(first).await.unwrap();
+    let answer = live.recv(Duration::from_secs(5)).await.unwrap();
+    let RoomServerMsg::Error { code, message } = answer else {
+        panic!("{first:?} was accepted: {answer:?}");
+    };
+    assert!(
+        live.closed(Duration::from_secs(5)).await.is_ok(),
+        "closed after {first:?}"
+    );
+    (code, message)
+}
+
+async fn on_r02_a_rooms_connection_refuses_garbage_and_oversized_frames(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    let made = c
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let id = made.room.id.clone();
+    let seat = c
+        .join_room(&id, "Bia", Some(Avatar::Rabisco))
+        .await
+        .unwrap();
+
+    for (room, first, want, says) in [
+        (
+            id.as_str(),
+            "{not json",
+            ErrorCode::BadRequest,
+            "not a message",
+        ),
+        (
+            id.as_str(),
+            r#"{"type":"ping"}"#,
+            ErrorCode::BadRequest,
+            "must be hello",
+        ),
+        (
+            id.as_str(),
+            r#"{"type":"act","act":{"type":"resign"}}"#,
+            ErrorCode::BadRequest,
+            "must be hello",
+        ),
+        (
+            id.as_str(),
+            r#"{"type":"hello","credential":"made-up"}"#,
+            ErrorCode::Unauthorized,
+            "holds no seat",
+        ),
+        (
+            "no-such-room",
+            r#"{"type":"hello"}"#,
+            ErrorCode::NotFound,
+            "no room",
+        ),
+    ] {
+        let (code, message) = refused_hello(&server, room, first).await;
+        assert_eq!(code, want, "{first}");
+        assert!(message.contains(says), "{first}: {message}");
+    }
+
+    // After hello: garbage is answered and the connection stays; an oversized frame closes
+    // it with 1009 and the room goes on for everyone else.
+    let mut watcher = c.room_live(&id, "").await.unwrap();
+    heard(&mut watcher, room_at_ply(0)).await;
+    let mut rude = c.room_live(&id, &seat.credential).await.unwrap();
+    heard(&mut rude, room_at_ply(0)).await;
+    rude.send_text("[1, 2").await.unwrap();
+    let answer = rude
+        .recv_until(Duration::from_secs(5), |m| {
+            matches!(m, RoomServerMsg::Error { .. })
+        })
+        .await
+        .unwrap();
+    assert!(matches!(
+        answer,
+        RoomServerMsg::Error {
+            code: ErrorCode::BadRequest,
+            ..
+        }
+    ));
+    rude.send_text(r#"{"type":"hello","credential":""}"#)
+        .await
+        .unwrap();
+    let answer = rude
+        .recv_until(Duration::from_secs(5), |m| {
+            matches!(m, RoomServerMsg::Error { .. })
+        })
+        .await
+        .unwrap();
+    assert!(
+        matches!(answer, RoomServerMsg::Error { ref message, .. } if message.contains("already")),
+        "{answer:?}"
+    );
+    let big = format!(
+        r#"{{"type":"ping","pad":"{}"}}"#,
+        "x".repeat(velha_api::MAX_LIVE_FRAME)
+    );
+    rude.send_text(&big).await.unwrap();
+    let (code, _) = rude
+        .closed(Duration::from_secs(5))
+        .await
+        .unwrap()
+        .expect("a close frame");
+    assert_eq!(code, 1009);
+    c.room_act(&id, &made.credential, play("b2")).await.unwrap();
+    heard(&mut watcher, room_at_ply(1)).await;
+    // Before hello, too.
+    let mut fresh = c.room_live_without_hello(&id).await.unwrap();
+    fresh.send_text(&big).await.unwrap();
+    let (code, _) = fresh
+        .closed(Duration::from_secs(5))
+        .await
+        .unwrap()
+        .expect("a close frame");
+    assert_eq!(code, 1009);
+}
+on_both!(on_r02_a_rooms_connection_refuses_garbage_and_oversized_frames);
