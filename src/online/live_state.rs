@@ -2,7 +2,9 @@
 //! player's match. Pure: each server message changes it one way, so it is tested without a
 //! server.
 
-use velha_api::{Away, MatchState, MatchView, OpenMatch, Refusal, Scope, Seat, ServerMsg};
+use velha_api::{
+    Away, MatchGame, MatchState, MatchView, OpenMatch, Refusal, Scope, Seat, ServerMsg,
+};
 
 /// The most open matches a list keeps (the server's snapshot sends at most 200): a busy lobby
 /// cannot grow the app's memory without end.
@@ -144,6 +146,7 @@ impl LiveState {
                 ending,
                 position,
                 scored,
+                ..
             } => {
                 if let Some(game) = self.game_mut(&match_id) {
                     game.view.state = MatchState::Over;
@@ -190,6 +193,7 @@ impl LiveState {
     pub fn created(&mut self, open: &OpenMatch, position: String, now: f64) {
         let view = MatchView {
             id: open.id.clone(),
+            game: MatchGame::Cube,
             scope: open.scope,
             level: open.level,
             x: open.creator.clone(),
@@ -251,6 +255,7 @@ mod tests {
     fn view(state: MatchState) -> MatchView {
         MatchView {
             id: "m".into(),
+            game: MatchGame::Cube,
             scope: Scope::Mundial,
             level: 2,
             x: "ana".into(),
@@ -398,7 +403,7 @@ mod tests {
         );
         assert!(s.game.as_ref().unwrap().view.away.is_empty());
         let ending = Ending {
-            winner: Seat::X,
+            winner: Some(Seat::X),
             how: EndHow::Time,
         };
         s.apply(
@@ -407,6 +412,7 @@ mod tests {
                 ending,
                 position: "end".into(),
                 scored: Some(false),
+                ratings: None,
             },
             4000.0,
         );

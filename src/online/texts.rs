@@ -70,12 +70,15 @@ pub struct OnlineTexts {
     pub by_both_lines: &'static str,
     pub by_time: &'static str,
     pub by_abandonment: &'static str,
+    pub drawn: &'static str,
     pub back_to_lobby: &'static str,
     pub leave_match: &'static str,
     pub leave: &'static str,
     pub leave_confirm: &'static str,
     pub away_for: &'static str,
     pub not_your_turn: &'static str,
+    pub board_decided: &'static str,
+    pub occupied: &'static str,
     pub match_changed: &'static str,
     pub move_not_stored: &'static str,
     pub wrong_country: &'static str,
@@ -183,12 +186,15 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     by_both_lines: "porque o giro formou linhas dos dois.",
     by_time: "por tempo.",
     by_abandonment: "por abandono.",
+    drawn: "Deu velha!",
     back_to_lobby: "Voltar ao lobby",
     leave_match: "Sair da partida",
     leave: "Sair",
     leave_confirm: "Sair é derrota por abandono. Sair mesmo?",
     away_for: "está sem conexão e tem para voltar:",
     not_your_turn: "Não é a sua vez.",
+    board_decided: "Esse tabuleiro já está decidido.",
+    occupied: "Essa casa já está ocupada.",
     match_changed: "A partida mudou enquanto você jogava; veja a posição nova.",
     move_not_stored: "O servidor não guardou a jogada. Tente de novo.",
     wrong_country: "Essa partida nacional é de jogadores de outro país.",
@@ -287,12 +293,15 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     by_both_lines: "because the turn made lines for both.",
     by_time: "on time.",
     by_abandonment: "by abandonment.",
+    drawn: "A draw!",
     back_to_lobby: "Back to the lobby",
     leave_match: "Leave the match",
     leave: "Leave",
     leave_confirm: "Leaving is a loss by abandonment. Leave anyway?",
     away_for: "is disconnected and has to come back:",
     not_your_turn: "It is not your turn.",
+    board_decided: "That board is already decided.",
+    occupied: "That cell is taken.",
     match_changed: "The match changed while you played; see the new position.",
     move_not_stored: "The server did not store the move. Try again.",
     wrong_country: "This national match is for players of another country.",
@@ -395,6 +404,10 @@ pub fn lobby_sentence(t: &OnlineTexts, problem: &Problem) -> String {
 /// Why the server refused a move, as the player reads it.
 pub fn move_refusal(t: &OnlineTexts, texts: &crate::i18n::Texts, refusal: &Refusal) -> String {
     match refusal {
+        Refusal::Illegal {
+            reason: Illegal::WrongBoard(board),
+            ..
+        } => format!("{} {board}.", texts.board_sent),
         Refusal::Illegal { reason, .. } => match reason {
             Illegal::GameOver => texts.game_over,
             Illegal::OpponentSymbol => texts.opponent_symbol,
@@ -403,6 +416,9 @@ pub fn move_refusal(t: &OnlineTexts, texts: &crate::i18n::Texts, refusal: &Refus
             | Illegal::WrongDirectionAlternation
             | Illegal::WrongDirectionFreeTurn => texts.wrong_direction,
             Illegal::SecondFreeTurn => texts.second_free_turn,
+            Illegal::BoardDecided => t.board_decided,
+            Illegal::Occupied => t.occupied,
+            Illegal::WrongBoard(_) => texts.board_sent,
         }
         .into(),
         Refusal::NotYourTurn => t.not_your_turn.into(),

@@ -284,6 +284,17 @@ fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     }
 }
 
+/// How a match ended, after "you won" or "you lost".
+pub fn ending_words(o: &'static crate::online::texts::OnlineTexts, how: EndHow) -> &'static str {
+    match how {
+        EndHow::Line => o.by_line,
+        EndHow::BothLines => o.by_both_lines,
+        EndHow::Time => o.by_time,
+        EndHow::Abandonment => o.by_abandonment,
+        EndHow::Draw => o.drawn,
+    }
+}
+
 #[component]
 fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let t = use_texts();
@@ -363,16 +374,11 @@ fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let left = view.clock_ms.map(|ms| ms as f64 - (now() - game.read_at));
     let (status_key, status_text) = match (view.state, view.ending) {
         (MatchState::Over, Some(ending)) => {
-            let how = match ending.how {
-                EndHow::Line => o.by_line,
-                EndHow::BothLines => o.by_both_lines,
-                EndHow::Time => o.by_time,
-                EndHow::Abandonment => o.by_abandonment,
-            };
-            if ending.winner == seat {
-                ("won", format!("{} {how}", o.you_won))
-            } else {
-                ("lost", format!("{} {how}", o.you_lost))
+            let how = ending_words(o, ending.how);
+            match ending.winner {
+                None => ("draw", o.drawn.to_owned()),
+                Some(w) if w == seat => ("won", format!("{} {how}", o.you_won)),
+                Some(_) => ("lost", format!("{} {how}", o.you_lost)),
             }
         }
         _ if my_turn => ("your-turn", o.your_turn.to_owned()),

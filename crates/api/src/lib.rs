@@ -5,6 +5,7 @@
 //! milliseconds (never the server's clock), so a phone with a wrong clock still counts right.
 
 pub mod account;
+pub mod competitive;
 pub mod error;
 pub mod group;
 pub mod live;
@@ -17,10 +18,15 @@ pub use account::{
     Account, GoogleDesktop, GoogleLink, GoogleOptions, GoogleSignIn, LogIn, Region, RegionChange,
     Session, SignInOptions, SignUp, country_of,
 };
+pub use competitive::{
+    Leaderboard, LeaderboardQuery, QueueStatus, RatingChange, RatingChanges, RatingRow,
+    accepted_difference,
+};
 pub use error::{ApiError, ErrorCode, PasswordProblem};
 pub use group::{CreateGroup, Group, GroupStanding, Invitation, Invite, MyGroups, PlayVelha};
 pub use live::{
-    Away, ClientMsg, EndHow, Ending, Illegal, MatchState, MatchView, Refusal, Seat, ServerMsg,
+    Away, ClientMsg, EndHow, Ending, Illegal, MatchGame, MatchState, MatchView, Refusal, Seat,
+    ServerMsg,
 };
 pub use lobby::{CreateMatch, LobbyQuery, OpenMatch, Scope};
 pub use ranking::{MyPosition, RankingPage, RankingQuery, RankingRow};

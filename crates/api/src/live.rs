@@ -1,4 +1,5 @@
-//! Live cube matches over the WebSocket (online.md ON-M02 … ON-M05).
+//! Live matches over the WebSocket: the cube's (online.md ON-M02 … ON-M05) and Jogo da Velha
+//! 2.0's competitive ones (ON-V01, ON-V02).
 //!
 //! The client's first message is [`ClientMsg::Hello`]; the server answers
 //! [`ServerMsg::Welcome`] with every match the player has open or live, so a reconnecting
@@ -70,6 +71,8 @@ pub enum EndHow {
     Time,
     /// The loser left, or did not come back within the grace time (ON-M04).
     Abandonment,
+    /// 2.0: nobody won (V2-R03 both lines at once, V2-R04 every board decided).
+    Draw,
 }
 
 impl EndHow {
@@ -80,6 +83,7 @@ impl EndHow {
             EndHow::BothLines => "both_lines",
             EndHow::Time => "time",
             EndHow::Abandonment => "abandonment",
+            EndHow::Draw => "draw",
         }
     }
 
@@ -90,6 +94,7 @@ impl EndHow {
             EndHow::BothLines,
             EndHow::Time,
             EndHow::Abandonment,
+            EndHow::Draw,
         ]
         .into_iter()
         .find(|m| m.as_str() == s)
@@ -100,10 +105,39 @@ impl EndHow {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Ending {
-    /// Who won.
-    pub winner: Seat,
+    /// Who won; none for a draw.
+    pub winner: Option<Seat>,
     /// How.
     pub how: EndHow,
+}
+
+/// The game a match plays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum MatchGame {
+    /// Cubo da Velha, from the lobby or a group.
+    #[default]
+    Cube,
+    /// Jogo da Velha 2.0's competitive mode (ON-V01).
+    V2,
+}
+
+impl MatchGame {
+    /// The word stored and sent.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            MatchGame::Cube => "cube",
+            MatchGame::V2 => "v2",
+        }
+    }
+
+    /// The game a stored word names.
+    pub fn from_str_opt(s: &str) -> Option<MatchGame> {
+        [MatchGame::Cube, MatchGame::V2]
+            .into_iter()
+            .find(|g| g.as_str() == s)
+    }
 }
 
 /// A match as one of its players sees it.
@@ -112,9 +146,12 @@ pub struct Ending {
 pub struct MatchView {
     /// The match id.
     pub id: String,
+    /// The game: the cube unless said.
+    #[serde(default)]
+    pub game: MatchGame,
     /// Mundial or Nacional.
     pub scope: Scope,
-    /// 1 or 2.
+    /// The cube's level: 1 or 2 (0 in 2.0).
     pub level: u8,
     /// X's player name.
     pub x: String,
@@ -158,7 +195,7 @@ pub struct Away {
     pub grace_ms: u64,
 }
 
-/// Why the rules refused an action (velha-rules' `CubeIllegal`).
+/// Why the rules refused an action (velha-rules' `CubeIllegal`, `UltimateIllegal`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
@@ -177,6 +214,12 @@ pub enum Illegal {
     WrongDirectionFreeTurn,
     /// A second free turn in one turn (CUBE-R02).
     SecondFreeTurn,
+    /// 2.0: the move must go in this small board, 1 to 9 (ULT-R03).
+    WrongBoard(u8),
+    /// 2.0: that small board is already won or drawn (ULT-R05).
+    BoardDecided,
+    /// 2.0: the cell is taken.
+    Occupied,
 }
 
 /// Why a `play` or `leave` changed nothing.
@@ -286,7 +329,8 @@ pub enum ServerMsg {
         ply: u32,
         /// Who moved.
         by: Seat,
-        /// The actions, as the engine protocol writes them.
+        /// The actions, as the engine protocol writes them; `timeout` alone: the turn was lost
+        /// on time (2.0, V2-R05).
         actions: Vec<String>,
         /// The position after them.
         position: String,
@@ -329,6 +373,9 @@ pub enum ServerMsg {
         /// Whether it scored in the rankings (ON-K03).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         scored: Option<bool>,
+        /// 2.0: both ratings before and after (V2-R06).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratings: Option<crate::RatingChanges>,
     },
     /// A message could not be understood, or the session is not valid.
     Error {

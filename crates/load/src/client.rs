@@ -256,6 +256,26 @@ impl Client {
         Self::answer(self.request(Method::GET, "/api/me")).await
     }
 
+    /// Joins 2.0's competitive queue (ON-V01).
+    pub async fn queue_join(&self) -> Answer<velha_api::QueueStatus> {
+        Self::answer(self.request(Method::POST, "/api/competitive/queue")).await
+    }
+
+    /// The player's place in the queue and their rating.
+    pub async fn queue_status(&self) -> Answer<velha_api::QueueStatus> {
+        Self::answer(self.request(Method::GET, "/api/competitive/queue")).await
+    }
+
+    /// Leaves the queue.
+    pub async fn queue_leave(&self) -> Answer<()> {
+        Self::empty(self.request(Method::DELETE, "/api/competitive/queue")).await
+    }
+
+    /// The first page of the rating leaderboard, with the player's own line.
+    pub async fn leaderboard(&self) -> Answer<velha_api::Leaderboard> {
+        Self::answer(self.request(Method::GET, "/api/competitive/leaderboard")).await
+    }
+
     /// Open matches of a scope and level.
     pub async fn lobby(&self, scope: Scope, level: u8) -> Answer<Vec<OpenMatch>> {
         let path = format!("/api/lobby?scope={}&level={level}", scope.as_str());

@@ -20,6 +20,9 @@ pub const MAX_NAME_CHARS: usize = 24;
 pub const RESIGN_ACTION: &str = "resign";
 /// How an absence claim is recorded among a game's actions.
 pub const ABSENT_ACTION: &str = "absent";
+/// How a turn lost on the clock is recorded (2.0 with a clock, V2-R05; the engine protocol's
+/// word). Rooms run no clock (ON-R04), so only competitive games hold it.
+pub const TIMEOUT_ACTION: &str = "timeout";
 
 /// The board a room plays (ON-R01).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -78,6 +81,14 @@ impl Board {
         match self {
             Board::Classic(b) => b.status(),
             Board::Ultimate(b) => b.status(),
+        }
+    }
+
+    /// The side to move lost the turn on the clock (2.0 only, V2-R05).
+    fn timeout(&mut self) -> Result<Status, RoomError> {
+        match self {
+            Board::Ultimate(b) => b.timeout().map_err(|e| RoomError::Illegal(e.to_string())),
+            Board::Classic(_) => Err(RoomError::Illegal("no clock in this game".into())),
         }
     }
 
@@ -414,8 +425,9 @@ pub fn starter_of_game(number: u32) -> Player {
     }
 }
 
-/// Replays a game of a `game` room that `starter` began (see [`starter_of_game`]) from its
-/// actions as recorded, each with who made it: cells, [`RESIGN_ACTION`], [`ABSENT_ACTION`].
+/// Replays a game of a `game` board that `starter` began (see [`starter_of_game`]) from its
+/// actions as recorded, each with who made it: cells, [`RESIGN_ACTION`], [`ABSENT_ACTION`],
+/// and on 2.0 [`TIMEOUT_ACTION`].
 /// Every move is checked by the rules, so a tampered record is refused rather than shown.
 pub fn replay_game(
     game: RoomGame,
@@ -434,6 +446,14 @@ pub fn replay_game(
             // The claimant wins: the absent one was to move.
             ABSENT_ACTION if board.status() == Status::Ongoing(!by) => Some(Ending::Absent(!by)),
             ABSENT_ACTION => return Err(RoomError::NotAbsent),
+            TIMEOUT_ACTION => {
+                if board.status() != Status::Ongoing(by) {
+                    return Err(RoomError::NotYourTurn);
+                }
+                let status = board.timeout()?;
+                boards.push(board);
+                status.is_over().then_some(Ending::Board(status))
+            }
             cell => {
                 if board.status() != Status::Ongoing(by) {
                     return Err(RoomError::NotYourTurn);

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use velha_rules::room::{
     ABSENCE_MS, ABSENT_ACTION, Avatar, Board, Ending, IDLE_CLOSE_MS, Joined, MAX_SPECTATORS,
-    RESIGN_ACTION, Room, RoomError, RoomGame, replay_game, starter_of_game,
+    RESIGN_ACTION, Room, RoomError, RoomGame, TIMEOUT_ACTION, replay_game, starter_of_game,
 };
 use velha_rules::{Player, Position, Status};
 
@@ -224,6 +224,9 @@ fn some_cell(board: &Board, pick: usize) -> String {
     }
 }
 
+/// A game as the room played it: its recorded actions, the boards it went through, its end.
+type PlayedGame = (Vec<(Player, String)>, Vec<Board>, Ending);
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -240,7 +243,7 @@ proptest! {
         let other = (game == RoomGame::Classic).then_some(Avatar::Rabisco);
         room.join("Bia", other, T0).unwrap();
         let mut at = T0;
-        let mut games: Vec<(Vec<(Player, String)>, Vec<Board>, Ending)> = Vec::new();
+        let mut games: Vec<PlayedGame> = Vec::new();
         let mut actions = Vec::new();
         let mut boards = vec![*room.board()];
         for pick in choices {
@@ -318,6 +321,18 @@ fn on_p01_a_tampered_record_is_refused() {
         replay_game(game, Player::X, &[(x, "z9")]),
         Err(RoomError::Illegal(_))
     ));
+    // Only 2.0 has a clock: a turn lost on it replays there, nowhere else (V2-R05).
+    assert!(matches!(
+        replay_game(game, Player::X, &[(x, TIMEOUT_ACTION)]),
+        Err(RoomError::Illegal(_))
+    ));
+    assert!(matches!(
+        replay_game(RoomGame::Super, Player::X, &[(x, TIMEOUT_ACTION)]),
+        Err(RoomError::Illegal(_))
+    ));
+    let lost = replay_game(RoomGame::V2, Player::X, &[(x, TIMEOUT_ACTION), (o, "e5")]).unwrap();
+    assert_eq!(lost.boards.len(), 3);
+    assert_eq!(lost.boards[2].status(), Status::Ongoing(x));
     // The second game is O's to begin (CLASSIC-R10).
     assert_eq!(
         replay_game(game, starter_of_game(1), &[(x, "a1")]),

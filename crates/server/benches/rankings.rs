@@ -12,7 +12,7 @@
 use std::time::{Duration, Instant};
 
 use sqlx::{Connection, Executor};
-use velha_api::{EndHow, MatchState, MyPosition, RankingPage, Scope, Seat};
+use velha_api::{EndHow, MatchGame, MatchState, MyPosition, RankingPage, Scope, Seat};
 use velha_server::store::{MatchRow, Store};
 
 const REQUESTS: usize = 1000;
@@ -247,6 +247,8 @@ async fn main() {
         let (x, o) = (format!("a{}", 1 + xi), format!("a{}", 1 + oi));
         let id = velha_server::token::new_id();
         let row = MatchRow {
+            game: MatchGame::Cube,
+            ratings: None,
             id: id.clone(),
             scope: Scope::Mundial,
             level: 1,
@@ -278,7 +280,7 @@ async fn main() {
         if i % 2 == 0 {
             assert!(
                 store
-                    .end_match(&id, Seat::X, EndHow::Line, now + i)
+                    .end_match(&id, Some(Seat::X), EndHow::Line, now + i)
                     .await
                     .expect("end")
             );

@@ -32,7 +32,9 @@ use crate::limits::{Limits, Window};
 use crate::live::{Clocks, Hub, VelhaPool};
 use crate::passwords::Passwords;
 use crate::push::{NotConfigured, Push};
-use crate::routes::{accounts, groups, lobby, rankings, replays, room_socket, rooms, socket};
+use crate::routes::{
+    accounts, competitive, groups, lobby, rankings, replays, room_socket, rooms, socket,
+};
 use crate::store::Store;
 use crate::tls;
 
@@ -122,6 +124,7 @@ impl Modify for SessionAuth {
         (name = "rankings", description = "World and national rankings per level (ON-K01 … ON-K04); signed-in players"),
         (name = "groups", description = "Mini-ranking groups and their matches (ON-G01 … ON-G09); subscribers only"),
         (name = "rooms", description = "Invitation rooms (ON-R01 … ON-R05, CLASSIC-R08 … R13); free, no account needed"),
+        (name = "competitive", description = "Jogo da Velha 2.0's competitive mode: the queue by rating and the leaderboard (ON-V01, ON-V02); signed-in players"),
         (name = "replays", description = "Finished games move by move (ON-P01); public to whoever holds the link"),
     )
 )]
@@ -190,6 +193,12 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(rooms::join))
         .routes(routes!(rooms::act_route))
         .routes(routes!(rooms::lookup))
+        .routes(routes!(
+            competitive::join,
+            competitive::get,
+            competitive::leave
+        ))
+        .routes(routes!(competitive::leaderboard))
         .routes(routes!(replays::of_match))
         .routes(routes!(replays::of_room_game))
         .routes(routes!(room_socket::live))
@@ -389,6 +398,10 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         .resume()
         .await
         .map_err(|e| format!("cannot resume live matches: {e}"))?;
+    tokio::spawn(crate::live::run_matchmaker(
+        hub.clone(),
+        Duration::from_millis(serve.pair_every_ms),
+    ));
     let sweeper = app.clone();
     tokio::spawn(async move {
         let mut every = tokio::time::interval(Duration::from_secs(30));

@@ -65,6 +65,9 @@ pub struct Serve {
     /// 0 for one per core.
     #[arg(long, env = "VELHA_AI_THREADS", default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=256))]
     pub velha_threads: u16,
+    /// How often Jogo da Velha 2.0's queue is paired (ON-V01), in milliseconds.
+    #[arg(long, env = "VELHA_PAIR_EVERY_MS", default_value_t = 500, value_parser = clap::value_parser!(u64).range(50..=60_000))]
+    pub pair_every_ms: u64,
     /// How long a session lasts, in days.
     #[arg(long, env = "VELHA_SESSION_DAYS", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=3650))]
     pub session_days: u32,

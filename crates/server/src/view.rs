@@ -1,18 +1,34 @@
 //! What a player sees of a match ([`MatchView`]), built in one place: from the stored row,
 //! and while the match runs, with its task's position, ply, clock and absences.
 
-use velha_api::{Away, EndHow, Ending, MatchState, MatchView, Seat};
-use velha_rules::{Cube, Match, Player};
+use velha_api::{Away, EndHow, Ending, MatchGame, MatchState, MatchView, Seat};
+use velha_rules::{Cube, Player, Ultimate, Variant};
 
 use crate::store::MatchRow;
 use crate::token::ms_until;
 
 /// What only the task of a running match knows.
-pub struct Running<'a> {
-    /// The match model: position, ply, clock.
-    pub game: &'a Match<Cube>,
+pub struct Running {
+    /// The position's state line.
+    pub position: String,
+    /// Changes committed.
+    pub ply: u32,
+    /// Who moves, while the match goes on.
+    pub to_move: Option<Player>,
+    /// When the side to move runs out of time (ms since the epoch).
+    pub deadline: Option<u64>,
     /// When each absent player's reconnection grace ends (ON-M04).
     pub away: [Option<i64>; 2],
+}
+
+/// The side to move of a stored state line of `game`.
+fn side_to_move(game: MatchGame, position: &str) -> Option<Player> {
+    match game {
+        MatchGame::Cube => position.parse::<Cube>().ok().map(|c| c.side_to_move()),
+        MatchGame::V2 => Ultimate::from_state_line(Variant::V2, position)
+            .ok()
+            .map(|u| u.side_to_move()),
+    }
 }
 
 /// The seat of `account` in the match (X for anyone who is not O).
@@ -25,7 +41,7 @@ pub fn seat_of(row: &MatchRow, account: &str) -> Seat {
 }
 
 /// The match as `seat` sees it at `now` (ms since the epoch).
-pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running<'_>>, now: i64) -> MatchView {
+pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running>, now: i64) -> MatchView {
     let left = |t: i64| ms_until(t, now);
     let seat_of_player = |p: Player| match p {
         Player::X => Seat::X,
@@ -33,6 +49,7 @@ pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running<'_>>, now:
     };
     let mut view = MatchView {
         id: row.id.clone(),
+        game: row.game,
         scope: row.scope,
         level: row.level,
         x: row.x_name.clone(),
@@ -41,31 +58,34 @@ pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running<'_>>, now:
         state: row.state,
         position: row.position.clone(),
         ply: row.ply,
-        to_move: (row.state == MatchState::Live).then(|| {
-            match row.position.parse::<Cube>().map(|c| c.side_to_move()) {
-                Ok(p) => seat_of_player(p),
-                Err(_) => Seat::X,
-            }
-        }),
+        to_move: (row.state == MatchState::Live)
+            .then(|| seat_of_player(side_to_move(row.game, &row.position).unwrap_or(Player::X))),
         clock_ms: row
             .deadline
             .filter(|_| row.state == MatchState::Live)
             .map(left),
         away: Vec::new(),
-        ending: row
-            .winner
-            .zip(row.ending)
-            .map(|(winner, how): (Seat, EndHow)| Ending { winner, how }),
+        ending: row.ending.map(|how: EndHow| Ending {
+            winner: row.winner,
+            how,
+        }),
         scored: row.scored,
         group: row.group.clone(),
         velha: row.velha,
     };
-    if let Some(Running { game, away }) = running {
+    if let Some(Running {
+        position,
+        ply,
+        to_move,
+        deadline,
+        away,
+    }) = running
+    {
         view.state = MatchState::Live;
-        view.position = game.position().to_string();
-        view.ply = game.ply();
-        view.to_move = game.to_move().map(seat_of_player);
-        view.clock_ms = game.deadline().map(|d| left(d as i64));
+        view.position = position;
+        view.ply = ply;
+        view.to_move = to_move.map(seat_of_player);
+        view.clock_ms = deadline.map(|d| left(d as i64));
         view.away = [Seat::X, Seat::O]
             .into_iter()
             .zip(away)

@@ -2,7 +2,9 @@
 //! every move is checked by velha-rules, committed, and only then acknowledged and sent to
 //! both players (`task.rs`). The hub, here, knows who is connected and routes messages.
 
+mod game;
 mod lobby_watch;
+mod matchmaker;
 mod rooms;
 mod task;
 mod velha_pool;
@@ -13,12 +15,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc, oneshot};
-use velha_api::{ErrorCode, MatchView, OpenMatch, Refusal, ServerMsg};
-use velha_rules::Cube;
+use velha_api::{ErrorCode, MatchGame, MatchView, OpenMatch, Refusal, Seat, ServerMsg};
+use velha_rules::room::{self, Board, RoomGame};
+use velha_rules::{Cube, Player, Ultimate, Variant};
 
 use crate::store::{LobbyList, MatchRow, Store};
 use crate::token::now_ms;
+use game::LiveGame;
 use lobby_watch::Watches;
+pub use matchmaker::{pair_waiting, run as run_matchmaker};
 pub use rooms::{RoomWatch, RoomWatches};
 use task::{Actor, Cmd};
 pub use velha_pool::VelhaPool;
@@ -172,6 +177,10 @@ impl Hub {
                 gone_long && !state.conns.contains_key(&account)
             };
             if gone {
+                // Nor is anyone gone long still waiting for a 2.0 opponent (ON-V01).
+                if let Err(e) = hub.store.queue_leave(&account).await {
+                    tracing::error!(error = %e, "could not take a player who left out of the queue");
+                }
                 match hub.store.cancel_open_matches_of(&account, now_ms()).await {
                     Ok(withdrawn) if withdrawn.is_empty() => {}
                     Ok(withdrawn) => {
@@ -246,10 +255,57 @@ impl Hub {
             (Some(o), false) => o.clone(),
             (None, false) => return Err("a live match without O".into()),
         };
-        let cube: Cube = row
-            .position
-            .parse()
-            .map_err(|e| format!("match {}: stored position unreadable: {e}", row.id))?;
+        match row.game {
+            MatchGame::Cube => {
+                let cube: Cube = row
+                    .position
+                    .parse()
+                    .map_err(|e| format!("match {}: stored position unreadable: {e}", row.id))?;
+                self.spawn(row, o_id, cube, resumed)
+            }
+            MatchGame::V2 if row.ply == 0 => {
+                self.spawn(row, o_id, Ultimate::new(Variant::V2, Player::X), resumed)
+            }
+            MatchGame::V2 => Err(format!(
+                "match {}: a 2.0 match under way resumes from its moves",
+                row.id
+            )),
+        }
+    }
+
+    /// A 2.0 match's position rebuilt from its stored moves by the rules: its state line does
+    /// not hold the lost turns in a row (V2-R05), the moves do.
+    async fn v2_position(&self, row: &MatchRow) -> Result<Ultimate, String> {
+        let moves = self
+            .store
+            .moves_of(&row.id)
+            .await
+            .map_err(|e| format!("match {}: moves unreadable: {e}", row.id))?;
+        let actions: Vec<(Player, &str)> = moves
+            .iter()
+            .map(|(_, seat, action)| {
+                let by = match seat {
+                    Seat::X => Player::X,
+                    Seat::O => Player::O,
+                };
+                (by, action.as_str())
+            })
+            .collect();
+        let replayed = room::replay_game(RoomGame::V2, Player::X, &actions)
+            .map_err(|e| format!("match {}: moves do not replay: {e}", row.id))?;
+        match replayed.boards.last() {
+            Some(Board::Ultimate(u)) => Ok(*u),
+            _ => Err(format!("match {}: not a 2.0 game", row.id)),
+        }
+    }
+
+    fn spawn<G: LiveGame>(
+        self: &Arc<Self>,
+        row: &MatchRow,
+        o_id: String,
+        position: G,
+        resumed: bool,
+    ) -> Result<(), String> {
         let deadline = row
             .deadline
             .ok_or_else(|| format!("match {}: live without a deadline", row.id))?;
@@ -272,7 +328,7 @@ impl Hub {
         };
         let now = now_ms();
         let away = online.map(|on| (!on).then_some(now + self.clocks.grace_ms));
-        let actor = Actor::new(self.clone(), row, ids, cube, deadline, away);
+        let actor = Actor::new(self.clone(), row, ids, position, deadline, away);
         if !resumed {
             actor.announce();
         }
@@ -285,7 +341,17 @@ impl Hub {
     pub async fn resume(self: &Arc<Self>) -> Result<usize, sqlx::Error> {
         let live = self.store.live_matches().await?;
         for row in &live {
-            if let Err(e) = self.start(row, true) {
+            let resumed = match row.game {
+                MatchGame::V2 if row.ply > 0 => match self.v2_position(row).await {
+                    Ok(position) => {
+                        let o_id = row.o_id.clone().unwrap_or_default();
+                        self.spawn(row, o_id, position, true)
+                    }
+                    Err(e) => Err(e),
+                },
+                _ => self.start(row, true),
+            };
+            if let Err(e) = resumed {
                 tracing::error!(error = %e, "a live match cannot be resumed");
             }
         }

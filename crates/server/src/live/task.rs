@@ -5,15 +5,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
-use velha_api::{EndHow, Ending, Illegal, MatchView, Refusal, Seat, ServerMsg};
-use velha_rules::cube::{EndKind, OneWayRule};
+use velha_api::{EndHow, Ending, MatchView, RatingChanges, Refusal, Seat, ServerMsg};
 use velha_rules::game::{self, Clock, Event};
-use velha_rules::{Cube, CubeAction, CubeIllegal, Match, Player};
+use velha_rules::{Match, Player};
 
 use super::Hub;
+use super::game::LiveGame;
 use crate::store::{MatchRow, MoveCommit};
 use crate::token::{ms_until, now_ms};
 use crate::view::{Running, match_view};
+
+/// How a turn lost on the clock is written among the moves (the engine protocol's word).
+pub(super) const TIMEOUT: &str = "timeout";
 
 /// What a match's task is asked to do.
 pub(super) enum Cmd {
@@ -65,56 +68,37 @@ fn index(s: Seat) -> usize {
     }
 }
 
-fn illegal(e: CubeIllegal) -> Illegal {
-    match e {
-        CubeIllegal::GameOver => Illegal::GameOver,
-        CubeIllegal::OpponentSymbol => Illegal::OpponentSymbol,
-        CubeIllegal::SymbolLimit(p) => Illegal::SymbolLimit(seat(p)),
-        CubeIllegal::WrongDirection(OneWayRule::Level1) => Illegal::WrongDirectionLevel1,
-        CubeIllegal::WrongDirection(OneWayRule::Alternation) => Illegal::WrongDirectionAlternation,
-        CubeIllegal::WrongDirection(OneWayRule::FreeTurn) => Illegal::WrongDirectionFreeTurn,
-        CubeIllegal::SecondFreeTurn => Illegal::SecondFreeTurn,
-    }
-}
-
-fn end_how(kind: EndKind) -> EndHow {
-    match kind {
-        EndKind::Line => EndHow::Line,
-        EndKind::BothLines => EndHow::BothLines,
-        EndKind::Timeout => EndHow::Time,
-    }
-}
-
 /// One live match's state, owned by its task.
-pub(super) struct Actor {
+pub(super) struct Actor<G: LiveGame> {
     hub: Arc<Hub>,
     /// The match as stored when its task started: who plays, and the parts that never change.
     row: MatchRow,
     ids: [String; 2],
-    /// The position, the ply and the move clock (ON-M03), kept by the rules' match model.
-    game: Match<Cube>,
+    /// The position, the ply and the move clock (ON-M03, V2-R05), kept by the rules' match
+    /// model.
+    game: Match<G>,
     away: [Option<i64>; 2],
     over: bool,
     /// The Velha's decision being taken, when she plays O (ON-G05).
-    deciding: Option<oneshot::Receiver<Option<CubeAction>>>,
+    deciding: Option<oneshot::Receiver<Option<G::Action>>>,
 }
 
-impl Actor {
+impl<G: LiveGame> Actor<G> {
     pub(super) fn new(
         hub: Arc<Hub>,
         row: &MatchRow,
         ids: [String; 2],
-        cube: Cube,
+        position: G,
         deadline: i64,
         away: [Option<i64>; 2],
-    ) -> Actor {
+    ) -> Actor<G> {
         let clock = Clock {
             move_ms: hub.clocks.move_ms.unsigned_abs(),
         };
         Actor {
             row: row.clone(),
             ids,
-            game: Match::resume(cube, row.ply, Some(clock), Some(ms(deadline))),
+            game: Match::resume(position, row.ply, Some(clock), Some(ms(deadline))),
             away,
             over: false,
             deciding: None,
@@ -127,12 +111,12 @@ impl Actor {
         if self.row.velha && !self.over && self.game.to_move() == Some(Player::O) {
             let earlier = self.game.earlier().to_vec();
             let position = *self.game.position();
-            self.deciding = Some(self.hub.velha.decide(earlier, position));
+            self.deciding = G::ask_velha(&self.hub, earlier, position);
         }
     }
 
     /// Plays the action the Velha decided, through the same checks and commit as a player's.
-    async fn velha_plays(&mut self, action: Option<CubeAction>) {
+    async fn velha_plays(&mut self, action: Option<G::Action>) {
         self.deciding = None;
         let Some(action) = action else {
             tracing::error!(match_id = %self.row.id, "the Velha had no action to play");
@@ -162,7 +146,7 @@ impl Actor {
     }
 
     fn to_move(&self) -> Seat {
-        seat(self.game.position().side_to_move())
+        seat(LiveGame::side_to_move(self.game.position()))
     }
 
     /// When the move clock runs out, as the store keeps times.
@@ -172,7 +156,10 @@ impl Actor {
 
     fn view(&self, viewer: Seat) -> MatchView {
         let running = Running {
-            game: &self.game,
+            position: self.game.position().to_string(),
+            ply: self.game.ply(),
+            to_move: self.game.to_move(),
+            deadline: self.game.deadline(),
             away: self.away,
         };
         match_view(&self.row, viewer, Some(running), now_ms())
@@ -212,21 +199,43 @@ impl Actor {
         self.hub.finished(&self.row.id, &self.ids);
     }
 
-    /// Ends the match if a clock ran out: the move clock first (ON-M03), then the earlier
-    /// reconnection grace (ON-M04).
+    /// Applies the clocks that ran out: the move clock first (ON-M03: the cube's side to move
+    /// loses; V2-R05: 2.0's loses the turn, each lost turn a move of its own), then the
+    /// earlier reconnection grace (ON-M04).
     async fn settle(&mut self) {
         let now = now_ms();
-        let deadline = self.deadline();
-        let mut after = self.game.clone();
-        let timed_out = after.tick(ms(now)).into_iter().find_map(|e| match e {
-            Event::Ended { winner, .. } => winner,
-            _ => None,
-        });
-        if let Some(winner) = timed_out {
-            if self.end(seat(winner), EndHow::Time, deadline).await {
-                self.game = after;
+        if G::TIMEOUT_IS_A_MOVE {
+            while let Some(deadline) = self.game.deadline().map(|d| d as i64).filter(|d| *d <= now)
+            {
+                let mut after = self.game.clone();
+                // Exactly the turn that ran out at `deadline`: the next starts then.
+                let events = after.tick(ms(deadline));
+                let Some(Event::TurnLost { by, .. }) = events.first().copied() else {
+                    break;
+                };
+                let timeout = vec![TIMEOUT.to_owned()];
+                if self
+                    .commit(seat(by), timeout, after, &events, deadline)
+                    .await
+                    .is_err()
+                    || self.over
+                {
+                    return;
+                }
             }
-            return;
+        } else {
+            let deadline = self.deadline();
+            let mut after = self.game.clone();
+            let timed_out = after.tick(ms(now)).into_iter().find_map(|e| match e {
+                Event::Ended { winner, .. } => Some(winner),
+                _ => None,
+            });
+            if let Some(winner) = timed_out {
+                if self.end(winner.map(seat), EndHow::Time, deadline).await {
+                    self.game = after;
+                }
+                return;
+            }
         }
         let gone = [Seat::X, Seat::O]
             .into_iter()
@@ -234,19 +243,23 @@ impl Actor {
             .filter(|(t, _)| *t <= now)
             .min();
         if let Some((at, loser)) = gone
-            && self.end(other(loser), EndHow::Abandonment, at).await
+            && self.end(Some(other(loser)), EndHow::Abandonment, at).await
         {
             let _ = self.game.abandon(player(loser));
         }
     }
 
-    /// Whether the match, just recorded as over, scored (unknown if storage fails now).
-    async fn scored(&self) -> Option<bool> {
-        self.hub.store.scored(&self.row.id).await.ok().flatten()
+    /// Whether the match, just recorded as over, scored, and 2.0's rating changes (unknown if
+    /// storage fails now).
+    async fn outcome(&self) -> (Option<bool>, Option<RatingChanges>) {
+        match self.hub.store.get_match(&self.row.id).await {
+            Ok(Some(row)) => (row.scored, row.ratings),
+            _ => (None, None),
+        }
     }
 
     /// Records the end and tells both players; whether it was recorded.
-    async fn end(&mut self, winner: Seat, how: EndHow, at: i64) -> bool {
+    async fn end(&mut self, winner: Option<Seat>, how: EndHow, at: i64) -> bool {
         match self
             .hub
             .store
@@ -256,12 +269,13 @@ impl Actor {
             Ok(true) => {
                 tracing::info!(match_id = %self.row.id, ?winner, how = how.as_str(), "match over");
                 self.over = true;
-                let scored = self.scored().await;
+                let (scored, ratings) = self.outcome().await;
                 self.broadcast(&ServerMsg::Ended {
                     match_id: self.row.id.clone(),
                     ending: Ending { winner, how },
                     position: self.game.position().to_string(),
                     scored,
+                    ratings,
                 });
                 true
             }
@@ -294,7 +308,10 @@ impl Actor {
                 let result = match self.seat_of(&account) {
                     None => Err(Refusal::NotAPlayer),
                     Some(s) => {
-                        if self.end(other(s), EndHow::Abandonment, now_ms()).await {
+                        if self
+                            .end(Some(other(s)), EndHow::Abandonment, now_ms())
+                            .await
+                        {
                             let _ = self.game.abandon(player(s));
                             Ok(())
                         } else if self.over {
@@ -346,7 +363,7 @@ impl Actor {
             .enumerate()
             .map(|(index, text)| {
                 text.trim()
-                    .parse::<CubeAction>()
+                    .parse::<G::Action>()
                     .map_err(|_| Refusal::BadAction { index })
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -357,7 +374,7 @@ impl Actor {
     async fn apply(
         &mut self,
         mover: Seat,
-        parsed: Vec<CubeAction>,
+        parsed: Vec<G::Action>,
         now: i64,
     ) -> Result<(), Refusal> {
         // The rules' match model decides: whose turn, whole turn, clock. One action may be a
@@ -374,18 +391,35 @@ impl Actor {
                 self.settle().await;
                 return Err(Refusal::NotLive);
             }
-            Err(refusal) => return Err(refused(refusal)),
+            Err(refusal) => return Err(refused::<G>(refusal)),
         };
-        let ending = events.iter().find_map(|e| match e {
-            Event::Ended { .. } => after
-                .position()
-                .ending()
-                .map(|end| (seat(end.winner), end_how(end.how))),
+        let played = parsed.iter().map(ToString::to_string).collect();
+        self.commit(mover, played, after, &events, now).await
+    }
+
+    /// Stores the match model's change (a move, or a turn lost on time) and only then tells
+    /// both players; the end of the match too, when it ended.
+    async fn commit(
+        &mut self,
+        mover: Seat,
+        played: Vec<String>,
+        after: Match<G>,
+        events: &[Event<G::Action>],
+        now: i64,
+    ) -> Result<(), Refusal> {
+        let ending = events.iter().find_map(|e| match *e {
+            Event::Ended { winner, ending } => {
+                let how = match ending {
+                    game::Ending::Rules => after.position().end_how(winner),
+                    game::Ending::Time => EndHow::Time,
+                    game::Ending::Abandonment => EndHow::Abandonment,
+                };
+                Some((winner.map(seat), how))
+            }
             _ => None,
         });
         let deadline = after.deadline().map(|d| d as i64);
         let position = after.position().to_string();
-        let played: Vec<String> = parsed.iter().map(ToString::to_string).collect();
         let text = played.join(" ");
         let commit = MoveCommit {
             match_id: &self.row.id,
@@ -421,12 +455,13 @@ impl Actor {
         if let Some((winner, how)) = ending {
             tracing::info!(match_id = %self.row.id, ?winner, how = how.as_str(), "match over");
             self.over = true;
-            let scored = self.scored().await;
+            let (scored, ratings) = self.outcome().await;
             self.broadcast(&ServerMsg::Ended {
                 match_id: self.row.id.clone(),
                 ending: Ending { winner, how },
                 position,
                 scored,
+                ratings,
             });
         }
         self.ask_velha();
@@ -435,16 +470,14 @@ impl Actor {
 }
 
 /// What woke a match's task.
-enum Step {
+enum Step<A> {
     Cmd(Option<Cmd>),
-    Velha(Option<CubeAction>),
+    Velha(Option<A>),
     Wake,
 }
 
 /// The Velha's action once decided; never, when she is not deciding.
-async fn velha_answer(
-    deciding: &mut Option<oneshot::Receiver<Option<CubeAction>>>,
-) -> Option<CubeAction> {
+async fn velha_answer<A>(deciding: &mut Option<oneshot::Receiver<Option<A>>>) -> Option<A> {
     match deciding {
         Some(answer) => answer.await.ok().flatten(),
         None => std::future::pending().await,
@@ -452,13 +485,13 @@ async fn velha_answer(
 }
 
 /// The wire's refusal for the match model's.
-fn refused(refusal: game::Refusal<CubeIllegal>) -> Refusal {
+fn refused<G: LiveGame>(refusal: game::Refusal<G::Illegal>) -> Refusal {
     match refusal {
         game::Refusal::Over | game::Refusal::TimeUp => Refusal::NotLive,
         game::Refusal::NotYourTurn => Refusal::NotYourTurn,
         game::Refusal::Illegal { index, reason } => Refusal::Illegal {
             index,
-            reason: illegal(reason),
+            reason: G::illegal(reason),
         },
         game::Refusal::Unfinished | game::Refusal::TooLong => Refusal::BadLength,
     }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use velha_api::{
-    CreateGroup, ErrorCode, Group, GroupStanding, Invitation, Invite, MatchState, MatchView,
-    MyGroups, PlayVelha, Scope,
+    CreateGroup, ErrorCode, Group, GroupStanding, Invitation, Invite, MatchGame, MatchState,
+    MatchView, MyGroups, PlayVelha, Scope,
 };
 use velha_rules::Cube;
 
@@ -418,6 +418,8 @@ pub async fn play_velha(
     }
     let now = now_ms();
     let row = MatchRow {
+        game: MatchGame::Cube,
+        ratings: None,
         id: new_id(),
         scope: Scope::Mundial,
         level: body.level,

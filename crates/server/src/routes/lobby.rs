@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use velha_api::{CreateMatch, ErrorCode, LobbyQuery, MatchState, MatchView, OpenMatch, Scope};
+use velha_api::{
+    CreateMatch, ErrorCode, LobbyQuery, MatchGame, MatchState, MatchView, OpenMatch, Scope,
+};
 use velha_rules::Cube;
 
 use super::level;
@@ -150,6 +152,8 @@ pub async fn create(
     }
     let now = now_ms();
     let row = MatchRow {
+        game: MatchGame::Cube,
+        ratings: None,
         id: new_id(),
         scope: body.scope,
         level: body.level,

@@ -1,6 +1,7 @@
 //! The HTTP handlers, one module a resource; the WebSocket of live play in `socket`.
 
 pub mod accounts;
+pub mod competitive;
 pub mod groups;
 pub mod lobby;
 pub mod rankings;

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{Path, State};
 use velha_api::{
-    EndHow, ErrorCode, MatchState, Replay, ReplayEndHow, ReplayGame, ReplayMove, RoomPlayer,
+    EndHow, ErrorCode, MatchGame, MatchState, Replay, ReplayEndHow, ReplayGame, ReplayMove,
+    RoomPlayer, Seat,
 };
 use velha_rules::Player as Side;
 use velha_rules::room::{self, Ending, RoomGame};
@@ -23,10 +24,10 @@ fn not_found(what: &str) -> AppError {
     )
 }
 
-fn side(s: velha_api::Seat) -> Side {
+fn side(s: Seat) -> Side {
     match s {
-        velha_api::Seat::X => Side::X,
-        velha_api::Seat::O => Side::O,
+        Seat::X => Side::X,
+        Seat::O => Side::O,
     }
 }
 
@@ -36,11 +37,11 @@ fn side(s: velha_api::Seat) -> Side {
     tag = "replays",
     params(("id" = String, Path, description = "The match's id")),
     responses(
-        (status = 200, description = "A finished cube match, move by move", body = Replay),
+        (status = 200, description = "A finished cube or 2.0 competitive match, move by move", body = Replay),
         (status = 404, description = "No such match, or it has not finished", body = velha_api::ApiError),
     )
 )]
-/// A finished cube match.
+/// A finished cube or 2.0 competitive match.
 pub async fn of_match(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
@@ -50,14 +51,17 @@ pub async fn of_match(
         .get_match(&id)
         .await?
         .ok_or_else(|| not_found("no such match"))?;
-    let (Some(winner), Some(how), MatchState::Over) = (row.winner, row.ending, row.state) else {
+    let (Some(how), MatchState::Over) = (row.ending, row.state) else {
         return Err(not_found("the match has not finished"));
     };
     let moves = app.store.moves_of(&id).await?;
     let player = |name: String| RoomPlayer { name, avatar: None };
     Ok(Json(Replay {
         id: row.id.clone(),
-        game: ReplayGame::Cube { level: row.level },
+        game: match row.game {
+            MatchGame::Cube => ReplayGame::Cube { level: row.level },
+            MatchGame::V2 => ReplayGame::V2 { starter: Seat::X },
+        },
         x: player(row.x_name.clone()),
         o: player(row.o_name.clone().unwrap_or_default()),
         moves: moves
@@ -67,12 +71,13 @@ pub async fn of_match(
                 actions: actions.split_whitespace().map(str::to_owned).collect(),
             })
             .collect(),
-        winner: Some(winner),
+        winner: row.winner,
         how: match how {
             EndHow::Line => ReplayEndHow::Line,
             EndHow::BothLines => ReplayEndHow::BothLines,
             EndHow::Time => ReplayEndHow::Time,
             EndHow::Abandonment => ReplayEndHow::Abandonment,
+            EndHow::Draw => ReplayEndHow::Draw,
         },
     }))
 }

@@ -2,7 +2,7 @@
 
 use sqlx::Row;
 use sqlx::any::AnyRow;
-use velha_api::{EndHow, MatchState, Scope, Seat};
+use velha_api::{EndHow, MatchGame, MatchState, RatingChange, RatingChanges, Scope, Seat};
 
 use super::{Store, corrupt, seat_from, seat_str};
 
@@ -11,6 +11,8 @@ use super::{Store, corrupt, seat_from, seat_str};
 pub struct MatchRow {
     /// Random id.
     pub id: String,
+    /// The cube, or 2.0's competitive mode.
+    pub game: MatchGame,
     /// Mundial or Nacional.
     pub scope: Scope,
     /// 1 or 2.
@@ -45,6 +47,8 @@ pub struct MatchRow {
     pub group: Option<String>,
     /// Whether O is the server's Velha (ON-G05); she has no account.
     pub velha: bool,
+    /// 2.0: both ratings before and after, once rated (V2-R06).
+    pub ratings: Option<RatingChanges>,
 }
 
 /// The name the Velha plays under.
@@ -88,8 +92,8 @@ pub struct MoveCommit<'a> {
     pub now: i64,
     /// The new deadline (None when the move ended the match).
     pub deadline: Option<i64>,
-    /// The result, when the move ended the match.
-    pub ending: Option<(Seat, EndHow)>,
+    /// The result, when the move ended the match: the winner (none for a draw) and how.
+    pub ending: Option<(Option<Seat>, EndHow)>,
 }
 
 /// Why a player could not take a seat in a match.
@@ -110,7 +114,7 @@ impl From<sqlx::Error> for SeatError {
 }
 
 /// Seats a player in their one match, inside the transaction that changes the match.
-async fn claim_player(
+pub(super) async fn claim_player(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     account: &str,
     match_id: &str,
@@ -157,7 +161,9 @@ async fn release_if_changed(
 
 const MATCH_COLUMNS: &str = "m.id, m.scope, m.level, m.x_id, ax.name AS x_name, m.x_country, \
      m.o_id, ao.name AS o_name, m.state, m.position, m.ply, m.deadline, m.winner, m.ending, \
-     m.created_at, m.scored, m.group_id, m.against_velha FROM matches m JOIN accounts ax ON ax.id = m.x_id \
+     m.created_at, m.scored, m.group_id, m.against_velha, m.game, m.x_rating_before, \
+     m.x_rating_after, m.o_rating_before, m.o_rating_after FROM matches m \
+     JOIN accounts ax ON ax.id = m.x_id \
      LEFT JOIN accounts ao ON ao.id = m.o_id";
 
 /// The `scope`, `level` and `group_id` columns of a row: which lobby list a match is in.
@@ -171,6 +177,16 @@ pub(super) fn lobby_list(row: &AnyRow) -> Result<LobbyList, sqlx::Error> {
     })
 }
 
+/// A match as stored, read inside a transaction.
+pub(super) async fn match_from_id(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    id: &str,
+) -> Result<MatchRow, sqlx::Error> {
+    let sql = format!("SELECT {MATCH_COLUMNS} WHERE m.id = $1");
+    let row = sqlx::query(&sql).bind(id).fetch_one(&mut **tx).await?;
+    match_from(&row)
+}
+
 fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
     let velha = row.try_get::<i64, _>("against_velha")? != 0;
     let o_name: Option<String> = row.try_get("o_name")?;
@@ -180,8 +196,33 @@ fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
     let ending: Option<String> = row.try_get("ending")?;
     let level: i64 = row.try_get("level")?;
     let ply: i64 = row.try_get("ply")?;
+    let game: String = row.try_get("game")?;
+    let rating = |name: &str| -> Result<Option<u32>, sqlx::Error> {
+        Ok(row
+            .try_get::<Option<i64>, _>(name)?
+            .map(|r| u32::try_from(r).unwrap_or(0)))
+    };
+    let ratings = match (
+        rating("x_rating_before")?,
+        rating("x_rating_after")?,
+        rating("o_rating_before")?,
+        rating("o_rating_after")?,
+    ) {
+        (Some(xb), Some(xa), Some(ob), Some(oa)) => Some(RatingChanges {
+            x: RatingChange {
+                before: xb,
+                after: xa,
+            },
+            o: RatingChange {
+                before: ob,
+                after: oa,
+            },
+        }),
+        _ => None,
+    };
     Ok(MatchRow {
         id: row.try_get("id")?,
+        game: MatchGame::from_str_opt(&game).ok_or_else(|| corrupt("game", &game))?,
         scope: Scope::from_str_opt(&scope).ok_or_else(|| corrupt("scope", &scope))?,
         level: u8::try_from(level).map_err(|_| corrupt("level", &level.to_string()))?,
         x_id: row.try_get("x_id")?,
@@ -209,6 +250,7 @@ fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
         scored: row.try_get::<Option<i64>, _>("scored")?.map(|s| s != 0),
         group: row.try_get("group_id")?,
         velha,
+        ratings,
     })
 }
 
@@ -429,7 +471,7 @@ impl Store {
         let _turn = self.write_turn().await;
         let mut tx = self.pool.begin().await?;
         let (state, winner, ending, ended_at) = match m.ending {
-            Some((w, how)) => ("over", Some(seat_str(w)), Some(how.as_str()), Some(m.now)),
+            Some((w, how)) => ("over", w.map(seat_str), Some(how.as_str()), Some(m.now)),
             None => ("live", None, None, None),
         };
         let updated = sqlx::query(
@@ -476,7 +518,7 @@ impl Store {
     pub async fn end_match(
         &self,
         id: &str,
-        winner: Seat,
+        winner: Option<Seat>,
         how: EndHow,
         at: i64,
     ) -> Result<bool, sqlx::Error> {
@@ -486,7 +528,7 @@ impl Store {
             "UPDATE matches SET state = 'over', winner = $1, ending = $2, ended_at = $3, \
              deadline = NULL WHERE id = $4 AND state = 'live'",
         )
-        .bind(seat_str(winner))
+        .bind(winner.map(seat_str))
         .bind(how.as_str())
         .bind(at)
         .bind(id)

@@ -12,12 +12,14 @@ use sqlx::{AnyPool, Executor};
 use velha_api::Seat;
 
 mod accounts;
+mod competitive;
 mod groups;
 mod matches;
 mod rankings;
 mod rooms;
 
 pub use accounts::{AccountRow, InsertError};
+pub use competitive::{Waiting, pairs};
 pub use groups::{GroupError, GroupRow, InvitationRow, TableLine};
 pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
 pub use rankings::{After, Rebuild, Standing, Tally};

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use sqlx::Row;
-use velha_api::{EndHow, Seat};
+use velha_api::{EndHow, MatchGame, Seat};
 
 use super::{Store, corrupt, seat_from};
 
@@ -22,6 +22,8 @@ pub fn points(how: EndHow) -> (i64, i64) {
     match how {
         EndHow::Line | EndHow::BothLines => (3, 1),
         EndHow::Time | EndHow::Abandonment => (3, 0),
+        // A cube match has a winner; only 2.0's draw, which is rated, not scored, has none.
+        EndHow::Draw => (0, 0),
     }
 }
 
@@ -189,6 +191,16 @@ pub(super) async fn score_match(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     match_id: &str,
 ) -> Result<bool, sqlx::Error> {
+    // 2.0's competitive matches change ratings, never the cube's standings (V2-R06).
+    let game: String = sqlx::query("SELECT game FROM matches WHERE id = $1")
+        .bind(match_id)
+        .fetch_one(&mut **tx)
+        .await?
+        .try_get("game")?;
+    if game == MatchGame::V2.as_str() {
+        super::competitive::rate(tx, match_id).await?;
+        return Ok(true);
+    }
     // One statement decides and records whether it scores (ON-K03, ON-G04: fewer than two
     // scored matches that UTC day between the same two players at this level, counted among
     // the matches outside groups, or among the same group's) and reads the match.
@@ -449,7 +461,7 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         let rows = sqlx::query(
             "SELECT id, x_id, o_id, level, winner, ending, ended_at, scored FROM matches \
-             WHERE state = 'over' AND o_id IS NOT NULL AND group_id IS NULL \
+             WHERE state = 'over' AND o_id IS NOT NULL AND group_id IS NULL AND game = 'cube' \
              ORDER BY ended_at, id",
         )
         .fetch_all(&mut *tx)
@@ -608,7 +620,7 @@ impl Store {
     pub async fn has_unscored_matches(&self) -> Result<bool, sqlx::Error> {
         let found = sqlx::query(
             "SELECT id FROM matches WHERE state = 'over' AND o_id IS NOT NULL \
-             AND group_id IS NULL AND scored IS NULL LIMIT 1",
+             AND group_id IS NULL AND game = 'cube' AND scored IS NULL LIMIT 1",
         )
         .fetch_optional(&self.pool)
         .await?;

@@ -44,7 +44,7 @@ async fn durability_kill9_mid_match_and_the_match_goes_on(db: Db) {
     moved(&mut xl, &mut ol, &id, 4, &["a3"]).await;
     let ended = expect(&mut ol, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
     let want = Ending {
-        winner: Seat::X,
+        winner: Some(Seat::X),
         how: EndHow::Line,
     };
     assert!(matches!(ended, ServerMsg::Ended { ending, .. } if ending == want));
@@ -59,7 +59,7 @@ async fn durability_clocks_that_ran_out_while_down_are_settled(db: Db) {
     tokio::time::sleep(Duration::from_millis(2000)).await;
     server.restart().await;
     let want = Some(Ending {
-        winner: Seat::X,
+        winner: Some(Seat::X),
         how: EndHow::Time,
     });
     for _ in 0..50 {

@@ -3,7 +3,7 @@
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use velha_api::{EndHow, ErrorCode, MatchState, Scope, Seat, ServerMsg};
+use velha_api::{EndHow, ErrorCode, MatchGame, MatchState, Scope, Seat, ServerMsg};
 use velha_load::{Client, Live};
 use velha_rules::{Cube, CubeAction, Position};
 use velha_server::store::{MatchRow, Store};
@@ -198,6 +198,8 @@ on_both!(on_g03_group_matches_start_at_two_participants_and_stay_in_the_group);
 async fn played(store: &Store, ids: (&str, &str), group: Option<&str>, winner: Seat, at: i64) {
     let id = velha_server::token::new_id();
     let row = MatchRow {
+        game: MatchGame::Cube,
+        ratings: None,
         id: id.clone(),
         scope: Scope::Mundial,
         level: 1,
@@ -224,7 +226,7 @@ async fn played(store: &Store, ids: (&str, &str), group: Option<&str>, winner: S
         .unwrap();
     assert!(
         store
-            .end_match(&id, winner, EndHow::Line, at)
+            .end_match(&id, Some(winner), EndHow::Line, at)
             .await
             .unwrap()
     );
@@ -386,7 +388,7 @@ async fn on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group(db: Db
     };
     assert!(ply >= 2, "she played");
     // Win 3, loss 0 (and a loss puts her below Bia, who lost nothing).
-    let expected = if ending.winner == Seat::X {
+    let expected = if ending.winner == Some(Seat::X) {
         vec![("ana".into(), 3, 0, 1), ("bia".into(), 0, 0, 0)]
     } else {
         vec![("bia".into(), 0, 0, 0), ("ana".into(), 0, 0, 1)]
@@ -403,7 +405,7 @@ async fn on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group(db: Db
             .unwrap();
         assert!(
             store
-                .end_match(&row.id, Seat::X, EndHow::Line, row.created_at + 1)
+                .end_match(&row.id, Some(Seat::X), EndHow::Line, row.created_at + 1)
                 .await
                 .unwrap()
         );
@@ -429,6 +431,8 @@ on_both!(on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group);
 fn velha_match(player: &str, group: &str) -> MatchRow {
     let now = velha_server::token::now_ms();
     MatchRow {
+        game: MatchGame::Cube,
+        ratings: None,
         id: velha_server::token::new_id(),
         scope: Scope::Mundial,
         level: 1,

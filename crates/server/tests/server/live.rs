@@ -156,7 +156,7 @@ async fn on_m05_moves_are_checked_and_only_players_hear_them(db: Db) {
     moved(&mut ol, &mut xl, &id, 3, &["c2"]).await;
     moved(&mut xl, &mut ol, &id, 4, &["a3"]).await;
     let want = Ending {
-        winner: Seat::X,
+        winner: Some(Seat::X),
         how: EndHow::Line,
     };
     assert_eq!(ended(&mut xl).await, want);
@@ -277,7 +277,7 @@ async fn on_m03_the_side_to_move_loses_when_its_minute_runs_out(db: Db) {
     // X moves in time; the clock passes to O, who lets it run out.
     moved(&mut xl, &mut ol, &id, 0, &["b2"]).await;
     let want = Ending {
-        winner: Seat::X,
+        winner: Some(Seat::X),
         how: EndHow::Time,
     };
     assert_eq!(ended(&mut ol).await, want);
@@ -301,7 +301,7 @@ async fn on_m03_a_free_turn_does_not_restart_the_clock(db: Db) {
     assert_eq!(
         ended(&mut xl).await,
         Ending {
-            winner: Seat::O,
+            winner: Some(Seat::O),
             how: EndHow::Time
         }
     );
@@ -347,7 +347,7 @@ async fn on_m04_a_dropped_player_may_come_back_to_the_same_match(db: Db) {
     // Gone for longer than the grace: a loss by abandonment.
     ol.close().await;
     let want = Ending {
-        winner: Seat::X,
+        winner: Some(Seat::X),
         how: EndHow::Abandonment,
     };
     assert_eq!(ended(&mut xl).await, want);
@@ -374,7 +374,7 @@ async fn on_m04_leaving_is_abandonment(db: Db) {
     .await
     .unwrap();
     let want = Ending {
-        winner: Seat::O,
+        winner: Some(Seat::O),
         how: EndHow::Abandonment,
     };
     assert_eq!(ended(&mut ol).await, want);

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use reqwest::Method;
 use sqlx::Executor;
-use velha_api::{EndHow, MatchState, MyPosition, RankingPage, RankingRow, Scope, Seat};
+use velha_api::{EndHow, MatchGame, MatchState, MyPosition, RankingPage, RankingRow, Scope, Seat};
 use velha_load::Client;
 use velha_server::store::{MatchRow, Store};
 
@@ -60,6 +60,8 @@ impl League {
     ) -> String {
         let id = velha_server::token::new_id();
         let row = MatchRow {
+            game: MatchGame::Cube,
+            ratings: None,
             id: id.clone(),
             scope: Scope::Mundial,
             level,
@@ -84,7 +86,12 @@ impl League {
             .join_match(&id, &self.ids[o], &self.countries[o], at - 50_000, at)
             .await
             .unwrap();
-        assert!(self.store.end_match(&id, winner, how, at).await.unwrap());
+        assert!(
+            self.store
+                .end_match(&id, Some(winner), how, at)
+                .await
+                .unwrap()
+        );
         id
     }
 

@@ -1,0 +1,410 @@
+//! Jogo da Velha 2.0's competitive mode in the database (ON-V01, V2-R06): the queue, pairing
+//! by rating, the ratings changed in the transaction that ends a match, and the leaderboard.
+
+use sqlx::Row;
+use velha_api::{MatchGame, MatchState, RatingRow, Scope, Seat, accepted_difference};
+use velha_rules::{INITIAL_RATING, RatedResult, rating_after};
+
+use super::matches::{claim_player, match_from_id};
+use super::{MatchRow, SeatError, Store, corrupt, seat_from};
+
+/// A player waiting in the queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waiting {
+    /// Their account.
+    pub account_id: String,
+    /// Their rating when they joined.
+    pub rating: u32,
+    /// When they joined (ms since the epoch).
+    pub joined_at: i64,
+}
+
+/// Two waiting players whose difference both accept at `now`, oldest waiting first: each
+/// player, in the order they joined, takes the closest rating among those not yet taken.
+pub fn pairs(waiting: &[Waiting], now: i64) -> Vec<(usize, usize)> {
+    let accepts = |w: &Waiting| accepted_difference(u64::try_from(now - w.joined_at).unwrap_or(0));
+    let mut order: Vec<usize> = (0..waiting.len()).collect();
+    order.sort_by_key(|&i| (waiting[i].joined_at, waiting[i].account_id.clone()));
+    let mut taken = vec![false; waiting.len()];
+    let mut found = Vec::new();
+    for &a in &order {
+        if taken[a] {
+            continue;
+        }
+        let best = order
+            .iter()
+            .copied()
+            .filter(|&b| b != a && !taken[b])
+            .filter(|&b| {
+                let diff = waiting[a].rating.abs_diff(waiting[b].rating);
+                diff <= accepts(&waiting[a]).min(accepts(&waiting[b]))
+            })
+            .min_by_key(|&b| {
+                (
+                    waiting[a].rating.abs_diff(waiting[b].rating),
+                    waiting[b].joined_at,
+                )
+            });
+        if let Some(b) = best {
+            taken[a] = true;
+            taken[b] = true;
+            found.push((a, b));
+        }
+    }
+    found
+}
+
+fn rating_u32(r: i64) -> u32 {
+    u32::try_from(r.max(0)).unwrap_or(u32::MAX)
+}
+
+impl Store {
+    /// A player's rating: 1000 before their first rated match (V2-R06).
+    pub async fn rating(&self, account: &str) -> Result<u32, sqlx::Error> {
+        let row = sqlx::query("SELECT rating FROM v2_ratings WHERE account_id = $1")
+            .bind(account)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            Some(r) => rating_u32(r.try_get("rating")?),
+            None => INITIAL_RATING,
+        })
+    }
+
+    /// Puts the player in the queue (or leaves them where they are): when they joined.
+    /// Refused while they have an open or live match.
+    pub async fn queue_join(&self, account: &str, now: i64) -> Result<Waiting, SeatError> {
+        let _turn = self.write_turn().await;
+        let rating = self.rating(account).await?;
+        let mut tx = self.pool.begin().await?;
+        let playing = sqlx::query("SELECT match_id FROM active_players WHERE account_id = $1")
+            .bind(account)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if playing.is_some() {
+            tx.rollback().await?;
+            return Err(SeatError::AlreadyPlaying);
+        }
+        // The primary key keeps one place a player, however many requests race.
+        sqlx::query(
+            "INSERT INTO v2_queue (account_id, rating, joined_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (account_id) DO NOTHING",
+        )
+        .bind(account)
+        .bind(i64::from(rating))
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        let row = sqlx::query("SELECT rating, joined_at FROM v2_queue WHERE account_id = $1")
+            .bind(account)
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(Waiting {
+            account_id: account.to_owned(),
+            rating: rating_u32(row.try_get("rating")?),
+            joined_at: row.try_get("joined_at")?,
+        })
+    }
+
+    /// Takes the player out of the queue; whether they were in it.
+    pub async fn queue_leave(&self, account: &str) -> Result<bool, sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let done = sqlx::query("DELETE FROM v2_queue WHERE account_id = $1")
+            .bind(account)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// The player's place in the queue, if they have one.
+    pub async fn queued(&self, account: &str) -> Result<Option<Waiting>, sqlx::Error> {
+        let row = sqlx::query("SELECT rating, joined_at FROM v2_queue WHERE account_id = $1")
+            .bind(account)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| {
+            Ok(Waiting {
+                account_id: account.to_owned(),
+                rating: rating_u32(r.try_get("rating")?),
+                joined_at: r.try_get("joined_at")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Everyone waiting, oldest first.
+    pub async fn waiting(&self) -> Result<Vec<Waiting>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT account_id, rating, joined_at FROM v2_queue ORDER BY joined_at, account_id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(Waiting {
+                    account_id: r.try_get("account_id")?,
+                    rating: rating_u32(r.try_get("rating")?),
+                    joined_at: r.try_get("joined_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Makes the live match of two waiting players, X the one who waited longer, in one
+    /// transaction: both leave the queue, both take their one seat. None (nothing written)
+    /// when either has left the queue or has another match meanwhile.
+    pub async fn start_rated_match(
+        &self,
+        x: &Waiting,
+        o: &Waiting,
+        id: &str,
+        position: &str,
+        now: i64,
+        deadline: i64,
+    ) -> Result<Option<MatchRow>, sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        for w in [x, o] {
+            let left = sqlx::query("DELETE FROM v2_queue WHERE account_id = $1")
+                .bind(&w.account_id)
+                .execute(&mut *tx)
+                .await?;
+            if left.rows_affected() != 1 {
+                tx.rollback().await?;
+                return Ok(None);
+            }
+        }
+        let country = |account: &str| {
+            sqlx::query("SELECT country FROM accounts WHERE id = $1").bind(account.to_owned())
+        };
+        let x_country: String = country(&x.account_id)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("country")?;
+        let o_country: String = country(&o.account_id)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("country")?;
+        sqlx::query(
+            "INSERT INTO matches (id, scope, level, x_id, o_id, x_country, o_country, state, \
+             position, ply, deadline, created_at, started_at, game) \
+             VALUES ($1, $2, 0, $3, $4, $5, $6, $7, $8, 0, $9, $10, $10, $11)",
+        )
+        .bind(id)
+        .bind(Scope::Mundial.as_str())
+        .bind(&x.account_id)
+        .bind(&o.account_id)
+        .bind(&x_country)
+        .bind(&o_country)
+        .bind(MatchState::Live.as_str())
+        .bind(position)
+        .bind(deadline)
+        .bind(now)
+        .bind(MatchGame::V2.as_str())
+        .execute(&mut *tx)
+        .await?;
+        for w in [x, o] {
+            match claim_player(&mut tx, &w.account_id, id).await {
+                Ok(()) => {}
+                Err(SeatError::Db(e)) => return Err(e),
+                Err(_) => {
+                    // One of them started another match meanwhile: the queue keeps neither
+                    // (the other joins again at once, from the app's screen).
+                    tx.rollback().await?;
+                    let _ = self.queue_leave(&w.account_id).await;
+                    return Ok(None);
+                }
+            }
+        }
+        let row = match_from_id(&mut tx, id).await?;
+        tx.commit().await?;
+        Ok(Some(row))
+    }
+
+    /// A page of the leaderboard, best first, and the player's own line.
+    pub async fn leaderboard(
+        &self,
+        offset: u32,
+        limit: u32,
+        me: &str,
+    ) -> Result<(Vec<RatingRow>, Option<RatingRow>), sqlx::Error> {
+        const COLUMNS: &str = "a.name, r.rating, r.games, r.wins, r.draws, r.losses, \
+             (SELECT COUNT(*) FROM v2_ratings b WHERE b.rating > r.rating) AS ahead \
+             FROM v2_ratings r JOIN accounts a ON a.id = r.account_id";
+        let line = |r: &sqlx::any::AnyRow| -> Result<RatingRow, sqlx::Error> {
+            let count = |name: &str| -> Result<u32, sqlx::Error> {
+                Ok(rating_u32(r.try_get::<i64, _>(name)?))
+            };
+            Ok(RatingRow {
+                position: u64::try_from(r.try_get::<i64, _>("ahead")?).unwrap_or(0) + 1,
+                name: r.try_get("name")?,
+                rating: count("rating")?,
+                games: count("games")?,
+                wins: count("wins")?,
+                draws: count("draws")?,
+                losses: count("losses")?,
+            })
+        };
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} ORDER BY r.rating DESC, a.name, r.account_id LIMIT $1 OFFSET $2"
+        ))
+        .bind(i64::from(limit))
+        .bind(i64::from(offset))
+        .fetch_all(&self.pool)
+        .await?;
+        let mine = sqlx::query(&format!("SELECT {COLUMNS} WHERE r.account_id = $1"))
+            .bind(me)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok((
+            rows.iter().map(line).collect::<Result<_, _>>()?,
+            mine.as_ref().map(line).transpose()?,
+        ))
+    }
+}
+
+/// Applies a finished rated match to both ratings (+30 / 0 / −20, floor 0, V2-R06) and keeps
+/// the before and after on the match, inside the transaction that ended it.
+pub(super) async fn rate(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    match_id: &str,
+) -> Result<(), sqlx::Error> {
+    let m = sqlx::query("SELECT x_id, o_id, winner, ended_at FROM matches WHERE id = $1")
+        .bind(match_id)
+        .fetch_one(&mut **tx)
+        .await?;
+    let x: String = m.try_get("x_id")?;
+    let o: Option<String> = m.try_get("o_id")?;
+    let o = o.ok_or_else(|| corrupt("rated match without O", match_id))?;
+    let winner: Option<String> = m.try_get("winner")?;
+    let winner = match winner {
+        Some(w) => Some(seat_from(&w).ok_or_else(|| corrupt("winner", &w))?),
+        None => None,
+    };
+    let at: i64 = m.try_get::<Option<i64>, _>("ended_at")?.unwrap_or(0);
+    let mut changes = Vec::with_capacity(2);
+    for (account, seat) in [(&x, Seat::X), (&o, Seat::O)] {
+        let result = match winner {
+            None => RatedResult::Draw,
+            Some(w) if w == seat => RatedResult::Win,
+            Some(_) => RatedResult::Loss,
+        };
+        let before = sqlx::query("SELECT rating FROM v2_ratings WHERE account_id = $1")
+            .bind(account)
+            .fetch_optional(&mut **tx)
+            .await?
+            .map(|r| r.try_get::<i64, _>("rating"))
+            .transpose()?
+            .map_or(INITIAL_RATING, rating_u32);
+        let after = rating_after(before, result);
+        let (w, d, l) = match result {
+            RatedResult::Win => (1, 0, 0),
+            RatedResult::Draw => (0, 1, 0),
+            RatedResult::Loss => (0, 0, 1),
+        };
+        sqlx::query(
+            "INSERT INTO v2_ratings (account_id, rating, games, wins, draws, losses, updated_at) \
+             VALUES ($1, $2, 1, $3, $4, $5, $6) ON CONFLICT (account_id) DO UPDATE SET \
+             rating = $2, games = v2_ratings.games + 1, wins = v2_ratings.wins + $3, \
+             draws = v2_ratings.draws + $4, losses = v2_ratings.losses + $5, updated_at = $6",
+        )
+        .bind(account)
+        .bind(i64::from(after))
+        .bind(w)
+        .bind(d)
+        .bind(l)
+        .bind(at)
+        .execute(&mut **tx)
+        .await?;
+        changes.push((before, after));
+    }
+    sqlx::query(
+        "UPDATE matches SET scored = 1, x_rating_before = $1, x_rating_after = $2, \
+         o_rating_before = $3, o_rating_after = $4 WHERE id = $5",
+    )
+    .bind(i64::from(changes[0].0))
+    .bind(i64::from(changes[0].1))
+    .bind(i64::from(changes[1].0))
+    .bind(i64::from(changes[1].1))
+    .bind(match_id)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(name: &str, rating: u32, joined_at: i64) -> Waiting {
+        Waiting {
+            account_id: name.into(),
+            rating,
+            joined_at,
+        }
+    }
+
+    /// ON-V01 against a plain oracle: every pair made is accepted by both players, nobody is in
+    /// two pairs, and no two players left unpaired would accept each other.
+    #[test]
+    fn on_v01_pairs_are_accepted_by_both_and_leave_no_acceptable_pair() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..2_000 {
+            let n = (next() % 12) as usize;
+            let now = 1_000_000;
+            let waiting: Vec<Waiting> = (0..n)
+                .map(|i| {
+                    w(
+                        &format!("p{i}"),
+                        (next() % 1_600) as u32,
+                        now - (next() % 120_000) as i64,
+                    )
+                })
+                .collect();
+            let accepts = |x: &Waiting| accepted_difference((now - x.joined_at) as u64);
+            let ok = |a: &Waiting, b: &Waiting| {
+                a.rating.abs_diff(b.rating) <= accepts(a).min(accepts(b))
+            };
+            let made = pairs(&waiting, now);
+            let mut used = vec![false; n];
+            for &(a, b) in &made {
+                assert!(
+                    ok(&waiting[a], &waiting[b]),
+                    "{:?} {:?}",
+                    waiting[a],
+                    waiting[b]
+                );
+                assert!(!used[a] && !used[b], "in two pairs");
+                used[a] = true;
+                used[b] = true;
+            }
+            for a in 0..n {
+                for b in a + 1..n {
+                    assert!(
+                        used[a] || used[b] || !ok(&waiting[a], &waiting[b]),
+                        "{:?} and {:?} were left waiting",
+                        waiting[a],
+                        waiting[b]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn on_v01_the_longest_waiting_takes_the_closest_rating() {
+        let now = 100_000;
+        let waiting = [w("a", 1000, 0), w("b", 1200, 99_000), w("c", 1040, 99_500)];
+        // a has waited 100 s (accepts 1100), c joined just now (accepts 100): a and c.
+        assert_eq!(pairs(&waiting, now), [(0, 2)]);
+        // Far apart and both new: nobody is paired.
+        assert!(pairs(&[w("a", 1000, now), w("b", 1300, now)], now).is_empty());
+    }
+}

@@ -1,0 +1,271 @@
+//! ON-V01, ON-V02, V2-R05, V2-R06: Jogo da Velha 2.0's competitive mode — the queue pairs
+//! signed-in players (no subscription) by rating, the server's 1-minute turns with lost turns
+//! and the third in a row lost, the ratings after, the leaderboard; across a restart.
+
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use velha_api::{
+    ClientMsg, EndHow, ErrorCode, MatchGame, MatchView, ReplayEndHow, ReplayGame, Seat, ServerMsg,
+};
+use velha_load::{Client, Live};
+
+use crate::common::{Db, Server, expect};
+
+/// A player with no subscription, connected: (client, socket).
+async fn online(server: &Server, name: &str) -> (Client, Live) {
+    let c = server.player(name, "pt-BR", None).await;
+    let mut live = c.live().await.unwrap();
+    expect(&mut live, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    (c, live)
+}
+
+async fn started(live: &mut Live) -> MatchView {
+    match expect(live, "started", |m| matches!(m, ServerMsg::Started { .. })).await {
+        ServerMsg::Started { view } => view,
+        _ => unreachable!(),
+    }
+}
+
+/// The next `moved` (or `ended`) both sockets hear: (by, actions, to_move).
+async fn heard_move(lives: [&mut Live; 2]) -> (Seat, Vec<String>, Option<Seat>) {
+    let mut seen = None;
+    for live in lives {
+        let msg = expect(live, "moved", |m| matches!(m, ServerMsg::Moved { .. })).await;
+        if let ServerMsg::Moved {
+            by,
+            actions,
+            to_move,
+            ..
+        } = msg
+        {
+            seen = Some((by, actions, to_move));
+        }
+    }
+    seen.unwrap()
+}
+
+fn play(id: &str, ply: u32, cell: &str) -> ClientMsg {
+    ClientMsg::Play {
+        match_id: id.into(),
+        ply,
+        actions: vec![cell.into()],
+    }
+}
+
+async fn on_v01_players_are_paired_by_the_queue_and_ratings_change_at_the_end(db: Db) {
+    let server = Server::start(db, &["--pair-every-ms", "100"]).await;
+    // ON-V02: accounts without a subscription.
+    let (ana, mut al) = online(&server, "ana").await;
+    let (bia, mut bl) = online(&server, "bia").await;
+    let status = ana.queue_status().await.unwrap();
+    assert_eq!((status.queued, status.rating), (false, 1000));
+    let waiting = ana.queue_join().await.unwrap();
+    assert_eq!(
+        (waiting.queued, waiting.rating, waiting.accepted_difference),
+        (true, 1000, 100)
+    );
+    // Joining twice keeps one place.
+    assert!(ana.queue_join().await.unwrap().queued);
+    bia.queue_join().await.unwrap();
+    let view = started(&mut al).await;
+    assert_eq!(started(&mut bl).await.id, view.id);
+    assert_eq!(
+        (view.game, view.seat, view.to_move),
+        (MatchGame::V2, Seat::X, Some(Seat::X))
+    );
+    assert!(
+        view.clock_ms.is_some_and(|ms| ms > 50_000),
+        "a minute a turn: {:?}",
+        view.clock_ms
+    );
+    assert_eq!(view.o.as_deref(), Some("bia"), "who waited longer is X");
+    assert!(
+        !ana.queue_status().await.unwrap().queued,
+        "a match takes them off the queue"
+    );
+    // One match at a time: the queue refuses while it goes on.
+    let e = ana.queue_join().await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::AlreadyPlaying);
+
+    // The rules of 2.0 hold: X anywhere; O in the board X sent her to.
+    al.send(&play(&view.id, 0, "e5")).await.unwrap();
+    let (by, _, to_move) = heard_move([&mut al, &mut bl]).await;
+    assert_eq!((by, to_move), (Seat::X, Some(Seat::O)));
+    bl.send(&play(&view.id, 1, "a1")).await.unwrap();
+    let refused = expect(&mut bl, "refused", |m| {
+        matches!(m, ServerMsg::Refused { .. })
+    })
+    .await;
+    assert!(
+        matches!(
+            &refused,
+            ServerMsg::Refused {
+                refusal: velha_api::Refusal::Illegal {
+                    reason: velha_api::Illegal::WrongBoard(5),
+                    ..
+                },
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    // Bia leaves: Ana wins by abandonment; +30 for her, −20 for Bia (V2-R06).
+    bl.send(&ClientMsg::Leave {
+        match_id: view.id.clone(),
+    })
+    .await
+    .unwrap();
+    for live in [&mut al, &mut bl] {
+        let ended = expect(live, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
+        let ServerMsg::Ended {
+            ending, ratings, ..
+        } = ended
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            (ending.winner, ending.how),
+            (Some(Seat::X), EndHow::Abandonment)
+        );
+        let r = ratings.expect("rated");
+        assert_eq!(
+            (r.x.before, r.x.after, r.o.before, r.o.after),
+            (1000, 1030, 1000, 980)
+        );
+    }
+    let board = bia.leaderboard().await.unwrap();
+    let rows: Vec<(u64, &str, u32, u32)> = board
+        .rows
+        .iter()
+        .map(|r| (r.position, r.name.as_str(), r.rating, r.games))
+        .collect();
+    assert_eq!(rows, [(1, "ana", 1030, 1), (2, "bia", 980, 1)]);
+    assert_eq!(board.me.map(|m| (m.position, m.losses)), Some((2, 1)));
+    assert_eq!(bia.queue_status().await.unwrap().rating, 980);
+    // The cube's rankings never count it: their rebuild from the matches agrees with them.
+    let (ok, report) = server.admin(&["rankings", "rebuild", "--check"]).await;
+    assert!(ok, "{report}");
+    // Its replay, for anyone with the link (ON-P01).
+    let e = server.client().replay(&view.id).await.unwrap();
+    assert_eq!(e.game, ReplayGame::V2 { starter: Seat::X });
+    assert_eq!(
+        (e.winner, e.how),
+        (Some(Seat::X), ReplayEndHow::Abandonment)
+    );
+}
+on_both!(on_v01_players_are_paired_by_the_queue_and_ratings_change_at_the_end);
+
+async fn v2_r05_lost_turns_pass_the_move_and_the_third_in_a_row_loses_across_a_restart(db: Db) {
+    let mut server = Server::start(db, &["--pair-every-ms", "100", "--move-time-ms", "1500"]).await;
+    let (ana, mut al) = online(&server, "ana").await;
+    let (bia, mut bl) = online(&server, "bia").await;
+    ana.queue_join().await.unwrap();
+    bia.queue_join().await.unwrap();
+    let id = started(&mut al).await.id;
+    started(&mut bl).await;
+    al.send(&play(&id, 0, "e5")).await.unwrap();
+    heard_move([&mut al, &mut bl]).await;
+    // Bia lets her minute run out: the turn passes, and Ana may play anywhere.
+    let (by, actions, to_move) = heard_move([&mut al, &mut bl]).await;
+    assert_eq!(
+        (by, actions, to_move),
+        (Seat::O, vec!["timeout".to_owned()], Some(Seat::X))
+    );
+    al.send(&play(&id, 2, "a1")).await.unwrap();
+    heard_move([&mut al, &mut bl]).await;
+
+    // The server restarts: the two turns Bia still may lose are counted from the stored moves.
+    server.restart().await;
+    let mut al = ana.live().await.unwrap();
+    let mut bl = bia.live().await.unwrap();
+    for live in [&mut al, &mut bl] {
+        expect(live, "welcome", |m| matches!(m, ServerMsg::Welcome { .. })).await;
+    }
+    // Bia is sent to board 1 and lets it run out again: her second in a row.
+    let (by, actions, _) = heard_move([&mut al, &mut bl]).await;
+    assert_eq!((by, actions), (Seat::O, vec!["timeout".to_owned()]));
+    al.send(&play(&id, 4, "i9")).await.unwrap();
+    heard_move([&mut al, &mut bl]).await;
+    // The third: she loses on time (V2-R05), and the ratings change.
+    let ended = expect(&mut bl, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
+    let ServerMsg::Ended {
+        ending, ratings, ..
+    } = ended
+    else {
+        unreachable!()
+    };
+    assert_eq!((ending.winner, ending.how), (Some(Seat::X), EndHow::Time));
+    assert_eq!(ratings.map(|r| (r.x.after, r.o.after)), Some((1030, 980)));
+    let replay = server.client().replay(&id).await.unwrap();
+    let moves: Vec<(Seat, &str)> = replay
+        .moves
+        .iter()
+        .map(|m| (m.by, m.actions[0].as_str()))
+        .collect();
+    assert_eq!(
+        moves,
+        [
+            (Seat::X, "e5"),
+            (Seat::O, "timeout"),
+            (Seat::X, "a1"),
+            (Seat::O, "timeout"),
+            (Seat::X, "i9"),
+            (Seat::O, "timeout")
+        ]
+    );
+}
+on_both!(v2_r05_lost_turns_pass_the_move_and_the_third_in_a_row_loses_across_a_restart);
+
+async fn on_v01_racing_queue_joins_put_each_player_in_one_match(db: Db) {
+    let server = Server::start(db, &["--pair-every-ms", "50"]).await;
+    let mut players = Vec::new();
+    for i in 0..12 {
+        players.push(online(&server, &format!("p{i:02}")).await);
+    }
+    for round in 0..3 {
+        // Every player asks five times at once.
+        let asks = players
+            .iter()
+            .flat_map(|(c, _)| (0..5).map(move |_| c.queue_join()));
+        for answer in join_all(asks).await {
+            if let Err(e) = answer {
+                // Paired already by the time a late ask arrived.
+                assert_eq!(e.code, ErrorCode::AlreadyPlaying, "round {round}");
+            }
+        }
+        let mut ids = Vec::new();
+        for (_, live) in &mut players {
+            ids.push(started(live).await.id);
+        }
+        ids.sort();
+        let pairs = ids.len();
+        ids.dedup();
+        assert_eq!(
+            (pairs, ids.len()),
+            (12, 6),
+            "round {round}: six matches of two"
+        );
+        // Everyone leaves: X of each match leaves and loses.
+        for (_, live) in &mut players {
+            for id in &ids {
+                let _ = live
+                    .send(&ClientMsg::Leave {
+                        match_id: id.clone(),
+                    })
+                    .await;
+            }
+        }
+        for (_, live) in &mut players {
+            expect(live, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let board = players[0].0.leaderboard().await.unwrap();
+    let games: u32 = board.rows.iter().map(|r| r.games).sum();
+    assert_eq!(games, 12 * 3, "every player rated once a round");
+}
+on_both!(on_v01_racing_queue_joins_put_each_player_in_one_match);
