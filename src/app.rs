@@ -9,6 +9,7 @@ use crate::platform::{self, Linked};
 use crate::screens::{
     account::AccountScreen,
     classic::ClassicScreen,
+    competitive::CompetitiveScreen,
     cube::CubeScreen,
     groups::GroupsScreen,
     home::Home,
@@ -54,6 +55,8 @@ pub enum Screen {
     Room,
     /// A finished game's replay (`ReplayTarget` says which).
     Replay,
+    /// Jogo da Velha 2.0's competitive mode: the queue, the match, the leaderboard.
+    Competitive,
 }
 
 /// The root component.
@@ -99,6 +102,7 @@ pub fn App() -> Element {
                 Screen::Groups => rsx! { GroupsScreen { go } },
                 Screen::Room => rsx! { RoomScreen { go } },
                 Screen::Replay => rsx! { ReplayScreen { go } },
+                Screen::Competitive => rsx! { CompetitiveScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },

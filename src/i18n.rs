@@ -1,6 +1,7 @@
 //! Every text a player reads, in Brazilian Portuguese (first) and English, one place per
 //! language.
 
+use crate::online::competitive_texts::{COMPETITIVE_EN, COMPETITIVE_PT, CompetitiveTexts};
 use crate::online::group_texts::{GROUPS_EN, GROUPS_PT, GroupTexts};
 use crate::online::replay_texts::{REPLAYS_EN, REPLAYS_PT, ReplayTexts};
 use crate::online::room_texts::{ROOMS_EN, ROOMS_PT, RoomTexts};
@@ -20,6 +21,8 @@ pub struct Texts {
     pub rooms: &'static RoomTexts,
     /// The replay of a finished game.
     pub replays: &'static ReplayTexts,
+    /// Jogo da Velha 2.0's competitive mode.
+    pub competitive: &'static CompetitiveTexts,
     /// On the home screen: sign in, or open the account.
     pub account: &'static str,
     pub back: &'static str,
@@ -114,6 +117,7 @@ pub static PT: Texts = Texts {
     groups: &GROUPS_PT,
     rooms: &ROOMS_PT,
     replays: &REPLAYS_PT,
+    competitive: &COMPETITIVE_PT,
     account: "Entrar",
     back: "Voltar",
     play: "Jogar",
@@ -215,6 +219,7 @@ pub static EN: Texts = Texts {
     groups: &GROUPS_EN,
     rooms: &ROOMS_EN,
     replays: &REPLAYS_EN,
+    competitive: &COMPETITIVE_EN,
     account: "Sign in",
     back: "Back",
     play: "Play",

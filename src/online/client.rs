@@ -152,6 +152,26 @@ pub async fn cancel_match(id: &str) -> Result<(), Problem> {
     call_empty("DELETE", &format!("/api/lobby/{id}")).await
 }
 
+/// Joins 2.0's competitive queue (ON-V01); the match starts on the live connection.
+pub async fn queue_join() -> Result<velha_api::QueueStatus, Problem> {
+    call("POST", "/api/competitive/queue", None).await
+}
+
+/// The player's place in the queue, and their rating.
+pub async fn queue_status() -> Result<velha_api::QueueStatus, Problem> {
+    call("GET", "/api/competitive/queue", None).await
+}
+
+/// Leaves the queue.
+pub async fn queue_leave() -> Result<(), Problem> {
+    call_empty("DELETE", "/api/competitive/queue").await
+}
+
+/// The first page of 2.0's rating leaderboard, with the player's own line.
+pub async fn leaderboard() -> Result<velha_api::Leaderboard, Problem> {
+    call("GET", "/api/competitive/leaderboard", None).await
+}
+
 /// Joins an open match: it starts, the creator to move.
 pub async fn join_match(id: &str) -> Result<MatchView, Problem> {
     call("POST", &format!("/api/lobby/{id}/join"), None).await

@@ -146,12 +146,13 @@ impl LiveState {
                 ending,
                 position,
                 scored,
-                ..
+                ratings,
             } => {
                 if let Some(game) = self.game_mut(&match_id) {
                     game.view.state = MatchState::Over;
                     game.view.ending = Some(ending);
                     game.view.scored = scored;
+                    game.view.ratings = ratings;
                     game.view.position = position;
                     game.view.to_move = None;
                     game.view.clock_ms = None;
@@ -209,6 +210,7 @@ impl LiveState {
             scored: None,
             group: open.group.clone(),
             velha: false,
+            ratings: None,
         };
         self.start(view, now);
     }
@@ -271,6 +273,7 @@ mod tests {
             scored: None,
             group: None,
             velha: false,
+            ratings: None,
         }
     }
 

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod client;
+pub mod competitive_texts;
 pub mod group_texts;
 pub mod live;
 pub mod live_state;

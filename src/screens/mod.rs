@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod classic;
+pub mod competitive;
 pub mod cube;
 pub mod groups;
 pub mod home;

@@ -3,7 +3,7 @@
 //! server's clock, the opponent's turns animated and the connection's state in sight.
 
 use dioxus::prelude::*;
-use velha_api::{ClientMsg, EndHow, MatchState, Scope, Seat};
+use velha_api::{ClientMsg, EndHow, MatchGame, MatchState, Scope, Seat};
 use velha_rules::{Cube, CubeAction, Position};
 
 use super::TopBar;
@@ -17,13 +17,14 @@ use crate::online::live_state::Game;
 use crate::online::membership::{Membership, remember, use_membership};
 use crate::online::texts::{lobby_sentence, move_refusal};
 use crate::platform;
+use crate::screens::competitive::V2Match;
 use crate::screens::replay::ReplayButtons;
 
 /// How long a player whose connection dropped has to come back (ON-M04).
 const GRACE_S: f64 = 20.0;
 
 /// `m:ss`.
-fn clock(ms: f64) -> String {
+pub fn clock(ms: f64) -> String {
     let s = (ms.max(0.0) / 1000.0).ceil() as u64;
     format!("{}:{:02}", s / 60, s % 60)
 }
@@ -72,6 +73,8 @@ pub fn Online(go: EventHandler<Screen>, group: Option<GroupPlay>) -> Element {
     });
     let game = live.state.read().game.clone();
     match game {
+        // A 2.0 competitive match shows as such wherever the player opens it.
+        Some(game) if game.view.game == MatchGame::V2 => rsx! { V2Match { live, go, game } },
         Some(game) if game.view.state == MatchState::Open => rsx! { Waiting { live, go, game } },
         Some(game) => rsx! { LiveMatch { live, go, game } },
         None => rsx! { Lobby { live, go, group } },
@@ -80,7 +83,7 @@ pub fn Online(go: EventHandler<Screen>, group: Option<GroupPlay>) -> Element {
 
 /// The connection's state when it is not simply up.
 #[component]
-fn LinkBanner(live: Live, in_match: bool) -> Element {
+pub fn LinkBanner(live: Live, in_match: bool) -> Element {
     let o = use_texts().online;
     let mut now = use_signal(platform::now_ms);
     use_future(move || async move {

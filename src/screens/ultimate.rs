@@ -159,6 +159,10 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                         "{label}"
                     }
                 }
+                if v2 {
+                    button { class: "primary wide", "data-action": "competitive", onclick: move |_| go.call(Screen::Competitive),
+                        "{t.competitive.play_rated}" }
+                }
                 PlayWithSomeone { go, board: if v2 { RoomBoard::V2 } else { RoomBoard::Super } }
             }
         };

@@ -183,6 +183,9 @@ pub struct MatchView {
     /// Whether O is the server's Velha (ON-G05).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub velha: bool,
+    /// 2.0: both ratings before and after, once the match is over (V2-R06).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<crate::RatingChanges>,
 }
 
 /// A player whose connection dropped (ON-M04).

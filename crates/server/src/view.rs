@@ -72,6 +72,7 @@ pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running>, now: i64
         scored: row.scored,
         group: row.group.clone(),
         velha: row.velha,
+        ratings: row.ratings,
     };
     if let Some(Running {
         position,

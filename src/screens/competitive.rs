@@ -1,0 +1,307 @@
+//! Jogo da Velha 2.0's competitive mode (ON-V01, ON-V02, V2-R05, V2-R06): for signed-in
+//! players, no subscription. The queue shows the rating difference it accepts widening while
+//! the player waits; the match is played on the 81 cells with the server's 1-minute clock,
+//! lost turns told; the end shows the rating before and after; and the leaderboard.
+
+use dioxus::prelude::*;
+use velha_api::{
+    ClientMsg, Leaderboard, MatchGame, MatchState, QueueStatus, Seat, accepted_difference,
+};
+use velha_rules::{Player, UltCell, Ultimate, Variant};
+
+use super::TopBar;
+use super::online::{LinkBanner, clock, ending_words};
+use crate::app::{Screen, use_texts};
+use crate::components::ultimate_grid::{UltimateGrid, sent_text};
+use crate::online::client;
+use crate::online::live::{Link, Live, use_live};
+use crate::online::live_state::Game;
+use crate::online::membership::{Membership, remember, use_membership};
+use crate::online::texts::{lobby_sentence, move_refusal};
+use crate::platform;
+use crate::screens::replay::ReplayButtons;
+
+/// The competitive mode: signed-in players play; others are asked to sign in.
+#[component]
+pub fn CompetitiveScreen(go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    match use_membership()() {
+        Membership::Member(_) => rsx! { Competitive { go } },
+        Membership::Guest | Membership::Checking => rsx! {
+            TopBar { title: t.competitive.title, go }
+            p { "{t.competitive.about}" }
+            p { "{t.online.sign_in_first}" }
+            button { class: "primary wide", "data-action": "sign-in", onclick: move |_| go.call(Screen::Account), "{t.online.sign_in}" }
+        },
+    }
+}
+
+#[component]
+fn Competitive(go: EventHandler<Screen>) -> Element {
+    let live = use_live();
+    let mut membership = use_membership();
+    use_effect(move || {
+        if (live.link)() == Link::SignedOut {
+            remember(false);
+            membership.set(Membership::Guest);
+        }
+    });
+    let game = live.state.read().game.clone();
+    match game {
+        Some(game) if game.view.game == MatchGame::V2 => rsx! { V2Match { live, go, game } },
+        _ => rsx! { Queue { live, go } },
+    }
+}
+
+/// The player's rating, the queue, and the leaderboard.
+#[component]
+fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let c = t.competitive;
+    let mut status = use_signal(|| None::<(QueueStatus, f64)>);
+    let mut board = use_signal(|| None::<Leaderboard>);
+    let mut problem = use_signal(|| None::<String>);
+    let mut busy = use_signal(|| false);
+    let mut now = use_signal(platform::now_ms);
+    use_hook(move || {
+        spawn(async move {
+            if let Ok(s) = client::queue_status().await {
+                status.set(Some((s, platform::now_ms())));
+            }
+            board.set(client::leaderboard().await.ok());
+        })
+    });
+    use_future(move || async move {
+        loop {
+            platform::sleep_ms(500).await;
+            now.set(platform::now_ms());
+        }
+    });
+    let mut ask = move |join: bool| {
+        busy.set(true);
+        problem.set(None);
+        spawn(async move {
+            let answer = if join {
+                client::queue_join().await
+            } else {
+                client::queue_leave()
+                    .await
+                    .and(client::queue_status().await)
+            };
+            busy.set(false);
+            match answer {
+                Ok(s) => status.set(Some((s, platform::now_ms()))),
+                Err(refused) => problem.set(Some(lobby_sentence(t.online, &refused))),
+            }
+        });
+    };
+    let waiting = status().filter(|(s, _)| s.queued).map(|(s, at)| {
+        let waited = s.waited_ms + (now() - at).max(0.0) as u64;
+        (waited / 1000, accepted_difference(waited))
+    });
+    let rating = status().map(|(s, _)| s.rating);
+    rsx! {
+        TopBar { title: c.title, go }
+        LinkBanner { live, in_match: false }
+        p { class: "hint", "{c.about}" }
+        if let Some(r) = rating {
+            p { class: "rating", "data-rating": "{r}", "{c.your_rating}: " strong { "{r}" } }
+        }
+        match waiting {
+            Some((seconds, accepted)) => rsx! {
+                section { class: "waiting", role: "status", "data-queued": "true",
+                    p { class: "spinner", "aria-hidden": "true" }
+                    p { "{c.searching}" }
+                    p { class: "muted", "data-accepting": "{accepted}", "{c.accepting} ±{accepted} {c.points_apart}" }
+                    p { class: "muted", "data-waited": "{seconds}", "{c.waited} {seconds} s" }
+                }
+                button { class: "wide", "data-action": "leave-queue", disabled: busy(), onclick: move |_| ask(false), "{c.cancel}" }
+            },
+            None => rsx! {
+                button { class: "primary wide", "data-action": "join-queue", disabled: busy() || rating.is_none(),
+                    onclick: move |_| ask(true), "{c.search}" }
+            },
+        }
+        if let Some(says) = problem() {
+            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+        }
+        h2 { "{c.leaderboard}" }
+        match board() {
+            None => rsx! { p { class: "muted", "{t.online.working}" } },
+            Some(b) if b.rows.is_empty() => rsx! { p { class: "muted", "data-leaderboard": "empty", "{c.nobody_yet}" } },
+            Some(b) => rsx! {
+                table { class: "leaderboard", "data-leaderboard": "{b.rows.len()}",
+                    thead { tr { th { "#" } th { "{c.player}" } th { "{c.rating}" } th { "{c.record}" } } }
+                    tbody {
+                        for row in b.rows.iter().cloned() {
+                            tr { key: "{row.position}-{row.name}", class: if b.me.as_ref().is_some_and(|m| m.name == row.name) { "me" } else { "" },
+                                "data-row": "{row.name}",
+                                td { "{row.position}" } td { "{row.name}" } td { "{row.rating}" }
+                                td { "{row.wins}-{row.draws}-{row.losses}" }
+                            }
+                        }
+                    }
+                }
+                if let Some(me) = b.me.filter(|m| !b.rows.iter().any(|r| r.name == m.name)) {
+                    p { class: "muted", "data-me": "{me.position}", "{me.position}. {me.name} · {me.rating}" }
+                }
+            },
+        }
+    }
+}
+
+/// A live (or just finished) competitive match.
+#[component]
+pub fn V2Match(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
+    let t = use_texts();
+    let o = t.online;
+    let c = t.competitive;
+    let view = game.view.clone();
+    let seat = view.seat;
+    // This device's move, shown at once, from the ply it was made at, until the server answers.
+    let mut optimistic = use_signal(|| None::<(u32, Ultimate)>);
+    let mut message = use_signal(|| None::<String>);
+    let mut leaving = use_signal(|| false);
+    let mut now = use_signal(platform::now_ms);
+    use_future(move || async move {
+        loop {
+            platform::sleep_ms(250).await;
+            now.set(platform::now_ms());
+        }
+    });
+    let mut state = live.state;
+    use_effect(move || {
+        let refused = match &state.read().game {
+            Some(g) => g.refusal.clone(),
+            None => return,
+        };
+        if let Some(refused) = refused {
+            state.with_mut(|s| {
+                if let Some(g) = &mut s.game {
+                    g.refusal = None;
+                }
+            });
+            message.set(Some(move_refusal(o, t, &refused)));
+            optimistic.set(None);
+        }
+    });
+    let Ok(server_board) = Ultimate::from_state_line(Variant::V2, &view.position) else {
+        return rsx! { TopBar { title: c.title, go } p { class: "warning", "{o.server_failed}" } };
+    };
+    // A move waits for the server's answer only at the ply it was made at.
+    let pending = optimistic().filter(|(ply, _)| *ply == view.ply);
+    let shown = pending.map_or(server_board, |(_, b)| b);
+    let live_now = view.state == MatchState::Live;
+    let up = (live.link)() == Link::Up;
+    let my_turn = live_now && view.to_move == Some(seat);
+    let playing = my_turn && up && pending.is_none();
+    let opponent = match seat {
+        Seat::X => view.o.clone().unwrap_or_default(),
+        Seat::O => view.x.clone(),
+    };
+    let left = view.clock_ms.map(|ms| ms as f64 - (now() - game.read_at));
+    let (status_key, status_text) = match (view.state, view.ending) {
+        (MatchState::Over, Some(ending)) => {
+            let how = ending_words(o, ending.how);
+            match ending.winner {
+                None => ("draw", o.drawn.to_owned()),
+                Some(w) if w == seat => ("won", format!("{} {how}", o.you_won)),
+                Some(_) => ("lost", format!("{} {how}", o.you_lost)),
+            }
+        }
+        _ if my_turn => ("your-turn", o.your_turn.to_owned()),
+        _ => ("their-turn", format!("{} {opponent}", o.turn_of_name)),
+    };
+    // The last change was a turn lost on the clock (V2-R05).
+    let lost_turn = game
+        .last_move
+        .as_ref()
+        .filter(|m| m.ply == view.ply && m.actions.iter().any(|a| a == "timeout"))
+        .map(|m| m.by);
+    let mine = view
+        .ratings
+        .map(|r| if seat == Seat::X { r.x } else { r.o });
+    let match_id = view.id.clone();
+    let replay_id = view.id.clone();
+    let to_move_id = view.id.clone();
+    let ply = view.ply;
+    rsx! {
+        nav { class: "top",
+            if live_now {
+                button { "data-action": "leave", "aria-label": o.leave_match, onclick: move |_| leaving.set(true), "← {o.leave}" }
+            } else {
+                button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
+            }
+            h1 { "{c.title}" }
+        }
+        if leaving() {
+            div { class: "confirm", role: "alertdialog", "aria-label": o.leave_confirm,
+                p { "{o.leave_confirm}" }
+                button { "data-action": "confirm-leave",
+                    onclick: move |_| {
+                        live.send(ClientMsg::Leave { match_id: match_id.clone() });
+                        leaving.set(false);
+                    },
+                    "{t.yes}"
+                }
+                button { onclick: move |_| leaving.set(false), "{t.no}" }
+            }
+        }
+        LinkBanner { live, in_match: live_now }
+        p { class: "players",
+            span { "data-player": "X", "X · {view.x}" }
+            " × "
+            span { "data-player": "O", "O · {view.o.clone().unwrap_or_default()}" }
+        }
+        p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }
+        if let Some(by) = lost_turn.filter(|_| live_now) {
+            p { class: "warning", role: "alert", "data-lost-turn": "{by:?}",
+                if by == seat { "{c.you_lost_turn}" } else { "{c.they_lost_turn}" }
+            }
+            p { class: "muted hint", "{c.strikes}" }
+        }
+        if live_now {
+            p { class: "hint", "data-sent": "{shown.sent_board().map(|b| b + 1).unwrap_or(0)}", "{sent_text(&shown)}" }
+        }
+        div { class: "v2-bar",
+            span { class: "points x", "data-points": "X", "{t.points} X: {shown.points(Player::X)}" }
+            if let (Some(ms), true) = (left, live_now) {
+                span { class: if ms < 10_000.0 { "clock low" } else { "clock" }, "data-clock": "{clock(ms)}", "{clock(ms)}" }
+            }
+            span { class: "points o", "data-points": "O", "{t.points} O: {shown.points(Player::O)}" }
+        }
+        UltimateGrid { board: shown, enabled: playing,
+            onpress: move |cell: UltCell| {
+                let mut after = shown;
+                if velha_rules::Position::play(&mut after, cell).is_ok() {
+                    message.set(None);
+                    optimistic.set(Some((ply, after)));
+                    live.send(ClientMsg::Play { match_id: to_move_id.clone(), ply, actions: vec![cell.to_string()] });
+                }
+            }
+        }
+        if let Some(says) = message() {
+            p { class: "warning", role: "alert", "data-refusal": "true", "{says}" }
+        }
+        if let Some(r) = mine {
+            p { class: "rating-change", "data-rating-before": "{r.before}", "data-rating-after": "{r.after}",
+                "{c.rating_now} {r.before} → " strong { "{r.after}" } " ({r.after as i64 - r.before as i64:+})"
+            }
+        }
+        if !live_now {
+            div { class: "after",
+                button { class: "primary", "data-action": "play-again",
+                    onclick: move |_| {
+                        state.with_mut(|s| s.game = None);
+                        spawn(async move {
+                            let _ = client::queue_join().await;
+                        });
+                    },
+                    "{c.again}"
+                }
+                button { "data-action": "competitive-home", onclick: move |_| state.with_mut(|s| s.game = None), "{c.leaderboard}" }
+            }
+            ReplayButtons { id: replay_id, go }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+"""Jogo da Velha 2.0's competitive mode in two browsers against the real server (online.md
+ON-V01, ON-V02; ultimate.md V2-R05, V2-R06): two players signed in without a subscription
+find each other in the queue, X plays, O lets her minute run out and loses the turn (both are
+told), then leaves; both see the rating change (+30, −20) and the leaderboard. The server runs
+5-second turns so the test need not wait a minute."""
+
+import os
+import tempfile
+
+import pytest
+
+from conftest import Served, shot
+from test_account import fresh_name, sign_up
+
+
+@pytest.fixture(scope="module")
+def quick(server):
+    """A second server with 5-second moves, pairing every 200 ms, under the first one's
+    certificate (which the test browser trusts), on a database of its own."""
+    with tempfile.TemporaryDirectory() as data:
+        quick = Served(data, ["--move-time-ms", "5000", "--pair-every-ms", "200",
+                              "--tls-cert", os.path.join(server.data, "dev-cert.pem"),
+                              "--tls-key", os.path.join(server.data, "dev-key.pem")],
+                       database_env="E2E_QUICK_DATABASE_URL")
+        yield quick
+        quick.stop()
+
+
+def player(browser, quick, name):
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    page = context.new_page()
+    page.goto(quick.url)
+    page.wait_for_selector("[data-game=v2]", timeout=30000)
+    sign_up(page, name)
+    page.click("[data-action=back]")
+    page.click("[data-game=v2]")
+    page.click("[data-action=competitive]")
+    page.wait_for_selector("[data-rating='1000']", timeout=15000)
+    return page
+
+
+def status(page):
+    return page.get_attribute("[data-status]", "data-status")
+
+
+def test_on_v01_a_rated_match_with_a_lost_turn_and_the_rating_change(browser, quick):
+    ana_name, bia_name = fresh_name(), fresh_name()
+    ana, bia = player(browser, quick, ana_name), player(browser, quick, bia_name)
+    ana.click("[data-action=join-queue]")
+    ana.wait_for_selector("[data-queued]")
+    assert ana.get_attribute("[data-accepting]", "data-accepting") == "100"
+    shot(ana, "competitive-queue")
+    bia.click("[data-action=join-queue]")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    assert ana.locator("[data-cell]:enabled").count() == 81
+    assert ana.inner_text("[data-clock]") in ("0:05", "0:04")
+    ana.click("[data-cell=e5]")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert bia.get_attribute("[data-sent]", "data-sent") == "5"
+    # Bia lets her 5 seconds run out: she loses the turn and Ana may play anywhere (V2-R05).
+    ana.wait_for_selector("[data-lost-turn]", timeout=15000)
+    assert "sua vez" in ana.inner_text("[data-lost-turn]")
+    assert status(ana) == "your-turn"
+    bia.wait_for_selector("[data-lost-turn]", timeout=15000)
+    assert "você perdeu a vez" in bia.inner_text("[data-lost-turn]")
+    shot(bia, "competitive-lost-turn")
+    ana.click("[data-cell=a1]:enabled")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    bia.click("[data-action=leave]")
+    bia.click("[data-action=confirm-leave]")
+    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    bia.wait_for_selector("[data-status=lost]", timeout=15000)
+    for page, after in ((ana, "1030"), (bia, "980")):
+        line = page.wait_for_selector("[data-rating-after]", timeout=15000)
+        assert (line.get_attribute("data-rating-before"), line.get_attribute("data-rating-after")) \
+            == ("1000", after)
+    assert "(+30)" in ana.inner_text("[data-rating-after]")
+    assert "(-20)" in bia.inner_text("[data-rating-after]")
+    shot(ana, "competitive-won")
+    shot(bia, "competitive-lost")
+    # The leaderboard: Ana first, Bia second, her own line marked.
+    bia.click("[data-action=competitive-home]")
+    bia.wait_for_selector("[data-rating='980']", timeout=15000)
+    rows = bia.locator("[data-row]")
+    assert rows.nth(0).get_attribute("data-row") == ana_name
+    assert rows.nth(1).get_attribute("data-row") == bia_name
+    shot(bia, "competitive-leaderboard")
+    for page in (ana, bia):
+        page.context.close()
