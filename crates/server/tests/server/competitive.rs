@@ -269,3 +269,104 @@ async fn on_v01_racing_queue_joins_put_each_player_in_one_match(db: Db) {
     assert_eq!(games, 12 * 3, "every player rated once a round");
 }
 on_both!(on_v01_racing_queue_joins_put_each_player_in_one_match);
+
+async fn on_v02_a_player_gone_longer_than_the_grace_loses_a_rated_match(db: Db) {
+    let server = Server::start(
+        db,
+        &["--pair-every-ms", "100", "--reconnect-grace-ms", "1000"],
+    )
+    .await;
+    let (ana, mut al) = online(&server, "ana").await;
+    let (bia, bl) = online(&server, "bia").await;
+    ana.queue_join().await.unwrap();
+    bia.queue_join().await.unwrap();
+    let id = started(&mut al).await.id;
+    // Bia's connection drops: Ana is told, and after the grace Bia loses by abandonment.
+    bl.close().await;
+    let away = expect(&mut al, "away", |m| matches!(m, ServerMsg::Away { .. })).await;
+    assert!(
+        matches!(away, ServerMsg::Away { seat: Seat::O, .. }),
+        "{away:?}"
+    );
+    let ended = expect(&mut al, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
+    let ServerMsg::Ended {
+        ending, ratings, ..
+    } = ended
+    else {
+        unreachable!()
+    };
+    assert_eq!(
+        (ending.winner, ending.how),
+        (Some(Seat::X), EndHow::Abandonment)
+    );
+    assert_eq!(ratings.map(|r| (r.x.after, r.o.after)), Some((1030, 980)));
+    assert_eq!(ana.get_match(&id).await.unwrap().ratings, ratings);
+}
+on_both!(on_v02_a_player_gone_longer_than_the_grace_loses_a_rated_match);
+
+async fn v2_r06_a_draw_changes_no_rating_and_no_rating_falls_below_zero(db: Db) {
+    let server = Server::start(db, &["--pair-every-ms", "60000"]).await;
+    for name in ["ana", "bia"] {
+        server.player(name, "pt-BR", None).await;
+    }
+    let store = velha_server::store::Store::open(&server.database_url())
+        .await
+        .unwrap();
+    let mut conn = server.database().await;
+    let id_of = |name: &'static str| {
+        sqlx::query_scalar::<_, String>("SELECT id FROM accounts WHERE name = $1").bind(name)
+    };
+    let ana = id_of("ana").fetch_one(&mut conn).await.unwrap();
+    let bia = id_of("bia").fetch_one(&mut conn).await.unwrap();
+    let rated = |n: u32, winner: Option<Seat>, how: EndHow| {
+        let (store, ana, bia) = (&store, ana.clone(), bia.clone());
+        async move {
+            let now = velha_server::token::now_ms();
+            let x = store.queue_join(&ana, now).await.unwrap();
+            let o = store.queue_join(&bia, now).await.unwrap();
+            let id = format!("rated-{n}");
+            let row = store
+                .start_rated_match(&x, &o, &id, "start", now, now + 60_000)
+                .await
+                .unwrap()
+                .expect("both waiting");
+            assert!(
+                store
+                    .end_match(&row.id, winner, how, now + 1)
+                    .await
+                    .unwrap()
+            );
+            store
+                .get_match(&id)
+                .await
+                .unwrap()
+                .unwrap()
+                .ratings
+                .unwrap()
+        }
+    };
+    // A draw: no change, counted as a game and a draw for both.
+    let r = rated(0, None, EndHow::Draw).await;
+    assert_eq!(
+        (r.x.before, r.x.after, r.o.before, r.o.after),
+        (1000, 1000, 1000, 1000)
+    );
+    // Bia at 10 loses: 0, never below.
+    sqlx::query("UPDATE v2_ratings SET rating = 10 WHERE account_id = $1")
+        .bind(&bia)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let r = rated(1, Some(Seat::X), EndHow::Time).await;
+    assert_eq!((r.o.before, r.o.after, r.x.after), (10, 0, 1030));
+    let r = rated(2, Some(Seat::X), EndHow::Time).await;
+    assert_eq!((r.o.before, r.o.after), (0, 0));
+    let (rows, me) = store.leaderboard(0, 10, &bia).await.unwrap();
+    assert_eq!(rows.len(), 2);
+    let me = me.unwrap();
+    assert_eq!(
+        (me.position, me.rating, me.games, me.draws, me.losses),
+        (2, 0, 3, 1, 2)
+    );
+}
+on_both!(v2_r06_a_draw_changes_no_rating_and_no_rating_falls_below_zero);
