@@ -10,7 +10,7 @@ use velha_api::{
 use velha_rules::{Player, UltCell, Ultimate, Variant};
 
 use super::TopBar;
-use super::online::{LinkBanner, clock, ending_words};
+use super::online::{LinkBanner, MatchHeader};
 use crate::app::{Screen, use_texts};
 use crate::components::ultimate_grid::{UltimateGrid, sent_text};
 use crate::online::client;
@@ -161,14 +161,6 @@ pub fn V2Match(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     // This device's move, shown at once, from the ply it was made at, until the server answers.
     let mut optimistic = use_signal(|| None::<(u32, Ultimate)>);
     let mut message = use_signal(|| None::<String>);
-    let mut leaving = use_signal(|| false);
-    let mut now = use_signal(platform::now_ms);
-    use_future(move || async move {
-        loop {
-            platform::sleep_ms(250).await;
-            now.set(platform::now_ms());
-        }
-    });
     let mut state = live.state;
     use_effect(move || {
         let refused = match &state.read().game {
@@ -195,23 +187,6 @@ pub fn V2Match(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let up = (live.link)() == Link::Up;
     let my_turn = live_now && view.to_move == Some(seat);
     let playing = my_turn && up && pending.is_none();
-    let opponent = match seat {
-        Seat::X => view.o.clone().unwrap_or_default(),
-        Seat::O => view.x.clone(),
-    };
-    let left = view.clock_ms.map(|ms| ms as f64 - (now() - game.read_at));
-    let (status_key, status_text) = match (view.state, view.ending) {
-        (MatchState::Over, Some(ending)) => {
-            let how = ending_words(o, ending.how);
-            match ending.winner {
-                None => ("draw", o.drawn.to_owned()),
-                Some(w) if w == seat => ("won", format!("{} {how}", o.you_won)),
-                Some(_) => ("lost", format!("{} {how}", o.you_lost)),
-            }
-        }
-        _ if my_turn => ("your-turn", o.your_turn.to_owned()),
-        _ => ("their-turn", format!("{} {opponent}", o.turn_of_name)),
-    };
     // The last change was a turn lost on the clock (V2-R05).
     let lost_turn = game
         .last_move
@@ -221,39 +196,11 @@ pub fn V2Match(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let mine = view
         .ratings
         .map(|r| if seat == Seat::X { r.x } else { r.o });
-    let match_id = view.id.clone();
     let replay_id = view.id.clone();
     let to_move_id = view.id.clone();
     let ply = view.ply;
     rsx! {
-        nav { class: "top",
-            if live_now {
-                button { "data-action": "leave", "aria-label": o.leave_match, onclick: move |_| leaving.set(true), "← {o.leave}" }
-            } else {
-                button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
-            }
-            h1 { "{c.title}" }
-        }
-        if leaving() {
-            div { class: "confirm", role: "alertdialog", "aria-label": o.leave_confirm,
-                p { "{o.leave_confirm}" }
-                button { "data-action": "confirm-leave",
-                    onclick: move |_| {
-                        live.send(ClientMsg::Leave { match_id: match_id.clone() });
-                        leaving.set(false);
-                    },
-                    "{t.yes}"
-                }
-                button { onclick: move |_| leaving.set(false), "{t.no}" }
-            }
-        }
-        LinkBanner { live, in_match: live_now }
-        p { class: "players",
-            span { "data-player": "X", "X · {view.x}" }
-            " × "
-            span { "data-player": "O", "O · {view.o.clone().unwrap_or_default()}" }
-        }
-        p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }
+        MatchHeader { live, go, game: game.clone(), title: c.title }
         if let Some(by) = lost_turn.filter(|_| live_now) {
             p { class: "warning", role: "alert", "data-lost-turn": "{by:?}",
                 if by == seat { "{c.you_lost_turn}" } else { "{c.they_lost_turn}" }
@@ -265,9 +212,6 @@ pub fn V2Match(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
         }
         div { class: "v2-bar",
             span { class: "points x", "data-points": "X", "{t.points} X: {shown.points(Player::X)}" }
-            if let (Some(ms), true) = (left, live_now) {
-                span { class: if ms < 10_000.0 { "clock low" } else { "clock" }, "data-clock": "{clock(ms)}", "{clock(ms)}" }
-            }
             span { class: "points o", "data-points": "O", "{t.points} O: {shown.points(Player::O)}" }
         }
         UltimateGrid { board: shown, enabled: playing,

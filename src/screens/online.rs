@@ -24,7 +24,7 @@ use crate::screens::replay::ReplayButtons;
 const GRACE_S: f64 = 20.0;
 
 /// `m:ss`.
-pub fn clock(ms: f64) -> String {
+fn clock(ms: f64) -> String {
     let s = (ms.max(0.0) / 1000.0).ceil() as u64;
     format!("{}:{:02}", s / 60, s % 60)
 }
@@ -288,13 +288,108 @@ fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
 }
 
 /// How a match ended, after "you won" or "you lost".
-pub fn ending_words(o: &'static crate::online::texts::OnlineTexts, how: EndHow) -> &'static str {
+fn ending_words(o: &'static crate::online::texts::OnlineTexts, how: EndHow) -> &'static str {
     match how {
         EndHow::Line => o.by_line,
         EndHow::BothLines => o.by_both_lines,
         EndHow::Time => o.by_time,
         EndHow::Abandonment => o.by_abandonment,
         EndHow::Draw => o.drawn,
+    }
+}
+
+/// The top of a live (or just finished) match's screen, whatever its game: leave (asked
+/// first) or back, the title, the connection, the players, whose turn it is or how it ended,
+/// the move clock, and the opponent away with the time left to come back (ON-M04).
+#[component]
+pub fn MatchHeader(
+    live: Live,
+    go: EventHandler<Screen>,
+    game: Game,
+    title: &'static str,
+) -> Element {
+    let t = use_texts();
+    let o = t.online;
+    let view = &game.view;
+    let seat = view.seat;
+    let mut leaving = use_signal(|| false);
+    let mut now = use_signal(platform::now_ms);
+    use_future(move || async move {
+        loop {
+            platform::sleep_ms(250).await;
+            now.set(platform::now_ms());
+        }
+    });
+    let live_now = view.state == MatchState::Live;
+    let my_turn = live_now && view.to_move == Some(seat);
+    let opponent = match seat {
+        Seat::X => view.o.clone().unwrap_or_default(),
+        Seat::O => view.x.clone(),
+    };
+    let left = view.clock_ms.map(|ms| ms as f64 - (now() - game.read_at));
+    let (status_key, status_text) = match (view.state, view.ending) {
+        (MatchState::Over, Some(ending)) => {
+            let how = ending_words(o, ending.how);
+            match ending.winner {
+                None => ("draw", o.drawn.to_owned()),
+                Some(w) if w == seat => ("won", format!("{} {how}", o.you_won)),
+                Some(_) => ("lost", format!("{} {how}", o.you_lost)),
+            }
+        }
+        _ if my_turn => ("your-turn", o.your_turn.to_owned()),
+        _ => ("their-turn", format!("{} {opponent}", o.turn_of_name)),
+    };
+    let away: Vec<f64> = view
+        .away
+        .iter()
+        .filter(|a| a.seat != seat)
+        .map(|a| {
+            ((a.grace_ms as f64 - (now() - game.away_read_at)) / 1000.0)
+                .ceil()
+                .max(0.0)
+        })
+        .collect();
+    let match_id = view.id.clone();
+    rsx! {
+        nav { class: "top",
+            if live_now {
+                button { "data-action": "leave", "aria-label": o.leave_match, onclick: move |_| leaving.set(true), "← {o.leave}" }
+            } else {
+                button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
+            }
+            h1 { "{title}" }
+        }
+        if leaving() {
+            div { class: "confirm", role: "alertdialog", "aria-label": o.leave_confirm,
+                p { "{o.leave_confirm}" }
+                button { "data-action": "confirm-leave",
+                    onclick: move |_| {
+                        live.send(ClientMsg::Leave { match_id: match_id.clone() });
+                        leaving.set(false);
+                    },
+                    "{t.yes}"
+                }
+                button { onclick: move |_| leaving.set(false), "{t.no}" }
+            }
+        }
+        LinkBanner { live, in_match: live_now }
+        p { class: "players",
+            span { "data-player": "X", "X · {view.x}" }
+            " × "
+            span { "data-player": "O", "O · {view.o.clone().unwrap_or_default()}" }
+        }
+        p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }
+        if view.scored == Some(false) {
+            p { class: "muted", "data-scored": "false", "{o.not_scored}" }
+        }
+        if let (Some(ms), true) = (left, live_now) {
+            p { class: if ms < 10_000.0 { "match-clock low" } else { "match-clock" }, "data-clock": "{clock(ms)}",
+                "{clock(ms)}"
+            }
+        }
+        for s in away {
+            p { class: "banner", role: "status", "data-away": "{s}", "{opponent} {o.away_for} {s} s" }
+        }
     }
 }
 
@@ -309,14 +404,6 @@ fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let mut optimistic = use_signal(|| None::<(u32, Cube)>);
     let mut message = use_signal(|| None::<String>);
     let mut animated = use_signal(|| view.ply);
-    let mut leaving = use_signal(|| false);
-    let mut now = use_signal(platform::now_ms);
-    use_future(move || async move {
-        loop {
-            platform::sleep_ms(250).await;
-            now.set(platform::now_ms());
-        }
-    });
     // The opponent's turns are animated from the position before them; the server's answer
     // to this device's move replaces what was shown, or its refusal takes it back.
     let mut state = live.state;
@@ -370,77 +457,9 @@ fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let up = (live.link)() == Link::Up;
     let my_turn = live_now && view.to_move == Some(seat);
     let playing = my_turn && up && optimistic().is_none();
-    let opponent = match seat {
-        Seat::X => view.o.clone().unwrap_or_default(),
-        Seat::O => view.x.clone(),
-    };
-    let left = view.clock_ms.map(|ms| ms as f64 - (now() - game.read_at));
-    let (status_key, status_text) = match (view.state, view.ending) {
-        (MatchState::Over, Some(ending)) => {
-            let how = ending_words(o, ending.how);
-            match ending.winner {
-                None => ("draw", o.drawn.to_owned()),
-                Some(w) if w == seat => ("won", format!("{} {how}", o.you_won)),
-                Some(_) => ("lost", format!("{} {how}", o.you_lost)),
-            }
-        }
-        _ if my_turn => ("your-turn", o.your_turn.to_owned()),
-        _ => ("their-turn", format!("{} {opponent}", o.turn_of_name)),
-    };
-    let away: Vec<(String, f64)> = view
-        .away
-        .iter()
-        .filter(|a| a.seat != seat)
-        .map(|a| {
-            let s = (a.grace_ms as f64 - (now() - game.away_read_at)) / 1000.0;
-            (opponent.clone(), s.ceil().max(0.0))
-        })
-        .collect();
-    let match_id = view.id.clone();
     let replay_id = view.id.clone();
     let header = rsx! {
-        nav { class: "top",
-            if live_now {
-                button { "data-action": "leave", "aria-label": o.leave_match, onclick: move |_| leaving.set(true), "← {o.leave}" }
-            } else {
-                button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
-            }
-            h1 { "{t.game_cube}" }
-        }
-        if leaving() {
-            div { class: "confirm", role: "alertdialog", "aria-label": o.leave_confirm,
-                p { "{o.leave_confirm}" }
-                button { "data-action": "confirm-leave",
-                    onclick: {
-                        let match_id = match_id.clone();
-                        move |_| {
-                            live.send(ClientMsg::Leave { match_id: match_id.clone() });
-                            leaving.set(false);
-                        }
-                    },
-                    "{t.yes}"
-                }
-                button { onclick: move |_| leaving.set(false), "{t.no}" }
-            }
-        }
-        LinkBanner { live, in_match: live_now }
-        p { class: "players",
-            span { "data-player": "X", "X · {view.x}" }
-            " × "
-            span { "data-player": "O", "O · {view.o.clone().unwrap_or_default()}" }
-        }
-        p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }
-        if view.scored == Some(false) {
-            p { class: "muted", "data-scored": "false", "{o.not_scored}" }
-        }
-        if let (Some(ms), true) = (left, live_now) {
-            p { class: if ms < 10_000.0 { "match-clock low" } else { "match-clock" }, "data-clock": "{clock(ms)}",
-                "{clock(ms)}"
-            }
-        }
-        for (name, s) in away {
-            p { class: "banner", role: "status", "data-away": "{s}", "{name} {o.away_for} {s} s" }
-        }
+        MatchHeader { live, go, game: game.clone(), title: t.game_cube }
     };
     rsx! {
         CubeTable {
