@@ -4,7 +4,7 @@
 
 use dioxus::prelude::*;
 use velha_rules::ultimate::BoardState;
-use velha_rules::{Position, UltCell, Ultimate, Variant};
+use velha_rules::{Player, Position, UltCell, Ultimate, Variant};
 
 use crate::app::use_texts;
 use crate::screens::Mark;
@@ -56,6 +56,23 @@ pub fn UltimateGrid(board: Ultimate, enabled: bool, onpress: EventHandler<UltCel
     }
 }
 
+/// 2.0's points on the big board (V2-R02), shown above the grid; nothing for Super. `middle`
+/// goes between the two counts (the local game's clock).
+#[component]
+pub fn PointsBar(board: Ultimate, middle: Option<Element>) -> Element {
+    let t = use_texts();
+    if board.variant() != Variant::V2 {
+        return rsx! {};
+    }
+    rsx! {
+        div { class: "v2-bar",
+            span { class: "points x", "data-points": "X", "{t.points} X: {board.points(Player::X)}" }
+            if let Some(m) = middle { {m} }
+            span { class: "points o", "data-points": "O", "{t.points} O: {board.points(Player::O)}" }
+        }
+    }
+}
+
 /// Where the next move goes: the board it was sent to, or any.
 pub fn sent_text(board: &Ultimate) -> String {
     let t = use_texts();
@@ -68,7 +85,7 @@ pub fn sent_text(board: &Ultimate) -> String {
 #[component]
 fn UltSquare(
     cell: UltCell,
-    piece: Option<velha_rules::Player>,
+    piece: Option<Player>,
     enabled: bool,
     onpress: EventHandler<UltCell>,
 ) -> Element {

@@ -109,22 +109,14 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
             if let Rival::Computer(who) = current {
                 character::Rival { who, status }
             }
-            div { class: "board3", role: "grid",
-                for cell in Cell::ALL {
-                    Square {
-                        key: "{cell}",
-                        name: cell.to_string(),
-                        piece: b.piece(cell),
-                        enabled: person_moves && b.piece(cell).is_none(),
-                        onpress: move |_| {
-                            game.with_mut(|m| {
-                                let by = m.position().side_to_move();
-                                m.act(by, cell, 0).ok()
-                            });
-                            computer_turn();
-                        },
-                    }
-                }
+            ClassicGrid { board: b, enabled: person_moves,
+                onpress: move |cell: Cell| {
+                    game.with_mut(|m| {
+                        let by = m.position().side_to_move();
+                        m.act(by, cell, 0).ok()
+                    });
+                    computer_turn();
+                },
             }
             ScoreLine { wins: score.wins, draws: score.draws, losses: score.losses }
             if status.is_over() {
@@ -150,9 +142,27 @@ pub fn ScoreLine(wins: u32, draws: u32, losses: u32) -> Element {
     }
 }
 
+/// The 3x3 board: the empty cells can be played while `enabled`.
+#[component]
+pub fn ClassicGrid(board: Classic, enabled: bool, onpress: EventHandler<Cell>) -> Element {
+    rsx! {
+        div { class: "board3", role: "grid",
+            for cell in Cell::ALL {
+                Square {
+                    key: "{cell}",
+                    name: cell.to_string(),
+                    piece: board.piece(cell),
+                    enabled: enabled && board.piece(cell).is_none(),
+                    onpress: move |_| onpress.call(cell),
+                }
+            }
+        }
+    }
+}
+
 /// One cell of a board: a button named "a1, vazio" or "b2, X".
 #[component]
-pub fn Square(
+fn Square(
     name: String,
     piece: Option<Player>,
     enabled: bool,

@@ -7,12 +7,12 @@ use dioxus::prelude::*;
 use velha_api::{
     ClientMsg, Leaderboard, MatchGame, MatchState, QueueStatus, Seat, accepted_difference,
 };
-use velha_rules::{Player, UltCell, Ultimate, Variant};
+use velha_rules::{UltCell, Ultimate, Variant};
 
 use super::TopBar;
 use super::online::{LinkBanner, MatchHeader};
 use crate::app::{Screen, use_texts};
-use crate::components::ultimate_grid::{UltimateGrid, sent_text};
+use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::online::client;
 use crate::online::live::{Link, Live, use_live};
 use crate::online::live_state::Game;
@@ -210,10 +210,7 @@ pub fn V2Match(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
         if live_now {
             p { class: "hint", "data-sent": "{shown.sent_board().map(|b| b + 1).unwrap_or(0)}", "{sent_text(&shown)}" }
         }
-        div { class: "v2-bar",
-            span { class: "points x", "data-points": "X", "{t.points} X: {shown.points(Player::X)}" }
-            span { class: "points o", "data-points": "O", "{t.points} O: {shown.points(Player::O)}" }
-        }
+        PointsBar { board: shown }
         UltimateGrid { board: shown, enabled: playing,
             onpress: move |cell: UltCell| {
                 let mut after = shown;

@@ -6,16 +6,14 @@
 use dioxus::prelude::*;
 use velha_api::{Replay, ReplayGame, Seat};
 use velha_rules::room::{Board, RoomGame, replay_game};
-use velha_rules::{
-    Cell, Classic, Cube, CubeAction, Level, Player, Position, Turn, Ultimate, Variant,
-};
+use velha_rules::{Classic, Cube, CubeAction, Level, Player, Position, Turn, Ultimate};
 
 use super::TopBar;
-use super::classic::Square;
+use super::classic::ClassicGrid;
 use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::CubeTable;
-use crate::components::ultimate_grid::UltimateGrid;
+use crate::components::ultimate_grid::{PointsBar, UltimateGrid};
 use crate::online::client;
 use crate::online::replay_texts::{how_text, replay_sentence};
 use crate::platform;
@@ -300,21 +298,12 @@ fn Projector(go: EventHandler<Screen>, replay: Replay, film: Film) -> Element {
         },
         Frame::Classic(b) => rsx! {
             {header}
-            div { class: "board3", role: "grid",
-                for cell in Cell::ALL {
-                    Square { key: "{cell}", name: cell.to_string(), piece: b.piece(cell), enabled: false, onpress: move |_| {} }
-                }
-            }
+            ClassicGrid { board: b, enabled: false, onpress: move |_| {} }
             {controls}
         },
         Frame::Ultimate(u) => rsx! {
             {header}
-            if u.variant() == Variant::V2 {
-                div { class: "v2-bar",
-                    span { class: "points x", "data-points": "X", "{t.points} X: {u.points(Player::X)}" }
-                    span { class: "points o", "data-points": "O", "{t.points} O: {u.points(Player::O)}" }
-                }
-            }
+            PointsBar { board: u }
             UltimateGrid { board: u, enabled: false, onpress: move |_| {} }
             {controls}
         },

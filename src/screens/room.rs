@@ -6,13 +6,13 @@
 use dioxus::prelude::*;
 use velha_ai::Character;
 use velha_api::{Avatar as Pick, RoomAct, RoomBoard, RoomEndHow, RoomView, Seat};
-use velha_rules::{Cell, Classic, Player, Ultimate, Variant};
+use velha_rules::{Cell, Classic, Ultimate, Variant};
 
 use super::TopBar;
-use super::classic::{ScoreLine, Square};
+use super::classic::{ClassicGrid, ScoreLine};
 use crate::app::{Screen, use_texts};
 use crate::components::character::{self, Avatar};
-use crate::components::ultimate_grid::{UltimateGrid, sent_text};
+use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::online::client;
 use crate::online::room_live::{self, use_room_live};
 use crate::online::room_texts::room_sentence;
@@ -427,28 +427,14 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         }
         match table {
             Some(Table::Classic(b)) => rsx! {
-                div { class: "board3", role: "grid",
-                    for cell in Cell::ALL {
-                        Square {
-                            key: "{cell}",
-                            name: cell.to_string(),
-                            piece: b.piece(cell),
-                            enabled: my_turn && b.piece(cell).is_none(),
-                            onpress: move |_| act.call(RoomAct::Play { cell: cell.to_string() }),
-                        }
-                    }
-                }
+                ClassicGrid { board: b, enabled: my_turn,
+                    onpress: move |cell: Cell| act.call(RoomAct::Play { cell: cell.to_string() }) }
             },
             Some(Table::Ultimate(b)) => rsx! {
                 if playing {
                     p { class: "hint", "data-sent": "{b.sent_board().map(|n| n + 1).unwrap_or(0)}", "{sent_text(&b)}" }
                 }
-                if b.variant() == Variant::V2 {
-                    div { class: "v2-bar",
-                        span { class: "points x", "data-points": "X", "{t.points} X: {b.points(Player::X)}" }
-                        span { class: "points o", "data-points": "O", "{t.points} O: {b.points(Player::O)}" }
-                    }
-                }
+                PointsBar { board: b }
                 UltimateGrid { board: b, enabled: my_turn,
                     onpress: move |cell: velha_rules::UltCell| act.call(RoomAct::Play { cell: cell.to_string() }) }
             },

@@ -11,7 +11,7 @@ use velha_rules::{Match, Player, Position, Series, Status, UltCell, Ultimate, Va
 
 use crate::app::{Screen, use_texts};
 use crate::components::room_list::PlayWithSomeone;
-use crate::components::ultimate_grid::{UltimateGrid, sent_text};
+use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::platform::{self, now_ms, random_seed};
 use crate::screens::classic::ScoreLine;
 use crate::screens::{TopBar, status_text};
@@ -184,12 +184,10 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
             p { class: "hint", "data-sent": "{g.sent_board().map(|b| b + 1).unwrap_or(0)}", "{where_to}" }
         }
         if v2 {
-            div { class: "v2-bar",
-                span { class: "points x", "data-points": "X", "{t.points} X: {g.points(Player::X)}" }
-                if !status.is_over() {
+            PointsBar { board: g,
+                middle: (!status.is_over()).then(|| rsx! {
                     span { class: "clock", "data-clock": "{clock_text}", "{clock_text}{t.seconds_left}" }
-                }
-                span { class: "points o", "data-points": "O", "{t.points} O: {g.points(Player::O)}" }
+                }),
             }
             if let Some(p) = lost_message() {
                 p { class: "warning", role: "alert", "data-lost-turn": "{p}", "{p} {t.lost_turn}" }
