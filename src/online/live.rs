@@ -9,6 +9,7 @@ use futures_util::{FutureExt, StreamExt};
 use velha_api::{ClientMsg, ErrorCode, MatchState, ServerMsg};
 
 use super::live_state::LiveState;
+use super::membership::{Membership, remember, use_membership};
 use crate::platform::{self, Socket};
 
 /// Where the connection stands.
@@ -71,6 +72,20 @@ enum Step {
 fn json(msg: &ClientMsg) -> String {
     // These plain types always serialise.
     serde_json::to_string(msg).unwrap_or_default()
+}
+
+/// The live connection of a screen for signed-in players: when the server no longer knows the
+/// session, the device is signed out.
+pub fn use_member_live() -> Live {
+    let live = use_live();
+    let mut membership = use_membership();
+    use_effect(move || {
+        if (live.link)() == Link::SignedOut {
+            remember(false);
+            membership.set(Membership::Guest);
+        }
+    });
+    live
 }
 
 /// Opens the live connection for as long as the calling component lives.

@@ -14,9 +14,9 @@ use super::online::{LinkBanner, MatchHeader};
 use crate::app::{Screen, use_texts};
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::online::client;
-use crate::online::live::{Link, Live, use_live};
+use crate::online::live::{Link, Live, use_member_live};
 use crate::online::live_state::Game;
-use crate::online::membership::{Membership, remember, use_membership};
+use crate::online::membership::{Membership, use_membership};
 use crate::online::texts::{lobby_sentence, move_refusal};
 use crate::platform;
 use crate::screens::replay::ReplayButtons;
@@ -38,14 +38,7 @@ pub fn CompetitiveScreen(go: EventHandler<Screen>) -> Element {
 
 #[component]
 fn Competitive(go: EventHandler<Screen>) -> Element {
-    let live = use_live();
-    let mut membership = use_membership();
-    use_effect(move || {
-        if (live.link)() == Link::SignedOut {
-            remember(false);
-            membership.set(Membership::Guest);
-        }
-    });
+    let live = use_member_live();
     let game = live.state.read().game.clone();
     match game {
         Some(game) if game.view.game == MatchGame::V2 => rsx! { V2Match { live, go, game } },

@@ -12,9 +12,9 @@ use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
 use crate::components::scope_tabs::ScopeLevelTabs;
 use crate::online::client;
-use crate::online::live::{Link, Live, use_live};
+use crate::online::live::{Link, Live, use_member_live};
 use crate::online::live_state::Game;
-use crate::online::membership::{Membership, remember, use_membership};
+use crate::online::membership::{Membership, use_membership};
 use crate::online::texts::{lobby_sentence, move_refusal};
 use crate::platform;
 use crate::screens::competitive::V2Match;
@@ -63,14 +63,7 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
 /// The lobby (of everyone, or of a group) and the player's match, over the live connection.
 #[component]
 pub fn Online(go: EventHandler<Screen>, group: Option<GroupPlay>) -> Element {
-    let live = use_live();
-    let mut membership = use_membership();
-    use_effect(move || {
-        if (live.link)() == Link::SignedOut {
-            remember(false);
-            membership.set(Membership::Guest);
-        }
-    });
+    let live = use_member_live();
     let game = live.state.read().game.clone();
     match game {
         // A 2.0 competitive match shows as such wherever the player opens it.

@@ -266,3 +266,19 @@ macro_rules! on_both {
         }
     };
 }
+
+/// Sends a frame one byte over the limit and reads the close: its code and reason.
+pub async fn send_oversized<Out: serde::Serialize, In: serde::de::DeserializeOwned>(
+    socket: &mut velha_load::Socket<Out, In>,
+) -> (u16, String) {
+    let big = format!(
+        r#"{{"type":"ping","pad":"{}"}}"#,
+        "x".repeat(velha_api::MAX_LIVE_FRAME)
+    );
+    socket.send_text(&big).await.unwrap();
+    socket
+        .closed(Duration::from_secs(5))
+        .await
+        .unwrap()
+        .expect("a close frame")
+}

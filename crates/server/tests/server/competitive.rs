@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use futures_util::future::join_all;
 use velha_api::{
-    ClientMsg, EndHow, ErrorCode, MatchGame, MatchView, ReplayEndHow, ReplayGame, Seat, ServerMsg,
+    ClientMsg, EndHow, Ending, ErrorCode, MatchGame, MatchView, RatingChanges, ReplayEndHow,
+    ReplayGame, Seat, ServerMsg,
 };
 use velha_load::{Client, Live};
 
@@ -46,6 +47,16 @@ async fn heard_move(lives: [&mut Live; 2]) -> (Seat, Vec<String>, Option<Seat>) 
         }
     }
     seen.unwrap()
+}
+
+/// How the match ended and the ratings, as `ended` tells a player.
+async fn ended(live: &mut Live) -> (Ending, Option<RatingChanges>) {
+    match expect(live, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await {
+        ServerMsg::Ended {
+            ending, ratings, ..
+        } => (ending, ratings),
+        _ => unreachable!(),
+    }
 }
 
 fn play(id: &str, ply: u32, cell: &str) -> ClientMsg {
@@ -120,13 +131,7 @@ async fn on_v01_players_are_paired_by_the_queue_and_ratings_change_at_the_end(db
     .await
     .unwrap();
     for live in [&mut al, &mut bl] {
-        let ended = expect(live, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
-        let ServerMsg::Ended {
-            ending, ratings, ..
-        } = ended
-        else {
-            unreachable!()
-        };
+        let (ending, ratings) = ended(live).await;
         assert_eq!(
             (ending.winner, ending.how),
             (Some(Seat::X), EndHow::Abandonment)
@@ -191,13 +196,7 @@ async fn v2_r05_lost_turns_pass_the_move_and_the_third_in_a_row_loses_across_a_r
     al.send(&play(&id, 4, "i9")).await.unwrap();
     heard_move([&mut al, &mut bl]).await;
     // The third: she loses on time (V2-R05), and the ratings change.
-    let ended = expect(&mut bl, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
-    let ServerMsg::Ended {
-        ending, ratings, ..
-    } = ended
-    else {
-        unreachable!()
-    };
+    let (ending, ratings) = ended(&mut bl).await;
     assert_eq!((ending.winner, ending.how), (Some(Seat::X), EndHow::Time));
     assert_eq!(ratings.map(|r| (r.x.after, r.o.after)), Some((1030, 980)));
     let replay = server.client().replay(&id).await.unwrap();
@@ -288,13 +287,7 @@ async fn on_v02_a_player_gone_longer_than_the_grace_loses_a_rated_match(db: Db) 
         matches!(away, ServerMsg::Away { seat: Seat::O, .. }),
         "{away:?}"
     );
-    let ended = expect(&mut al, "ended", |m| matches!(m, ServerMsg::Ended { .. })).await;
-    let ServerMsg::Ended {
-        ending, ratings, ..
-    } = ended
-    else {
-        unreachable!()
-    };
+    let (ending, ratings) = ended(&mut al).await;
     assert_eq!(
         (ending.winner, ending.how),
         (Some(Seat::X), EndHow::Abandonment)

@@ -11,7 +11,7 @@ use sqlx::Row;
 use velha_api::{ClientMsg, ErrorCode, PasswordProblem, Scope, ServerMsg};
 use velha_load::Client;
 
-use crate::common::{Db, Server, expect};
+use crate::common::{Db, Server, expect, send_oversized};
 
 const UNTIL: Option<&str> = Some("2099-12-31");
 
@@ -362,16 +362,7 @@ async fn on_m05_an_oversized_frame_is_closed_with_1009(db: Db) {
         matches!(m, ServerMsg::Welcome { .. })
     })
     .await;
-    let big = format!(
-        r#"{{"type":"ping","pad":"{}"}}"#,
-        "x".repeat(velha_api::MAX_LIVE_FRAME)
-    );
-    x_other.send_text(&big).await.unwrap();
-    let (code, reason) = x_other
-        .closed(Duration::from_secs(5))
-        .await
-        .unwrap()
-        .expect("a close frame");
+    let (code, reason) = send_oversized(&mut x_other).await;
     assert_eq!(code, 1009);
     assert!(reason.contains("16384"), "{reason}");
     // The player's other connection and match go on: X moves and O hears it.
@@ -389,13 +380,7 @@ async fn on_m05_an_oversized_frame_is_closed_with_1009(db: Db) {
     .await;
     // Before hello, too.
     let mut fresh = x.live_without_hello().await.unwrap();
-    fresh.send_text(&big).await.unwrap();
-    let (code, _) = fresh
-        .closed(Duration::from_secs(5))
-        .await
-        .unwrap()
-        .expect("a close frame");
-    assert_eq!(code, 1009);
+    assert_eq!(send_oversized(&mut fresh).await.0, 1009);
 }
 on_both!(on_m05_an_oversized_frame_is_closed_with_1009);
 

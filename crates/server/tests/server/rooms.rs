@@ -17,7 +17,7 @@ use velha_rules::room::{Avatar as RulesAvatar, Room, RoomGame};
 use velha_server::store::{RoomSave, Store};
 use velha_server::token::{new_id, new_token, now_ms, token_hash};
 
-use crate::common::{Db, Server};
+use crate::common::{Db, Server, send_oversized};
 
 const DAY: i64 = 86_400_000;
 
@@ -535,27 +535,11 @@ async fn on_r02_a_rooms_connection_refuses_garbage_and_oversized_frames(db: Db) 
         matches!(answer, RoomServerMsg::Error { ref message, .. } if message.contains("already")),
         "{answer:?}"
     );
-    let big = format!(
-        r#"{{"type":"ping","pad":"{}"}}"#,
-        "x".repeat(velha_api::MAX_LIVE_FRAME)
-    );
-    rude.send_text(&big).await.unwrap();
-    let (code, _) = rude
-        .closed(Duration::from_secs(5))
-        .await
-        .unwrap()
-        .expect("a close frame");
-    assert_eq!(code, 1009);
+    assert_eq!(send_oversized(&mut rude).await.0, 1009);
     c.room_act(&id, &made.credential, play("b2")).await.unwrap();
     heard(&mut watcher, room_at_ply(1)).await;
     // Before hello, too.
     let mut fresh = c.room_live_without_hello(&id).await.unwrap();
-    fresh.send_text(&big).await.unwrap();
-    let (code, _) = fresh
-        .closed(Duration::from_secs(5))
-        .await
-        .unwrap()
-        .expect("a close frame");
-    assert_eq!(code, 1009);
+    assert_eq!(send_oversized(&mut fresh).await.0, 1009);
 }
 on_both!(on_r02_a_rooms_connection_refuses_garbage_and_oversized_frames);
