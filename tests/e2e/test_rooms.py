@@ -10,9 +10,11 @@ import pytest
 from conftest import shot
 
 
-def phone(browser, server, path="/"):
+def phone(browser, server, path="/", init_script=None):
     context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True, locale="pt-BR")
+    if init_script:
+        context.add_init_script(init_script)
     page = context.new_page()
     page.goto(server.url.rstrip("/") + path)
     return page
@@ -220,11 +222,7 @@ window.__hide = hidden => { window.__hidden = hidden; document.dispatchEvent(new
 
 
 def test_classic_r09_a_background_page_is_told_of_its_turn(browser, server):
-    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, locale="pt-BR")
-    context.add_init_script(ALERTS_STUB)
-    ana = context.new_page()
-    ana.goto(server.url)
+    ana = phone(browser, server, init_script=ALERTS_STUB)
     ana.click("[data-game=classic]", timeout=30000)
     ana.click("[data-action=play-with-someone]")
     ana.click("[data-pick=nino]")
