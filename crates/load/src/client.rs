@@ -420,8 +420,9 @@ impl Client {
             request.headers_mut().insert(*name, value);
         }
         let connector = Connector::Rustls(self.tls.clone());
+        // TCP_NODELAY, as browsers set it: a small frame goes out at once, not after an ACK.
         let (ws, _) =
-            tokio_tungstenite::connect_async_tls_with_config(request, None, false, Some(connector))
+            tokio_tungstenite::connect_async_tls_with_config(request, None, true, Some(connector))
                 .await
                 .map_err(|e| format!("WebSocket: {e}"))?;
         Ok(Socket {

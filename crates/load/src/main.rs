@@ -5,8 +5,10 @@
 //!
 //! `cargo build --release -p velha-server -p velha-load && …/release/velha-load --matches 1000`
 //! (the server is a separate package: build both, so the bench never measures a stale one).
-//! With `--rooms N`, invitation rooms instead: see `rooms_bench`.
+//! With `--rooms N`, invitation rooms instead: see `rooms_bench`; with `--peer-matches N`, the
+//! workload of boardgame.io's load harness: see `peer_bench`.
 
+mod peer_bench;
 mod rooms_bench;
 
 use std::path::PathBuf;
@@ -57,6 +59,12 @@ struct Args {
     /// How long the rooms play, in seconds.
     #[arg(long, default_value_t = 60)]
     seconds: u64,
+    /// Instead: this many 5-move classic room games, the peer harness's workload.
+    #[arg(long, default_value_t = 0)]
+    peer_matches: usize,
+    /// Peer games in flight at once.
+    #[arg(long, default_value_t = 100)]
+    concurrency: usize,
 }
 
 impl Args {
@@ -305,8 +313,12 @@ async fn main() -> Result<(), String> {
         db_url,
         dir,
     } = start_server(&args).await?;
-    if args.rooms > 0 {
-        let result = rooms_bench::run(&base, pid, &args.rooms_args()).await;
+    if args.rooms > 0 || args.peer_matches > 0 {
+        let result = if args.rooms > 0 {
+            rooms_bench::run(&base, pid, &args.rooms_args()).await
+        } else {
+            peer_bench::run(&base, pid, args.peer_matches, args.concurrency).await
+        };
         let _ = child.kill().await;
         let _ = std::fs::remove_dir_all(&dir);
         return result;

@@ -1,0 +1,161 @@
+//! The peer workload (`--peer-matches N --concurrency C`): the same game boardgame.io's load
+//! harness plays (`../shared/peers/bgio`), on a classic invitation room — create, join, both
+//! players on the room's WebSocket, X:a1 O:b1 X:a2 O:b2 X:a3 (X wins), each move sent once the
+//! mover's own connection shows its turn, then both close. Move latency is from sending a move
+//! to the other player's connection showing it. Prints the harness's two JSON lines, so
+//! `scripts/bench-peers.sh` reads both servers' figures the same way.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Mutex;
+use velha_api::{Avatar, RoomAct, RoomBoard, RoomClientMsg, RoomServerMsg, RoomView, Seat};
+use velha_load::{Client, RoomLive};
+
+use crate::{cpu_seconds, memory_kib, percentile};
+
+/// The fixed game: X wins on the first column.
+const GAME: [(Seat, &str); 5] = [
+    (Seat::X, "a1"),
+    (Seat::O, "b1"),
+    (Seat::X, "a2"),
+    (Seat::O, "b2"),
+    (Seat::X, "a3"),
+];
+
+/// How long any one wait in a match may take before that match counts as failed.
+const STEP: Duration = Duration::from_secs(30);
+
+/// The room as `live` next shows it, once `wanted` holds.
+async fn room_at(
+    live: &mut RoomLive,
+    wanted: impl Fn(&RoomView) -> bool,
+) -> Result<RoomView, String> {
+    match live
+        .recv_until(
+            STEP,
+            |m| matches!(m, RoomServerMsg::Room { room } if wanted(room)),
+        )
+        .await?
+    {
+        RoomServerMsg::Room { room } => Ok(room),
+        _ => unreachable!(),
+    }
+}
+
+/// One whole match: the latencies of its five moves, in microseconds.
+async fn one_match(base: &Client) -> Result<Vec<u64>, String> {
+    let made = base
+        .create_room(RoomBoard::Classic, "X", Some(Avatar::Nino))
+        .await
+        .map_err(|e| e.to_string())?;
+    let id = made.room.id.clone();
+    let seat = base
+        .join_room(&id, "O", Some(Avatar::Rabisco))
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut x = base.room_live(&id, &made.credential).await?;
+    let mut o = base.room_live(&id, &seat.credential).await?;
+    for live in [&mut x, &mut o] {
+        room_at(live, |r| r.to_move == Some(Seat::X)).await?;
+    }
+    let mut latencies = Vec::with_capacity(GAME.len());
+    let mut last = Vec::new();
+    for (ply, (by, cell)) in GAME.iter().enumerate() {
+        let (mover, other) = match by {
+            Seat::X => (&mut x, &mut o),
+            Seat::O => (&mut o, &mut x),
+        };
+        let sent = Instant::now();
+        mover
+            .send(&RoomClientMsg::Act {
+                act: RoomAct::Play {
+                    cell: (*cell).to_owned(),
+                },
+            })
+            .await?;
+        let want = ply as u32 + 1;
+        // The other player's connection shows the move: the latency; then the mover's.
+        let seen = room_at(other, |r| r.ply == want).await?;
+        latencies.push(sent.elapsed().as_micros() as u64);
+        last = vec![seen, room_at(mover, |r| r.ply == want).await?];
+    }
+    // Both connections show X's line.
+    for end in last {
+        if end.ending.and_then(|e| e.winner) != Some(Seat::X) {
+            return Err(format!("the game ended {:?}", end.ending));
+        }
+    }
+    x.close().await;
+    o.close().await;
+    Ok(latencies)
+}
+
+/// Runs `matches` matches, `concurrency` at a time, against the server at `base` (`pid`).
+pub async fn run(
+    base: &Client,
+    pid: u32,
+    matches: usize,
+    concurrency: usize,
+) -> Result<(), String> {
+    let cpu_before = cpu_seconds(pid);
+    let queue = Arc::new(Mutex::new(0..matches));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..concurrency.max(1))
+        .map(|_| {
+            let (base, queue) = (base.clone(), queue.clone());
+            tokio::spawn(async move {
+                let mut done = (Vec::new(), 0usize, Vec::new());
+                while queue.lock().await.next().is_some() {
+                    match one_match(&base).await {
+                        Ok(l) => {
+                            done.0.extend(l);
+                            done.1 += 1;
+                        }
+                        Err(e) => done.2.push(e),
+                    }
+                }
+                done
+            })
+        })
+        .collect();
+    let (mut latencies, mut completed, mut failures) = (Vec::new(), 0, Vec::new());
+    for w in workers {
+        let (l, c, f) = w.await.map_err(|e| e.to_string())?;
+        latencies.extend(l);
+        completed += c;
+        failures.extend(f);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds(pid).zip(cpu_before).map(|(a, b)| a - b);
+    latencies.sort_unstable();
+    if let Some(first) = failures.first() {
+        eprintln!(
+            "velha-load: {} matches failed; the first: {first}",
+            failures.len()
+        );
+    }
+    println!(
+        "{{\"matches\":{matches},\"concurrency\":{concurrency},\"seconds\":{seconds:.3},\
+         \"matches_per_s\":{:.2},\"moves_per_s\":{:.1},\"move_latency_ms\":{{\"p50\":{:.2},\
+         \"p99\":{:.2},\"max\":{:.2}}},\"errors\":{},\"completed\":{completed}}}",
+        completed as f64 / seconds,
+        latencies.len() as f64 / seconds,
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        percentile(&latencies, 1.0),
+        matches - completed
+    );
+    println!(
+        "{{\"server_peak_rss_mb\":{:.1},\"server_cpu_s\":{:.2}}}",
+        memory_kib(pid, "VmHWM:").unwrap_or(0) as f64 / 1024.0,
+        cpu.unwrap_or(0.0)
+    );
+    if completed < matches {
+        return Err(format!(
+            "{} of {matches} matches failed",
+            matches - completed
+        ));
+    }
+    Ok(())
+}
