@@ -20,12 +20,17 @@ def phone(browser, server, path="/", init_script=None):
     return page
 
 
-def new_room(browser, server, pick):
-    """Ana's phone with a classic room she made as `pick`, and the room's path (/sala/<id>)."""
-    ana = phone(browser, server)
-    ana.click("[data-game=classic]", timeout=30000)
+def new_room(browser, server, pick, game="classic", init_script=None):
+    """Ana's phone with a room of `game` she made (as the character `pick` on the classic
+    board, with none on the others), and the room's path (/sala/<id>)."""
+    ana = phone(browser, server, init_script=init_script)
+    ana.click(f"[data-game={game}]", timeout=30000)
     ana.click("[data-action=play-with-someone]")
-    ana.click(f"[data-pick={pick}]")
+    ana.wait_for_selector("#room-name")
+    if pick:
+        ana.click(f"[data-pick={pick}]")
+    else:
+        assert ana.query_selector("[data-pick]") is None, "characters are the classic board's"
     ana.fill("#room-name", "Ana")
     ana.click("[data-action=create-room]")
     link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
@@ -145,15 +150,7 @@ def test_classic_r13_the_51st_spectator_is_refused(browser, server):
 
 @pytest.mark.parametrize("game", ["super", "v2"])
 def test_on_r04_super_and_v2_rooms_take_names_only_and_run_no_clock(browser, server, game):
-    ana = phone(browser, server)
-    ana.click(f"[data-game={game}]", timeout=30000)
-    ana.click("[data-action=play-with-someone]")
-    ana.wait_for_selector("#room-name")
-    assert ana.query_selector("[data-pick]") is None, "characters are the classic board's"
-    ana.fill("#room-name", "Ana")
-    ana.click("[data-action=create-room]")
-    link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
-    path = "/" + link.split("/", 3)[3]
+    ana, path = new_room(browser, server, None, game)
 
     bia = phone(browser, server, path)
     bia.wait_for_selector("[data-action=join-room]", timeout=30000)
@@ -222,14 +219,7 @@ window.__hide = hidden => { window.__hidden = hidden; document.dispatchEvent(new
 
 
 def test_classic_r09_a_background_page_is_told_of_its_turn(browser, server):
-    ana = phone(browser, server, init_script=ALERTS_STUB)
-    ana.click("[data-game=classic]", timeout=30000)
-    ana.click("[data-action=play-with-someone]")
-    ana.click("[data-pick=nino]")
-    ana.fill("#room-name", "Ana")
-    ana.click("[data-action=create-room]")
-    link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
-    path = "/" + link.split("/", 3)[3]
+    ana, path = new_room(browser, server, "nino", init_script=ALERTS_STUB)
     bia = phone(browser, server, path)
     bia.click("[data-pick=rabisco]", timeout=30000)
     bia.fill("#room-name", "Bia")
