@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc, oneshot};
-use velha_api::{ErrorCode, MatchGame, MatchView, OpenMatch, Refusal, Seat, ServerMsg};
+use velha_api::{ErrorCode, MatchGame, MatchView, OpenMatch, Refusal, ServerMsg};
 use velha_rules::room::{self, Board, RoomGame};
 use velha_rules::{Cube, Player, Ultimate, Variant};
 
@@ -283,13 +283,7 @@ impl Hub {
             .map_err(|e| format!("match {}: moves unreadable: {e}", row.id))?;
         let actions: Vec<(Player, &str)> = moves
             .iter()
-            .map(|(_, seat, action)| {
-                let by = match seat {
-                    Seat::X => Player::X,
-                    Seat::O => Player::O,
-                };
-                (by, action.as_str())
-            })
+            .map(|(_, seat, action)| (task::player(*seat), action.as_str()))
             .collect();
         let replayed = room::replay_game(RoomGame::V2, Player::X, &actions)
             .map_err(|e| format!("match {}: moves do not replay: {e}", row.id))?;

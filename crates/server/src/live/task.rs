@@ -40,7 +40,7 @@ pub(super) enum Cmd {
     },
 }
 
-fn player(seat: Seat) -> Player {
+pub(super) fn player(seat: Seat) -> Player {
     match seat {
         Seat::X => Player::X,
         Seat::O => Player::O,

@@ -15,20 +15,13 @@ use velha_rules::room::{self, Ending, RoomGame};
 
 use crate::app::App;
 use crate::error::{AppError, AppResult};
-use crate::routes::rooms::{read, room_player, seat};
+use crate::routes::rooms::{read, room_player, seat, side};
 
 fn not_found(what: &str) -> AppError {
     AppError::new(
         ErrorCode::NotFound,
         format!("no finished game has this link ({what})"),
     )
-}
-
-fn side(s: Seat) -> Side {
-    match s {
-        Seat::X => Side::X,
-        Seat::O => Side::O,
-    }
 }
 
 #[utoipa::path(

@@ -78,7 +78,7 @@ pub(crate) fn seat(side: Side) -> Seat {
     }
 }
 
-fn side(seat: Seat) -> Side {
+pub(crate) fn side(seat: Seat) -> Side {
     match seat {
         Seat::X => Side::X,
         Seat::O => Side::O,

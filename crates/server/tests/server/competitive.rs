@@ -150,6 +150,25 @@ async fn on_v01_players_are_paired_by_the_queue_and_ratings_change_at_the_end(db
         .collect();
     assert_eq!(rows, [(1, "ana", 1030, 1), (2, "bia", 980, 1)]);
     assert_eq!(board.me.map(|m| (m.position, m.losses)), Some((2, 1)));
+    // Out-of-range pages and strangers are refused, and nothing changes.
+    for query in ["limit=0", "limit=101", "offset=100001", "limit=abc"] {
+        let (status, _) = bia
+            .raw(
+                reqwest::Method::GET,
+                &format!("/api/competitive/leaderboard?{query}"),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(status, 400, "{query}");
+    }
+    let stranger = server.client();
+    let e = stranger.queue_join().await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::Unauthorized);
+    assert_eq!(
+        stranger.leaderboard().await.unwrap_err().code,
+        ErrorCode::Unauthorized
+    );
     assert_eq!(bia.queue_status().await.unwrap().rating, 980);
     // The cube's rankings never count it: their rebuild from the matches agrees with them.
     let (ok, report) = server.admin(&["rankings", "rebuild", "--check"]).await;
