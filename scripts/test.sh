@@ -65,8 +65,10 @@ fi
 if wants native; then
   python3 -c "import PIL, cryptography" 2>/dev/null || python3 -m pip install -q pillow cryptography
 fi
-# The server's tests run on SQLite and on this PostgreSQL.
+# The server's tests run on SQLite and on this PostgreSQL; its cluster tests start their own
+# PostgreSQL and put nginx in front of several server processes.
 if wants server; then
+  apt_install nginx-light
   source scripts/test-postgres.sh
   step "PostgreSQL for the server's tests"
   start_test_postgres

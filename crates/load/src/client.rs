@@ -67,6 +67,15 @@ impl Client {
         })
     }
 
+    /// The same player (signed in or not) talking to another address of the same server:
+    /// another of its processes, or the load balancer in front of them.
+    pub fn at(&self, base: &str) -> Client {
+        Client {
+            base: base.trim_end_matches('/').to_owned(),
+            ..self.clone()
+        }
+    }
+
     /// Another player on the same connection pool, not signed in.
     pub fn another(&self) -> Client {
         Client {

@@ -65,6 +65,20 @@ struct Args {
     /// Peer games in flight at once.
     #[arg(long, default_value_t = 100)]
     concurrency: usize,
+    /// Cube matches only: server processes on the PostgreSQL of `--database-url`, behind
+    /// nginx (scripts/balancer.sh, deploy/nginx.conf) when more than one.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=16))]
+    processes: u16,
+    /// Cube matches only: this many more players, each holding one idle live connection
+    /// through the matches (the memory each costs is printed).
+    #[arg(long, default_value_t = 0)]
+    idle: usize,
+    /// Behind nginx even with one process (compared with two or three).
+    #[arg(long)]
+    nginx: bool,
+    /// The balancer's script (with `--processes` over 1, or `--nginx`).
+    #[arg(long, default_value = "scripts/balancer.sh")]
+    balancer: PathBuf,
 }
 
 impl Args {
@@ -232,18 +246,92 @@ async fn setup_player(base: &Client, name: String) -> Result<Client, String> {
     Ok(c)
 }
 
-/// The server under test, started for the bench.
+/// The servers under test, started for the bench.
 struct Started {
-    child: tokio::process::Child,
-    pid: u32,
+    children: Vec<tokio::process::Child>,
+    pids: Vec<u32>,
+    /// nginx in front of them, when more than one.
+    balancer: Option<tokio::process::Child>,
     base: Client,
     db_url: String,
     dir: PathBuf,
 }
 
-async fn start_server(args: &Args) -> Result<Started, String> {
+impl Started {
+    async fn stop(mut self) {
+        if let Some(nginx) = &self.balancer
+            && let Some(pid) = nginx.id()
+        {
+            // SIGTERM: nginx's master stops its workers too.
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &pid.to_string()])
+                .status();
+        }
+        if let Some(mut nginx) = self.balancer.take() {
+            let _ = nginx.wait().await;
+        }
+        for child in &mut self.children {
+            let _ = child.kill().await;
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Starts one server process in `dir`; its address.
+async fn start_one(
+    args: &Args,
+    server_bin: &std::path::Path,
+    dir: &std::path::Path,
+    db_url: &str,
+    tls_from: Option<&std::path::Path>,
+) -> Result<(tokio::process::Child, String), String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let mut command = tokio::process::Command::new(server_bin);
+    command
+        .args(["--listen", "127.0.0.1:0", "--argon2-memory-kib"])
+        .arg(args.argon2_memory_kib.to_string())
+        .args([
+            "--move-time-ms",
+            "600000",
+            "--signups-per-address-per-hour",
+            "100000000",
+            "--rooms-per-address-per-hour",
+            "100000000",
+            "--forwarded-for-header",
+            "x-forwarded-for",
+        ])
+        .arg("--data-dir")
+        .arg(dir);
+    if let Some(first) = tls_from {
+        command
+            .arg("--tls-cert")
+            .arg(first.join("dev-cert.pem"))
+            .arg("--tls-key")
+            .arg(first.join("dev-key.pem"));
+    }
+    let mut child = command
+        .env("DATABASE_URL", db_url)
+        .env("RUST_LOG", "error")
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", server_bin.display()))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let line = BufReader::new(stdout)
+        .lines()
+        .next_line()
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("the server exited")?;
+    let base = line
+        .strip_prefix("velha-server listening on ")
+        .ok_or_else(|| format!("unexpected {line:?}"))?
+        .to_owned();
+    Ok((child, base))
+}
+
+async fn start_servers(args: &Args) -> Result<Started, String> {
     let dir = std::env::temp_dir().join(format!("velha-load-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let server_bin = match &args.server {
         Some(p) => p.clone(),
         None => std::env::current_exe()
@@ -261,66 +349,123 @@ async fn start_server(args: &Args) -> Result<Started, String> {
         .database_url
         .clone()
         .unwrap_or_else(|| format!("sqlite://{}?mode=rwc", dir.join("velha.db").display()));
-    let mut child = tokio::process::Command::new(&server_bin)
-        .args(["--listen", "127.0.0.1:0", "--argon2-memory-kib"])
-        .arg(args.argon2_memory_kib.to_string())
-        .args([
-            "--move-time-ms",
-            "600000",
-            "--signups-per-address-per-hour",
-            "100000000",
-            "--rooms-per-address-per-hour",
-            "100000000",
-        ])
-        .arg("--data-dir")
-        .arg(&dir)
-        .env("DATABASE_URL", &db_url)
-        .env("RUST_LOG", "error")
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", server_bin.display()))?;
-    let pid = child.id().unwrap_or(0);
-    let stdout = child.stdout.take().ok_or("no stdout")?;
-    let line = BufReader::new(stdout)
-        .lines()
-        .next_line()
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or("the server exited")?;
-    let base_url = line
-        .strip_prefix("velha-server listening on ")
-        .ok_or_else(|| format!("unexpected {line:?}"))?
-        .to_owned();
-    let cert = std::fs::read(dir.join("dev-cert.pem")).map_err(|e| e.to_string())?;
-    let base = Client::new(&base_url, &cert)?;
+    if args.processes > 1 && !db_url.starts_with("postgres") {
+        return Err("several processes share one PostgreSQL: give --database-url".into());
+    }
+    let first_dir = dir.join("server-1");
+    let mut children = Vec::new();
+    let mut bases = Vec::new();
+    for n in 1..=args.processes {
+        let tls_from = (n > 1).then_some(first_dir.as_path());
+        let (child, base) = start_one(
+            args,
+            &server_bin,
+            &dir.join(format!("server-{n}")),
+            &db_url,
+            tls_from,
+        )
+        .await?;
+        children.push(child);
+        bases.push(base);
+    }
+    let pids = children.iter().map(|c| c.id().unwrap_or(0)).collect();
+    let cert = std::fs::read(first_dir.join("dev-cert.pem")).map_err(|e| e.to_string())?;
+    let (base, balancer) = if args.processes > 1 || args.nginx {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| e.to_string())?
+            .port();
+        let nginx = tokio::process::Command::new("bash")
+            .arg(&args.balancer)
+            .arg(dir.join("nginx"))
+            .arg(port.to_string())
+            .arg(first_dir.join("dev-cert.pem"))
+            .arg(first_dir.join("dev-key.pem"))
+            .args(bases.iter().filter_map(|b| b.rsplit(':').next()))
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start nginx: {e}"))?;
+        let mut up = false;
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                up = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if !up {
+            return Err("nginx did not listen within 5 s".into());
+        }
+        (format!("https://127.0.0.1:{port}"), Some(nginx))
+    } else {
+        (bases[0].clone(), None)
+    };
     Ok(Started {
-        child,
-        pid,
-        base,
+        children,
+        pids,
+        balancer,
+        base: Client::new(&base, &cert)?,
         db_url,
         dir,
     })
 }
 
+/// The servers' resident memory now, summed, in KiB.
+fn resident_kib(pids: &[u32]) -> Option<u64> {
+    pids.iter().map(|p| memory_kib(*p, "VmRSS:")).sum()
+}
+
+/// CPU seconds of every process whose name is `comm` (PostgreSQL's, nginx's), summed.
+fn cpu_seconds_named(comm: &str) -> f64 {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0.0;
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == comm)
+        })
+        .filter_map(cpu_seconds)
+        .sum()
+}
+
+/// CPU seconds of the servers, PostgreSQL, nginx and this bench.
+fn machine_cpu(pids: &[u32]) -> [f64; 4] {
+    [
+        cpu_seconds_all(pids).unwrap_or(0.0),
+        cpu_seconds_named("postgres"),
+        cpu_seconds_named("nginx"),
+        cpu_seconds(std::process::id()).unwrap_or(0.0),
+    ]
+}
+
+/// The servers' CPU seconds, summed.
+fn cpu_seconds_all(pids: &[u32]) -> Option<f64> {
+    pids.iter().map(|p| cpu_seconds(*p)).sum()
+}
+
 #[tokio::main]
 async fn main() -> Result<(), String> {
     let args = Args::parse();
-    let Started {
-        mut child,
-        pid,
-        base,
-        db_url,
-        dir,
-    } = start_server(&args).await?;
+    if args.processes > 1 && (args.rooms > 0 || args.peer_matches > 0) {
+        return Err("--processes is for cube matches".into());
+    }
+    let started = start_servers(&args).await?;
+    let (pids, base, db_url) = (
+        started.pids.clone(),
+        started.base.clone(),
+        started.db_url.clone(),
+    );
     if args.rooms > 0 || args.peer_matches > 0 {
         let result = if args.rooms > 0 {
-            rooms_bench::run(&base, pid, &args.rooms_args()).await
+            rooms_bench::run(&base, pids[0], &args.rooms_args()).await
         } else {
-            peer_bench::run(&base, pid, args.peer_matches, args.concurrency).await
+            peer_bench::run(&base, pids[0], args.peer_matches, args.concurrency).await
         };
-        let _ = child.kill().await;
-        let _ = std::fs::remove_dir_all(&dir);
+        started.stop().await;
         return result;
     }
     let n = args.matches;
@@ -330,15 +475,25 @@ async fn main() -> Result<(), String> {
         "SQLite"
     };
     println!(
-        "velha-load: {n} concurrent matches, level {}, {} moves each, think {} ms, {backend}",
-        args.level, args.moves, args.think_ms
+        "velha-load: {n} concurrent matches, level {}, {} moves each, think {} ms, {backend}, {} server process{}{}",
+        args.level,
+        args.moves,
+        args.think_ms,
+        args.processes,
+        if args.processes > 1 { "es" } else { "" },
+        if args.processes > 1 || args.nginx {
+            " behind nginx"
+        } else {
+            ""
+        }
     );
 
     // Players: sign up, subscribe, connect.
     let t = Instant::now();
     let gate = Arc::new(Semaphore::new(64));
     let mut tasks = Vec::with_capacity(2 * n);
-    for i in 0..2 * n {
+    let everyone = 2 * n + args.idle;
+    for i in 0..everyone {
         let base = base.clone();
         let gate = gate.clone();
         tasks.push(tokio::spawn(async move {
@@ -346,12 +501,13 @@ async fn main() -> Result<(), String> {
             setup_player(&base, format!("player{i}")).await
         }));
     }
-    let mut players = Vec::with_capacity(2 * n);
+    let mut players = Vec::with_capacity(everyone);
     for t in tasks {
         players.push(t.await.map_err(|e| e.to_string())??);
     }
+    let idle_players = players.split_off(2 * n);
     let store = Store::open(&db_url).await.map_err(|e| e.to_string())?;
-    for i in 0..2 * n {
+    for i in 0..everyone {
         store
             .set_subscription(&format!("player{i}"), Some(i64::MAX / 2))
             .await
@@ -397,17 +553,58 @@ async fn main() -> Result<(), String> {
     }
     let met = t.elapsed();
     println!(
-        "setup: {} accounts in {:.1} s ({:.0} sign-ups/s, argon2id {} KiB); {} WebSockets and {n} live matches in {:.1} s",
-        2 * n,
+        "setup: {everyone} accounts in {:.1} s ({:.0} sign-ups/s, argon2id {} KiB); {} WebSockets and {n} live matches in {:.1} s",
         signed_up.as_secs_f64(),
-        (2 * n) as f64 / signed_up.as_secs_f64(),
+        everyone as f64 / signed_up.as_secs_f64(),
         args.argon2_memory_kib,
         2 * n,
         met.as_secs_f64()
     );
 
+    // The idle connections, and what each costs the servers.
+    let mut idle = Vec::with_capacity(idle_players.len());
+    if !idle_players.is_empty() {
+        let before = resident_kib(&pids);
+        let t = Instant::now();
+        let tasks: Vec<_> = idle_players
+            .into_iter()
+            .map(|p| {
+                let gate = gate.clone();
+                tokio::spawn(async move {
+                    let _permit = gate.acquire().await;
+                    let mut live = p.live().await?;
+                    live.recv(Duration::from_secs(60)).await?;
+                    Ok::<Live, String>(live)
+                })
+            })
+            .collect();
+        for task in tasks {
+            idle.push(task.await.map_err(|e| e.to_string())??);
+        }
+        let opened_in = t.elapsed();
+        // Settled: what the connections still hold once their greeting is sent.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let after = resident_kib(&pids);
+        println!(
+            "idle: {} more WebSockets in {:.1} s ({} in all); the servers' memory {}",
+            idle.len(),
+            opened_in.as_secs_f64(),
+            idle.len() + 2 * n,
+            match (before, after) {
+                (Some(b), Some(a)) => format!(
+                    "{:.1} → {:.1} MiB: {:.1} KiB each",
+                    b as f64 / 1024.0,
+                    a as f64 / 1024.0,
+                    a.saturating_sub(b) as f64 / idle.len() as f64
+                ),
+                _ => "unavailable (no /proc)".to_owned(),
+            }
+        );
+    }
+
     let t = Instant::now();
-    let cpu_before = cpu_seconds(pid);
+    let cpu_before = cpu_seconds_all(&pids);
+    let machine_before = machine_cpu(&pids);
     let think = Duration::from_millis(args.think_ms);
     let tasks: Vec<_> = pairs
         .into_iter()
@@ -433,8 +630,7 @@ async fn main() -> Result<(), String> {
     }
     let secs = t.elapsed().as_secs_f64();
     latencies.sort_unstable();
-    let peak = peak_memory_kib(pid);
-    let cpu = cpu_seconds(pid).zip(cpu_before).map(|(a, b)| a - b);
+    let cpu = cpu_seconds_all(&pids).zip(cpu_before).map(|(a, b)| a - b);
     println!("play: {moves} moves and {finished} finished matches in {secs:.1} s");
     println!(
         "throughput: {:.0} moves/s, {:.1} matches/s",
@@ -454,12 +650,35 @@ async fn main() -> Result<(), String> {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         );
     }
-    match peak {
-        Some(kib) => println!("server peak memory (VmHWM): {:.1} MiB", kib as f64 / 1024.0),
-        None => println!("server peak memory: unavailable (no /proc)"),
+    let machine_after = machine_cpu(&pids);
+    let used: Vec<f64> = machine_after
+        .iter()
+        .zip(machine_before)
+        .map(|(a, b)| a - b)
+        .collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "the machine's CPU while playing (s): servers {:.1}, PostgreSQL {:.1}, nginx {:.1}, this bench {:.1}; {:.1} of the {:.1} its {cores} cores give",
+        used[0],
+        used[1],
+        used[2],
+        used[3],
+        used.iter().sum::<f64>(),
+        cores as f64 * secs
+    );
+    for (i, pid) in pids.iter().enumerate() {
+        match (peak_memory_kib(*pid), memory_kib(*pid, "VmRSS:")) {
+            (Some(peak), Some(now)) => println!(
+                "server process {}: peak memory (VmHWM) {:.1} MiB, now {:.1} MiB",
+                i + 1,
+                peak as f64 / 1024.0,
+                now as f64 / 1024.0
+            ),
+            _ => println!("server process {}: memory unavailable (no /proc)", i + 1),
+        }
     }
-    let _ = child.kill().await;
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(idle);
+    started.stop().await;
     if finished < n as u64 {
         return Err(format!("only {finished} of {n} matches finished"));
     }

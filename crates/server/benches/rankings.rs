@@ -249,6 +249,7 @@ async fn main() {
         let row = MatchRow {
             game: MatchGame::Cube,
             ratings: None,
+            away: [None, None],
             id: id.clone(),
             scope: Scope::Mundial,
             level: 1,
@@ -280,7 +281,7 @@ async fn main() {
         if i % 2 == 0 {
             assert!(
                 store
-                    .end_match(&id, Some(Seat::X), EndHow::Line, now + i)
+                    .end_match(&id, Some(Seat::X), EndHow::Line, now + i, &[])
                     .await
                     .expect("end")
             );

@@ -398,6 +398,7 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         .resume()
         .await
         .map_err(|e| format!("cannot resume live matches: {e}"))?;
+    hub.run(&url);
     tokio::spawn(crate::live::run_matchmaker(
         hub.clone(),
         Duration::from_millis(serve.pair_every_ms),

@@ -1,5 +1,5 @@
 //! What a player sees of a match ([`MatchView`]), built in one place: from the stored row,
-//! and while the match runs, with its task's position, ply, clock and absences.
+//! and while the match runs, with its referee's position, ply, clock and absences.
 
 use velha_api::{Away, EndHow, Ending, MatchGame, MatchState, MatchView, Seat};
 use velha_rules::{Cube, Player, Ultimate, Variant};
@@ -7,7 +7,7 @@ use velha_rules::{Cube, Player, Ultimate, Variant};
 use crate::store::MatchRow;
 use crate::token::ms_until;
 
-/// What only the task of a running match knows.
+/// What the referee of a running match knows beyond its stored row.
 pub struct Running {
     /// The position's state line.
     pub position: String,

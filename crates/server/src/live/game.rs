@@ -1,13 +1,9 @@
-//! What a live match's task needs of its game beyond the rules' `Position`: the wire's words for
-//! refusals and endings, whether a turn run out on the clock is a move of the game, and the
-//! Velha, who plays only the cube.
+//! What the referee of a live match needs of its game beyond the rules' `Position`: the wire's words for
+//! refusals and endings, and whether a turn run out on the clock is a move of the game.
 
-use tokio::sync::oneshot;
 use velha_api::{EndHow, Illegal, Seat};
 use velha_rules::cube::{EndKind, OneWayRule};
 use velha_rules::{Cube, CubeIllegal, Player, Position, Ultimate, UltimateIllegal};
-
-use super::Hub;
 
 fn seat(player: Player) -> Seat {
     match player {
@@ -32,15 +28,6 @@ pub(crate) trait LiveGame:
 
     /// How the game's own rules ended it, with this winner.
     fn end_how(&self, winner: Option<Player>) -> EndHow;
-
-    /// The Velha's decision from here, when she plays this game.
-    fn ask_velha(
-        _hub: &Hub,
-        _earlier: Vec<Self>,
-        _position: Self,
-    ) -> Option<oneshot::Receiver<Option<Self::Action>>> {
-        None
-    }
 }
 
 impl LiveGame for Cube {
@@ -70,14 +57,6 @@ impl LiveGame for Cube {
             Some(EndKind::Timeout) => EndHow::Time,
             _ => EndHow::Line,
         }
-    }
-
-    fn ask_velha(
-        hub: &Hub,
-        earlier: Vec<Cube>,
-        position: Cube,
-    ) -> Option<oneshot::Receiver<Option<Self::Action>>> {
-        Some(hub.velha.decide(earlier, position))
     }
 }
 

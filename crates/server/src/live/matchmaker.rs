@@ -1,6 +1,6 @@
 //! Pairs Jogo da Velha 2.0's waiting players (ON-V01): every round, the players in the queue
 //! who are connected are paired by rating ([`crate::store::pairs`]), each pair's live match is
-//! made in one transaction and its task started; both players hear `started`.
+//! made in one transaction and started; both players hear `started`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,13 +14,12 @@ use crate::token::{new_id, now_ms};
 /// One round of pairing at `now`: the matches started.
 pub async fn pair_waiting(hub: &Arc<Hub>, now: i64) -> Result<usize, sqlx::Error> {
     // Someone who closed the app is not paired: they would lose by abandonment.
-    let waiting: Vec<_> = hub
-        .store
-        .waiting()
-        .await?
-        .into_iter()
-        .filter(|w| hub.is_online(&w.account_id))
-        .collect();
+    let mut waiting = Vec::new();
+    for w in hub.store.waiting().await? {
+        if hub.is_online(&w.account_id).await {
+            waiting.push(w);
+        }
+    }
     let start = Ultimate::new(Variant::V2, Player::X).to_string();
     let mut started = 0;
     // The one who waited longer is X and moves first (V2-R05's clock starts now).
@@ -33,7 +32,7 @@ pub async fn pair_waiting(hub: &Arc<Hub>, now: i64) -> Result<usize, sqlx::Error
             .await?;
         if let Some(row) = made {
             tracing::info!(match_id = %row.id, x = x.rating, o = o.rating, "2.0 players paired");
-            match hub.start(&row, false) {
+            match hub.start(&row).await {
                 Ok(()) => started += 1,
                 Err(e) => tracing::error!(error = %e, "a paired match could not start"),
             }

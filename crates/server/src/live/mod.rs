@@ -1,31 +1,33 @@
-//! Live matches (online.md ON-M02 … ON-M05): one task per match owns its position and clocks;
-//! every move is checked by velha-rules, committed, and only then acknowledged and sent to
-//! both players (`task.rs`). The hub, here, knows who is connected and routes messages.
+//! Live matches (online.md ON-M02 … ON-M05) and what connections hear of: every action on a
+//! match is checked by velha-rules and committed by whichever process received it
+//! (`referee.rs`), and only then acknowledged and told, through events every process delivers
+//! to the connections it holds (`bus.rs`). The hub, here, knows this process's connections.
 
+mod bus;
+mod clock;
 mod game;
 mod lobby_watch;
 mod matchmaker;
+mod referee;
 mod rooms;
-mod task;
 mod velha_pool;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::{Notify, mpsc, oneshot};
-use velha_api::{ErrorCode, MatchGame, MatchView, OpenMatch, Refusal, ServerMsg};
-use velha_rules::room::{self, Board, RoomGame};
-use velha_rules::{Cube, Player, Ultimate, Variant};
+use tokio::sync::{Notify, mpsc};
+use velha_api::{Ending, ErrorCode, MatchView, OpenMatch, Refusal, RoomView, ServerMsg};
 
-use crate::store::{LobbyList, MatchRow, Store};
-use crate::token::now_ms;
-use game::LiveGame;
+use crate::store::{Backend, LobbyList, MatchRow, SeatChange, Store};
+use crate::token::{new_id, now_ms};
+use bus::Event;
+use clock::Timers;
 use lobby_watch::Watches;
 pub use matchmaker::{pair_waiting, run as run_matchmaker};
+use referee::{Loaded, load, with_live};
 pub use rooms::{RoomWatch, RoomWatches};
-use task::{Actor, Cmd};
 pub use velha_pool::VelhaPool;
 
 /// How long moves and reconnections may take.
@@ -61,25 +63,45 @@ pub struct ConnHandle {
     pub close: Arc<Notify>,
 }
 
+/// How often the sweeper looks for matches whose process died.
+const SWEEP: Duration = Duration::from_millis(250);
+/// How late past its clock a match is before any process's sweeper settles it: the process
+/// that changed it last is meant to, on time.
+const SWEEP_LATE_MS: i64 = 500;
+/// How many sweeps between two heartbeats (a second), and how long unseen before the other
+/// processes give one up for dead (with its players' connections).
+const HEARTBEAT_EVERY: u64 = 4;
+const DEAD_AFTER_MS: i64 = 5_000;
+/// How long since the Velha's turn began before another process decides for her: the one
+/// that was deciding died.
+const VELHA_STUCK_MS: i64 = 15_000;
+/// How long the events stay in the database for processes catching up.
+const EVENTS_KEPT_MS: i64 = 10 * 60_000;
+/// Players whose presence changes wait on one of these locks, so that one player's
+/// connections coming and going are written in the order they happened.
+const PRESENCE_LOCKS: usize = 64;
+
 #[derive(Default)]
 struct HubState {
     conns: HashMap<String, Vec<Conn>>,
-    /// When each player without a connection lost their last one.
-    gone_since: HashMap<String, i64>,
-    actors: HashMap<String, mpsc::UnboundedSender<Cmd>>,
-    playing: HashMap<String, HashSet<String>>,
     lobby: Watches,
 }
 
-/// Connections and live matches of this process.
+/// Connections of this process, and the live matches it looks after.
 pub struct Hub {
     store: Store,
     clocks: Clocks,
     velha: VelhaPool,
-    /// Who watches each invitation room.
+    /// This process's name among the others on the same database.
+    process: String,
+    /// Who watches each invitation room here.
     pub rooms: RoomWatches,
     state: Mutex<HubState>,
     next_conn: AtomicU64,
+    timers: Timers,
+    presence: Vec<tokio::sync::Mutex<()>>,
+    /// The events delivered here lately (PostgreSQL): each is delivered once.
+    delivered: Mutex<bus::Delivered>,
 }
 
 impl Hub {
@@ -89,9 +111,15 @@ impl Hub {
             store,
             clocks,
             velha,
+            process: new_id(),
             rooms: RoomWatches::default(),
             state: Mutex::new(HubState::default()),
             next_conn: AtomicU64::new(1),
+            timers: Timers::default(),
+            presence: (0..PRESENCE_LOCKS)
+                .map(|_| tokio::sync::Mutex::new(()))
+                .collect(),
+            delivered: Mutex::new(bus::Delivered::default()),
         })
     }
 
@@ -99,64 +127,115 @@ impl Hub {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Registers a connection of `account`; its live matches learn the player is back.
-    pub fn connect(&self, account: &str) -> ConnHandle {
+    fn presence_lock(&self, account: &str) -> &tokio::sync::Mutex<()> {
+        let hash = account.bytes().fold(0usize, |h, b| {
+            h.wrapping_mul(31).wrapping_add(usize::from(b))
+        });
+        &self.presence[hash % PRESENCE_LOCKS]
+    }
+
+    /// Registers a connection of `account`; when it is their first here, every process's
+    /// connections learn they are back in their live matches.
+    pub async fn connect(self: &Arc<Self>, account: &str) -> ConnHandle {
+        let _order = self.presence_lock(account).lock().await;
         let (tx, rx) = mpsc::channel(OUTBOX);
         let close = Arc::new(Notify::new());
         let id = self.next_conn.fetch_add(1, Ordering::Relaxed);
-        let mut state = self.lock();
-        state.gone_since.remove(account);
-        let conns = state.conns.entry(account.to_owned()).or_default();
-        if conns.len() >= MAX_CONNECTIONS_PER_PLAYER {
-            // The oldest is the likeliest to be a phone that went away without closing.
-            let oldest = conns.remove(0);
-            let _ = oldest.tx.try_send(ServerMsg::Error {
-                code: ErrorCode::Conflict,
-                message: format!(
-                    "more than {MAX_CONNECTIONS_PER_PLAYER} connections: this, the oldest, is closed"
-                ),
+        let first = {
+            let mut state = self.lock();
+            let conns = state.conns.entry(account.to_owned()).or_default();
+            if conns.len() >= MAX_CONNECTIONS_PER_PLAYER {
+                // The oldest is the likeliest to be a phone that went away without closing.
+                let oldest = conns.remove(0);
+                let _ = oldest.tx.try_send(ServerMsg::Error {
+                    code: ErrorCode::Conflict,
+                    message: format!(
+                        "more than {MAX_CONNECTIONS_PER_PLAYER} connections: this, the oldest, is closed"
+                    ),
+                });
+                oldest.close.notify_one();
+            }
+            conns.push(Conn {
+                id,
+                tx: tx.clone(),
+                close: close.clone(),
             });
-            oldest.close.notify_one();
-        }
-        conns.push(Conn {
-            id,
-            tx: tx.clone(),
-            close: close.clone(),
-        });
-        if conns.len() == 1 {
-            Self::tell_matches(&state, account, true);
+            conns.len() == 1
+        };
+        if first {
+            match self.store.came_back(account, &self.process).await {
+                Ok(back) => self.presence_changed(back, None).await,
+                Err(e) => tracing::error!(error = %e, "could not record a player's connection"),
+            }
         }
         ConnHandle { id, rx, tx, close }
     }
 
-    fn tell_matches(state: &HubState, account: &str, online: bool) {
-        for m in state.playing.get(account).into_iter().flatten() {
-            if let Some(actor) = state.actors.get(m) {
-                let _ = actor.send(Cmd::Presence {
-                    account: account.to_owned(),
-                    online,
-                });
+    /// Forgets a connection. When no process holds one of the player's any more, their live
+    /// matches start the reconnection grace, and their open matches leave the lobby if they do
+    /// not come back.
+    pub async fn disconnect(self: &Arc<Self>, account: &str, conn: u64) {
+        let _order = self.presence_lock(account).lock().await;
+        let last = {
+            let mut state = self.lock();
+            state.lobby.unwatch(conn);
+            let Some(conns) = state.conns.get_mut(account) else {
+                return;
+            };
+            conns.retain(|c| c.id != conn);
+            let last = conns.is_empty();
+            if last {
+                state.conns.remove(account);
             }
+            last
+        };
+        if last {
+            let until = now_ms() + self.clocks.grace_ms;
+            match self.store.went_away(account, &self.process, until).await {
+                Ok(away) => self.presence_changed(away, Some(until)).await,
+                Err(e) => tracing::error!(error = %e, "could not record a player's departure"),
+            }
+            self.withdraw_if_gone(account.to_owned());
         }
     }
 
-    /// Forgets a connection. When it was the player's last, their live matches start the
-    /// reconnection grace, and their open matches leave the lobby if they do not come back.
-    pub fn disconnect(self: &Arc<Self>, account: &str, conn: u64) {
-        let mut state = self.lock();
-        let Some(conns) = state.conns.get_mut(account) else {
-            return;
-        };
-        conns.retain(|c| c.id != conn);
-        let last = conns.is_empty();
-        state.lobby.unwatch(conn);
-        if last {
-            state.conns.remove(account);
-            state.gone_since.insert(account.to_owned(), now_ms());
-            Self::tell_matches(&state, account, false);
-            drop(state);
-            self.withdraw_if_gone(account.to_owned());
+    /// Tells both players of each match that a seat is away until `until`, or back (`None`).
+    async fn presence_changed(self: &Arc<Self>, changes: Vec<SeatChange>, until: Option<i64>) {
+        let now = now_ms();
+        let events: Vec<Event> = changes
+            .iter()
+            .map(|c| Event::Players {
+                to: c
+                    .players
+                    .iter()
+                    .filter(|p| !p.is_empty())
+                    .cloned()
+                    .collect(),
+                msg: match until {
+                    Some(t) => ServerMsg::Away {
+                        match_id: c.match_id.clone(),
+                        seat: c.seat,
+                        grace_ms: crate::token::ms_until(t, now),
+                    },
+                    None => ServerMsg::Back {
+                        match_id: c.match_id.clone(),
+                        seat: c.seat,
+                    },
+                },
+            })
+            .collect();
+        if let Some(t) = until {
+            for c in &changes {
+                self.wake_by(&c.match_id, t);
+            }
         }
+        self.publish(events).await;
+    }
+
+    /// Makes sure this process looks at a match by `at` at the latest.
+    fn wake_by(&self, match_id: &str, at: i64) {
+        self.timers.set(match_id, Some(at));
+        // A later wake would miss it; one earlier only finds nothing due and sets the next.
     }
 
     /// A waiting creator who does not come back within the grace time is no longer waiting:
@@ -166,32 +245,23 @@ impl Hub {
         tokio::spawn(async move {
             let grace = hub.clocks.grace_ms;
             tokio::time::sleep(Duration::from_millis(grace as u64)).await;
-            let gone = {
-                let mut state = hub.lock();
-                let since = state.gone_since.get(&account).copied();
-                // Gone again after coming back: the later disconnection's own check decides.
-                let gone_long = since.is_none_or(|t| now_ms() - t >= grace);
-                if gone_long {
-                    state.gone_since.remove(&account);
-                }
-                gone_long && !state.conns.contains_key(&account)
-            };
-            if gone {
-                // Nor is anyone gone long still waiting for a 2.0 opponent (ON-V01).
-                if let Err(e) = hub.store.queue_leave(&account).await {
-                    tracing::error!(error = %e, "could not take a player who left out of the queue");
-                }
-                match hub.store.cancel_open_matches_of(&account, now_ms()).await {
-                    Ok(withdrawn) if withdrawn.is_empty() => {}
-                    Ok(withdrawn) => {
-                        let n = withdrawn.len();
-                        tracing::info!(%account, n, "withdrew the open matches of a creator who left");
-                        for (id, list) in withdrawn {
-                            hub.lobby_closed(&id, &list);
-                        }
+            if hub.is_online(&account).await {
+                return;
+            }
+            // Nor is anyone gone long still waiting for a 2.0 opponent (ON-V01).
+            if let Err(e) = hub.store.queue_leave(&account).await {
+                tracing::error!(error = %e, "could not take a player who left out of the queue");
+            }
+            match hub.store.cancel_open_matches_of(&account, now_ms()).await {
+                Ok(withdrawn) if withdrawn.is_empty() => {}
+                Ok(withdrawn) => {
+                    let n = withdrawn.len();
+                    tracing::info!(%account, n, "withdrew the open matches of a creator who left");
+                    for (id, list) in withdrawn {
+                        hub.lobby_closed(&id, &list).await;
                     }
-                    Err(e) => tracing::error!(error = %e, "could not withdraw open matches"),
                 }
+                Err(e) => tracing::error!(error = %e, "could not withdraw open matches"),
             }
         });
     }
@@ -220,23 +290,73 @@ impl Hub {
         self.lock().lobby.unwatch(conn);
     }
 
-    /// A match opened: the watchers of its list hear of it.
-    pub fn lobby_opened(&self, open: &OpenMatch) {
-        self.lock().lobby.opened(open);
+    /// A match opened: the watchers of its list hear of it, on every process.
+    pub async fn lobby_opened(self: &Arc<Self>, open: &OpenMatch) {
+        self.publish(vec![Event::LobbyOpened { open: open.clone() }])
+            .await;
     }
 
     /// A match left the lobby (started or withdrawn): the watchers of its list hear of it.
-    pub fn lobby_closed(&self, id: &str, list: &LobbyList) {
-        self.lock().lobby.closed(id, list);
+    pub async fn lobby_closed(self: &Arc<Self>, id: &str, list: &LobbyList) {
+        self.publish(vec![Event::LobbyClosed {
+            id: id.to_owned(),
+            list: list.clone(),
+        }])
+        .await;
     }
 
-    /// Whether the player has a connection open.
-    pub fn is_online(&self, account: &str) -> bool {
-        self.lock().conns.contains_key(account)
+    /// A room changed: everyone watching it, on every process, gets it as it is now.
+    pub async fn room_changed(self: &Arc<Self>, room: RoomView) {
+        self.publish(vec![Event::Room { room }]).await;
     }
 
-    /// Sends to every connection of a player; a connection that stopped reading is closed.
-    pub fn send_to(&self, account: &str, msg: &ServerMsg) {
+    /// Takes a spectator's place in a room, unless its spectators (on every process) are all
+    /// there. On SQLite, one process: its own list of watchers holds the limit.
+    pub async fn spectate(&self, room: &str) -> Result<bool, sqlx::Error> {
+        if self.store.backend() == Backend::Sqlite {
+            return Ok(true);
+        }
+        self.store
+            .spectate(room, &self.process, velha_rules::room::MAX_SPECTATORS)
+            .await
+    }
+
+    /// Gives back a spectator's place.
+    pub async fn unspectate(&self, room: &str) {
+        if self.store.backend() == Backend::Sqlite {
+            return;
+        }
+        if let Err(e) = self.store.unspectate(room, &self.process).await {
+            tracing::error!(error = %e, "could not give back a spectator's place");
+        }
+    }
+
+    /// How many watch a room, on every process (0 if that cannot be read now).
+    pub async fn spectators(&self, room: &str) -> u32 {
+        if self.store.backend() == Backend::Sqlite {
+            return self.rooms.spectators(room);
+        }
+        self.store.spectators(room).await.unwrap_or_else(|e| {
+            tracing::error!(error = %e, "could not count a room's spectators");
+            0
+        })
+    }
+
+    /// Whether any process holds a connection of the player.
+    pub async fn is_online(&self, account: &str) -> bool {
+        match self.store.is_online(account).await {
+            Ok(online) => online,
+            Err(e) => {
+                tracing::error!(error = %e, "could not read a player's presence");
+                // Treated as here: nobody loses a seat because the database hiccuped.
+                true
+            }
+        }
+    }
+
+    /// Sends to every connection of a player here; a connection that stopped reading is
+    /// closed.
+    fn send_to(&self, account: &str, msg: &ServerMsg) {
         let state = self.lock();
         for conn in state.conns.get(account).into_iter().flatten() {
             if conn.tx.try_send(msg.clone()).is_err() {
@@ -246,117 +366,279 @@ impl Hub {
         }
     }
 
-    /// Starts the task of a live match: a new one (both players are told) or one resumed
-    /// after a restart.
-    pub fn start(self: &Arc<Self>, row: &MatchRow, resumed: bool) -> Result<(), String> {
-        // The Velha has no account: her seat is nobody's connection.
-        let o_id = match (&row.o_id, row.velha) {
-            (_, true) => String::new(),
-            (Some(o), false) => o.clone(),
-            (None, false) => return Err("a live match without O".into()),
-        };
-        match row.game {
-            MatchGame::Cube => {
-                let cube: Cube = row
-                    .position
-                    .parse()
-                    .map_err(|e| format!("match {}: stored position unreadable: {e}", row.id))?;
-                self.spawn(row, o_id, cube, resumed)
+    fn holds_any(&self, accounts: &[String]) -> bool {
+        let state = self.lock();
+        accounts.iter().any(|a| state.conns.contains_key(a))
+    }
+
+    /// Whether an event is new here (and remembers that it is not any more).
+    fn first_time(&self, id: &str) -> bool {
+        self.delivered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .first_time(id)
+    }
+
+    /// Gives events their ids, remembered as delivered here: this process delivers its own
+    /// events once committed and skips their notifications.
+    fn encode(&self, events: &[Event]) -> Vec<(String, String)> {
+        let encoded = bus::encode(events);
+        if self.store.backend() == Backend::Postgres {
+            for (id, _) in &encoded {
+                self.first_time(id);
             }
-            MatchGame::V2 if row.ply == 0 => {
-                self.spawn(row, o_id, Ultimate::new(Variant::V2, Player::X), resumed)
-            }
-            MatchGame::V2 => Err(format!(
-                "match {}: a 2.0 match under way resumes from its moves",
-                row.id
-            )),
+        }
+        encoded
+    }
+
+    /// Tells every process (this one too) of events that change nothing stored.
+    async fn publish(self: &Arc<Self>, events: Vec<Event>) {
+        if events.is_empty() {
+            return;
+        }
+        if let Err(e) = self.store.publish(&self.encode(&events)).await {
+            tracing::error!(error = %e, "could not tell the other processes");
+        }
+        self.committed(events).await;
+    }
+
+    /// Delivers here events just committed with the change that made them (the other
+    /// processes hear of them by NOTIFY).
+    async fn committed(self: &Arc<Self>, events: Vec<Event>) {
+        for event in events {
+            self.deliver(event).await;
         }
     }
 
-    /// A 2.0 match's position rebuilt from its stored moves by the rules: its state line does
-    /// not hold the lost turns in a row (V2-R05), the moves do.
-    async fn v2_position(&self, row: &MatchRow) -> Result<Ultimate, String> {
-        let moves = self
-            .store
-            .moves_of(&row.id)
-            .await
-            .map_err(|e| format!("match {}: moves unreadable: {e}", row.id))?;
-        let actions: Vec<(Player, &str)> = moves
-            .iter()
-            .map(|(_, seat, action)| (task::player(*seat), action.as_str()))
-            .collect();
-        let replayed = room::replay_game(RoomGame::V2, Player::X, &actions)
-            .map_err(|e| format!("match {}: moves do not replay: {e}", row.id))?;
-        match replayed.boards.last() {
-            Some(Board::Ultimate(u)) => Ok(*u),
-            _ => Err(format!("match {}: not a 2.0 game", row.id)),
+    /// Hands an event to the connections of this process it is for.
+    async fn deliver(self: &Arc<Self>, event: Event) {
+        match event {
+            Event::Players { to, msg } => {
+                for account in &to {
+                    self.send_to(account, &msg);
+                }
+            }
+            Event::Ended { match_id, players } => {
+                if !self.holds_any(&players) {
+                    return;
+                }
+                match self.store.get_match(&match_id).await {
+                    Ok(Some(row)) => {
+                        if let Some(how) = row.ending {
+                            let ended = ServerMsg::Ended {
+                                match_id,
+                                ending: Ending {
+                                    winner: row.winner,
+                                    how,
+                                },
+                                position: row.position,
+                                scored: row.scored,
+                                ratings: row.ratings,
+                            };
+                            for account in players.iter().filter(|p| !p.is_empty()) {
+                                self.send_to(account, &ended);
+                            }
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => tracing::error!(error = %e, "could not read an ended match"),
+                }
+            }
+            Event::LobbyOpened { open } => self.lock().lobby.opened(&open),
+            Event::LobbyClosed { id, list } => self.lock().lobby.closed(&id, &list),
+            Event::Room { room } => self.rooms.changed(&room),
         }
     }
 
-    fn spawn<G: LiveGame>(
-        self: &Arc<Self>,
-        row: &MatchRow,
-        o_id: String,
-        position: G,
-        resumed: bool,
-    ) -> Result<(), String> {
-        let deadline = row
-            .deadline
-            .ok_or_else(|| format!("match {}: live without a deadline", row.id))?;
-        let (tx, rx) = mpsc::unbounded_channel();
-        let ids = [row.x_id.clone(), o_id];
-        let online = {
-            let mut state = self.lock();
-            state.actors.insert(row.id.clone(), tx);
-            for id in ids.iter().filter(|id| !id.is_empty()) {
-                state
-                    .playing
-                    .entry(id.clone())
-                    .or_default()
-                    .insert(row.id.clone());
+    /// Starts a live match just made: both players are told, its clocks are looked after,
+    /// and a player without a connection anywhere has the reconnection grace to come.
+    pub async fn start(self: &Arc<Self>, row: &MatchRow) -> Result<(), String> {
+        let until = now_ms() + self.clocks.grace_ms;
+        for account in [Some(&row.x_id), row.o_id.as_ref().filter(|_| !row.velha)]
+            .into_iter()
+            .flatten()
+        {
+            match self.store.away_if_offline(account, until).await {
+                Ok(away) => self.presence_changed(away, Some(until)).await,
+                Err(e) => tracing::error!(error = %e, "could not read a player's presence"),
             }
-            [
-                state.conns.contains_key(&ids[0]),
-                row.velha || state.conns.contains_key(&ids[1]),
-            ]
-        };
-        let now = now_ms();
-        let away = online.map(|on| (!on).then_some(now + self.clocks.grace_ms));
-        let actor = Actor::new(self.clone(), row, ids, position, deadline, away);
-        if !resumed {
-            actor.announce();
         }
-        tokio::spawn(actor.run(rx));
+        let Some(loaded) = load(self, &row.id).await? else {
+            return Err(format!("match {}: not live", row.id));
+        };
+        with_live!(loaded, live => {
+            let started = live.announce();
+            self.publish(started).await;
+            self.after_change(&row.id, live.next_wake(), live.velha_to_move());
+        });
         Ok(())
     }
 
-    /// Resumes every live match after a start: overdue clocks are settled at once, and both
-    /// players get the reconnection grace (the server, not they, dropped the connections).
+    /// After a match changed: when to look at it next, and the Velha's turn.
+    fn after_change(self: &Arc<Self>, match_id: &str, wake: Option<i64>, velha: Option<u32>) {
+        self.timers.set(match_id, wake);
+        if let Some(ply) = velha {
+            self.velha_decides(match_id.to_owned(), ply);
+        }
+    }
+
+    /// The Velha decides her action at `ply` and plays it, unless the match moved on meanwhile.
+    fn velha_decides(self: &Arc<Self>, match_id: String, ply: u32) {
+        let hub = self.clone();
+        tokio::spawn(async move {
+            let Ok(Some(Loaded::Cube(live))) = load(&hub, &match_id).await else {
+                return;
+            };
+            if live.velha_to_move() != Some(ply) {
+                return;
+            }
+            let earlier = match hub.store.positions_of(&match_id).await {
+                Ok(positions) => positions.iter().filter_map(|p| p.parse().ok()).collect(),
+                Err(e) => {
+                    tracing::error!(error = %e, "the Velha cannot read the game");
+                    return;
+                }
+            };
+            let Ok(Some(action)) = hub.velha.decide(earlier, *live.position()).await else {
+                tracing::error!(%match_id, "the Velha had no action to play");
+                return;
+            };
+            // Read again: the player may have left while she thought.
+            if let Ok(Some(Loaded::Cube(mut live))) = load(&hub, &match_id).await
+                && live.velha_to_move() == Some(ply)
+            {
+                live.velha_plays(&action.to_string()).await;
+            }
+        });
+    }
+
+    /// Settles the clocks of a match that ran out. One not due any more was changed since by
+    /// another process, which looks after its clock from then on.
+    async fn settle(self: &Arc<Self>, match_id: &str) {
+        match load(self, match_id).await {
+            Ok(Some(loaded)) => with_live!(loaded, live => {
+                if live.next_wake().is_some_and(|t| t <= now_ms()) {
+                    live.settle().await;
+                    self.timers.set(match_id, live.next_wake());
+                }
+            }),
+            Ok(None) => {}
+            Err(e) => tracing::error!(error = %e, "a live match cannot be settled"),
+        }
+    }
+
+    /// Takes up the live matches after a start: their clocks are looked after here until
+    /// another process changes them. On SQLite this process is the whole server, and every
+    /// player gets the reconnection grace (the restart, not they, dropped the connections); on
+    /// PostgreSQL the other processes go on, and a dead one's players are found by the sweeper.
     pub async fn resume(self: &Arc<Self>) -> Result<usize, sqlx::Error> {
+        let now = now_ms();
+        if self.store.backend() == Backend::Sqlite {
+            self.store
+                .restart_presence(now + self.clocks.grace_ms)
+                .await?;
+        }
+        self.store.heartbeat(&self.process, now).await?;
         let live = self.store.live_matches().await?;
         for row in &live {
-            let resumed = match row.game {
-                MatchGame::V2 if row.ply > 0 => match self.v2_position(row).await {
-                    Ok(position) => {
-                        let o_id = row.o_id.clone().unwrap_or_default();
-                        self.spawn(row, o_id, position, true)
-                    }
-                    Err(e) => Err(e),
-                },
-                _ => self.start(row, true),
-            };
-            if let Err(e) = resumed {
-                tracing::error!(error = %e, "a live match cannot be resumed");
+            match load(self, &row.id).await {
+                Ok(Some(loaded)) => with_live!(loaded, live => {
+                    self.after_change(&row.id, live.next_wake(), live.velha_to_move());
+                }),
+                Ok(None) => {}
+                Err(e) => tracing::error!(error = %e, "a live match cannot be resumed"),
             }
         }
-        for creator in self.store.open_match_creators().await? {
-            self.withdraw_if_gone(creator);
+        if self.store.backend() == Backend::Sqlite {
+            for creator in self.store.open_match_creators().await? {
+                self.withdraw_if_gone(creator);
+            }
         }
         Ok(live.len())
     }
 
-    fn actor(&self, match_id: &str) -> Option<mpsc::UnboundedSender<Cmd>> {
-        self.lock().actors.get(match_id).cloned()
+    /// What every process does in the background: listening to the others (PostgreSQL),
+    /// saying it is alive, giving up dead processes, and settling matches whose process died.
+    pub fn run(self: &Arc<Self>, database_url: &str) {
+        tokio::spawn(clock::run(self.clone()));
+        if self.store.backend() == Backend::Postgres {
+            tokio::spawn(bus::listen(self.clone(), database_url.to_owned()));
+        }
+        let hub = self.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(SWEEP);
+            let mut rounds = 0u64;
+            loop {
+                every.tick().await;
+                rounds += 1;
+                if let Err(e) = hub.sweep(rounds).await {
+                    tracing::error!(error = %e, "the sweeper failed; trying again");
+                }
+            }
+        });
+    }
+
+    async fn sweep(self: &Arc<Self>, round: u64) -> Result<(), sqlx::Error> {
+        let now = now_ms();
+        if round.is_multiple_of(HEARTBEAT_EVERY) {
+            self.heartbeat(now).await?;
+        }
+        for id in self.store.overdue_matches(now - SWEEP_LATE_MS, 200).await? {
+            self.settle(&id).await;
+        }
+        if !round.is_multiple_of(HEARTBEAT_EVERY) {
+            return Ok(());
+        }
+        let stuck = now + self.clocks.move_ms - VELHA_STUCK_MS;
+        for id in self.store.velha_waiting(stuck).await? {
+            if let Ok(Some(Loaded::Cube(live))) = load(self, &id).await
+                && let Some(ply) = live.velha_to_move()
+            {
+                tracing::warn!(match_id = %id, "the Velha's turn was left waiting; she decides here");
+                self.velha_decides(id, ply);
+            }
+        }
+        if round.is_multiple_of(60 * HEARTBEAT_EVERY) {
+            self.store.prune_events(now - EVENTS_KEPT_MS).await?;
+        }
+        Ok(())
+    }
+
+    /// Says this process is alive, and gives up the processes that no longer say so.
+    async fn heartbeat(self: &Arc<Self>, now: i64) -> Result<(), sqlx::Error> {
+        if !self.store.heartbeat(&self.process, now).await? {
+            // Given up for dead while alive (a long pause): say again who is connected here.
+            let accounts: Vec<String> = self.lock().conns.keys().cloned().collect();
+            tracing::warn!(
+                players = accounts.len(),
+                "this process was given up for dead"
+            );
+            for account in accounts {
+                let back = self.store.came_back(&account, &self.process).await?;
+                self.presence_changed(back, None).await;
+            }
+        }
+        let until = now + self.clocks.grace_ms;
+        let away = self
+            .store
+            .bury_dead_processes(now - DEAD_AFTER_MS, until)
+            .await?;
+        if !away.is_empty() {
+            tracing::info!(seats = away.len(), "players of a dead process are away");
+            self.presence_changed(away, Some(until)).await;
+        }
+        Ok(())
+    }
+
+    /// Why an action found the match changed by another first.
+    async fn conflict(&self, match_id: &str) -> Refusal {
+        match self.store.get_match(match_id).await {
+            Ok(Some(row)) if row.state == velha_api::MatchState::Live => {
+                Refusal::Stale { ply: row.ply }
+            }
+            Ok(_) => Refusal::NotLive,
+            Err(_) => Refusal::Unavailable,
+        }
     }
 
     async fn not_running(&self, account: &str, match_id: &str) -> Refusal {
@@ -374,76 +656,40 @@ impl Hub {
 
     /// A move of `account` in a match.
     pub async fn play(
-        &self,
+        self: &Arc<Self>,
         account: &str,
         match_id: &str,
         ply: u32,
         actions: Vec<String>,
     ) -> Result<(), Refusal> {
-        self.act(account, match_id, |account, reply| Cmd::Play {
-            account,
-            ply,
-            actions,
-            reply,
-        })
-        .await
-    }
-
-    /// `account` leaves a match: a loss by abandonment.
-    pub async fn leave(&self, account: &str, match_id: &str) -> Result<(), Refusal> {
-        self.act(account, match_id, |account, reply| Cmd::Leave {
-            account,
-            reply,
-        })
-        .await
-    }
-
-    /// Sends a player's command to the match's task and waits for its answer.
-    async fn act(
-        &self,
-        account: &str,
-        match_id: &str,
-        cmd: impl FnOnce(String, oneshot::Sender<Result<(), Refusal>>) -> Cmd,
-    ) -> Result<(), Refusal> {
-        let Some(actor) = self.actor(match_id) else {
-            return Err(self.not_running(account, match_id).await);
-        };
-        let (reply, answer) = oneshot::channel();
-        if actor.send(cmd(account.to_owned(), reply)).is_err() {
-            return Err(Refusal::NotLive);
-        }
-        answer.await.unwrap_or(Err(Refusal::NotLive))
-    }
-
-    /// A live match as `account` sees it, with its clocks now; None if not live here or not
-    /// theirs.
-    pub async fn view(&self, account: &str, match_id: &str) -> Option<MatchView> {
-        let actor = self.actor(match_id)?;
-        let (reply, answer) = oneshot::channel();
-        actor
-            .send(Cmd::View {
-                account: account.to_owned(),
-                reply,
-            })
-            .ok()?;
-        answer.await.ok().flatten()
-    }
-
-    fn finished(&self, match_id: &str, ids: &[String; 2]) {
-        let mut state = self.lock();
-        state.actors.remove(match_id);
-        for id in ids {
-            if let Some(set) = state.playing.get_mut(id) {
-                set.remove(match_id);
-                if set.is_empty() {
-                    state.playing.remove(id);
-                }
+        match load(self, match_id).await {
+            Ok(Some(loaded)) => with_live!(loaded, live => live.play(account, ply, &actions).await),
+            Ok(None) => Err(self.not_running(account, match_id).await),
+            Err(e) => {
+                tracing::error!(error = %e, "a live match cannot be read");
+                Err(Refusal::Unavailable)
             }
         }
     }
 
-    /// How many matches this process is running.
-    pub fn live_count(&self) -> usize {
-        self.lock().actors.len()
+    /// `account` leaves a match: a loss by abandonment.
+    pub async fn leave(self: &Arc<Self>, account: &str, match_id: &str) -> Result<(), Refusal> {
+        match load(self, match_id).await {
+            Ok(Some(loaded)) => with_live!(loaded, live => live.leave(account).await),
+            Ok(None) => Err(self.not_running(account, match_id).await),
+            Err(e) => {
+                tracing::error!(error = %e, "a live match cannot be read");
+                Err(Refusal::Unavailable)
+            }
+        }
+    }
+
+    /// A live match as `account` sees it, with its clocks now; None if not live or not
+    /// theirs.
+    pub async fn view(self: &Arc<Self>, account: &str, match_id: &str) -> Option<MatchView> {
+        match load(self, match_id).await {
+            Ok(Some(loaded)) => with_live!(loaded, live => live.view_for(account)),
+            _ => None,
+        }
     }
 }

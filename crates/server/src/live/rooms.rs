@@ -1,5 +1,6 @@
-//! Who watches each room live (CLASSIC-R09, R13): its players' connections and at most 50
-//! spectators'. Every change of a room reaches them all, each with their own seat in it.
+//! Who watches each room live on this process (CLASSIC-R09, R13): its players' connections
+//! and at most 50 spectators' (50 in all processes together: `Hub::spectate`). Every change of
+//! a room reaches them all, each with their own seat in it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -83,7 +84,7 @@ impl RoomWatches {
         }
     }
 
-    /// Spectators watching `room` now.
+    /// Spectators watching `room` on this process now.
     pub fn spectators(&self, room: &str) -> u32 {
         let rooms = self.lock();
         let watching = rooms
@@ -99,11 +100,9 @@ impl RoomWatches {
         let Some(list) = rooms.get_mut(&view.id) else {
             return;
         };
-        let spectators = list.iter().filter(|w| w.seat.is_none()).count();
         list.retain(|w| {
             let mut room = view.clone();
             room.you = w.seat;
-            room.spectators = u32::try_from(spectators).unwrap_or(u32::MAX);
             let sent = w.tx.try_send(RoomServerMsg::Room { room }).is_ok();
             if !sent {
                 w.close.notify_one();

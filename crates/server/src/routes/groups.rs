@@ -377,7 +377,7 @@ pub async fn finalize(
     creator_only(&g, &player, "finalizes it")?;
     let withdrawn = app.store.finalize_group(&id).await.map_err(refused)?;
     for (match_id, list) in withdrawn {
-        app.hub.lobby_closed(&match_id, &list);
+        app.hub.lobby_closed(&match_id, &list).await;
     }
     Ok(StatusCode::NO_CONTENT)
 }
@@ -420,6 +420,7 @@ pub async fn play_velha(
     let row = MatchRow {
         game: MatchGame::Cube,
         ratings: None,
+        away: [None, None],
         id: new_id(),
         scope: Scope::Mundial,
         level: body.level,
@@ -443,7 +444,7 @@ pub async fn play_velha(
         .insert_velha_match(&row, now)
         .await
         .map_err(seat_refused)?;
-    app.hub.start(&row, false).map_err(|e| {
+    app.hub.start(&row).await.map_err(|e| {
         tracing::error!(error = %e, "could not start a match against the Velha");
         AppError::new(ErrorCode::Internal, "the match could not start")
     })?;

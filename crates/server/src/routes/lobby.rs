@@ -154,6 +154,7 @@ pub async fn create(
     let row = MatchRow {
         game: MatchGame::Cube,
         ratings: None,
+        away: [None, None],
         id: new_id(),
         scope: body.scope,
         level: body.level,
@@ -177,11 +178,11 @@ pub async fn create(
         .insert_open_match(&row)
         .await
         .map_err(seat_refused)?;
-    if !app.hub.is_online(&row.x_id) {
+    if !app.hub.is_online(&row.x_id).await {
         app.hub.withdraw_if_gone(row.x_id.clone());
     }
     let open = open_match(&row, now);
-    app.hub.lobby_opened(&open);
+    app.hub.lobby_opened(&open).await;
     Ok((StatusCode::CREATED, Json(open)))
 }
 
@@ -208,7 +209,7 @@ pub async fn cancel(
         .cancel_open_match(&id, &player.account.id, now_ms())
         .await?
     {
-        app.hub.lobby_closed(&id, &list);
+        app.hub.lobby_closed(&id, &list).await;
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(AppError::new(
@@ -284,8 +285,8 @@ pub async fn join(
         .get_match(&id)
         .await?
         .ok_or_else(|| AppError::new(ErrorCode::Internal, "the match vanished"))?;
-    app.hub.lobby_closed(&row.id, &list_of(&row));
-    app.hub.start(&row, false).map_err(|e| {
+    app.hub.lobby_closed(&row.id, &list_of(&row)).await;
+    app.hub.start(&row).await.map_err(|e| {
         tracing::error!(error = %e, "could not start a match");
         AppError::new(ErrorCode::Internal, "the match could not start")
     })?;

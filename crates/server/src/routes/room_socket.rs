@@ -115,8 +115,10 @@ async fn hello(app: &App, id: &str, socket: &mut WebSocket) -> Result<Option<Sea
 /// Sends the room as it is now to everyone watching it (the number watching changed).
 async fn recount(app: &App, id: &str) {
     if let Ok(Some(row)) = app.store.room(id).await {
-        let watching = app.hub.rooms.spectators(id);
-        app.hub.rooms.changed(&view(&row, None, watching, now_ms()));
+        let watching = app.hub.spectators(id).await;
+        app.hub
+            .room_changed(view(&row, None, watching, now_ms()))
+            .await;
     }
 }
 
@@ -133,7 +135,21 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
             return;
         }
     };
-    let Some(watch) = app.hub.rooms.watch(&id, seat) else {
+    let spectating = seat.is_none();
+    // A spectator's place is counted across processes (CLASSIC-R13's 50).
+    let placed = if spectating {
+        app.hub.spectate(&id).await.unwrap_or_else(|e| {
+            tracing::error!(error = %e, "could not count a room's spectators");
+            false
+        })
+    } else {
+        true
+    };
+    let watch = placed.then(|| app.hub.rooms.watch(&id, seat)).flatten();
+    let Some(watch) = watch else {
+        if placed && spectating {
+            app.hub.unspectate(&id).await;
+        }
         let full = match seat {
             None => error(ErrorCode::RoomFull, "the room has 50 spectators; try later"),
             Some(_) => error(ErrorCode::Conflict, "too many connections for this seat"),
@@ -147,6 +163,9 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
     recount(&app, &id).await;
     serve(&app, &id, seat, socket, watch).await;
     app.hub.rooms.unwatch(&id, watch_id);
+    if spectating {
+        app.hub.unspectate(&id).await;
+    }
     recount(&app, &id).await;
 }
 

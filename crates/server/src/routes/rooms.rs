@@ -171,9 +171,9 @@ pub(crate) async fn read(app: &App, id: &str) -> AppResult<RoomRow> {
 }
 
 /// Tells everyone watching the room what it is now.
-fn announce(app: &App, row: &RoomRow, now: i64) {
-    let watching = app.hub.rooms.spectators(&row.id);
-    app.hub.rooms.changed(&view(row, None, watching, now));
+async fn announce(app: &App, row: &RoomRow, now: i64) {
+    let watching = app.hub.spectators(&row.id).await;
+    app.hub.room_changed(view(row, None, watching, now)).await;
 }
 
 /// Hands a push service the seat a change gave the turn to (CLASSIC-R09, docs/push.md).
@@ -220,7 +220,7 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<Roo
             now,
         };
         if let Some(row) = app.store.save_room(&save).await? {
-            announce(app, &row, now);
+            announce(app, &row, now).await;
             tell_turn(app, &before.room, &row);
             return Ok(row);
         }
@@ -232,12 +232,18 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<Roo
 }
 
 /// Rooms as their seat sees them, now.
-fn seated_views(app: &App, rooms: &[(RoomRow, Seat)]) -> Vec<RoomView> {
+async fn seated_views(app: &App, rooms: &[(RoomRow, Seat)]) -> Vec<RoomView> {
     let now = now_ms();
-    rooms
-        .iter()
-        .map(|(row, you)| view(row, Some(*you), app.hub.rooms.spectators(&row.id), now))
-        .collect()
+    let mut views = Vec::with_capacity(rooms.len());
+    for (row, you) in rooms {
+        views.push(view(
+            row,
+            Some(*you),
+            app.hub.spectators(&row.id).await,
+            now,
+        ));
+    }
+    views
 }
 
 /// The seat a credential proves in a room, if any.
@@ -327,7 +333,7 @@ pub async fn get(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     let you = seat_of(&app, &id, credential).await?;
-    let watching = app.hub.rooms.spectators(&id);
+    let watching = app.hub.spectators(&id).await;
     Ok(Json(view(&row, you, watching, now_ms())))
 }
 
@@ -375,9 +381,9 @@ pub async fn join(
             .take_room_seat(&before, &after, &hash, account, now)
             .await?
         {
-            announce(&app, &row, now);
+            announce(&app, &row, now).await;
             tell_turn(&app, &before.room, &row);
-            let watching = app.hub.rooms.spectators(&id);
+            let watching = app.hub.spectators(&id).await;
             return Ok((
                 StatusCode::CREATED,
                 Json(RoomSeat {
@@ -421,7 +427,7 @@ pub async fn act_route(
         ));
     };
     let row = act(&app, &id, you, &body.act).await?;
-    let watching = app.hub.rooms.spectators(&id);
+    let watching = app.hub.spectators(&id).await;
     Ok(Json(view(&row, Some(you), watching, now_ms())))
 }
 
@@ -438,7 +444,7 @@ pub async fn act_route(
 )]
 pub async fn mine(State(app): State<Arc<App>>, player: Player) -> AppResult<Json<Vec<RoomView>>> {
     let rooms = app.store.rooms_of_account(&player.account.id).await?;
-    Ok(Json(seated_views(&app, &rooms)))
+    Ok(Json(seated_views(&app, &rooms).await))
 }
 
 /// The rooms a device holds seats in, from its credentials (a guest's list, ON-R05).
@@ -469,5 +475,5 @@ pub async fn lookup(
         .map(|c| token_hash(c))
         .collect();
     let rooms = app.store.rooms_by_credentials(&hashes).await?;
-    Ok(Json(seated_views(&app, &rooms)))
+    Ok(Json(seated_views(&app, &rooms).await))
 }

@@ -159,7 +159,7 @@ async fn session(app: Arc<App>, mut socket: WebSocket, cookie: Option<String>) {
             return;
         }
     };
-    let conn = app.hub.connect(&account.id);
+    let conn = app.hub.connect(&account.id).await;
     let span = tracing::info_span!("live", player = %account.name, conn = conn.id);
     serve_player(app, socket, account, conn)
         .instrument(span)
@@ -264,7 +264,7 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
             break None;
         }
     };
-    app.hub.disconnect(&account.id, conn_id);
+    app.hub.disconnect(&account.id, conn_id).await;
     if let Some(frame) = close_with {
         tracing::info!(reason = %frame.reason, "closing with 1009");
         if bye.send(frame).is_ok() {

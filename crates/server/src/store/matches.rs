@@ -49,6 +49,8 @@ pub struct MatchRow {
     pub velha: bool,
     /// 2.0: both ratings before and after, once rated (V2-R06).
     pub ratings: Option<RatingChanges>,
+    /// When each seat (X, O) must be back by, while its player has no connection (ON-M04).
+    pub away: [Option<i64>; 2],
 }
 
 /// The name the Velha plays under.
@@ -56,7 +58,7 @@ pub const VELHA_NAME: &str = "Velha";
 
 /// One list of the lobby: a scope and level outside groups, or one group's matches at a
 /// level (where the scope plays no part).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LobbyList {
     /// Mundial or Nacional.
     pub scope: Scope,
@@ -94,6 +96,9 @@ pub struct MoveCommit<'a> {
     pub deadline: Option<i64>,
     /// The result, when the move ended the match: the winner (none for a draw) and how.
     pub ending: Option<(Option<Seat>, EndHow)>,
+    /// What to tell the other processes (id, payload), told in the same transaction
+    /// (PostgreSQL).
+    pub events: &'a [(String, String)],
 }
 
 /// Why a player could not take a seat in a match.
@@ -162,7 +167,8 @@ async fn release_if_changed(
 const MATCH_COLUMNS: &str = "m.id, m.scope, m.level, m.x_id, ax.name AS x_name, m.x_country, \
      m.o_id, ao.name AS o_name, m.state, m.position, m.ply, m.deadline, m.winner, m.ending, \
      m.created_at, m.scored, m.group_id, m.against_velha, m.game, m.x_rating_before, \
-     m.x_rating_after, m.o_rating_before, m.o_rating_after FROM matches m \
+     m.x_rating_after, m.o_rating_before, m.o_rating_after, m.x_away_until, m.o_away_until \
+     FROM matches m \
      JOIN accounts ax ON ax.id = m.x_id \
      LEFT JOIN accounts ao ON ao.id = m.o_id";
 
@@ -251,6 +257,7 @@ fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
         group: row.try_get("group_id")?,
         velha,
         ratings,
+        away: [row.try_get("x_away_until")?, row.try_get("o_away_until")?],
     })
 }
 
@@ -510,6 +517,7 @@ impl Store {
             release_players(&mut tx, m.match_id).await?;
             super::rankings::score_match(&mut tx, m.match_id).await?;
         }
+        self.tell(&mut tx, m.events).await?;
         tx.commit().await?;
         Ok(true)
     }
@@ -521,6 +529,7 @@ impl Store {
         winner: Option<Seat>,
         how: EndHow,
         at: i64,
+        events: &[(String, String)],
     ) -> Result<bool, sqlx::Error> {
         let _turn = self.write_turn().await;
         let mut tx = self.pool.begin().await?;
@@ -536,6 +545,7 @@ impl Store {
         .await?;
         if done.rows_affected() == 1 {
             super::rankings::score_match(&mut tx, id).await?;
+            self.tell(&mut tx, events).await?;
         }
         release_if_changed(tx, done.rows_affected(), id).await
     }

@@ -12,6 +12,7 @@ use sqlx::{AnyPool, Executor};
 use velha_api::Seat;
 
 mod accounts;
+mod cluster;
 mod competitive;
 mod groups;
 mod matches;
@@ -19,6 +20,7 @@ mod rankings;
 mod rooms;
 
 pub use accounts::{AccountRow, InsertError};
+pub use cluster::{CHANNEL, SeatChange};
 pub use competitive::{Waiting, pairs};
 pub use groups::{GroupError, GroupRow, InvitationRow, TableLine};
 pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};

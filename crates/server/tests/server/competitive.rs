@@ -344,7 +344,7 @@ async fn v2_r06_a_draw_changes_no_rating_and_no_rating_falls_below_zero(db: Db) 
                 .expect("both waiting");
             assert!(
                 store
-                    .end_match(&row.id, winner, how, now + 1)
+                    .end_match(&row.id, winner, how, now + 1, &[])
                     .await
                     .unwrap()
             );

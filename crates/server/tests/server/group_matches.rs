@@ -200,6 +200,7 @@ async fn played(store: &Store, ids: (&str, &str), group: Option<&str>, winner: S
     let row = MatchRow {
         game: MatchGame::Cube,
         ratings: None,
+        away: [None, None],
         id: id.clone(),
         scope: Scope::Mundial,
         level: 1,
@@ -226,7 +227,7 @@ async fn played(store: &Store, ids: (&str, &str), group: Option<&str>, winner: S
         .unwrap();
     assert!(
         store
-            .end_match(&id, Some(winner), EndHow::Line, at)
+            .end_match(&id, Some(winner), EndHow::Line, at, &[])
             .await
             .unwrap()
     );
@@ -405,7 +406,13 @@ async fn on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group(db: Db
             .unwrap();
         assert!(
             store
-                .end_match(&row.id, Some(Seat::X), EndHow::Line, row.created_at + 1)
+                .end_match(
+                    &row.id,
+                    Some(Seat::X),
+                    EndHow::Line,
+                    row.created_at + 1,
+                    &[]
+                )
                 .await
                 .unwrap()
         );
@@ -433,6 +440,7 @@ fn velha_match(player: &str, group: &str) -> MatchRow {
     MatchRow {
         game: MatchGame::Cube,
         ratings: None,
+        away: [None, None],
         id: velha_server::token::new_id(),
         scope: Scope::Mundial,
         level: 1,

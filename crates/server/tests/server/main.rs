@@ -7,6 +7,7 @@ mod common;
 
 mod accounts;
 mod api_doc;
+mod cluster;
 mod competitive;
 mod durability;
 mod google;

@@ -62,6 +62,7 @@ impl League {
         let row = MatchRow {
             game: MatchGame::Cube,
             ratings: None,
+            away: [None, None],
             id: id.clone(),
             scope: Scope::Mundial,
             level,
@@ -88,7 +89,7 @@ impl League {
             .unwrap();
         assert!(
             self.store
-                .end_match(&id, Some(winner), how, at)
+                .end_match(&id, Some(winner), how, at, &[])
                 .await
                 .unwrap()
         );

@@ -1,0 +1,196 @@
+//! How the processes of one server tell each other what happened (docs/deploy.md): every
+//! change a connection must hear of is an [`Event`]. The process that made an event delivers
+//! it to its own connections once the change is committed. On PostgreSQL the event is also
+//! written in that transaction and announced with `NOTIFY` on commit, and every other process
+//! delivers it to the connections it holds (the maker knows the id, and skips its own). An
+//! event too large for `NOTIFY` is read from the database by its id, and after the listening
+//! connection is lost, the events of the gap are read back from the database.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use sqlx::postgres::PgListener;
+use velha_api::{OpenMatch, RoomView, ServerMsg};
+
+use super::Hub;
+use crate::store::{CHANNEL, LobbyList};
+use crate::token::{new_id, now_ms};
+
+/// Something connections must hear of.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    /// A message for every connection of these players.
+    Players {
+        /// Account ids.
+        to: Vec<String>,
+        /// The message.
+        msg: ServerMsg,
+    },
+    /// A match ended: its ending, score and ratings are read from the database once it is
+    /// committed, and sent to both players.
+    Ended {
+        /// The match.
+        match_id: String,
+        /// Its players (the Velha's seat is empty).
+        players: [String; 2],
+    },
+    /// A match opened in a lobby list.
+    LobbyOpened {
+        /// The match.
+        open: OpenMatch,
+    },
+    /// A match left a lobby list.
+    LobbyClosed {
+        /// The match.
+        id: String,
+        /// Which list.
+        list: LobbyList,
+    },
+    /// A room changed (everyone watching it gets it, with their own seat).
+    Room {
+        /// The room as it is now.
+        room: RoomView,
+    },
+}
+
+/// How long a catching-up process reads back before it lost its listening connection:
+/// transactions commit in a slightly different order than they recorded their events.
+const CATCH_UP_MARGIN_MS: i64 = 5_000;
+/// Event ids remembered to deliver each once (NOTIFY and catching up may both bring one).
+const REMEMBERED: usize = 65_536;
+
+/// The ids of the events delivered lately, the oldest forgotten first.
+#[derive(Default)]
+pub struct Delivered {
+    order: VecDeque<String>,
+    ids: HashSet<String>,
+}
+
+impl Delivered {
+    /// Whether `id` is new (and remembers it).
+    pub fn first_time(&mut self, id: &str) -> bool {
+        if self.ids.contains(id) {
+            return false;
+        }
+        if self.order.len() == REMEMBERED
+            && let Some(old) = self.order.pop_front()
+        {
+            self.ids.remove(&old);
+        }
+        self.order.push_back(id.to_owned());
+        self.ids.insert(id.to_owned());
+        true
+    }
+}
+
+/// Serializes events for storage and `NOTIFY`, each with a new id: (id, payload).
+pub fn encode(events: &[Event]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match serde_json::to_string(e) {
+            Ok(text) => Some((new_id(), text)),
+            Err(e) => {
+                tracing::error!(error = %e, "an event could not be written");
+                None
+            }
+        })
+        .collect()
+}
+
+/// Listens to the other processes for as long as the server runs (PostgreSQL only).
+pub async fn listen(hub: Arc<Hub>, url: String) {
+    // When the listening connection was lost: the events since then are read back.
+    let mut lost_at: Option<i64> = None;
+    loop {
+        let mut listener = match connect(&url).await {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen to the other processes; retrying");
+                lost_at.get_or_insert_with(now_ms);
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                continue;
+            }
+        };
+        if let Some(at) = lost_at.take() {
+            match hub.store.events_since(at - CATCH_UP_MARGIN_MS).await {
+                Ok(events) => {
+                    let n = events.len();
+                    for (id, payload) in events {
+                        if hub.first_time(&id) {
+                            deliver(&hub, &payload).await;
+                        }
+                    }
+                    tracing::info!(events = n, "listening again; caught up from the database");
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot catch up; retrying");
+                    lost_at = Some(at);
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    continue;
+                }
+            }
+        }
+        loop {
+            match listener.try_recv().await {
+                Ok(Some(note)) => {
+                    let (id, inline) = match note.payload().split_once('\n') {
+                        Some((id, payload)) => (id, Some(payload)),
+                        None => (note.payload(), None),
+                    };
+                    if !hub.first_time(id) {
+                        continue;
+                    }
+                    match inline {
+                        Some(payload) => deliver(&hub, payload).await,
+                        None => match hub.store.event(id).await {
+                            Ok(Some(payload)) => deliver(&hub, &payload).await,
+                            Ok(None) => tracing::warn!(%id, "an announced event is gone"),
+                            Err(e) => tracing::error!(error = %e, %id, "cannot read an event"),
+                        },
+                    }
+                }
+                Ok(None) | Err(_) => {
+                    tracing::warn!("lost the connection listening to the other processes");
+                    lost_at = Some(now_ms());
+                    break;
+                }
+            }
+        }
+    }
+}
+
+async fn connect(url: &str) -> Result<PgListener, sqlx::Error> {
+    let mut listener = PgListener::connect(url).await?;
+    listener.listen(CHANNEL).await?;
+    Ok(listener)
+}
+
+async fn deliver(hub: &Arc<Hub>, payload: &str) {
+    match serde_json::from_str::<Event>(payload) {
+        Ok(event) => hub.deliver(event).await,
+        Err(e) => tracing::error!(error = %e, "an event could not be read"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_event_is_delivered_once_and_memory_stays_bounded() {
+        let mut d = Delivered::default();
+        assert!(d.first_time("a"));
+        assert!(!d.first_time("a"));
+        for i in 0..REMEMBERED + 10 {
+            d.first_time(&i.to_string());
+        }
+        assert_eq!(d.order.len(), REMEMBERED);
+        assert_eq!(d.ids.len(), REMEMBERED);
+        // The oldest were forgotten, the newest are still known.
+        assert!(d.first_time("a"));
+        assert!(!d.first_time(&(REMEMBERED + 9).to_string()));
+    }
+}

@@ -1,0 +1,471 @@
+//! What several server processes on one database share beyond the matches themselves: which
+//! processes are alive, which of them hold each player's connections, and the events they tell
+//! each other (docs/deploy.md).
+
+use sqlx::Row;
+use velha_api::Seat;
+
+use super::{Backend, Store};
+use crate::token::now_ms;
+
+/// PostgreSQL's channel for the processes' events.
+pub const CHANNEL: &str = "velha_events";
+/// The largest event NOTIFY carries itself (PostgreSQL allows a little under 8000 bytes);
+/// a larger one is read from the `events` table by its id.
+pub const NOTIFY_INLINE: usize = 7000;
+
+/// A seat whose player's presence changed in a live match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatChange {
+    /// The match.
+    pub match_id: String,
+    /// Whose seat.
+    pub seat: Seat,
+    /// Both players (the Velha's seat is empty).
+    pub players: [String; 2],
+}
+
+fn seat_changes(rows: &[sqlx::any::AnyRow], seat: Seat) -> Result<Vec<SeatChange>, sqlx::Error> {
+    rows.iter()
+        .map(|r| {
+            Ok(SeatChange {
+                match_id: r.try_get("id")?,
+                seat,
+                players: [
+                    r.try_get("x_id")?,
+                    r.try_get::<Option<String>, _>("o_id")?.unwrap_or_default(),
+                ],
+            })
+        })
+        .collect()
+}
+
+impl Store {
+    /// Records events (id, payload) in the transaction that made them and, on PostgreSQL,
+    /// notifies every process of them when it commits (NOTIFY is transactional). SQLite has one
+    /// process, which delivers its events itself.
+    pub(crate) async fn tell(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        events: &[(String, String)],
+    ) -> Result<(), sqlx::Error> {
+        if self.backend != Backend::Postgres {
+            return Ok(());
+        }
+        for (id, payload) in events {
+            let note = if payload.len() <= NOTIFY_INLINE {
+                format!("{id}\n{payload}")
+            } else {
+                id.clone()
+            };
+            sqlx::query(
+                "WITH e AS (INSERT INTO events (id, at, payload) VALUES ($1, $2, $3) RETURNING id) \
+                 SELECT pg_notify($4, $5) FROM e",
+            )
+            .bind(id)
+            .bind(now_ms())
+            .bind(payload)
+            .bind(CHANNEL)
+            .bind(&note)
+            .execute(&mut **tx)
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Tells the other processes of events that change nothing stored.
+    pub async fn publish(&self, events: &[(String, String)]) -> Result<(), sqlx::Error> {
+        if self.backend != Backend::Postgres || events.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.pool.begin().await?;
+        self.tell(&mut tx, events).await?;
+        tx.commit().await
+    }
+
+    /// One event, by id (one too large for NOTIFY).
+    pub async fn event(&self, id: &str) -> Result<Option<String>, sqlx::Error> {
+        let row = sqlx::query("SELECT payload FROM events WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| r.try_get("payload")).transpose()
+    }
+
+    /// The events recorded since `at` (ms), oldest first: (id, payload).
+    pub async fn events_since(&self, at: i64) -> Result<Vec<(String, String)>, sqlx::Error> {
+        let rows = sqlx::query("SELECT id, payload FROM events WHERE at >= $1 ORDER BY at, id")
+            .bind(at)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("id")?, r.try_get("payload")?)))
+            .collect()
+    }
+
+    /// Forgets the events recorded before `at`.
+    pub async fn prune_events(&self, at: i64) -> Result<u64, sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let done = sqlx::query("DELETE FROM events WHERE at < $1")
+            .bind(at)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// This process is alive at `now`; false when it had been given up for dead (its
+    /// players' presence was taken away and must be written again).
+    pub async fn heartbeat(&self, process: &str, now: i64) -> Result<bool, sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let seen = sqlx::query("UPDATE processes SET seen_at = $1 WHERE id = $2")
+            .bind(now)
+            .bind(process)
+            .execute(&self.pool)
+            .await?;
+        if seen.rows_affected() == 1 {
+            return Ok(true);
+        }
+        sqlx::query("INSERT INTO processes (id, seen_at) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+            .bind(process)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        Ok(false)
+    }
+
+    /// On SQLite, where one process is the whole server: the last run's processes are dead
+    /// now, and every live match's players must come back within `until` (their connections
+    /// were dropped by the restart, not by them).
+    pub async fn restart_presence(&self, until: i64) -> Result<(), sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("DELETE FROM presence")
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM processes")
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM room_spectators")
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "UPDATE matches SET x_away_until = $1 WHERE state = 'live' AND x_away_until IS NULL",
+        )
+        .bind(until)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "UPDATE matches SET o_away_until = $1 WHERE state = 'live' AND against_velha = 0 \
+             AND o_away_until IS NULL",
+        )
+        .bind(until)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await
+    }
+
+    /// Keeps other transactions about this player's presence waiting until this one ends, so
+    /// that a connection arriving on one process and one leaving another are seen in order.
+    async fn lock_player(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        account: &str,
+    ) -> Result<(), sqlx::Error> {
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT id FROM accounts WHERE id = $1 FOR UPDATE")
+                .bind(account)
+                .fetch_optional(&mut **tx)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// `process` holds a connection of `account` from now on: the seats of theirs that were
+    /// away are back.
+    pub async fn came_back(
+        &self,
+        account: &str,
+        process: &str,
+    ) -> Result<Vec<SeatChange>, sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        self.lock_player(&mut tx, account).await?;
+        sqlx::query(
+            "INSERT INTO presence (account_id, process) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        )
+        .bind(account)
+        .bind(process)
+        .execute(&mut *tx)
+        .await?;
+        let mut back = Vec::new();
+        for seat in [Seat::X, Seat::O] {
+            let column = away_column(seat);
+            let player = player_column(seat);
+            let rows = sqlx::query(&format!(
+                "UPDATE matches SET {column} = NULL WHERE state = 'live' AND {player} = $1 \
+                 AND {column} IS NOT NULL RETURNING id, x_id, o_id"
+            ))
+            .bind(account)
+            .fetch_all(&mut *tx)
+            .await?;
+            back.extend(seat_changes(&rows, seat)?);
+        }
+        tx.commit().await?;
+        Ok(back)
+    }
+
+    /// `process` no longer holds a connection of `account`; when no process does, the seats
+    /// of their live matches are away until `until` (ON-M04).
+    pub async fn went_away(
+        &self,
+        account: &str,
+        process: &str,
+        until: i64,
+    ) -> Result<Vec<SeatChange>, sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        self.lock_player(&mut tx, account).await?;
+        sqlx::query("DELETE FROM presence WHERE account_id = $1 AND process = $2")
+            .bind(account)
+            .bind(process)
+            .execute(&mut *tx)
+            .await?;
+        let away = self.mark_away_if_gone(&mut tx, account, until).await?;
+        tx.commit().await?;
+        Ok(away)
+    }
+
+    /// When no process holds a connection of `account` (a match was made for them while they
+    /// were gone), the seats of their live matches are away until `until`.
+    pub async fn away_if_offline(
+        &self,
+        account: &str,
+        until: i64,
+    ) -> Result<Vec<SeatChange>, sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        self.lock_player(&mut tx, account).await?;
+        let away = self.mark_away_if_gone(&mut tx, account, until).await?;
+        tx.commit().await?;
+        Ok(away)
+    }
+
+    async fn mark_away_if_gone(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        account: &str,
+        until: i64,
+    ) -> Result<Vec<SeatChange>, sqlx::Error> {
+        let elsewhere = sqlx::query("SELECT process FROM presence WHERE account_id = $1 LIMIT 1")
+            .bind(account)
+            .fetch_optional(&mut **tx)
+            .await?;
+        if elsewhere.is_some() {
+            return Ok(Vec::new());
+        }
+        let mut away = Vec::new();
+        for seat in [Seat::X, Seat::O] {
+            let column = away_column(seat);
+            let player = player_column(seat);
+            let rows = sqlx::query(&format!(
+                "UPDATE matches SET {column} = $1 WHERE state = 'live' AND {player} = $2 \
+                 AND {column} IS NULL RETURNING id, x_id, o_id"
+            ))
+            .bind(until)
+            .bind(account)
+            .fetch_all(&mut **tx)
+            .await?;
+            away.extend(seat_changes(&rows, seat)?);
+        }
+        Ok(away)
+    }
+
+    /// Gives up for dead the processes not seen since `before`: their players' connections
+    /// are gone with them, and whoever has no other connection is away until `until`.
+    pub async fn bury_dead_processes(
+        &self,
+        before: i64,
+        until: i64,
+    ) -> Result<Vec<SeatChange>, sqlx::Error> {
+        let dead: Vec<String> = {
+            let rows = sqlx::query("SELECT id FROM processes WHERE seen_at < $1")
+                .bind(before)
+                .fetch_all(&self.pool)
+                .await?;
+            rows.iter()
+                .map(|r| r.try_get("id"))
+                .collect::<Result<_, _>>()?
+        };
+        let mut away = Vec::new();
+        for process in dead {
+            let accounts: Vec<String> = {
+                let rows = sqlx::query("SELECT account_id FROM presence WHERE process = $1")
+                    .bind(&process)
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter()
+                    .map(|r| r.try_get("account_id"))
+                    .collect::<Result<_, _>>()?
+            };
+            // One player at a time, each under the same lock as their connections.
+            for account in accounts {
+                away.extend(self.went_away(&account, &process, until).await?);
+            }
+            let _turn = self.write_turn().await;
+            sqlx::query("DELETE FROM room_spectators WHERE process = $1")
+                .bind(&process)
+                .execute(&self.pool)
+                .await?;
+            sqlx::query("DELETE FROM processes WHERE id = $1 AND seen_at < $2")
+                .bind(&process)
+                .bind(before)
+                .execute(&self.pool)
+                .await?;
+        }
+        Ok(away)
+    }
+
+    /// Takes one of a room's `limit` spectator places for a connection of `process`; false
+    /// when every place is taken, on whichever processes.
+    pub async fn spectate(
+        &self,
+        room: &str,
+        process: &str,
+        limit: u32,
+    ) -> Result<bool, sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        if self.backend == Backend::Postgres {
+            // Racing spectators of one room take their places one at a time.
+            sqlx::query("SELECT id FROM rooms WHERE id = $1 FOR UPDATE")
+                .bind(room)
+                .fetch_optional(&mut *tx)
+                .await?;
+        }
+        let watching = count_spectators(&mut tx, room).await?;
+        if watching >= i64::from(limit) {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        sqlx::query(
+            "INSERT INTO room_spectators (room_id, process, watching) VALUES ($1, $2, 1)              ON CONFLICT (room_id, process) DO UPDATE SET watching = room_spectators.watching + 1",
+        )
+        .bind(room)
+        .bind(process)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Gives back a spectator place of `process` in a room.
+    pub async fn unspectate(&self, room: &str, process: &str) -> Result<(), sqlx::Error> {
+        let _turn = self.write_turn().await;
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "UPDATE room_spectators SET watching = watching - 1              WHERE room_id = $1 AND process = $2",
+        )
+        .bind(room)
+        .bind(process)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "DELETE FROM room_spectators WHERE room_id = $1 AND process = $2 AND watching <= 0",
+        )
+        .bind(room)
+        .bind(process)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await
+    }
+
+    /// How many watch a room, on every process.
+    pub async fn spectators(&self, room: &str) -> Result<u32, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let n = count_spectators(&mut tx, room).await?;
+        tx.commit().await?;
+        Ok(u32::try_from(n).unwrap_or(0))
+    }
+
+    /// Whether any process holds a connection of `account`.
+    pub async fn is_online(&self, account: &str) -> Result<bool, sqlx::Error> {
+        let row = sqlx::query("SELECT process FROM presence WHERE account_id = $1 LIMIT 1")
+            .bind(account)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.is_some())
+    }
+
+    /// Live matches with a clock run out at `now` (a move's deadline or a seat's
+    /// reconnection deadline), at most `limit`, most overdue first.
+    pub async fn overdue_matches(&self, now: i64, limit: i64) -> Result<Vec<String>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT id FROM matches WHERE state = 'live' AND (deadline <= $1 \
+             OR x_away_until <= $1 OR o_away_until <= $1) ORDER BY deadline LIMIT $2",
+        )
+        .bind(now)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| r.try_get("id")).collect()
+    }
+
+    /// Matches against the Velha where she is to move and nobody committed anything since
+    /// `since`: the process that was deciding for her is gone.
+    pub async fn velha_waiting(&self, since_deadline: i64) -> Result<Vec<String>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT id FROM matches WHERE state = 'live' AND against_velha <> 0 \
+             AND ply % 2 = 1 AND deadline < $1",
+        )
+        .bind(since_deadline)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| r.try_get("id")).collect()
+    }
+
+    /// The positions a match went through after each of its moves but the last, oldest first
+    /// (the Velha's memory of the game; its start is not stored).
+    pub async fn positions_of(&self, id: &str) -> Result<Vec<String>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT position FROM moves WHERE match_id = $1 ORDER BY ply DESC LIMIT 4096",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut positions = rows
+            .iter()
+            .map(|r| r.try_get("position"))
+            .collect::<Result<Vec<String>, _>>()?;
+        positions.reverse();
+        positions.pop();
+        Ok(positions)
+    }
+}
+
+async fn count_spectators(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    room: &str,
+) -> Result<i64, sqlx::Error> {
+    let row = sqlx::query(
+        "SELECT CAST(COALESCE(SUM(watching), 0) AS BIGINT) AS n FROM room_spectators \
+         WHERE room_id = $1",
+    )
+    .bind(room)
+    .fetch_one(&mut **tx)
+    .await?;
+    row.try_get("n")
+}
+
+fn away_column(seat: Seat) -> &'static str {
+    match seat {
+        Seat::X => "x_away_until",
+        Seat::O => "o_away_until",
+    }
+}
+
+fn player_column(seat: Seat) -> &'static str {
+    match seat {
+        Seat::X => "x_id",
+        Seat::O => "o_id",
+    }
+}
