@@ -53,6 +53,8 @@ pub enum Event {
     Room {
         /// The room as it is now.
         room: RoomView,
+        /// Its version (changes so far): an older one arriving late is not sent.
+        version: i64,
     },
 }
 

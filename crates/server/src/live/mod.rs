@@ -305,9 +305,9 @@ impl Hub {
         .await;
     }
 
-    /// A room changed: everyone watching it, on every process, gets it as it is now.
-    pub async fn room_changed(self: &Arc<Self>, room: RoomView) {
-        self.publish(vec![Event::Room { room }]).await;
+    /// A room changed: everyone watching it, on every process, gets it as it is at `version`.
+    pub async fn room_changed(self: &Arc<Self>, room: RoomView, version: i64) {
+        self.publish(vec![Event::Room { room, version }]).await;
     }
 
     /// Takes a spectator's place in a room, unless its spectators (on every process) are all
@@ -446,7 +446,7 @@ impl Hub {
             }
             Event::LobbyOpened { open } => self.lock().lobby.opened(&open),
             Event::LobbyClosed { id, list } => self.lock().lobby.closed(&id, &list),
-            Event::Room { room } => self.rooms.changed(&room),
+            Event::Room { room, version } => self.rooms.changed(&room, version),
         }
     }
 

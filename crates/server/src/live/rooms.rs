@@ -35,15 +35,22 @@ pub struct RoomWatch {
     pub close: Arc<Notify>,
 }
 
+/// One room's watchers here, and the version of the room they were sent last.
+#[derive(Default)]
+struct Watched {
+    version: i64,
+    watchers: Vec<Watcher>,
+}
+
 /// Every room's watchers in this process.
 #[derive(Default)]
 pub struct RoomWatches {
-    rooms: Mutex<HashMap<String, Vec<Watcher>>>,
+    rooms: Mutex<HashMap<String, Watched>>,
     next: AtomicU64,
 }
 
 impl RoomWatches {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Watcher>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Watched>> {
         self.rooms.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -51,7 +58,7 @@ impl RoomWatches {
     /// the room's 50 spectators (or the seat's connections) are all there.
     pub fn watch(&self, room: &str, seat: Option<Seat>) -> Option<RoomWatch> {
         let mut rooms = self.lock();
-        let list = rooms.entry(room.to_owned()).or_default();
+        let list = &mut rooms.entry(room.to_owned()).or_default().watchers;
         let alike = list.iter().filter(|w| w.seat == seat).count();
         let limit = if seat.is_some() {
             MAX_SEAT_CONNECTIONS
@@ -76,9 +83,9 @@ impl RoomWatches {
     /// The connection stopped watching.
     pub fn unwatch(&self, room: &str, id: u64) {
         let mut rooms = self.lock();
-        if let Some(list) = rooms.get_mut(room) {
-            list.retain(|w| w.id != id);
-            if list.is_empty() {
+        if let Some(watched) = rooms.get_mut(room) {
+            watched.watchers.retain(|w| w.id != id);
+            if watched.watchers.is_empty() {
                 rooms.remove(room);
             }
         }
@@ -87,20 +94,26 @@ impl RoomWatches {
     /// Spectators watching `room` on this process now.
     pub fn spectators(&self, room: &str) -> u32 {
         let rooms = self.lock();
-        let watching = rooms
-            .get(room)
-            .map_or(0, |list| list.iter().filter(|w| w.seat.is_none()).count());
+        let watching = rooms.get(room).map_or(0, |watched| {
+            watched.watchers.iter().filter(|w| w.seat.is_none()).count()
+        });
         u32::try_from(watching).unwrap_or(u32::MAX)
     }
 
-    /// Sends the room as it is now to everyone watching it, each with their own seat; a
-    /// connection that does not read is dropped from the list and told to close.
-    pub fn changed(&self, view: &RoomView) {
+    /// Sends the room at `version` to everyone watching it, each with their own seat, unless
+    /// they were sent a later version already (views read before a change can arrive after
+    /// it, from this process or another); a connection that does not read is dropped from the
+    /// list and told to close.
+    pub fn changed(&self, view: &RoomView, version: i64) {
         let mut rooms = self.lock();
-        let Some(list) = rooms.get_mut(&view.id) else {
+        let Some(watched) = rooms.get_mut(&view.id) else {
             return;
         };
-        list.retain(|w| {
+        if version < watched.version {
+            return;
+        }
+        watched.version = version;
+        watched.watchers.retain(|w| {
             let mut room = view.clone();
             room.you = w.seat;
             let sent = w.tx.try_send(RoomServerMsg::Room { room }).is_ok();
@@ -109,5 +122,51 @@ impl RoomWatches {
             }
             sent
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use velha_api::{RoomBoard, RoomPlayer};
+
+    fn view(ply: u32) -> RoomView {
+        RoomView {
+            id: "r".into(),
+            board: RoomBoard::Super,
+            x: RoomPlayer {
+                name: "Ana".into(),
+                avatar: None,
+            },
+            o: None,
+            you: None,
+            position: String::new(),
+            ply,
+            to_move: None,
+            ending: None,
+            rematch: [false; 2],
+            series: [0; 3],
+            games: 0,
+            spectators: 0,
+            idle_ms: 0,
+            claim_in_ms: None,
+            closes_in_ms: 0,
+            closed: false,
+        }
+    }
+
+    #[test]
+    fn a_view_older_than_the_last_sent_is_dropped() {
+        let watches = RoomWatches::default();
+        let mut watch = watches.watch("r", None).unwrap();
+        watches.changed(&view(1), 5);
+        watches.changed(&view(0), 4);
+        watches.changed(&view(1), 5);
+        watches.changed(&view(2), 6);
+        let mut plies = Vec::new();
+        while let Ok(RoomServerMsg::Room { room }) = watch.rx.try_recv() {
+            plies.push(room.ply);
+        }
+        assert_eq!(plies, [1, 1, 2]);
     }
 }

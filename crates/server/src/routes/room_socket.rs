@@ -117,7 +117,7 @@ async fn recount(app: &App, id: &str) {
     if let Ok(Some(row)) = app.store.room(id).await {
         let watching = app.hub.spectators(id).await;
         app.hub
-            .room_changed(view(&row, None, watching, now_ms()))
+            .room_changed(view(&row, None, watching, now_ms()), row.version)
             .await;
     }
 }

@@ -173,7 +173,9 @@ pub(crate) async fn read(app: &App, id: &str) -> AppResult<RoomRow> {
 /// Tells everyone watching the room what it is now.
 async fn announce(app: &App, row: &RoomRow, now: i64) {
     let watching = app.hub.spectators(&row.id).await;
-    app.hub.room_changed(view(row, None, watching, now)).await;
+    app.hub
+        .room_changed(view(row, None, watching, now), row.version)
+        .await;
 }
 
 /// Hands a push service the seat a change gave the turn to (CLASSIC-R09, docs/push.md).

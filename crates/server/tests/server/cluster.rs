@@ -225,6 +225,27 @@ async fn start(db: &Db, first: Option<&Server>, move_ms: u64, grace_ms: u64) -> 
     Server::start(db.clone(), &f).await
 }
 
+/// A PostgreSQL of the test's own, server processes on it, and nginx in front of them all.
+struct Cluster {
+    pg: OwnPostgres,
+    servers: Vec<Server>,
+    lb: Balancer,
+}
+
+/// `n` processes with these clocks; None when PostgreSQL is skipped.
+async fn cluster(n: usize, move_ms: u64, grace_ms: u64) -> Option<Cluster> {
+    let pg = OwnPostgres::start()?;
+    let db = pg.database().await;
+    let first = start(&db, None, move_ms, grace_ms).await;
+    let mut servers = Vec::with_capacity(n);
+    for _ in 1..n {
+        servers.push(start(&db, Some(&first), move_ms, grace_ms).await);
+    }
+    servers.insert(0, first);
+    let lb = Balancer::start(&servers.iter().collect::<Vec<_>>()).await;
+    Some(Cluster { pg, servers, lb })
+}
+
 /// A subscriber signed up through the balancer.
 async fn player(lb: &Balancer, admin: &Server, name: &str) -> Client {
     let mut c = Client::new(&lb.base, &admin.cert).expect("client");
@@ -291,13 +312,17 @@ async fn stored(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_m04_a_killed_processs_players_come_back_through_the_balancer_and_play_on() {
-    let Some(pg) = OwnPostgres::start() else {
+    let Some(Cluster {
+        pg: _pg,
+        mut servers,
+        lb,
+    }) = cluster(2, 30_000, 20_000).await
+    else {
         return;
     };
-    let db = pg.database().await;
-    let mut a = start(&db, None, 30_000, 20_000).await;
-    let b = start(&db, Some(&a), 30_000, 20_000).await;
-    let lb = Balancer::start(&[&a, &b]).await;
+    let [a, b] = &mut servers[..] else {
+        unreachable!()
+    };
     // X's connection on A, O's on B: every message crosses processes.
     let (x, mut xl, _o, mut ol, id) = meet(&lb, &b, (&a.base, &b.base)).await;
     moved(&mut xl, &mut ol, &id, 0, &["a1"]).await;
@@ -363,14 +388,17 @@ async fn on_m04_a_killed_processs_players_come_back_through_the_balancer_and_pla
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_m03_a_deadline_passing_while_its_process_is_dead_ends_the_match_once() {
-    let Some(pg) = OwnPostgres::start() else {
+    let Some(Cluster {
+        pg: _pg,
+        mut servers,
+        lb,
+    }) = cluster(3, 3_000, 60_000).await
+    else {
         return;
     };
-    let db = pg.database().await;
-    let mut a = start(&db, None, 3_000, 60_000).await;
-    let b = start(&db, Some(&a), 3_000, 60_000).await;
-    let c = start(&db, Some(&a), 3_000, 60_000).await;
-    let lb = Balancer::start(&[&a, &b, &c]).await;
+    let [a, b, _c] = &mut servers[..] else {
+        unreachable!()
+    };
     // Both players on A, which alone knows when the clock runs out.
     let (x, mut xl, o, mut ol, id) = meet(&lb, &b, (&a.base, &a.base)).await;
     moved(&mut xl, &mut ol, &id, 0, &["a1"]).await;
@@ -424,13 +452,17 @@ async fn on_m03_a_deadline_passing_while_its_process_is_dead_ends_the_match_once
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_m05_a_postgresql_restart_loses_no_acknowledged_move() {
-    let Some(pg) = OwnPostgres::start() else {
+    let Some(Cluster {
+        pg,
+        mut servers,
+        lb,
+    }) = cluster(2, 60_000, 60_000).await
+    else {
         return;
     };
-    let db = pg.database().await;
-    let a = start(&db, None, 60_000, 60_000).await;
-    let b = start(&db, Some(&a), 60_000, 60_000).await;
-    let lb = Balancer::start(&[&a, &b]).await;
+    let [a, b] = &mut servers[..] else {
+        unreachable!()
+    };
     let (_x, mut xl, _o, mut ol, id) = meet(&lb, &b, (&a.base, &b.base)).await;
     moved(&mut xl, &mut ol, &id, 0, &["a1"]).await;
 
@@ -480,13 +512,17 @@ async fn on_m05_a_postgresql_restart_loses_no_acknowledged_move() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_m05_moves_missed_while_a_process_was_not_listening_are_caught_up() {
-    let Some(pg) = OwnPostgres::start() else {
+    let Some(Cluster {
+        pg: _pg,
+        mut servers,
+        lb,
+    }) = cluster(2, 60_000, 60_000).await
+    else {
         return;
     };
-    let db = pg.database().await;
-    let a = start(&db, None, 60_000, 60_000).await;
-    let b = start(&db, Some(&a), 60_000, 60_000).await;
-    let lb = Balancer::start(&[&a, &b]).await;
+    let [a, b] = &mut servers[..] else {
+        unreachable!()
+    };
     let (_x, mut xl, _o, mut ol, id) = meet(&lb, &b, (&a.base, &b.base)).await;
     let mut admin = b.database().await;
     // Each round B's listening connection is cut just before X moves on A: the move reaches
@@ -511,13 +547,17 @@ async fn on_m05_moves_missed_while_a_process_was_not_listening_are_caught_up() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_m01_the_lobby_and_presence_are_the_same_from_every_process() {
-    let Some(pg) = OwnPostgres::start() else {
+    let Some(Cluster {
+        pg: _pg,
+        mut servers,
+        lb,
+    }) = cluster(2, 60_000, 2_000).await
+    else {
         return;
     };
-    let db = pg.database().await;
-    let a = start(&db, None, 60_000, 2_000).await;
-    let b = start(&db, Some(&a), 60_000, 2_000).await;
-    let lb = Balancer::start(&[&a, &b]).await;
+    let [a, b] = &mut servers[..] else {
+        unreachable!()
+    };
     let watcher = player(&lb, &a, "walter").await;
     let creator = player(&lb, &a, "carla").await;
     // Walter watches the lobby on B; Carla, connected on A, opens a match through A.
@@ -562,12 +602,17 @@ async fn on_m01_the_lobby_and_presence_are_the_same_from_every_process() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn classic_r13_a_rooms_fifty_spectators_are_counted_across_processes() {
-    let Some(pg) = OwnPostgres::start() else {
+    let Some(Cluster {
+        pg: _pg,
+        mut servers,
+        lb: _lb,
+    }) = cluster(2, 60_000, 60_000).await
+    else {
         return;
     };
-    let db = pg.database().await;
-    let a = start(&db, None, 60_000, 60_000).await;
-    let b = start(&db, Some(&a), 60_000, 60_000).await;
+    let [a, b] = &mut servers[..] else {
+        unreachable!()
+    };
     let on_a = a.client();
     let on_b = on_a.at(&b.base);
     let made = on_a
