@@ -324,10 +324,10 @@ async fn on_m04_a_killed_processs_players_come_back_through_the_balancer_and_pla
         unreachable!()
     };
     // X's connection on A, O's on B: every message crosses processes.
-    let (x, mut xl, _o, mut ol, id) = meet(&lb, &b, (&a.base, &b.base)).await;
+    let (x, mut xl, _o, mut ol, id) = meet(&lb, b, (&a.base, &b.base)).await;
     moved(&mut xl, &mut ol, &id, 0, &["a1"]).await;
     moved(&mut ol, &mut xl, &id, 1, &["c3"]).await;
-    let (_, _, deadline, _, _) = stored(&b, &id).await;
+    let (_, _, deadline, _, _) = stored(b, &id).await;
 
     a.kill9().await;
     // X comes back through nginx, which finds A gone and takes B.
@@ -340,7 +340,7 @@ async fn on_m04_a_killed_processs_players_come_back_through_the_balancer_and_pla
     // The clock went on while A was dead: the same deadline, not a new turn.
     let left = view.clock_ms.expect("a clock");
     assert!(left < 30_000, "{left} ms left: the clock was restarted");
-    assert_eq!(stored(&b, &id).await.2, deadline);
+    assert_eq!(stored(b, &id).await.2, deadline);
     moved(&mut xl, &mut ol, &id, 2, &["a2"]).await;
     moved(&mut ol, &mut xl, &id, 3, &["c2"]).await;
     // A stale or repeated move is still refused by whichever process takes it.
@@ -400,16 +400,16 @@ async fn on_m03_a_deadline_passing_while_its_process_is_dead_ends_the_match_once
         unreachable!()
     };
     // Both players on A, which alone knows when the clock runs out.
-    let (x, mut xl, o, mut ol, id) = meet(&lb, &b, (&a.base, &a.base)).await;
+    let (x, mut xl, o, mut ol, id) = meet(&lb, b, (&a.base, &a.base)).await;
     moved(&mut xl, &mut ol, &id, 0, &["a1"]).await;
-    let (_, _, deadline, _, _) = stored(&b, &id).await;
+    let (_, _, deadline, _, _) = stored(b, &id).await;
     let deadline = deadline.expect("a deadline");
     a.kill9().await;
 
     // O does not move: B and C both find the clock run out; exactly one ends the match.
     let mut ending = None;
     for _ in 0..100 {
-        let (state, _, _, how, at) = stored(&b, &id).await;
+        let (state, _, _, how, at) = stored(b, &id).await;
         if state == "over" {
             ending = Some((how, at));
             break;
@@ -463,7 +463,7 @@ async fn on_m05_a_postgresql_restart_loses_no_acknowledged_move() {
     let [a, b] = &mut servers[..] else {
         unreachable!()
     };
-    let (_x, mut xl, _o, mut ol, id) = meet(&lb, &b, (&a.base, &b.base)).await;
+    let (_x, mut xl, _o, mut ol, id) = meet(&lb, b, (&a.base, &b.base)).await;
     moved(&mut xl, &mut ol, &id, 0, &["a1"]).await;
 
     pg.crash_and_restart(Duration::from_secs(2));
@@ -523,7 +523,7 @@ async fn on_m05_moves_missed_while_a_process_was_not_listening_are_caught_up() {
     let [a, b] = &mut servers[..] else {
         unreachable!()
     };
-    let (_x, mut xl, _o, mut ol, id) = meet(&lb, &b, (&a.base, &b.base)).await;
+    let (_x, mut xl, _o, mut ol, id) = meet(&lb, b, (&a.base, &b.base)).await;
     let mut admin = b.database().await;
     // Each round B's listening connection is cut just before X moves on A: the move reaches
     // O, on B, by NOTIFY if B listens again in time, else read back from the database.
@@ -558,8 +558,8 @@ async fn on_m01_the_lobby_and_presence_are_the_same_from_every_process() {
     let [a, b] = &mut servers[..] else {
         unreachable!()
     };
-    let watcher = player(&lb, &a, "walter").await;
-    let creator = player(&lb, &a, "carla").await;
+    let watcher = player(&lb, a, "walter").await;
+    let creator = player(&lb, a, "carla").await;
     // Walter watches the lobby on B; Carla, connected on A, opens a match through A.
     let (mut wl, _) = welcomed(&watcher.at(&b.base)).await;
     wl.send(&ClientMsg::WatchLobby {
