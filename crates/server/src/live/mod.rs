@@ -380,13 +380,15 @@ impl Hub {
     }
 
     /// Gives events their ids, remembered as delivered here: this process delivers its own
-    /// events once committed and skips their notifications.
+    /// events once committed and skips their notifications. Nothing on SQLite, where no other
+    /// process listens.
     fn encode(&self, events: &[Event]) -> Vec<(String, String)> {
+        if self.store.backend() != Backend::Postgres {
+            return Vec::new();
+        }
         let encoded = bus::encode(events);
-        if self.store.backend() == Backend::Postgres {
-            for (id, _) in &encoded {
-                self.first_time(id);
-            }
+        for (id, _) in &encoded {
+            self.first_time(id);
         }
         encoded
     }
