@@ -43,6 +43,15 @@ impl Timers {
         self.changed.notify_one();
     }
 
+    /// Wake for `match_id` by `at` at the latest: an earlier wake already set stays (it finds
+    /// nothing due, or settles the earlier clock, and sets the next).
+    pub fn wake_by(&self, match_id: &str, at: i64) {
+        let earlier = self.lock().by_match.get(match_id).is_some_and(|t| *t <= at);
+        if !earlier {
+            self.set(match_id, Some(at));
+        }
+    }
+
     /// The matches due at `now`, taken off the queue.
     fn due(&self, now: i64) -> (Vec<String>, Option<i64>) {
         let mut wakes = self.lock();
@@ -97,5 +106,11 @@ mod tests {
         assert_eq!(t.due(15), (vec!["a".to_owned()], Some(20)));
         assert_eq!(t.due(100), (vec!["b".to_owned()], None));
         assert_eq!(t.len(), 0);
+        // A wake "by" a time keeps an earlier one.
+        t.set("d", Some(40));
+        t.wake_by("d", 60);
+        t.wake_by("e", 70);
+        t.wake_by("e", 65);
+        assert_eq!(t.due(100).0, ["d".to_owned(), "e".to_owned()]);
     }
 }

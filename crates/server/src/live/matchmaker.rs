@@ -13,13 +13,7 @@ use crate::token::{new_id, now_ms};
 
 /// One round of pairing at `now`: the matches started.
 pub async fn pair_waiting(hub: &Arc<Hub>, now: i64) -> Result<usize, sqlx::Error> {
-    // Someone who closed the app is not paired: they would lose by abandonment.
-    let mut waiting = Vec::new();
-    for w in hub.store.waiting().await? {
-        if hub.is_online(&w.account_id).await {
-            waiting.push(w);
-        }
-    }
+    let waiting = hub.store.waiting().await?;
     let start = Ultimate::new(Variant::V2, Player::X).to_string();
     let mut started = 0;
     // The one who waited longer is X and moves first (V2-R05's clock starts now).

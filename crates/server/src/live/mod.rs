@@ -26,7 +26,7 @@ use bus::Event;
 use clock::Timers;
 use lobby_watch::Watches;
 pub use matchmaker::{pair_waiting, run as run_matchmaker};
-use referee::{Loaded, load, with_live};
+use referee::{Loaded, from_row, load, with_live};
 pub use rooms::{RoomWatch, RoomWatches};
 pub use velha_pool::VelhaPool;
 
@@ -226,16 +226,10 @@ impl Hub {
             .collect();
         if let Some(t) = until {
             for c in &changes {
-                self.wake_by(&c.match_id, t);
+                self.timers.wake_by(&c.match_id, t);
             }
         }
         self.publish(events).await;
-    }
-
-    /// Makes sure this process looks at a match by `at` at the latest.
-    fn wake_by(&self, match_id: &str, at: i64) {
-        self.timers.set(match_id, Some(at));
-        // A later wake would miss it; one earlier only finds nothing due and sets the next.
     }
 
     /// A waiting creator who does not come back within the grace time is no longer waiting:
@@ -333,12 +327,20 @@ impl Hub {
 
     /// How many watch a room, on every process (0 if that cannot be read now).
     pub async fn spectators(&self, room: &str) -> u32 {
+        self.spectators_of(&[room]).await[0]
+    }
+
+    /// How many watch each of these rooms, in their order.
+    pub async fn spectators_of(&self, rooms: &[&str]) -> Vec<u32> {
         if self.store.backend() == Backend::Sqlite {
-            return self.rooms.spectators(room);
+            return rooms
+                .iter()
+                .map(|room| self.rooms.spectators(room))
+                .collect();
         }
-        self.store.spectators(room).await.unwrap_or_else(|e| {
-            tracing::error!(error = %e, "could not count a room's spectators");
-            0
+        self.store.spectators(rooms).await.unwrap_or_else(|e| {
+            tracing::error!(error = %e, "could not count rooms' spectators");
+            vec![0; rooms.len()]
         })
     }
 
@@ -543,13 +545,10 @@ impl Hub {
         self.store.heartbeat(&self.process, now).await?;
         let live = self.store.live_matches().await?;
         for row in &live {
-            match load(self, &row.id).await {
-                Ok(Some(loaded)) => with_live!(loaded, live => {
-                    self.after_change(&row.id, live.next_wake(), live.velha_to_move());
-                }),
-                Ok(None) => {}
-                Err(e) => tracing::error!(error = %e, "a live match cannot be resumed"),
-            }
+            let wake = row.away.iter().flatten().copied().chain(row.deadline).min();
+            // She decides only if it is her turn: `velha_decides` reads the match first.
+            let velha = row.velha.then_some(row.ply);
+            self.after_change(&row.id, wake, velha);
         }
         if self.store.backend() == Backend::Sqlite {
             for creator in self.store.open_match_creators().await? {
@@ -592,13 +591,9 @@ impl Hub {
             return Ok(());
         }
         let stuck = now + self.clocks.move_ms - VELHA_STUCK_MS;
-        for id in self.store.velha_waiting(stuck).await? {
-            if let Ok(Some(Loaded::Cube(live))) = load(self, &id).await
-                && let Some(ply) = live.velha_to_move()
-            {
-                tracing::warn!(match_id = %id, "the Velha's turn was left waiting; she decides here");
-                self.velha_decides(id, ply);
-            }
+        for (id, ply) in self.store.velha_waiting(stuck).await? {
+            tracing::warn!(match_id = %id, "the Velha's turn was left waiting; she decides here");
+            self.velha_decides(id, ply);
         }
         if round.is_multiple_of(60 * HEARTBEAT_EVERY) {
             self.store.prune_events(now - EVENTS_KEPT_MS).await?;
@@ -690,6 +685,14 @@ impl Hub {
     /// theirs.
     pub async fn view(self: &Arc<Self>, account: &str, match_id: &str) -> Option<MatchView> {
         match load(self, match_id).await {
+            Ok(Some(loaded)) => with_live!(loaded, live => live.view_for(account)),
+            _ => None,
+        }
+    }
+
+    /// The same for a match just read: None if it is not live or not theirs.
+    pub async fn view_of(self: &Arc<Self>, account: &str, row: MatchRow) -> Option<MatchView> {
+        match from_row(self, row).await {
             Ok(Some(loaded)) => with_live!(loaded, live => live.view_for(account)),
             _ => None,
         }

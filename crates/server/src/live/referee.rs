@@ -69,11 +69,18 @@ pub(super) enum Loaded {
 
 /// Loads a live match; `None` when it is not live (or not there).
 pub(super) async fn load(hub: &Arc<Hub>, match_id: &str) -> Result<Option<Loaded>, String> {
-    let row = match hub.store.get_match(match_id).await {
-        Ok(Some(row)) if row.state == MatchState::Live => row,
-        Ok(_) => return Ok(None),
-        Err(e) => return Err(format!("match {match_id}: {e}")),
-    };
+    match hub.store.get_match(match_id).await {
+        Ok(Some(row)) => from_row(hub, row).await,
+        Ok(None) => Ok(None),
+        Err(e) => Err(format!("match {match_id}: {e}")),
+    }
+}
+
+/// A match as just read, to act on; `None` when it is not live.
+pub(super) async fn from_row(hub: &Arc<Hub>, row: MatchRow) -> Result<Option<Loaded>, String> {
+    if row.state != MatchState::Live {
+        return Ok(None);
+    }
     Ok(Some(match row.game {
         MatchGame::Cube => {
             let cube: Cube = row

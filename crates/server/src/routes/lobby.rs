@@ -313,12 +313,10 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> AppResult<Json<MatchView>> {
     let me = &player.account.id;
-    if let Some(view) = app.hub.view(me, &id).await {
-        return Ok(Json(view));
-    }
     match app.store.get_match(&id).await? {
         Some(row) if row.x_id == *me || row.o_id.as_deref() == Some(me) => {
-            Ok(Json(stored_view(&row, me)))
+            let stored = stored_view(&row, me);
+            Ok(Json(app.hub.view_of(me, row).await.unwrap_or(stored)))
         }
         _ => Err(AppError::new(
             ErrorCode::NotFound,

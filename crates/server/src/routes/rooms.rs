@@ -236,16 +236,13 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<Roo
 /// Rooms as their seat sees them, now.
 async fn seated_views(app: &App, rooms: &[(RoomRow, Seat)]) -> Vec<RoomView> {
     let now = now_ms();
-    let mut views = Vec::with_capacity(rooms.len());
-    for (row, you) in rooms {
-        views.push(view(
-            row,
-            Some(*you),
-            app.hub.spectators(&row.id).await,
-            now,
-        ));
-    }
-    views
+    let ids: Vec<&str> = rooms.iter().map(|(row, _)| row.id.as_str()).collect();
+    let watching = app.hub.spectators_of(&ids).await;
+    rooms
+        .iter()
+        .zip(watching)
+        .map(|((row, you), watching)| view(row, Some(*you), watching, now))
+        .collect()
 }
 
 /// The seat a credential proves in a room, if any.

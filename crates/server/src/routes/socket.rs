@@ -358,8 +358,9 @@ async fn welcome(app: &App, account: &AccountRow) -> ServerMsg {
     };
     let mut matches = Vec::with_capacity(rows.len());
     for row in rows {
-        let live = app.hub.view(&account.id, &row.id).await;
-        matches.push(live.unwrap_or_else(|| crate::routes::lobby::stored_view(&row, &account.id)));
+        let stored = crate::routes::lobby::stored_view(&row, &account.id);
+        let live = app.hub.view_of(&account.id, row).await;
+        matches.push(live.unwrap_or(stored));
     }
     ServerMsg::Welcome {
         name: account.name.clone(),

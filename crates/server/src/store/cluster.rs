@@ -2,6 +2,8 @@
 //! processes are alive, which of them hold each player's connections, and the events they tell
 //! each other (docs/deploy.md).
 
+use std::collections::HashMap;
+
 use sqlx::Row;
 use velha_api::Seat;
 
@@ -197,19 +199,7 @@ impl Store {
         .bind(process)
         .execute(&mut *tx)
         .await?;
-        let mut back = Vec::new();
-        for seat in [Seat::X, Seat::O] {
-            let column = away_column(seat);
-            let player = player_column(seat);
-            let rows = sqlx::query(&format!(
-                "UPDATE matches SET {column} = NULL WHERE state = 'live' AND {player} = $1 \
-                 AND {column} IS NOT NULL RETURNING id, x_id, o_id"
-            ))
-            .bind(account)
-            .fetch_all(&mut *tx)
-            .await?;
-            back.extend(seat_changes(&rows, seat)?);
-        }
+        let back = set_away(&mut tx, account, None).await?;
         tx.commit().await?;
         Ok(back)
     }
@@ -263,21 +253,7 @@ impl Store {
         if elsewhere.is_some() {
             return Ok(Vec::new());
         }
-        let mut away = Vec::new();
-        for seat in [Seat::X, Seat::O] {
-            let column = away_column(seat);
-            let player = player_column(seat);
-            let rows = sqlx::query(&format!(
-                "UPDATE matches SET {column} = $1 WHERE state = 'live' AND {player} = $2 \
-                 AND {column} IS NULL RETURNING id, x_id, o_id"
-            ))
-            .bind(until)
-            .bind(account)
-            .fetch_all(&mut **tx)
-            .await?;
-            away.extend(seat_changes(&rows, seat)?);
-        }
-        Ok(away)
+        set_away(tx, account, Some(until)).await
     }
 
     /// Gives up for dead the processes not seen since `before`: their players' connections
@@ -379,12 +355,37 @@ impl Store {
         tx.commit().await
     }
 
-    /// How many watch a room, on every process.
-    pub async fn spectators(&self, room: &str) -> Result<u32, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
-        let n = count_spectators(&mut tx, room).await?;
-        tx.commit().await?;
-        Ok(u32::try_from(n).unwrap_or(0))
+    /// How many watch each of these rooms, on every process, in their order: one query
+    /// for a player's whole list of rooms.
+    pub async fn spectators(&self, rooms: &[&str]) -> Result<Vec<u32>, sqlx::Error> {
+        if rooms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks: Vec<String> = (1..=rooms.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT room_id, CAST(SUM(watching) AS BIGINT) AS n FROM room_spectators \
+             WHERE room_id IN ({}) GROUP BY room_id",
+            marks.join(", ")
+        );
+        let mut query = sqlx::query(&sql);
+        for room in rooms {
+            query = query.bind(*room);
+        }
+        let mut counts = HashMap::new();
+        for row in query.fetch_all(&self.pool).await? {
+            counts.insert(
+                row.try_get::<String, _>("room_id")?,
+                row.try_get::<i64, _>("n")?,
+            );
+        }
+        Ok(rooms
+            .iter()
+            .map(|room| {
+                counts
+                    .get(*room)
+                    .map_or(0, |n| u32::try_from(*n).unwrap_or(0))
+            })
+            .collect())
     }
 
     /// Whether any process holds a connection of `account`.
@@ -410,17 +411,26 @@ impl Store {
         rows.iter().map(|r| r.try_get("id")).collect()
     }
 
-    /// Matches against the Velha where she is to move and nobody committed anything since
-    /// `since`: the process that was deciding for her is gone.
-    pub async fn velha_waiting(&self, since_deadline: i64) -> Result<Vec<String>, sqlx::Error> {
+    /// Matches against the Velha where she is to move and whose deadline is before
+    /// `since_deadline` (nobody committed anything for long): the process that was deciding
+    /// for her is gone. Each one's id and ply.
+    pub async fn velha_waiting(
+        &self,
+        since_deadline: i64,
+    ) -> Result<Vec<(String, u32)>, sqlx::Error> {
         let rows = sqlx::query(
-            "SELECT id FROM matches WHERE state = 'live' AND against_velha <> 0 \
+            "SELECT id, ply FROM matches WHERE state = 'live' AND against_velha <> 0 \
              AND ply % 2 = 1 AND deadline < $1",
         )
         .bind(since_deadline)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(|r| r.try_get("id")).collect()
+        rows.iter()
+            .map(|r| {
+                let ply: i64 = r.try_get("ply")?;
+                Ok((r.try_get("id")?, u32::try_from(ply).unwrap_or(u32::MAX)))
+            })
+            .collect()
     }
 
     /// The positions a match went through after each of its moves but the last, oldest first
@@ -454,6 +464,35 @@ async fn count_spectators(
     .fetch_one(&mut **tx)
     .await?;
     row.try_get("n")
+}
+
+/// Sets when each live seat of `account` must be back by, where it changes: `Some` for the
+/// seats not away yet, `None` (back) for the seats away. The seats changed.
+async fn set_away(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    account: &str,
+    until: Option<i64>,
+) -> Result<Vec<SeatChange>, sqlx::Error> {
+    let mut changed = Vec::new();
+    for seat in [Seat::X, Seat::O] {
+        let column = away_column(seat);
+        let player = player_column(seat);
+        let was = if until.is_some() {
+            "IS NULL"
+        } else {
+            "IS NOT NULL"
+        };
+        let rows = sqlx::query(&format!(
+            "UPDATE matches SET {column} = $1 WHERE state = 'live' AND {player} = $2 \
+             AND {column} {was} RETURNING id, x_id, o_id"
+        ))
+        .bind(until)
+        .bind(account)
+        .fetch_all(&mut **tx)
+        .await?;
+        changed.extend(seat_changes(&rows, seat)?);
+    }
+    Ok(changed)
 }
 
 fn away_column(seat: Seat) -> &'static str {

@@ -133,10 +133,13 @@ impl Store {
         .transpose()
     }
 
-    /// Everyone waiting, oldest first.
+    /// Everyone waiting with a connection open on some process (someone who closed the app
+    /// is not paired: they would lose by abandonment), oldest first.
     pub async fn waiting(&self) -> Result<Vec<Waiting>, sqlx::Error> {
         let rows = sqlx::query(
-            "SELECT account_id, rating, joined_at FROM v2_queue ORDER BY joined_at, account_id",
+            "SELECT q.account_id, q.rating, q.joined_at FROM v2_queue q \
+             WHERE EXISTS (SELECT 1 FROM presence p WHERE p.account_id = q.account_id) \
+             ORDER BY q.joined_at, q.account_id",
         )
         .fetch_all(&self.pool)
         .await?;
