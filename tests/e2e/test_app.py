@@ -180,7 +180,11 @@ def test_it_installs_and_plays_offline(browser, base_url):
     page.goto(base_url)
     manifest = page.get_attribute("link[rel=manifest]", "href")
     assert manifest == "manifest.webmanifest"
-    page.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.controller !== null || (location.reload(), false)", timeout=20000)
+    # Wait for an active worker, then reload once if its claim missed this page: a reload
+    # started before activation would load uncontrolled for good (claim runs only once).
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    if page.evaluate("navigator.serviceWorker.controller === null"):
+        page.reload()
     page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=20000)
     # Only the service worker's cache may answer: the browser's HTTP cache goes first.
     page.context.new_cdp_session(page).send("Network.clearBrowserCache")
