@@ -61,7 +61,7 @@ pub(super) fn account_from(row: &AnyRow) -> Result<AccountRow, sqlx::Error> {
 impl Store {
     /// Stores a new account.
     pub async fn insert_account(&self, a: &AccountRow, now: i64) -> Result<(), InsertError> {
-        let _turn = self.write_turn().await;
+        let mut tx = self.write().await?;
         let result = sqlx::query(
             "INSERT INTO accounts (id, name, name_key, email, password_hash, google_sub, \
              country, subscribed_until, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -75,20 +75,21 @@ impl Store {
         .bind(&a.country)
         .bind(a.subscribed_until)
         .bind(now)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await;
         match result {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(tx.commit().await?),
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
                 // SQLite names the column, PostgreSQL the constraint: both contain it.
                 let text = format!("{} {}", e.message(), e.constraint().unwrap_or(""));
-                if text.contains("email") {
-                    Err(InsertError::EmailTaken)
+                let taken = if text.contains("email") {
+                    InsertError::EmailTaken
                 } else if text.contains("google_sub") {
-                    Err(InsertError::GoogleTaken)
+                    InsertError::GoogleTaken
                 } else {
-                    Err(InsertError::NameTaken)
-                }
+                    InsertError::NameTaken
+                };
+                tx.refuse(taken).await
             }
             Err(e) => Err(InsertError::Db(e)),
         }
@@ -124,16 +125,16 @@ impl Store {
 
     /// Links a Google subject to an existing account.
     pub async fn link_google(&self, id: &str, sub: &str) -> Result<(), InsertError> {
-        let _turn = self.write_turn().await;
+        let mut tx = self.write().await?;
         let result = sqlx::query("UPDATE accounts SET google_sub = $1 WHERE id = $2")
             .bind(sub)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await;
         match result {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(tx.commit().await?),
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
-                Err(InsertError::GoogleTaken)
+                tx.refuse(InsertError::GoogleTaken).await
             }
             Err(e) => Err(InsertError::Db(e)),
         }
@@ -141,8 +142,7 @@ impl Store {
 
     /// Sets the account's country.
     pub async fn set_country(&self, id: &str, country: &str) -> Result<(), sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         sqlx::query("UPDATE accounts SET country = $1 WHERE id = $2")
             .bind(country)
             .bind(id)
@@ -178,12 +178,13 @@ impl Store {
         name: &str,
         until: Option<i64>,
     ) -> Result<bool, sqlx::Error> {
-        let _turn = self.write_turn().await;
+        let mut tx = self.write().await?;
         let done = sqlx::query("UPDATE accounts SET subscribed_until = $1 WHERE name_key = $2")
             .bind(until)
             .bind(name.to_lowercase())
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(done.rows_affected() == 1)
     }
 
@@ -196,7 +197,7 @@ impl Store {
         now: i64,
         expires_at: i64,
     ) -> Result<(), sqlx::Error> {
-        let _turn = self.write_turn().await;
+        let mut tx = self.write().await?;
         sqlx::query(
             "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) \
              VALUES ($1, $2, $3, $4)",
@@ -205,14 +206,14 @@ impl Store {
         .bind(account_id)
         .bind(now)
         .bind(expires_at)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND expires_at <= $2")
             .bind(account_id)
             .bind(now)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
-        Ok(())
+        tx.commit().await
     }
 
     /// The account of an unexpired session.
@@ -235,11 +236,11 @@ impl Store {
 
     /// Ends a session.
     pub async fn delete_session(&self, token_hash: &str) -> Result<(), sqlx::Error> {
-        let _turn = self.write_turn().await;
+        let mut tx = self.write().await?;
         sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
             .bind(token_hash)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
-        Ok(())
+        tx.commit().await
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use sqlx::Row;
+use sqlx::{AnyConnection, Row};
 use velha_api::Seat;
 
 use super::{Backend, Store};
@@ -48,7 +48,7 @@ impl Store {
     /// process, which delivers its events itself.
     pub(crate) async fn tell(
         &self,
-        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        tx: &mut AnyConnection,
         events: &[(String, String)],
     ) -> Result<(), sqlx::Error> {
         if self.backend != Backend::Postgres {
@@ -69,7 +69,7 @@ impl Store {
             .bind(payload)
             .bind(CHANNEL)
             .bind(&note)
-            .execute(&mut **tx)
+            .execute(&mut *tx)
             .await?;
         }
         Ok(())
@@ -107,31 +107,34 @@ impl Store {
 
     /// Forgets the events recorded before `at`.
     pub async fn prune_events(&self, at: i64) -> Result<u64, sqlx::Error> {
-        let _turn = self.write_turn().await;
+        let mut tx = self.write().await?;
         let done = sqlx::query("DELETE FROM events WHERE at < $1")
             .bind(at)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(done.rows_affected())
     }
 
     /// This process is alive at `now`; false when it had been given up for dead (its
     /// players' presence was taken away and must be written again).
     pub async fn heartbeat(&self, process: &str, now: i64) -> Result<bool, sqlx::Error> {
-        let _turn = self.write_turn().await;
+        let mut tx = self.write().await?;
         let seen = sqlx::query("UPDATE processes SET seen_at = $1 WHERE id = $2")
             .bind(now)
             .bind(process)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
         if seen.rows_affected() == 1 {
+            tx.commit().await?;
             return Ok(true);
         }
         sqlx::query("INSERT INTO processes (id, seen_at) VALUES ($1, $2) ON CONFLICT DO NOTHING")
             .bind(process)
             .bind(now)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(false)
     }
 
@@ -139,8 +142,7 @@ impl Store {
     /// now, and every live match's players must come back within `until` (their connections
     /// were dropped by the restart, not by them).
     pub async fn restart_presence(&self, until: i64) -> Result<(), sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         sqlx::query("DELETE FROM presence")
             .execute(&mut *tx)
             .await?;
@@ -168,15 +170,11 @@ impl Store {
 
     /// Keeps other transactions about this player's presence waiting until this one ends, so
     /// that a connection arriving on one process and one leaving another are seen in order.
-    async fn lock_player(
-        &self,
-        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-        account: &str,
-    ) -> Result<(), sqlx::Error> {
+    async fn lock_player(&self, tx: &mut AnyConnection, account: &str) -> Result<(), sqlx::Error> {
         if self.backend == Backend::Postgres {
             sqlx::query("SELECT id FROM accounts WHERE id = $1 FOR UPDATE")
                 .bind(account)
-                .fetch_optional(&mut **tx)
+                .fetch_optional(&mut *tx)
                 .await?;
         }
         Ok(())
@@ -189,8 +187,7 @@ impl Store {
         account: &str,
         process: &str,
     ) -> Result<Vec<SeatChange>, sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         self.lock_player(&mut tx, account).await?;
         sqlx::query(
             "INSERT INTO presence (account_id, process) VALUES ($1, $2) ON CONFLICT DO NOTHING",
@@ -212,8 +209,7 @@ impl Store {
         process: &str,
         until: i64,
     ) -> Result<Vec<SeatChange>, sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         self.lock_player(&mut tx, account).await?;
         sqlx::query("DELETE FROM presence WHERE account_id = $1 AND process = $2")
             .bind(account)
@@ -232,8 +228,7 @@ impl Store {
         account: &str,
         until: i64,
     ) -> Result<Vec<SeatChange>, sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         self.lock_player(&mut tx, account).await?;
         let away = self.mark_away_if_gone(&mut tx, account, until).await?;
         tx.commit().await?;
@@ -242,13 +237,13 @@ impl Store {
 
     async fn mark_away_if_gone(
         &self,
-        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        tx: &mut AnyConnection,
         account: &str,
         until: i64,
     ) -> Result<Vec<SeatChange>, sqlx::Error> {
         let elsewhere = sqlx::query("SELECT process FROM presence WHERE account_id = $1 LIMIT 1")
             .bind(account)
-            .fetch_optional(&mut **tx)
+            .fetch_optional(&mut *tx)
             .await?;
         if elsewhere.is_some() {
             return Ok(Vec::new());
@@ -287,16 +282,17 @@ impl Store {
             for account in accounts {
                 away.extend(self.went_away(&account, &process, until).await?);
             }
-            let _turn = self.write_turn().await;
+            let mut tx = self.write().await?;
             sqlx::query("DELETE FROM room_spectators WHERE process = $1")
                 .bind(&process)
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
             sqlx::query("DELETE FROM processes WHERE id = $1 AND seen_at < $2")
                 .bind(&process)
                 .bind(before)
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
+            tx.commit().await?;
         }
         Ok(away)
     }
@@ -309,8 +305,7 @@ impl Store {
         process: &str,
         limit: u32,
     ) -> Result<bool, sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         if self.backend == Backend::Postgres {
             // Racing spectators of one room take their places one at a time.
             sqlx::query("SELECT id FROM rooms WHERE id = $1 FOR UPDATE")
@@ -336,8 +331,7 @@ impl Store {
 
     /// Gives back a spectator place of `process` in a room.
     pub async fn unspectate(&self, room: &str, process: &str) -> Result<(), sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         sqlx::query(
             "UPDATE room_spectators SET watching = watching - 1              WHERE room_id = $1 AND process = $2",
         )
@@ -452,16 +446,13 @@ impl Store {
     }
 }
 
-async fn count_spectators(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    room: &str,
-) -> Result<i64, sqlx::Error> {
+async fn count_spectators(tx: &mut AnyConnection, room: &str) -> Result<i64, sqlx::Error> {
     let row = sqlx::query(
         "SELECT CAST(COALESCE(SUM(watching), 0) AS BIGINT) AS n FROM room_spectators \
          WHERE room_id = $1",
     )
     .bind(room)
-    .fetch_one(&mut **tx)
+    .fetch_one(&mut *tx)
     .await?;
     row.try_get("n")
 }
@@ -469,7 +460,7 @@ async fn count_spectators(
 /// Sets when each live seat of `account` must be back by, where it changes: `Some` for the
 /// seats not away yet, `None` (back) for the seats away. The seats changed.
 async fn set_away(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut AnyConnection,
     account: &str,
     until: Option<i64>,
 ) -> Result<Vec<SeatChange>, sqlx::Error> {
@@ -488,7 +479,7 @@ async fn set_away(
         ))
         .bind(until)
         .bind(account)
-        .fetch_all(&mut **tx)
+        .fetch_all(&mut *tx)
         .await?;
         changed.extend(seat_changes(&rows, seat)?);
     }

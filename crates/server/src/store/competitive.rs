@@ -1,7 +1,7 @@
 //! Jogo da Velha 2.0's competitive mode in the database (ON-V01, V2-R06): the queue, pairing
 //! by rating, the ratings changed in the transaction that ends a match, and the leaderboard.
 
-use sqlx::Row;
+use sqlx::{AnyConnection, Row};
 use velha_api::{MatchGame, MatchState, RatingRow, Scope, Seat, accepted_difference};
 use velha_rules::{INITIAL_RATING, RatedResult, rating_after};
 
@@ -61,29 +61,21 @@ fn rating_u32(r: i64) -> u32 {
 impl Store {
     /// A player's rating: 1000 before their first rated match (V2-R06).
     pub async fn rating(&self, account: &str) -> Result<u32, sqlx::Error> {
-        let row = sqlx::query("SELECT rating FROM v2_ratings WHERE account_id = $1")
-            .bind(account)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(match row {
-            Some(r) => rating_u32(r.try_get("rating")?),
-            None => INITIAL_RATING,
-        })
+        rating_on(&mut *self.pool.acquire().await?, account).await
     }
 
     /// Puts the player in the queue (or leaves them where they are): when they joined.
     /// Refused while they have an open or live match.
     pub async fn queue_join(&self, account: &str, now: i64) -> Result<Waiting, SeatError> {
-        let _turn = self.write_turn().await;
-        let rating = self.rating(account).await?;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
+        // Read with the write, so a match ending meanwhile cannot leave a stale rating queued.
+        let rating = rating_on(&mut tx, account).await?;
         let playing = sqlx::query("SELECT match_id FROM active_players WHERE account_id = $1")
             .bind(account)
             .fetch_optional(&mut *tx)
             .await?;
         if playing.is_some() {
-            tx.rollback().await?;
-            return Err(SeatError::AlreadyPlaying);
+            return tx.refuse(SeatError::AlreadyPlaying).await;
         }
         // The primary key keeps one place a player, however many requests race.
         sqlx::query(
@@ -109,11 +101,12 @@ impl Store {
 
     /// Takes the player out of the queue; whether they were in it.
     pub async fn queue_leave(&self, account: &str) -> Result<bool, sqlx::Error> {
-        let _turn = self.write_turn().await;
+        let mut tx = self.write().await?;
         let done = sqlx::query("DELETE FROM v2_queue WHERE account_id = $1")
             .bind(account)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(done.rows_affected() == 1)
     }
 
@@ -166,8 +159,7 @@ impl Store {
         now: i64,
         deadline: i64,
     ) -> Result<Option<MatchRow>, sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         for w in [x, o] {
             let left = sqlx::query("DELETE FROM v2_queue WHERE account_id = $1")
                 .bind(&w.account_id)
@@ -269,13 +261,10 @@ impl Store {
 
 /// Applies a finished rated match to both ratings (+30 / 0 / −20, floor 0, V2-R06) and keeps
 /// the before and after on the match, inside the transaction that ended it.
-pub(super) async fn rate(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    match_id: &str,
-) -> Result<(), sqlx::Error> {
+pub(super) async fn rate(tx: &mut AnyConnection, match_id: &str) -> Result<(), sqlx::Error> {
     let m = sqlx::query("SELECT x_id, o_id, winner, ended_at FROM matches WHERE id = $1")
         .bind(match_id)
-        .fetch_one(&mut **tx)
+        .fetch_one(&mut *tx)
         .await?;
     let x: String = m.try_get("x_id")?;
     let o: Option<String> = m.try_get("o_id")?;
@@ -295,7 +284,7 @@ pub(super) async fn rate(
         };
         let before = sqlx::query("SELECT rating FROM v2_ratings WHERE account_id = $1")
             .bind(account)
-            .fetch_optional(&mut **tx)
+            .fetch_optional(&mut *tx)
             .await?
             .map(|r| r.try_get::<i64, _>("rating"))
             .transpose()?
@@ -318,7 +307,7 @@ pub(super) async fn rate(
         .bind(d)
         .bind(l)
         .bind(at)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await?;
         changes.push((before, after));
     }
@@ -331,9 +320,21 @@ pub(super) async fn rate(
     .bind(i64::from(changes[1].0))
     .bind(i64::from(changes[1].1))
     .bind(match_id)
-    .execute(&mut **tx)
+    .execute(&mut *tx)
     .await?;
     Ok(())
+}
+
+/// A player's rating, 1000 before their first rated match (V2-R06).
+async fn rating_on(conn: &mut AnyConnection, account: &str) -> Result<u32, sqlx::Error> {
+    let row = sqlx::query("SELECT rating FROM v2_ratings WHERE account_id = $1")
+        .bind(account)
+        .fetch_optional(conn)
+        .await?;
+    Ok(match row {
+        Some(r) => rating_u32(r.try_get("rating")?),
+        None => INITIAL_RATING,
+    })
 }
 
 #[cfg(test)]

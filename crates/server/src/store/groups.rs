@@ -2,7 +2,7 @@
 //! `0004_groups.sql`); a join that loses a race for a seat or a place tries again and then
 //! finds the group full or the player at their limit.
 
-use sqlx::Row;
+use sqlx::{AnyConnection, Row};
 
 use super::Store;
 use super::matches::{LobbyList, lobby_list};
@@ -70,7 +70,7 @@ fn unique_violation(e: &sqlx::Error) -> bool {
 /// The smallest free value 1 … `most` of `column` among the rows of `group_members` where
 /// `key` = $1; `None` when all are taken.
 async fn free(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut AnyConnection,
     column: &str,
     key: &str,
     value: &str,
@@ -84,14 +84,14 @@ async fn free(
     let row = sqlx::query(&sql)
         .bind(value)
         .bind(most)
-        .fetch_one(&mut **tx)
+        .fetch_one(&mut *tx)
         .await?;
     row.try_get("free")
 }
 
 /// Seats `account` in `group` within the transaction: the smallest free seat and place.
 async fn seat(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut AnyConnection,
     group: &str,
     account: &str,
     now: i64,
@@ -111,7 +111,7 @@ async fn seat(
     .bind(seat)
     .bind(place)
     .bind(now)
-    .execute(&mut **tx)
+    .execute(&mut *tx)
     .await?;
     Ok(())
 }
@@ -127,8 +127,7 @@ impl Store {
         with_velha: bool,
         now: i64,
     ) -> Result<(), GroupError> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let made = sqlx::query(
             "INSERT INTO mini_groups (id, name, creator_id, with_velha, created_at) \
              VALUES ($1, $2, $3, $4, $5)",
@@ -141,12 +140,12 @@ impl Store {
         .execute(&mut *tx)
         .await;
         match made {
-            Err(e) if unique_violation(&e) => return Err(GroupError::AlreadyCreated),
+            Err(e) if unique_violation(&e) => return tx.refuse(GroupError::AlreadyCreated).await,
             other => other?,
         };
         match seat(&mut tx, id, creator, now).await {
-            Err(GroupError::Db(e)) if unique_violation(&e) => Err(GroupError::TooMany),
-            Err(e) => Err(e),
+            Err(GroupError::Db(e)) if unique_violation(&e) => tx.refuse(GroupError::TooMany).await,
+            Err(e) => tx.refuse(e).await,
             Ok(()) => Ok(tx.commit().await?),
         }
     }
@@ -229,8 +228,7 @@ impl Store {
     /// Invites `account` to `group` (again is fine). Refused when they already take part, or
     /// when the group is full or they are in 2 groups now (accepting checks again).
     pub async fn invite(&self, group: &str, account: &str, now: i64) -> Result<(), GroupError> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let member =
             sqlx::query("SELECT 1 AS x FROM group_members WHERE group_id = $1 AND account_id = $2")
                 .bind(group)
@@ -238,19 +236,19 @@ impl Store {
                 .fetch_optional(&mut *tx)
                 .await?;
         if member.is_some() {
-            return Err(GroupError::AlreadyMember);
+            return tx.refuse(GroupError::AlreadyMember).await;
         }
         if free(&mut tx, "seat", "group_id", group, SEATS)
             .await?
             .is_none()
         {
-            return Err(GroupError::Full);
+            return tx.refuse(GroupError::Full).await;
         }
         if free(&mut tx, "place", "account_id", account, PLACES)
             .await?
             .is_none()
         {
-            return Err(GroupError::TooMany);
+            return tx.refuse(GroupError::TooMany).await;
         }
         sqlx::query(
             "INSERT INTO group_invitations (group_id, account_id, invited_at) \
@@ -268,9 +266,8 @@ impl Store {
     /// `account` accepts their invitation to `group` and takes a seat (ON-G01, ON-G02). A
     /// refused accept keeps the invitation.
     pub async fn accept(&self, group: &str, account: &str, now: i64) -> Result<(), GroupError> {
-        let _turn = self.write_turn().await;
         for _ in 0..SEAT_TRIES {
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.write().await?;
             let taken = sqlx::query(
                 "DELETE FROM group_invitations WHERE group_id = $1 AND account_id = $2",
             )
@@ -279,7 +276,7 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             if taken.rows_affected() != 1 {
-                return Err(GroupError::NotInvited);
+                return tx.refuse(GroupError::NotInvited).await;
             }
             match seat(&mut tx, group, account, now).await {
                 Ok(()) => return Ok(tx.commit().await?),
@@ -287,7 +284,7 @@ impl Store {
                 Err(GroupError::Db(e)) if unique_violation(&e) => {
                     tx.rollback().await?;
                 }
-                Err(e) => return Err(e),
+                Err(e) => return tx.refuse(e).await,
             }
         }
         Err(GroupError::Db(sqlx::Error::Protocol(
@@ -315,12 +312,13 @@ impl Store {
 
     /// Runs a delete of one (group, account) row; whether there was one.
     async fn delete_one(&self, sql: &str, group: &str, account: &str) -> Result<bool, sqlx::Error> {
-        let _turn = self.write_turn().await;
+        let mut tx = self.write().await?;
         let gone = sqlx::query(sql)
             .bind(group)
             .bind(account)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(gone.rows_affected() == 1)
     }
 
@@ -381,8 +379,7 @@ impl Store {
         &self,
         group: &str,
     ) -> Result<Vec<(String, LobbyList)>, GroupError> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let open = sqlx::query(
             "SELECT id, scope, level, group_id FROM matches WHERE group_id = $1 AND state = 'open'",
         )

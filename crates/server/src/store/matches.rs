@@ -1,10 +1,10 @@
 //! Matches, their moves, and the one-match-per-player seats (ON-M02).
 
-use sqlx::Row;
 use sqlx::any::AnyRow;
+use sqlx::{AnyConnection, Row};
 use velha_api::{EndHow, MatchGame, MatchState, RatingChange, RatingChanges, Scope, Seat};
 
-use super::{Store, corrupt, seat_from, seat_str};
+use super::{Store, Write, corrupt, seat_from, seat_str};
 
 /// A match as stored, with its players' names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,14 +120,14 @@ impl From<sqlx::Error> for SeatError {
 
 /// Seats a player in their one match, inside the transaction that changes the match.
 pub(super) async fn claim_player(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut AnyConnection,
     account: &str,
     match_id: &str,
 ) -> Result<(), SeatError> {
     let claimed = sqlx::query("INSERT INTO active_players (account_id, match_id) VALUES ($1, $2)")
         .bind(account)
         .bind(match_id)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await;
     match claimed {
         Ok(_) => Ok(()),
@@ -137,13 +137,10 @@ pub(super) async fn claim_player(
 }
 
 /// Frees the players of a match that is leaving the open and live states.
-async fn release_players(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    match_id: &str,
-) -> Result<(), sqlx::Error> {
+async fn release_players(tx: &mut AnyConnection, match_id: &str) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM active_players WHERE match_id = $1")
         .bind(match_id)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await?;
     Ok(())
 }
@@ -151,7 +148,7 @@ async fn release_players(
 /// Ends the transaction that took a match out of the open and live states: frees its players
 /// and commits, or, when the change touched no row, writes nothing. Whether it changed.
 async fn release_if_changed(
-    mut tx: sqlx::Transaction<'_, sqlx::Any>,
+    mut tx: Write<'_>,
     changed: u64,
     match_id: &str,
 ) -> Result<bool, sqlx::Error> {
@@ -185,11 +182,11 @@ pub(super) fn lobby_list(row: &AnyRow) -> Result<LobbyList, sqlx::Error> {
 
 /// A match as stored, read inside a transaction.
 pub(super) async fn match_from_id(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut AnyConnection,
     id: &str,
 ) -> Result<MatchRow, sqlx::Error> {
     let sql = format!("SELECT {MATCH_COLUMNS} WHERE m.id = $1");
-    let row = sqlx::query(&sql).bind(id).fetch_one(&mut **tx).await?;
+    let row = sqlx::query(&sql).bind(id).fetch_one(&mut *tx).await?;
     match_from(&row)
 }
 
@@ -264,8 +261,7 @@ fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
 impl Store {
     /// Puts a new match in the lobby, unless its creator already has an open or live match.
     pub async fn insert_open_match(&self, m: &MatchRow) -> Result<(), SeatError> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         sqlx::query(
             "INSERT INTO matches (id, scope, level, x_id, x_country, state, position, ply, \
              created_at, group_id) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9)",
@@ -281,7 +277,9 @@ impl Store {
         .bind(&m.group)
         .execute(&mut *tx)
         .await?;
-        claim_player(&mut tx, &m.x_id, &m.id).await?;
+        if let Err(e) = claim_player(&mut tx, &m.x_id, &m.id).await {
+            return tx.refuse(e).await;
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -326,8 +324,7 @@ impl Store {
     /// Starts a match of `player` against the Velha in a group (ON-G05), unless the player
     /// already has an open or live match.
     pub async fn insert_velha_match(&self, m: &MatchRow, now: i64) -> Result<(), SeatError> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         sqlx::query(
             "INSERT INTO matches (id, scope, level, x_id, x_country, state, position, ply, \
              deadline, created_at, started_at, group_id, against_velha) \
@@ -344,7 +341,9 @@ impl Store {
         .bind(&m.group)
         .execute(&mut *tx)
         .await?;
-        claim_player(&mut tx, &m.x_id, &m.id).await?;
+        if let Err(e) = claim_player(&mut tx, &m.x_id, &m.id).await {
+            return tx.refuse(e).await;
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -395,8 +394,7 @@ impl Store {
         creator: &str,
         now: i64,
     ) -> Result<Option<LobbyList>, sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let row = sqlx::query(
             "UPDATE matches SET state = 'cancelled', ended_at = $1 \
              WHERE id = $2 AND x_id = $3 AND state = 'open' RETURNING scope, level, group_id",
@@ -417,8 +415,7 @@ impl Store {
         creator: &str,
         now: i64,
     ) -> Result<Vec<(String, LobbyList)>, sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         sqlx::query(
             "DELETE FROM active_players WHERE match_id IN \
              (SELECT id FROM matches WHERE x_id = $1 AND state = 'open')",
@@ -450,9 +447,10 @@ impl Store {
         now: i64,
         deadline: i64,
     ) -> Result<(), SeatError> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
-        claim_player(&mut tx, player, id).await?;
+        let mut tx = self.write().await?;
+        if let Err(e) = claim_player(&mut tx, player, id).await {
+            return tx.refuse(e).await;
+        }
         let done = sqlx::query(
             "UPDATE matches SET o_id = $1, o_country = $2, state = 'live', started_at = $3, \
              deadline = $4 WHERE id = $5 AND state = 'open' AND x_id <> $1",
@@ -475,8 +473,7 @@ impl Store {
     /// Commits a move and the match's new state in one transaction; false (and nothing
     /// written) if the match is no longer live at `ply_before`.
     pub async fn commit_move(&self, m: &MoveCommit<'_>) -> Result<bool, sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let (state, winner, ending, ended_at) = match m.ending {
             Some((w, how)) => ("over", w.map(seat_str), Some(how.as_str()), Some(m.now)),
             None => ("live", None, None, None),
@@ -531,8 +528,7 @@ impl Store {
         at: i64,
         events: &[(String, String)],
     ) -> Result<bool, sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let done = sqlx::query(
             "UPDATE matches SET state = 'over', winner = $1, ending = $2, ended_at = $3, \
              deadline = NULL WHERE id = $4 AND state = 'live'",

@@ -4,8 +4,6 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use tokio::sync::{Mutex, MutexGuard};
-
 use sqlx::any::AnyPoolOptions;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::{AnyPool, Executor};
@@ -17,7 +15,9 @@ mod competitive;
 mod groups;
 mod matches;
 mod rankings;
+mod room_cache;
 mod rooms;
+mod write;
 
 pub use accounts::{AccountRow, InsertError};
 pub use cluster::{CHANNEL, SeatChange};
@@ -25,7 +25,10 @@ pub use competitive::{Waiting, pairs};
 pub use groups::{GroupError, GroupRow, InvitationRow, TableLine};
 pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
 pub use rankings::{After, Rebuild, Standing, Tally};
+use room_cache::RoomCache;
 pub use rooms::{RoomRow, RoomSave};
+pub use write::Write;
+use write::Writer;
 
 /// Which database is behind the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,9 +44,11 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
-    /// SQLite has one writer at a time, and a connection that finds the lock taken sleeps in
-    /// steps of up to 100 ms: queueing writers here instead keeps every wait short.
-    writer: Arc<Mutex<()>>,
+    /// SQLite's one writing connection, which commits writes in batches (`write.rs`); a
+    /// connection that found the write lock taken would sleep in steps of up to 100 ms.
+    writer: Option<Arc<Writer>>,
+    /// SQLite's rooms, kept (`room_cache.rs`).
+    rooms: Option<Arc<RoomCache>>,
 }
 
 /// Every file of `crates/server/migrations`, oldest first: (version, description, SQL).
@@ -106,6 +111,10 @@ impl Store {
                 Backend::Sqlite => 4,
                 Backend::Postgres => 16,
             })
+            // A SQLite connection is a file in this process: it cannot go stale, and the ping
+            // before each use was a round trip to its thread. PostgreSQL's are checked, so a
+            // server restarted under us costs no request an error.
+            .test_before_acquire(backend == Backend::Postgres)
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
@@ -121,18 +130,24 @@ impl Store {
             });
         let pool = options.connect(url).await?;
         migrator().run(&pool).await?;
+        let writer = match backend {
+            Backend::Sqlite => Some(Writer::start(&pool).await?),
+            Backend::Postgres => None,
+        };
+        let rooms = (backend == Backend::Sqlite).then(Arc::default);
         Ok(Store {
             pool,
             backend,
-            writer: Arc::new(Mutex::new(())),
+            writer,
+            rooms,
         })
     }
 
-    /// Waits for SQLite's write turn (PostgreSQL needs none).
-    async fn write_turn(&self) -> Option<MutexGuard<'_, ()>> {
-        match self.backend {
-            Backend::Sqlite => Some(self.writer.lock().await),
-            Backend::Postgres => None,
+    /// A write transaction (SQLite's joins the writer's batch).
+    pub(crate) async fn write(&self) -> Result<Write<'_>, sqlx::Error> {
+        match &self.writer {
+            Some(writer) => Write::sqlite(writer).await,
+            None => Write::postgres(&self.pool).await,
         }
     }
 
@@ -143,6 +158,9 @@ impl Store {
 
     /// Closes every connection.
     pub async fn close(&self) {
+        if let Some(writer) = &self.writer {
+            writer.close().await;
+        }
         self.pool.close().await;
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use sqlx::Row;
+use sqlx::{AnyConnection, Row};
 use velha_api::{EndHow, MatchGame, Seat};
 
 use super::{Store, corrupt, seat_from};
@@ -98,7 +98,7 @@ pub(super) type CountChange = ((i64, String), i64, i64);
 /// Adds a result to a player's standing; answers the changes it makes to the counts of players
 /// per points, for [`apply_counts`].
 async fn add_to_standing(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut AnyConnection,
     account: &str,
     level: i64,
     (points, wins, losses): (i64, i64, i64),
@@ -121,7 +121,7 @@ async fn add_to_standing(
     .bind(-wins)
     .bind(losses)
     .bind(at)
-    .fetch_one(&mut **tx)
+    .fetch_one(&mut *tx)
     .await?;
     let country: String = row.try_get("country")?;
     let now: i64 = row.try_get("neg_points")?;
@@ -143,7 +143,7 @@ async fn add_to_standing(
 /// in one order for every transaction (so two results being recorded at once never wait for
 /// each other in a circle).
 pub(super) async fn apply_counts(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut AnyConnection,
     changes: Vec<CountChange>,
 ) -> Result<(), sqlx::Error> {
     let mut merged: BTreeMap<((i64, String), i64), i64> = BTreeMap::new();
@@ -179,7 +179,7 @@ pub(super) async fn apply_counts(
             .bind(neg_points)
             .bind(players);
     }
-    query.execute(&mut **tx).await?;
+    query.execute(&mut *tx).await?;
     Ok(())
 }
 
@@ -188,13 +188,13 @@ pub(super) async fn apply_counts(
 /// groups on both players' standings (ON-K02). A group's table is read from its matches.
 /// Answers whether it scored.
 pub(super) async fn score_match(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut AnyConnection,
     match_id: &str,
 ) -> Result<bool, sqlx::Error> {
     // 2.0's competitive matches change ratings, never the cube's standings (V2-R06).
     let game: String = sqlx::query("SELECT game FROM matches WHERE id = $1")
         .bind(match_id)
-        .fetch_one(&mut **tx)
+        .fetch_one(&mut *tx)
         .await?
         .try_get("game")?;
     if game == MatchGame::V2.as_str() {
@@ -218,7 +218,7 @@ pub(super) async fn score_match(
     .bind(match_id)
     .bind(DAY_MS)
     .bind(SCORED_PER_DAY)
-    .fetch_one(&mut **tx)
+    .fetch_one(&mut *tx)
     .await?;
     let scored: i64 = row.try_get("scored")?;
     let scored = scored == 1;
@@ -253,7 +253,7 @@ pub(super) async fn score_match(
 
 /// Where `standing_counts` differs from the standings it counts (a missing row counts 0).
 async fn count_differences(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut AnyConnection,
 ) -> Result<Vec<(i64, String, i64, i64, i64)>, sqlx::Error> {
     let mut both: BTreeMap<(i64, String, i64), (i64, i64)> = BTreeMap::new();
     for (sql, stored) in [
@@ -267,7 +267,7 @@ async fn count_differences(
             false,
         ),
     ] {
-        for r in sqlx::query(sql).fetch_all(&mut **tx).await? {
+        for r in sqlx::query(sql).fetch_all(&mut *tx).await? {
             let key = (
                 r.try_get("level")?,
                 r.try_get("country")?,
@@ -457,8 +457,8 @@ impl Store {
     /// ended, and compares them with what is stored; with `write`, replaces what is stored by
     /// the recomputation, in one transaction.
     pub async fn rebuild_rankings(&self, write: bool) -> Result<Rebuild, sqlx::Error> {
-        let _turn = if write { self.write_turn().await } else { None };
-        let mut tx = self.pool.begin().await?;
+        // A check reads under the write lock too, so no match ends halfway through it.
+        let mut tx = self.write().await?;
         let rows = sqlx::query(
             "SELECT id, x_id, o_id, level, winner, ending, ended_at, scored FROM matches \
              WHERE state = 'over' AND o_id IS NOT NULL AND group_id IS NULL AND game = 'cube' \

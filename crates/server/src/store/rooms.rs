@@ -1,8 +1,8 @@
 //! Invitation rooms (ON-R01 … ON-R05): the rules' `Room` as JSON, changed by compare-and-set
 //! on its version; the seats with their credentials; every action for the replay.
 
-use sqlx::Row;
 use sqlx::any::AnyRow;
+use sqlx::{AnyConnection, Row};
 use velha_api::Seat;
 use velha_rules::room::Room;
 
@@ -71,8 +71,7 @@ impl Store {
         account: Option<&str>,
         now: i64,
     ) -> Result<(), sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         sqlx::query(
             "INSERT INTO rooms (id, board, state, version, game, ply, last_activity, created_at) \
              VALUES ($1, $2, $3, 0, 0, 0, $4, $4)",
@@ -92,17 +91,35 @@ impl Store {
         .bind(account)
         .execute(&mut *tx)
         .await?;
-        tx.commit().await
+        tx.commit().await?;
+        if let Some(cache) = &self.rooms {
+            cache.put(&RoomRow {
+                id: id.to_owned(),
+                room: room.clone(),
+                version: 0,
+                game: 0,
+                ply: 0,
+            });
+            cache.put_seat(id, credential_hash, Seat::X);
+        }
+        Ok(())
     }
 
     /// One room.
     pub async fn room(&self, id: &str) -> Result<Option<RoomRow>, sqlx::Error> {
+        if let Some(row) = self.rooms.as_ref().and_then(|c| c.get(id)) {
+            return Ok(Some(row));
+        }
         let sql = format!("SELECT {ROOM_COLUMNS} FROM rooms r WHERE r.id = $1");
         let row = sqlx::query(&sql)
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
-        row.as_ref().map(room_from).transpose()
+        let row = row.as_ref().map(room_from).transpose()?;
+        if let (Some(cache), Some(row)) = (&self.rooms, &row) {
+            cache.put(row);
+        }
+        Ok(row)
     }
 
     /// The seat a credential holds in a room.
@@ -111,6 +128,13 @@ impl Store {
         id: &str,
         credential_hash: &str,
     ) -> Result<Option<Seat>, sqlx::Error> {
+        if let Some(seat) = self
+            .rooms
+            .as_ref()
+            .and_then(|c| c.seat(id, credential_hash))
+        {
+            return Ok(Some(seat));
+        }
         let row =
             sqlx::query("SELECT seat FROM room_seats WHERE room_id = $1 AND credential_hash = $2")
                 .bind(id)
@@ -120,9 +144,11 @@ impl Store {
         match row {
             Some(r) => {
                 let seat: String = r.try_get("seat")?;
-                Ok(Some(
-                    seat_from(&seat).ok_or_else(|| corrupt("seat", &seat))?,
-                ))
+                let seat = seat_from(&seat).ok_or_else(|| corrupt("seat", &seat))?;
+                if let Some(cache) = &self.rooms {
+                    cache.put_seat(id, credential_hash, seat);
+                }
+                Ok(Some(seat))
             }
             None => Ok(None),
         }
@@ -139,8 +165,7 @@ impl Store {
         account: Option<&str>,
         now: i64,
     ) -> Result<Option<RoomRow>, sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let seated = sqlx::query(
             "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
              VALUES ($1, 'O', $2, $3)",
@@ -153,23 +178,29 @@ impl Store {
         match seated {
             Err(e) if unique_violation(&e) => {
                 tx.rollback().await?;
+                self.forget_room(&before.id);
                 return Ok(None);
             }
             other => other?,
         };
         if !compare_and_set(&mut tx, before, after, before.game, before.ply, now).await? {
             tx.rollback().await?;
+            self.forget_room(&before.id);
             return Ok(None);
         }
         tx.commit().await?;
-        Ok(Some(saved(before, after, before.game, before.ply)))
+        let row = saved(before, after, before.game, before.ply);
+        if let Some(cache) = &self.rooms {
+            cache.put(&row);
+            cache.put_seat(&row.id, credential_hash, Seat::O);
+        }
+        Ok(Some(row))
     }
 
     /// Saves a change to a room and records its action: the room as stored now, or none when
     /// it changed since it was read (read it again).
     pub async fn save_room(&self, save: &RoomSave<'_>) -> Result<Option<RoomRow>, sqlx::Error> {
-        let _turn = self.write_turn().await;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let before = save.before;
         let (game, ply) = match (save.new_game, save.action) {
             (true, _) => (before.game + 1, 0),
@@ -178,6 +209,7 @@ impl Store {
         };
         if !compare_and_set(&mut tx, before, save.after, game, ply, save.now).await? {
             tx.rollback().await?;
+            self.forget_room(&before.id);
             return Ok(None);
         }
         if let Some((seat, action)) = save.action {
@@ -195,7 +227,18 @@ impl Store {
             .await?;
         }
         tx.commit().await?;
-        Ok(Some(saved(before, save.after, game, ply)))
+        let row = saved(before, save.after, game, ply);
+        if let Some(cache) = &self.rooms {
+            cache.put(&row);
+        }
+        Ok(Some(row))
+    }
+
+    /// The kept room proved stale: the next read goes to the database.
+    fn forget_room(&self, id: &str) {
+        if let Some(cache) = &self.rooms {
+            cache.forget(id);
+        }
     }
 
     /// The rooms whose seats these credentials hold, with the seat (a guest's list, ON-R05).
@@ -286,7 +329,7 @@ fn saved(before: &RoomRow, after: &Room, game: i64, ply: i64) -> RoomRow {
 
 /// Writes the room over the version it was read at; false when another change came first.
 async fn compare_and_set(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    tx: &mut AnyConnection,
     before: &RoomRow,
     after: &Room,
     game: i64,
@@ -304,7 +347,7 @@ async fn compare_and_set(
     .bind(last_activity)
     .bind(&before.id)
     .bind(before.version)
-    .execute(&mut **tx)
+    .execute(&mut *tx)
     .await?;
     Ok(done.rows_affected() == 1)
 }

@@ -295,6 +295,52 @@ async fn on_r02_joins_racing_for_the_free_seat_seat_exactly_one(db: Db) {
 }
 on_both!(on_r02_joins_racing_for_the_free_seat_seat_exactly_one);
 
+async fn classic_r09_racing_moves_of_one_seat_play_exactly_one(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    for round in 0..5 {
+        let made = c
+            .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+            .await
+            .unwrap();
+        let id = made.room.id;
+        c.join_room(&id, "Bia", Some(Avatar::Rabisco))
+            .await
+            .unwrap();
+        let cells = ["a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3"];
+        let tries = cells.iter().map(|cell| {
+            let (c, id, credential) = (c.clone(), id.clone(), made.credential.clone());
+            let act = RoomAct::Play {
+                cell: (*cell).to_owned(),
+            };
+            async move { c.room_act(&id, &credential, act).await }
+        });
+        let results = join_all(tries).await;
+        let played: Vec<_> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+        assert_eq!(played.len(), 1, "round {round}");
+        for e in results.iter().filter_map(|r| r.as_ref().err()) {
+            assert_eq!(
+                e.code,
+                ErrorCode::NotYourTurn,
+                "round {round}: {}",
+                e.message
+            );
+        }
+        // The one move stands for whoever opens the room next: O is to move after ply 1.
+        let mut live = c.room_live(&id, "").await.unwrap();
+        let RoomServerMsg::Room { room: seen } = heard(&mut live, |_| true).await else {
+            panic!("round {round}: the room first");
+        };
+        assert_eq!(
+            (seen.ply, seen.to_move),
+            (1, Some(Seat::O)),
+            "round {round}"
+        );
+        assert_eq!(seen.position, played[0].position, "round {round}");
+    }
+}
+on_both!(classic_r09_racing_moves_of_one_seat_play_exactly_one);
+
 /// A classic room whose creator X played a1 `ago` ms before now, O to move: written through
 /// the store with the rules' clock set back (the server's clock then decides); its id and the
 /// credentials of X and O.

@@ -1,0 +1,513 @@
+//! Write transactions. PostgreSQL gives each its own. SQLite has one writer and one fsync per
+//! commit, so its writes share a transaction (group commit): each runs in turn on one
+//! connection, inside a savepoint of the open batch, and waits for the batch's COMMIT before it
+//! returns; one COMMIT makes durable every write that ran while the last one was syncing. An
+//! error or a decline undoes only that write's savepoint.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sqlx::{AnyConnection, AnyPool, Transaction};
+use tokio::sync::{Mutex, Notify, OwnedMutexGuard, oneshot};
+
+/// What a batch's COMMIT said, told to every write in it.
+type Verdict = Result<(), Arc<str>>;
+
+/// SQLite's one writing connection and the batch open on it.
+struct Batch {
+    /// None once the store is closed.
+    conn: Option<AnyConnection>,
+    /// A transaction is open (BEGIN IMMEDIATE ran).
+    open: bool,
+    /// A write was dropped half done: its savepoint (or the whole batch, when it was first)
+    /// must be undone before anything else runs.
+    abandoned: Option<Undo>,
+    /// Writes waiting for the COMMIT.
+    waiting: Vec<oneshot::Sender<Verdict>>,
+}
+
+/// How to undo one write.
+#[derive(Clone, Copy)]
+enum Undo {
+    /// It opened the batch: roll the whole transaction back.
+    Batch,
+    /// It joined an open batch: roll back to its savepoint.
+    Savepoint,
+}
+
+/// SQLite's group-commit writer.
+pub(super) struct Writer {
+    batch: Arc<Mutex<Batch>>,
+    /// Wakes the committer when a write waits for a COMMIT.
+    wake: Notify,
+    /// Batches committed so far.
+    batches: AtomicU64,
+}
+
+impl std::fmt::Debug for Writer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Writer")
+    }
+}
+
+fn closed() -> sqlx::Error {
+    sqlx::Error::PoolClosed
+}
+
+async fn run(conn: &mut AnyConnection, sql: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(sql).execute(conn).await.map(drop)
+}
+
+impl Batch {
+    fn conn(&mut self) -> Result<&mut AnyConnection, sqlx::Error> {
+        self.conn.as_mut().ok_or_else(closed)
+    }
+
+    /// Undoes a write dropped half done. When its savepoint cannot be undone the transaction
+    /// is gone (SQLite rolls a whole transaction back on some errors): the writes waiting in
+    /// it are told so, never that they were kept.
+    async fn tidy(&mut self) {
+        match self.abandoned.take() {
+            None => {}
+            Some(Undo::Batch) => self.fail("the write was undone").await,
+            Some(Undo::Savepoint) => {
+                let undone = match self.conn() {
+                    Ok(conn) => {
+                        run(conn, "ROLLBACK TO w").await.is_ok()
+                            && run(conn, "RELEASE w").await.is_ok()
+                    }
+                    Err(_) => false,
+                };
+                if !undone {
+                    self.fail("an earlier write in the same transaction failed")
+                        .await;
+                }
+            }
+        }
+    }
+
+    /// Ends the transaction without keeping anything, telling the writes waiting why.
+    async fn fail(&mut self, why: &str) {
+        if self.open
+            && let Ok(conn) = self.conn()
+        {
+            let _ = run(conn, "ROLLBACK").await;
+        }
+        self.open = false;
+        let why: Arc<str> = why.into();
+        for w in self.waiting.drain(..) {
+            let _ = w.send(Err(why.clone()));
+        }
+    }
+
+    /// Commits the batch and tells its writes; whether it committed one.
+    async fn commit(&mut self) -> bool {
+        self.tidy().await;
+        if !self.open {
+            return false;
+        }
+        let verdict = match self.conn() {
+            Ok(conn) => run(conn, "COMMIT").await,
+            Err(e) => Err(e),
+        };
+        match verdict {
+            Ok(()) => {
+                self.open = false;
+                for w in self.waiting.drain(..) {
+                    let _ = w.send(Ok(()));
+                }
+                true
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "a batch of writes failed to commit");
+                self.fail(&format!("commit failed: {e}")).await;
+                false
+            }
+        }
+    }
+}
+
+impl Writer {
+    /// The writer on a connection of its own, and its committer.
+    pub(super) async fn start(pool: &AnyPool) -> Result<Arc<Writer>, sqlx::Error> {
+        let conn = pool.acquire().await?.detach();
+        let writer = Arc::new(Writer {
+            batch: Arc::new(Mutex::new(Batch {
+                conn: Some(conn),
+                open: false,
+                abandoned: None,
+                waiting: Vec::new(),
+            })),
+            wake: Notify::new(),
+            batches: AtomicU64::new(0),
+        });
+        let committer = Arc::downgrade(&writer);
+        tokio::spawn(async move {
+            loop {
+                let Some(writer) = committer.upgrade() else {
+                    return;
+                };
+                writer.wake.notified().await;
+                // Writes queued for the lock before this one join the batch first: the
+                // lock is fair, so a busy server commits many writes at once.
+                let mut batch = writer.batch.lock().await;
+                if batch.conn.is_none() {
+                    return;
+                }
+                let writes = batch.waiting.len();
+                if batch.commit().await {
+                    let n = writer.batches.fetch_add(1, Ordering::Relaxed) + 1;
+                    tracing::trace!(writes, batches = n, "committed a batch of writes");
+                }
+            }
+        });
+        Ok(writer)
+    }
+
+    /// Commits what is pending and closes the connection.
+    pub(super) async fn close(&self) {
+        let mut batch = self.batch.lock().await;
+        batch.commit().await;
+        if let Some(conn) = batch.conn.take() {
+            let _ = sqlx::Connection::close(conn).await;
+        }
+        self.wake.notify_one();
+    }
+}
+
+/// One write transaction: statements run on it through `&mut *write`; `commit` keeps them
+/// (returning once they are durable), `rollback` or dropping it undoes them.
+pub struct Write<'s> {
+    kind: Kind<'s>,
+}
+
+enum Kind<'s> {
+    Postgres(Transaction<'static, sqlx::Any>),
+    /// The batch stays locked, its connection lent to this write, until it ends.
+    Sqlite {
+        writer: &'s Writer,
+        batch: OwnedMutexGuard<Batch>,
+        conn: AnyConnection,
+        undo: Undo,
+    },
+    Ended,
+}
+
+impl<'s> Write<'s> {
+    pub(super) async fn postgres(pool: &AnyPool) -> Result<Write<'s>, sqlx::Error> {
+        Ok(Write {
+            kind: Kind::Postgres(pool.begin().await?),
+        })
+    }
+
+    pub(super) async fn sqlite(writer: &'s Writer) -> Result<Write<'s>, sqlx::Error> {
+        let mut batch = writer.batch.clone().lock_owned().await;
+        batch.tidy().await;
+        let undo = if batch.open {
+            Undo::Savepoint
+        } else {
+            Undo::Batch
+        };
+        let sql = match undo {
+            Undo::Batch => "BEGIN IMMEDIATE",
+            Undo::Savepoint => "SAVEPOINT w",
+        };
+        let mut conn = batch.conn.take().ok_or_else(closed)?;
+        let begun = run(&mut conn, sql).await;
+        batch.conn = Some(conn);
+        begun?;
+        batch.open = true;
+        let conn = batch.conn.take().ok_or_else(closed)?;
+        Ok(Write {
+            kind: Kind::Sqlite {
+                writer,
+                batch,
+                conn,
+                undo,
+            },
+        })
+    }
+
+    /// Keeps the write: on SQLite, once the batch it joined is committed.
+    pub async fn commit(mut self) -> Result<(), sqlx::Error> {
+        match std::mem::replace(&mut self.kind, Kind::Ended) {
+            Kind::Postgres(tx) => tx.commit().await,
+            Kind::Sqlite {
+                writer,
+                mut batch,
+                mut conn,
+                undo,
+            } => {
+                let released = match undo {
+                    Undo::Savepoint => run(&mut conn, "RELEASE w").await,
+                    Undo::Batch => Ok(()),
+                };
+                batch.conn = Some(conn);
+                if let Err(e) = released {
+                    batch.abandoned = Some(undo);
+                    return Err(e);
+                }
+                let (tell, told) = oneshot::channel();
+                batch.waiting.push(tell);
+                drop(batch);
+                writer.wake.notify_one();
+                match told.await {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(why)) => Err(sqlx::Error::Protocol(why.to_string())),
+                    Err(_) => Err(closed()),
+                }
+            }
+            Kind::Ended => Err(closed()),
+        }
+    }
+
+    /// Undoes the write. On SQLite it returns once the writes before it in its batch are
+    /// committed: whatever made it give up (a row taken, a version moved on) may be theirs,
+    /// and the caller reads it next from another connection.
+    pub async fn rollback(mut self) -> Result<(), sqlx::Error> {
+        match std::mem::replace(&mut self.kind, Kind::Ended) {
+            Kind::Postgres(tx) => tx.rollback().await,
+            Kind::Sqlite {
+                writer,
+                mut batch,
+                conn,
+                undo,
+            } => {
+                batch.conn = Some(conn);
+                batch.abandoned = Some(undo);
+                batch.tidy().await;
+                if !batch.open {
+                    return Ok(());
+                }
+                let (tell, told) = oneshot::channel();
+                batch.waiting.push(tell);
+                drop(batch);
+                writer.wake.notify_one();
+                // Their fate is theirs to hear; this write kept nothing either way.
+                let _ = told.await;
+                Ok(())
+            }
+            Kind::Ended => Ok(()),
+        }
+    }
+
+    /// Gives up with `error`: the write is undone (as `rollback`) and the error returned.
+    pub async fn refuse<T, E: From<sqlx::Error>>(self, error: E) -> Result<T, E> {
+        self.rollback().await?;
+        Err(error)
+    }
+}
+
+impl Drop for Write<'_> {
+    fn drop(&mut self) {
+        // PostgreSQL's transaction rolls itself back; SQLite's write is undone by whoever
+        // takes the batch next.
+        if let Kind::Sqlite {
+            mut batch,
+            conn,
+            undo,
+            ..
+        } = std::mem::replace(&mut self.kind, Kind::Ended)
+        {
+            batch.conn = Some(conn);
+            batch.abandoned = Some(undo);
+        }
+    }
+}
+
+impl Deref for Write<'_> {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        match &self.kind {
+            Kind::Postgres(tx) => tx,
+            Kind::Sqlite { conn, .. } => conn,
+            Kind::Ended => unreachable!("a write is used only until it ends"),
+        }
+    }
+}
+
+impl DerefMut for Write<'_> {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        match &mut self.kind {
+            Kind::Postgres(tx) => tx,
+            Kind::Sqlite { conn, .. } => conn,
+            Kind::Ended => unreachable!("a write is used only until it ends"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::store::Store;
+
+    async fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("w.db").display());
+        let store = Store::open(&url).await.unwrap();
+        for sql in [
+            "CREATE TABLE t (k TEXT PRIMARY KEY)",
+            "CREATE TABLE c (k TEXT REFERENCES t (k) DEFERRABLE INITIALLY DEFERRED)",
+        ] {
+            sqlx::query(sql).execute(&store.pool).await.unwrap();
+        }
+        (dir, store)
+    }
+
+    async fn insert(store: &Store, table: &str, k: &str) -> Result<(), sqlx::Error> {
+        let mut w = store.write().await?;
+        let sql = format!("INSERT INTO {table} (k) VALUES ($1)");
+        sqlx::query(&sql).bind(k).execute(&mut *w).await?;
+        w.commit().await
+    }
+
+    /// Read from another connection than the writer's: what is committed.
+    async fn kept(store: &Store, k: &str) -> bool {
+        sqlx::query("SELECT k FROM t WHERE k = $1")
+            .bind(k)
+            .fetch_optional(&store.pool)
+            .await
+            .unwrap()
+            .is_some()
+    }
+
+    fn batches(store: &Store) -> u64 {
+        let writer = store.writer.as_ref().unwrap();
+        writer.batches.load(super::Ordering::Relaxed)
+    }
+
+    /// Lets spawned writes reach the writer's queue.
+    async fn settle() {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    #[tokio::test]
+    async fn writes_queued_during_a_commit_share_the_next_one_and_each_is_kept_when_told() {
+        let (_dir, store) = store().await;
+        let mut first = store.write().await.unwrap();
+        sqlx::query("INSERT INTO t (k) VALUES ('first')")
+            .execute(&mut *first)
+            .await
+            .unwrap();
+        let before = batches(&store);
+        let queued: Vec<_> = (0..20)
+            .map(|i| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    let k = format!("k{i}");
+                    insert(&store, "t", &k).await.unwrap();
+                    kept(&store, &k).await
+                })
+            })
+            .collect();
+        settle().await;
+        first.commit().await.unwrap();
+        for q in queued {
+            assert!(
+                q.await.unwrap(),
+                "a write told it was kept is readable at once"
+            );
+        }
+        assert!(kept(&store, "first").await);
+        let commits = batches(&store) - before;
+        assert!(
+            (1..=10).contains(&commits),
+            "21 writes in {commits} commits"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_or_undone_write_takes_nothing_else_in_its_batch_with_it() {
+        let (_dir, store) = store().await;
+        insert(&store, "t", "dup").await.unwrap();
+        let tasks: Vec<_> = (0..60)
+            .map(|i| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    match i % 3 {
+                        // A statement error drops the write half done.
+                        0 => insert(&store, "t", "dup").await.is_err(),
+                        1 => insert(&store, "t", &format!("k{i}")).await.is_ok(),
+                        _ => {
+                            let mut w = store.write().await.unwrap();
+                            sqlx::query("INSERT INTO t (k) VALUES ($1)")
+                                .bind(format!("k{i}"))
+                                .execute(&mut *w)
+                                .await
+                                .unwrap();
+                            w.rollback().await.is_ok()
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in tasks {
+            assert!(t.await.unwrap());
+        }
+        for i in 0..60 {
+            assert_eq!(kept(&store, &format!("k{i}")).await, i % 3 == 1, "k{i}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_write_refused_over_an_uncommitted_row_answers_once_that_row_is_kept() {
+        let (_dir, store) = store().await;
+        let mut first = store.write().await.unwrap();
+        sqlx::query("INSERT INTO t (k) VALUES ('k')")
+            .execute(&mut *first)
+            .await
+            .unwrap();
+        let racer = {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let mut w = store.write().await.unwrap();
+                let taken = sqlx::query("INSERT INTO t (k) VALUES ('k')")
+                    .execute(&mut *w)
+                    .await
+                    .is_err();
+                let refused: Result<(), sqlx::Error> = w.refuse(sqlx::Error::RowNotFound).await;
+                assert!(taken && refused.is_err());
+                // Whoever hears "taken" finds the row that took it.
+                kept(&store, "k").await
+            })
+        };
+        settle().await;
+        first.commit().await.unwrap();
+        assert!(racer.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_batch_that_cannot_commit_tells_every_write_in_it_and_the_next_one_works() {
+        let (_dir, store) = store().await;
+        let mut first = store.write().await.unwrap();
+        sqlx::query("INSERT INTO t (k) VALUES ('a')")
+            .execute(&mut *first)
+            .await
+            .unwrap();
+        let spawn = |table: &'static str, k: &'static str| {
+            let store = store.clone();
+            tokio::spawn(async move { insert(&store, table, k).await })
+        };
+        // The deferred foreign key fails only at COMMIT, taking the batch with it.
+        let dangling = spawn("c", "nowhere");
+        let innocent = spawn("t", "b");
+        settle().await;
+        assert!(first.commit().await.is_err());
+        assert!(dangling.await.unwrap().is_err());
+        assert!(innocent.await.unwrap().is_err());
+        assert!(!kept(&store, "a").await && !kept(&store, "b").await);
+        insert(&store, "t", "c").await.unwrap();
+        assert!(kept(&store, "c").await);
+    }
+
+    #[tokio::test]
+    async fn a_closed_store_refuses_writes() {
+        let (_dir, store) = store().await;
+        insert(&store, "t", "a").await.unwrap();
+        store.close().await;
+        assert!(insert(&store, "t", "b").await.is_err());
+    }
+}
