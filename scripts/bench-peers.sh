@@ -28,10 +28,14 @@ cargo build --release --locked -p velha-server -p velha-load
 
 echo "boardgame.io: $N matches, $C in flight" >&2
 PEER_OUT="$(cd "$HERE" && ./run.sh "$N" "$C" 2>/dev/null)"
-echo "velha-server: $N matches, $C in flight" >&2
-OURS_OUT="$("$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256)"
+# The peer speaks plain HTTP and WebSocket; ours is measured so too (as behind a balancer that
+# ends TLS, `--plain-http`), and over its own HTTPS.
+echo "velha-server: $N matches, $C in flight, plain HTTP" >&2
+OURS_PLAIN="$("$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --plain-http)"
+echo "velha-server: $N matches, $C in flight, HTTPS" >&2
+OURS_TLS="$("$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256)"
 
-python3 - "$PEER_OUT" "$OURS_OUT" <<'PY'
+python3 - "$PEER_OUT" "$OURS_PLAIN" "$OURS_TLS" <<'PY'
 import json, sys
 
 def read(out):
@@ -47,17 +51,28 @@ def read(out):
         "errors": run["errors"],
     }
 
-peer, ours = read(sys.argv[1]), read(sys.argv[2])
+peer, plain, tls = (read(o) for o in sys.argv[1:4])
 goals = {"server CPU ms/match": ("ratio", 0.1), "move p99 ms": ("below", 10.0),
          "server peak MB": ("ratio", 0.5)}
-print(f"{'':24}{'boardgame.io':>14}{'velha-server':>14}{'ours/peer':>11}  goal")
+
+def judged(key, o, ratio):
+    if key not in goals:
+        return ""
+    kind, bound = goals[key]
+    return "met" if (ratio <= bound if kind == "ratio" else o < bound) else "MISSED"
+
+print(f"{'':22}{'boardgame.io':>13}{'velha HTTP':>12}{'ratio':>8}{'velha HTTPS':>13}{'ratio':>8}  goal (HTTP, HTTPS)")
 for key in peer:
-    p, o = peer[key], ours[key]
-    ratio = o / p if p else float("nan")
+    p = peer[key]
+    cells, marks = "", []
+    for ours in (plain, tls):
+        o = ours[key]
+        ratio = o / p if p else float("nan")
+        cells += f"{o:>12.2f}{ratio:>8.3f}" if ours is plain else f"{o:>13.2f}{ratio:>8.3f}"
+        marks.append(judged(key, o, ratio))
     goal = ""
     if key in goals:
         kind, bound = goals[key]
-        met = ratio <= bound if kind == "ratio" else o < bound
-        goal = (f"≤ {bound:g}× " if kind == "ratio" else f"< {bound:g} ms ") + ("met" if met else "MISSED")
-    print(f"{key:24}{p:>14.2f}{o:>14.2f}{ratio:>11.3f}  {goal}")
+        goal = (f"≤ {bound:g}× " if kind == "ratio" else f"< {bound:g} ms ") + ", ".join(marks)
+    print(f"{key:22}{p:>13.2f}{cells}  {goal}")
 PY

@@ -38,7 +38,8 @@ fn transport(e: impl std::fmt::Display) -> ApiError {
 }
 
 impl Client {
-    /// A client of `base` (`https://host:port`) trusting the certificate in `root_pem`.
+    /// A client of `base` (`https://host:port`, or `http://` for a server behind a balancer)
+    /// trusting the certificate in `root_pem`.
     pub fn new(base: &str, root_pem: &[u8]) -> Result<Client, String> {
         let mut roots = rustls::RootCertStore::empty();
         for cert in CertificateDer::pem_slice_iter(root_pem) {
@@ -420,7 +421,12 @@ impl Client {
         headers: &[(&'static str, &str)],
     ) -> Result<Socket<Out, In>, String> {
         use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-        let url = format!("{}{path}", self.base.replacen("https://", "wss://", 1));
+        let url = format!(
+            "{}{path}",
+            self.base
+                .replacen("https://", "wss://", 1)
+                .replacen("http://", "ws://", 1)
+        );
         let mut request = url.into_client_request().map_err(|e| e.to_string())?;
         for (name, value) in headers {
             let value = value

@@ -79,6 +79,10 @@ struct Args {
     /// The balancer's script (with `--processes` over 1, or `--nginx`).
     #[arg(long, default_value = "scripts/balancer.sh")]
     balancer: PathBuf,
+    /// One process, spoken to over plain HTTP and WebSocket (`velha-server --plain-http`, as
+    /// behind a balancer that ends TLS): the peer harness's transport.
+    #[arg(long, conflicts_with_all = ["nginx", "processes"])]
+    plain_http: bool,
 }
 
 impl Args {
@@ -302,6 +306,9 @@ async fn start_one(
         ])
         .arg("--data-dir")
         .arg(dir);
+    if args.plain_http {
+        command.arg("--plain-http");
+    }
     if let Some(first) = tls_from {
         command
             .arg("--tls-cert")
@@ -369,7 +376,11 @@ async fn start_servers(args: &Args) -> Result<Started, String> {
         bases.push(base);
     }
     let pids = children.iter().map(|c| c.id().unwrap_or(0)).collect();
-    let cert = std::fs::read(first_dir.join("dev-cert.pem")).map_err(|e| e.to_string())?;
+    let cert = if args.plain_http {
+        Vec::new()
+    } else {
+        std::fs::read(first_dir.join("dev-cert.pem")).map_err(|e| e.to_string())?
+    };
     let (base, balancer) = if args.processes > 1 || args.nginx {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())

@@ -311,12 +311,16 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     let store = Store::open(&url)
         .await
         .map_err(|e| format!("cannot open the database: {e}"))?;
-    let files = tls::cert_files(
-        serve.tls_cert.clone(),
-        serve.tls_key.clone(),
-        &storage.data_dir,
-    )?;
-    let tls = tls::server_config(&files)?;
+    let tls = if serve.plain_http {
+        None
+    } else {
+        let files = tls::cert_files(
+            serve.tls_cert.clone(),
+            serve.tls_key.clone(),
+            &storage.data_dir,
+        )?;
+        Some(tls::server_config(&files)?)
+    };
     let clocks = Clocks {
         move_ms: i64::try_from(serve.move_time_ms).unwrap_or(i64::MAX / 4),
         grace_ms: i64::try_from(serve.reconnect_grace_ms).unwrap_or(i64::MAX / 4),
@@ -433,24 +437,36 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     });
     let listening = handle.clone();
     let backend = store.backend();
+    let scheme = if tls.is_some() { "https" } else { "http" };
     tokio::spawn(async move {
         if let Some(addr) = listening.listening().await {
-            tracing::info!(%addr, ?backend, resumed, "serving");
+            tracing::info!(%addr, ?backend, resumed, scheme, "serving");
             // The one line on standard output: scripts and tests read the address from it.
-            println!("velha-server listening on https://{addr}");
+            println!("velha-server listening on {scheme}://{addr}");
         }
     });
-    let config = axum_server::tls_rustls::RustlsConfig::from_config(tls);
     // TCP_NODELAY on every connection: a move is one small frame, and without it the frame
     // waits for the peer's delayed ACK (about 40 ms on Linux) whenever one is outstanding.
-    let acceptor = axum_server::tls_rustls::RustlsAcceptor::new(config)
-        .acceptor(axum_server::accept::NoDelayAcceptor::new());
-    axum_server::bind(serve.listen)
-        .acceptor(acceptor)
-        .handle(handle)
-        .serve(router.into_make_service_with_connect_info::<SocketAddr>())
-        .await
-        .map_err(|e| format!("cannot serve on {}: {e}", serve.listen))?;
+    let nodelay = axum_server::accept::NoDelayAcceptor::new();
+    let service = router.into_make_service_with_connect_info::<SocketAddr>();
+    let served = match tls {
+        Some(tls) => {
+            let config = axum_server::tls_rustls::RustlsConfig::from_config(tls);
+            axum_server::bind(serve.listen)
+                .acceptor(axum_server::tls_rustls::RustlsAcceptor::new(config).acceptor(nodelay))
+                .handle(handle)
+                .serve(service)
+                .await
+        }
+        None => {
+            axum_server::bind(serve.listen)
+                .acceptor(nodelay)
+                .handle(handle)
+                .serve(service)
+                .await
+        }
+    };
+    served.map_err(|e| format!("cannot serve on {}: {e}", serve.listen))?;
     store.close().await;
     Ok(())
 }

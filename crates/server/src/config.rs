@@ -52,6 +52,16 @@ pub struct Serve {
     /// PEM private key of the certificate.
     #[arg(long, env = "VELHA_TLS_KEY", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    /// Serve plain HTTP and WebSocket instead: only behind a load balancer that ends TLS, on a
+    /// network nobody else reaches (browsers keep the Secure session cookie for HTTPS only, so
+    /// HTTPS must be in front). Needs --forwarded-for-header, as only a proxy reaches it.
+    #[arg(
+        long,
+        env = "VELHA_PLAIN_HTTP",
+        conflicts_with = "tls_cert",
+        requires = "forwarded_for_header"
+    )]
+    pub plain_http: bool,
     /// Folder of the web build of the app, served at /. Without it only the API is served.
     #[arg(long, env = "VELHA_WEB_ROOT")]
     pub web_root: Option<PathBuf>,

@@ -65,7 +65,7 @@ pub struct Server {
     listen: String,
 }
 
-fn bin() -> &'static str {
+pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_velha-server")
 }
 
@@ -119,13 +119,19 @@ impl Server {
             .strip_prefix("velha-server listening on ")
             .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
             .to_owned();
-        self.listen = base.trim_start_matches("https://").to_owned();
+        self.listen = base
+            .trim_start_matches("https://")
+            .trim_start_matches("http://")
+            .to_owned();
+        let plain = base.starts_with("http://");
         self.base = base;
         let cert = match self.extra.iter().position(|a| a == "--tls-cert") {
             Some(i) => std::path::PathBuf::from(&self.extra[i + 1]),
             None => self.dir.path().join("dev-cert.pem"),
         };
-        self.cert = std::fs::read(cert).expect("the server's certificate");
+        if !plain {
+            self.cert = std::fs::read(cert).expect("the server's certificate");
+        }
         self.child = Some(child);
     }
 

@@ -341,6 +341,42 @@ async fn classic_r09_racing_moves_of_one_seat_play_exactly_one(db: Db) {
 }
 on_both!(classic_r09_racing_moves_of_one_seat_play_exactly_one);
 
+/// Behind a balancer that ends TLS, a process may speak plain HTTP: the same rooms, live.
+async fn plain_http_behind_a_balancer_serves_rooms_live_and_never_alone(db: Db) {
+    let server = Server::start(
+        db,
+        &["--plain-http", "--forwarded-for-header", "x-forwarded-for"],
+    )
+    .await;
+    assert!(server.base.starts_with("http://"), "{}", server.base);
+    let c = server.client();
+    let made = c
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let id = made.room.id.clone();
+    let seat = c
+        .join_room(&id, "Bia", Some(Avatar::Rabisco))
+        .await
+        .unwrap();
+    let mut o = c.room_live(&id, &seat.credential).await.unwrap();
+    heard(&mut o, room_at_ply(0)).await;
+    c.room_act(&id, &made.credential, RoomAct::Play { cell: "b2".into() })
+        .await
+        .unwrap();
+    heard(&mut o, room_at_ply(1)).await;
+    // Without the balancer's header it would count every player as the balancer: refused.
+    let alone = std::process::Command::new(crate::common::bin())
+        .args(["--plain-http", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(tempfile::tempdir().unwrap().path())
+        .output()
+        .unwrap();
+    assert!(!alone.status.success());
+    let said = String::from_utf8_lossy(&alone.stderr);
+    assert!(said.contains("--forwarded-for-header"), "{said}");
+}
+on_both!(plain_http_behind_a_balancer_serves_rooms_live_and_never_alone);
+
 /// A classic room whose creator X played a1 `ago` ms before now, O to move: written through
 /// the store with the rules' clock set back (the server's clock then decides); its id and the
 /// credentials of X and O.
