@@ -12,6 +12,9 @@ use super::rooms::RoomRow;
 
 /// Rooms kept at most (a room is about a kilobyte): far more than are played at once.
 const CAPACITY: usize = 2048;
+/// Rooms forgotten at once when it is full, the least recently used: one pass over the cache
+/// for this many new rooms.
+const EVICT: usize = CAPACITY / 8;
 
 struct Entry {
     row: RoomRow,
@@ -83,14 +86,10 @@ impl RoomCache {
             entry.used = now;
             return;
         }
-        if rooms.map.len() >= CAPACITY
-            && let Some(oldest) = rooms
-                .map
-                .iter()
-                .min_by_key(|(_, e)| e.used)
-                .map(|(id, _)| id.clone())
-        {
-            rooms.map.remove(&oldest);
+        if rooms.map.len() >= CAPACITY {
+            let mut ages: Vec<u64> = rooms.map.values().map(|e| e.used).collect();
+            let (_, &mut cut, _) = ages.select_nth_unstable(EVICT - 1);
+            rooms.map.retain(|_, e| e.used > cut);
         }
         rooms.map.insert(
             row.id.clone(),
@@ -151,12 +150,13 @@ mod tests {
         for i in 0..CAPACITY {
             cache.put(&row(&format!("r{i}"), 0));
         }
-        // r0 is used again, so r1 is now the least recent.
+        // r0 is used again, so r1 … r{EVICT} are now the least recent.
         assert!(cache.get("r0").is_some());
         cache.put(&row("new", 0));
-        assert_eq!(cache.lock().map.len(), CAPACITY);
+        assert_eq!(cache.lock().map.len(), CAPACITY - EVICT + 1);
         assert!(cache.get("r0").is_some() && cache.get("new").is_some());
-        assert!(cache.get("r1").is_none());
+        assert!((1..=EVICT).all(|i| cache.get(&format!("r{i}")).is_none()));
+        assert!(cache.get(&format!("r{}", EVICT + 1)).is_some());
     }
 
     #[test]

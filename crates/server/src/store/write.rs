@@ -39,8 +39,8 @@ enum Undo {
 /// SQLite's group-commit writer.
 pub(super) struct Writer {
     batch: Arc<Mutex<Batch>>,
-    /// Wakes the committer when a write waits for a COMMIT.
-    wake: Notify,
+    /// Wakes the committer when a write waits for a COMMIT, or the writer is gone.
+    wake: Arc<Notify>,
     /// Batches committed so far.
     batches: AtomicU64,
 }
@@ -139,16 +139,18 @@ impl Writer {
                 abandoned: None,
                 waiting: Vec::new(),
             })),
-            wake: Notify::new(),
+            wake: Arc::new(Notify::new()),
             batches: AtomicU64::new(0),
         });
-        let committer = Arc::downgrade(&writer);
+        // The committer holds the writer only while committing, so a store dropped without
+        // closing takes its connection and this task with it.
+        let (committer, wake) = (Arc::downgrade(&writer), writer.wake.clone());
         tokio::spawn(async move {
             loop {
+                wake.notified().await;
                 let Some(writer) = committer.upgrade() else {
                     return;
                 };
-                writer.wake.notified().await;
                 // Writes queued for the lock before this one join the batch first: the
                 // lock is fair, so a busy server commits many writes at once.
                 let mut batch = writer.batch.lock().await;
@@ -172,6 +174,12 @@ impl Writer {
         if let Some(conn) = batch.conn.take() {
             let _ = sqlx::Connection::close(conn).await;
         }
+        self.wake.notify_one();
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
         self.wake.notify_one();
     }
 }
@@ -501,6 +509,16 @@ mod tests {
         assert!(!kept(&store, "a").await && !kept(&store, "b").await);
         insert(&store, "t", "c").await.unwrap();
         assert!(kept(&store, "c").await);
+    }
+
+    #[tokio::test]
+    async fn a_store_dropped_unclosed_lets_its_writer_go() {
+        let (_dir, store) = store().await;
+        insert(&store, "t", "a").await.unwrap();
+        let writer = std::sync::Arc::downgrade(store.writer.as_ref().unwrap());
+        drop(store);
+        settle().await;
+        assert!(writer.upgrade().is_none(), "the committer let it go");
     }
 
     #[tokio::test]
