@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc};
 use velha_api::{Ending, ErrorCode, MatchView, OpenMatch, Refusal, RoomView, ServerMsg};
+use velha_rules::Cube;
 
 use crate::store::{Backend, LobbyList, MatchRow, SeatChange, Store};
 use crate::token::{new_id, now_ms};
@@ -496,7 +497,8 @@ impl Hub {
             if live.velha_to_move() != Some(ply) {
                 return;
             }
-            let earlier = match hub.store.positions_of(&match_id).await {
+            let start = Cube::new(live.position().level()).to_string();
+            let earlier = match hub.store.positions_of(&match_id, &start).await {
                 Ok(positions) => positions.iter().filter_map(|p| p.parse().ok()).collect(),
                 Err(e) => {
                     tracing::error!(error = %e, "the Velha cannot read the game");

@@ -427,19 +427,25 @@ impl Store {
             .collect()
     }
 
-    /// The positions a match went through after each of its moves but the last, oldest first
-    /// (the Velha's memory of the game; its start is not stored).
-    pub async fn positions_of(&self, id: &str) -> Result<Vec<String>, sqlx::Error> {
+    /// The positions a match went through before its current one, oldest first: `start`
+    /// (not stored: every match of a level starts alike), then the one after each move but
+    /// the last; the latest 4 096 of them (the Velha's memory of the game).
+    pub async fn positions_of(&self, id: &str, start: &str) -> Result<Vec<String>, sqlx::Error> {
+        const KEPT: usize = 4096;
         let rows = sqlx::query(
-            "SELECT position FROM moves WHERE match_id = $1 ORDER BY ply DESC LIMIT 4096",
+            "SELECT position FROM moves WHERE match_id = $1 ORDER BY ply DESC LIMIT $2",
         )
         .bind(id)
+        .bind(KEPT as i64)
         .fetch_all(&self.pool)
         .await?;
         let mut positions = rows
             .iter()
             .map(|r| r.try_get("position"))
             .collect::<Result<Vec<String>, _>>()?;
+        if positions.len() < KEPT {
+            positions.push(start.to_owned());
+        }
         positions.reverse();
         positions.pop();
         Ok(positions)

@@ -1,6 +1,8 @@
 //! Jogo da Velha 2.0's competitive mode in the database (ON-V01, V2-R06): the queue, pairing
 //! by rating, the ratings changed in the transaction that ends a match, and the leaderboard.
 
+use std::collections::BTreeSet;
+
 use sqlx::{AnyConnection, Row};
 use velha_api::{MatchGame, MatchState, RatingRow, Scope, Seat, accepted_difference};
 use velha_rules::{INITIAL_RATING, RatedResult, rating_after};
@@ -20,35 +22,65 @@ pub struct Waiting {
 }
 
 /// Two waiting players whose difference both accept at `now`, oldest waiting first: each
-/// player, in the order they joined, takes the closest rating among those not yet taken.
+/// player, in the order they joined, takes the closest rating among those not yet taken (the
+/// earlier joined on a tie). Each player looks outwards from their own rating only as far as
+/// they accept, so a long queue costs about n log n, not n² (every process pairs every round).
 pub fn pairs(waiting: &[Waiting], now: i64) -> Vec<(usize, usize)> {
-    let accepts = |w: &Waiting| accepted_difference(u64::try_from(now - w.joined_at).unwrap_or(0));
+    let accepts: Vec<u32> = waiting
+        .iter()
+        .map(|w| accepted_difference(u64::try_from(now - w.joined_at).unwrap_or(0)))
+        .collect();
     let mut order: Vec<usize> = (0..waiting.len()).collect();
     order.sort_by_key(|&i| (waiting[i].joined_at, waiting[i].account_id.clone()));
-    let mut taken = vec![false; waiting.len()];
+    // Not yet taken, by (rating, rank in joining order): ties of rating go to the earlier.
+    let mut free: BTreeSet<(u64, usize)> = order
+        .iter()
+        .enumerate()
+        .map(|(rank, &i)| (u64::from(waiting[i].rating), rank))
+        .collect();
     let mut found = Vec::new();
-    for &a in &order {
-        if taken[a] {
+    for (rank, &a) in order.iter().enumerate() {
+        let rating = u64::from(waiting[a].rating);
+        if !free.remove(&(rating, rank)) {
             continue;
         }
-        let best = order
-            .iter()
-            .copied()
-            .filter(|&b| b != a && !taken[b])
-            .filter(|&b| {
-                let diff = waiting[a].rating.abs_diff(waiting[b].rating);
-                diff <= accepts(&waiting[a]).min(accepts(&waiting[b]))
-            })
-            .min_by_key(|&b| {
-                (
-                    waiting[a].rating.abs_diff(waiting[b].rating),
-                    waiting[b].joined_at,
-                )
-            });
+        let reach = u64::from(accepts[a]);
+        let mut below = free.range(..(rating + 1, 0)).rev().peekable();
+        let mut above = free.range((rating + 1, 0)..).peekable();
+        let mut best = None;
+        loop {
+            let gap = |&&(r, _): &&(u64, usize)| r.abs_diff(rating);
+            let Some(d) = [below.peek().map(gap), above.peek().map(gap)]
+                .into_iter()
+                .flatten()
+                .min()
+            else {
+                break;
+            };
+            if d > reach {
+                break;
+            }
+            // Everyone this far away, on either side; the earliest joined who accepts it.
+            let mut at_d = Vec::new();
+            while let Some(&&c) = below.peek().filter(|c| gap(c) == d) {
+                at_d.push(c);
+                below.next();
+            }
+            while let Some(&&c) = above.peek().filter(|c| gap(c) == d) {
+                at_d.push(c);
+                above.next();
+            }
+            best = at_d
+                .into_iter()
+                .filter(|&(_, r)| d <= u64::from(accepts[order[r]]))
+                .min_by_key(|&(_, r)| r);
+            if best.is_some() {
+                break;
+            }
+        }
         if let Some(b) = best {
-            taken[a] = true;
-            taken[b] = true;
-            found.push((a, b));
+            free.remove(&b);
+            found.push((a, order[b.1]));
         }
     }
     found
@@ -399,6 +431,72 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// The plain pairing: each player in joining order scans everyone left.
+    fn pairs_plain(waiting: &[Waiting], now: i64) -> Vec<(usize, usize)> {
+        let accepts =
+            |w: &Waiting| accepted_difference(u64::try_from(now - w.joined_at).unwrap_or(0));
+        let mut order: Vec<usize> = (0..waiting.len()).collect();
+        order.sort_by_key(|&i| (waiting[i].joined_at, waiting[i].account_id.clone()));
+        let mut taken = vec![false; waiting.len()];
+        let mut found = Vec::new();
+        for &a in &order {
+            if taken[a] {
+                continue;
+            }
+            let best = order
+                .iter()
+                .copied()
+                .filter(|&b| b != a && !taken[b])
+                .filter(|&b| {
+                    let diff = waiting[a].rating.abs_diff(waiting[b].rating);
+                    diff <= accepts(&waiting[a]).min(accepts(&waiting[b]))
+                })
+                .min_by_key(|&b| {
+                    (
+                        waiting[a].rating.abs_diff(waiting[b].rating),
+                        waiting[b].joined_at,
+                    )
+                });
+            if let Some(b) = best {
+                taken[a] = true;
+                taken[b] = true;
+                found.push((a, b));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn on_v01_pairing_matches_the_plain_scan_of_everyone() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..3_000 {
+            let n = (next() % 80) as usize;
+            let now = 1_000_000;
+            // Few distinct ratings and join times in some rounds: ties everywhere.
+            let (ratings, joins) = if round % 3 == 0 { (8, 4) } else { (2_400, 200) };
+            let waiting: Vec<Waiting> = (0..n)
+                .map(|_| {
+                    w(
+                        &format!("p{}", next() % 1_000),
+                        400 + (next() % ratings) as u32 * (2_400 / ratings as u32),
+                        now - (next() % joins) as i64 * 1_000,
+                    )
+                })
+                .collect();
+            assert_eq!(
+                pairs(&waiting, now),
+                pairs_plain(&waiting, now),
+                "{waiting:?}"
+            );
         }
     }
 

@@ -341,6 +341,7 @@ async fn on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group(db: Db
     // Ana plays whatever comes first; the Velha answers every turn with legal actions (each
     // is checked against the rules here too), until the game ends or Ana gives up.
     let mut cube: Cube = view.position.parse().unwrap();
+    let mut seen = vec![view.position.clone()];
     let mut ply = 0;
     let ending = loop {
         if ply >= 40 {
@@ -378,6 +379,7 @@ async fn on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group(db: Db
                     cube.play(a.parse().unwrap()).expect("a legal action");
                 }
                 assert_eq!(cube.to_string(), position, "{by:?} {actions:?}");
+                seen.push(position);
                 ply = now;
             }
             ServerMsg::Ended { ending, scored, .. } => {
@@ -388,6 +390,12 @@ async fn on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group(db: Db
         }
     };
     assert!(ply >= 2, "she played");
+    // Her memory of the game, as any process reads it back: every position before the last,
+    // from the start.
+    let store = Store::open(&server.database_url()).await.unwrap();
+    let remembered = store.positions_of(&view.id, &seen[0]).await.unwrap();
+    assert_eq!(remembered, seen[..seen.len() - 1]);
+    store.close().await;
     // Win 3, loss 0 (and a loss puts her below Bia, who lost nothing).
     let expected = if ending.winner == Some(Seat::X) {
         vec![("ana".into(), 3, 0, 1), ("bia".into(), 0, 0, 0)]
