@@ -381,17 +381,21 @@ mod tests {
         }
     }
 
-    /// ON-V01 against a plain oracle: every pair made is accepted by both players, nobody is in
-    /// two pairs, and no two players left unpaired would accept each other.
-    #[test]
-    fn on_v01_pairs_are_accepted_by_both_and_leave_no_acceptable_pair() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
+    /// Random numbers, the same on every run.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             seed
-        };
+        }
+    }
+
+    /// ON-V01 against a plain oracle: every pair made is accepted by both players, nobody is in
+    /// two pairs, and no two players left unpaired would accept each other.
+    #[test]
+    fn on_v01_pairs_are_accepted_by_both_and_leave_no_acceptable_pair() {
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
         for _ in 0..2_000 {
             let n = (next() % 12) as usize;
             let now = 1_000_000;
@@ -471,13 +475,7 @@ mod tests {
 
     #[test]
     fn on_v01_pairing_matches_the_plain_scan_of_everyone() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
         for round in 0..3_000 {
             let n = (next() % 80) as usize;
             let now = 1_000_000;

@@ -382,6 +382,17 @@ mod tests {
             .is_some()
     }
 
+    /// A write that inserted `k` and holds the writer until it ends.
+    async fn holding<'s>(store: &'s Store, k: &str) -> super::Write<'s> {
+        let mut write = store.write().await.unwrap();
+        sqlx::query("INSERT INTO t (k) VALUES ($1)")
+            .bind(k)
+            .execute(&mut *write)
+            .await
+            .unwrap();
+        write
+    }
+
     fn batches(store: &Store) -> u64 {
         let writer = store.writer.as_ref().unwrap();
         writer.batches.load(super::Ordering::Relaxed)
@@ -395,11 +406,7 @@ mod tests {
     #[tokio::test]
     async fn writes_queued_during_a_commit_share_the_next_one_and_each_is_kept_when_told() {
         let (_dir, store) = store().await;
-        let mut first = store.write().await.unwrap();
-        sqlx::query("INSERT INTO t (k) VALUES ('first')")
-            .execute(&mut *first)
-            .await
-            .unwrap();
+        let first = holding(&store, "first").await;
         let before = batches(&store);
         let queued: Vec<_> = (0..20)
             .map(|i| {
@@ -463,11 +470,7 @@ mod tests {
     #[tokio::test]
     async fn a_write_refused_over_an_uncommitted_row_answers_once_that_row_is_kept() {
         let (_dir, store) = store().await;
-        let mut first = store.write().await.unwrap();
-        sqlx::query("INSERT INTO t (k) VALUES ('k')")
-            .execute(&mut *first)
-            .await
-            .unwrap();
+        let first = holding(&store, "k").await;
         let racer = {
             let store = store.clone();
             tokio::spawn(async move {
@@ -490,11 +493,7 @@ mod tests {
     #[tokio::test]
     async fn a_batch_that_cannot_commit_tells_every_write_in_it_and_the_next_one_works() {
         let (_dir, store) = store().await;
-        let mut first = store.write().await.unwrap();
-        sqlx::query("INSERT INTO t (k) VALUES ('a')")
-            .execute(&mut *first)
-            .await
-            .unwrap();
+        let first = holding(&store, "a").await;
         let spawn = |table: &'static str, k: &'static str| {
             let store = store.clone();
             tokio::spawn(async move { insert(&store, table, k).await })

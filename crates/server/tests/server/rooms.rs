@@ -11,7 +11,7 @@ use velha_api::{
     Avatar, ErrorCode, ReplayEndHow, ReplayGame, RoomAct, RoomBoard, RoomEndHow, RoomServerMsg,
     RoomView, Seat,
 };
-use velha_load::RoomLive;
+use velha_load::{Client, RoomLive};
 use velha_rules::Player;
 use velha_rules::room::{Avatar as RulesAvatar, Room, RoomGame};
 use velha_server::store::{RoomSave, Store};
@@ -295,21 +295,27 @@ async fn on_r02_joins_racing_for_the_free_seat_seat_exactly_one(db: Db) {
 }
 on_both!(on_r02_joins_racing_for_the_free_seat_seat_exactly_one);
 
+/// A classic room with Ana (X, Nino) and Bia (O, Rabisco) seated: its id and both credentials.
+async fn seated_classic(c: &Client) -> (String, String, String) {
+    let made = c
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let seat = c
+        .join_room(&made.room.id, "Bia", Some(Avatar::Rabisco))
+        .await
+        .unwrap();
+    (made.room.id, made.credential, seat.credential)
+}
+
 async fn classic_r09_racing_moves_of_one_seat_play_exactly_one(db: Db) {
     let server = Server::start(db, &[]).await;
     let c = server.client();
     for round in 0..5 {
-        let made = c
-            .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
-            .await
-            .unwrap();
-        let id = made.room.id;
-        c.join_room(&id, "Bia", Some(Avatar::Rabisco))
-            .await
-            .unwrap();
+        let (id, x, _) = seated_classic(&c).await;
         let cells = ["a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3"];
         let tries = cells.iter().map(|cell| {
-            let (c, id, credential) = (c.clone(), id.clone(), made.credential.clone());
+            let (c, id, credential) = (c.clone(), id.clone(), x.clone());
             let act = RoomAct::Play {
                 cell: (*cell).to_owned(),
             };
@@ -350,21 +356,13 @@ async fn plain_http_behind_a_balancer_serves_rooms_live_and_never_alone(db: Db) 
     .await;
     assert!(server.base.starts_with("http://"), "{}", server.base);
     let c = server.client();
-    let made = c
-        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+    let (id, x, o) = seated_classic(&c).await;
+    let mut o_live = c.room_live(&id, &o).await.unwrap();
+    heard(&mut o_live, room_at_ply(0)).await;
+    c.room_act(&id, &x, RoomAct::Play { cell: "b2".into() })
         .await
         .unwrap();
-    let id = made.room.id.clone();
-    let seat = c
-        .join_room(&id, "Bia", Some(Avatar::Rabisco))
-        .await
-        .unwrap();
-    let mut o = c.room_live(&id, &seat.credential).await.unwrap();
-    heard(&mut o, room_at_ply(0)).await;
-    c.room_act(&id, &made.credential, RoomAct::Play { cell: "b2".into() })
-        .await
-        .unwrap();
-    heard(&mut o, room_at_ply(1)).await;
+    heard(&mut o_live, room_at_ply(1)).await;
     // Without the balancer's header it would count every player as the balancer: refused.
     let alone = std::process::Command::new(crate::common::bin())
         .args(["--plain-http", "--listen", "127.0.0.1:0", "--data-dir"])
@@ -537,15 +535,7 @@ async fn refused_hello(server: &Server, room: &str, first: &str) -> (ErrorCode, 
 async fn on_r02_a_rooms_connection_refuses_garbage_and_oversized_frames(db: Db) {
     let server = Server::start(db, &[]).await;
     let c = server.client();
-    let made = c
-        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
-        .await
-        .unwrap();
-    let id = made.room.id.clone();
-    let seat = c
-        .join_room(&id, "Bia", Some(Avatar::Rabisco))
-        .await
-        .unwrap();
+    let (id, x, o) = seated_classic(&c).await;
 
     for (room, first, want, says) in [
         (
@@ -588,7 +578,7 @@ async fn on_r02_a_rooms_connection_refuses_garbage_and_oversized_frames(db: Db) 
     // it with 1009 and the room goes on for everyone else.
     let mut watcher = c.room_live(&id, "").await.unwrap();
     heard(&mut watcher, room_at_ply(0)).await;
-    let mut rude = c.room_live(&id, &seat.credential).await.unwrap();
+    let mut rude = c.room_live(&id, &o).await.unwrap();
     heard(&mut rude, room_at_ply(0)).await;
     rude.send_text("[1, 2").await.unwrap();
     let answer = rude
@@ -618,7 +608,7 @@ async fn on_r02_a_rooms_connection_refuses_garbage_and_oversized_frames(db: Db) 
         "{answer:?}"
     );
     assert_eq!(send_oversized(&mut rude).await.0, 1009);
-    c.room_act(&id, &made.credential, play("b2")).await.unwrap();
+    c.room_act(&id, &x, play("b2")).await.unwrap();
     heard(&mut watcher, room_at_ply(1)).await;
     // Before hello, too.
     let mut fresh = c.room_live_without_hello(&id).await.unwrap();
