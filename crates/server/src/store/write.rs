@@ -167,6 +167,16 @@ impl Writer {
         Ok(writer)
     }
 
+    /// Lets go of the batch and waits for its COMMIT.
+    async fn committed(&self, mut batch: OwnedMutexGuard<Batch>) -> Verdict {
+        let (tell, told) = oneshot::channel();
+        batch.waiting.push(tell);
+        drop(batch);
+        self.wake.notify_one();
+        told.await
+            .unwrap_or_else(|_| Err("the store is closed".into()))
+    }
+
     /// Commits what is pending and closes the connection.
     pub(super) async fn close(&self) {
         let mut batch = self.batch.lock().await;
@@ -256,14 +266,9 @@ impl<'s> Write<'s> {
                     batch.abandoned = Some(undo);
                     return Err(e);
                 }
-                let (tell, told) = oneshot::channel();
-                batch.waiting.push(tell);
-                drop(batch);
-                writer.wake.notify_one();
-                match told.await {
-                    Ok(Ok(())) => Ok(()),
-                    Ok(Err(why)) => Err(sqlx::Error::Protocol(why.to_string())),
-                    Err(_) => Err(closed()),
+                match writer.committed(batch).await {
+                    Ok(()) => Ok(()),
+                    Err(why) => Err(sqlx::Error::Protocol(why.to_string())),
                 }
             }
             Kind::Ended => Err(closed()),
@@ -288,12 +293,8 @@ impl<'s> Write<'s> {
                 if !batch.open {
                     return Ok(());
                 }
-                let (tell, told) = oneshot::channel();
-                batch.waiting.push(tell);
-                drop(batch);
-                writer.wake.notify_one();
                 // Their fate is theirs to hear; this write kept nothing either way.
-                let _ = told.await;
+                let _ = writer.committed(batch).await;
                 Ok(())
             }
             Kind::Ended => Ok(()),
