@@ -44,11 +44,17 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
-    /// SQLite's one writing connection, which commits writes in batches (`write.rs`); a
-    /// connection that found the write lock taken would sleep in steps of up to 100 ms.
-    writer: Option<Arc<Writer>>,
-    /// SQLite's rooms, kept (`room_cache.rs`).
-    rooms: Option<Arc<RoomCache>>,
+    /// What SQLite, served by this one process, has besides: None on PostgreSQL.
+    sqlite: Option<Arc<OneProcess>>,
+}
+
+/// SQLite's one writing connection, which commits writes in batches (`write.rs`; a connection
+/// that found the write lock taken would sleep in steps of up to 100 ms), and its rooms, kept
+/// (`room_cache.rs`).
+#[derive(Debug)]
+struct OneProcess {
+    writer: Arc<Writer>,
+    rooms: RoomCache,
 }
 
 /// Every file of `crates/server/migrations`, oldest first: (version, description, SQL).
@@ -130,25 +136,31 @@ impl Store {
             });
         let pool = options.connect(url).await?;
         migrator().run(&pool).await?;
-        let writer = match backend {
-            Backend::Sqlite => Some(Writer::start(&pool).await?),
+        let sqlite = match backend {
+            Backend::Sqlite => Some(Arc::new(OneProcess {
+                writer: Writer::start(&pool).await?,
+                rooms: RoomCache::default(),
+            })),
             Backend::Postgres => None,
         };
-        let rooms = (backend == Backend::Sqlite).then(Arc::default);
         Ok(Store {
             pool,
             backend,
-            writer,
-            rooms,
+            sqlite,
         })
     }
 
     /// A write transaction (SQLite's joins the writer's batch).
     pub(crate) async fn write(&self) -> Result<Write<'_>, sqlx::Error> {
-        match &self.writer {
-            Some(writer) => Write::sqlite(writer).await,
+        match &self.sqlite {
+            Some(sqlite) => Write::sqlite(&sqlite.writer).await,
             None => Write::postgres(&self.pool).await,
         }
+    }
+
+    /// SQLite's kept rooms (none on PostgreSQL, whose processes share rooms).
+    fn room_cache(&self) -> Option<&RoomCache> {
+        self.sqlite.as_ref().map(|s| &s.rooms)
     }
 
     /// Which database this is.
@@ -158,8 +170,8 @@ impl Store {
 
     /// Closes every connection.
     pub async fn close(&self) {
-        if let Some(writer) = &self.writer {
-            writer.close().await;
+        if let Some(sqlite) = &self.sqlite {
+            sqlite.writer.close().await;
         }
         self.pool.close().await;
     }

@@ -92,7 +92,7 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        if let Some(cache) = &self.rooms {
+        if let Some(cache) = self.room_cache() {
             cache.put(&RoomRow {
                 id: id.to_owned(),
                 room: room.clone(),
@@ -107,7 +107,7 @@ impl Store {
 
     /// One room.
     pub async fn room(&self, id: &str) -> Result<Option<RoomRow>, sqlx::Error> {
-        if let Some(row) = self.rooms.as_ref().and_then(|c| c.get(id)) {
+        if let Some(row) = self.room_cache().and_then(|c| c.get(id)) {
             return Ok(Some(row));
         }
         let sql = format!("SELECT {ROOM_COLUMNS} FROM rooms r WHERE r.id = $1");
@@ -116,7 +116,7 @@ impl Store {
             .fetch_optional(&self.pool)
             .await?;
         let row = row.as_ref().map(room_from).transpose()?;
-        if let (Some(cache), Some(row)) = (&self.rooms, &row) {
+        if let (Some(cache), Some(row)) = (self.room_cache(), &row) {
             cache.put(row);
         }
         Ok(row)
@@ -128,11 +128,7 @@ impl Store {
         id: &str,
         credential_hash: &str,
     ) -> Result<Option<Seat>, sqlx::Error> {
-        if let Some(seat) = self
-            .rooms
-            .as_ref()
-            .and_then(|c| c.seat(id, credential_hash))
-        {
+        if let Some(seat) = self.room_cache().and_then(|c| c.seat(id, credential_hash)) {
             return Ok(Some(seat));
         }
         let row =
@@ -145,7 +141,7 @@ impl Store {
             Some(r) => {
                 let seat: String = r.try_get("seat")?;
                 let seat = seat_from(&seat).ok_or_else(|| corrupt("seat", &seat))?;
-                if let Some(cache) = &self.rooms {
+                if let Some(cache) = self.room_cache() {
                     cache.put_seat(id, credential_hash, seat);
                 }
                 Ok(Some(seat))
@@ -190,7 +186,7 @@ impl Store {
         }
         tx.commit().await?;
         let row = saved(before, after, before.game, before.ply);
-        if let Some(cache) = &self.rooms {
+        if let Some(cache) = self.room_cache() {
             cache.put(&row);
             cache.put_seat(&row.id, credential_hash, Seat::O);
         }
@@ -228,7 +224,7 @@ impl Store {
         }
         tx.commit().await?;
         let row = saved(before, save.after, game, ply);
-        if let Some(cache) = &self.rooms {
+        if let Some(cache) = self.room_cache() {
             cache.put(&row);
         }
         Ok(Some(row))
@@ -236,7 +232,7 @@ impl Store {
 
     /// The kept room proved stale: the next read goes to the database.
     fn forget_room(&self, id: &str) {
-        if let Some(cache) = &self.rooms {
+        if let Some(cache) = self.room_cache() {
             cache.forget(id);
         }
     }

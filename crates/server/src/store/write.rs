@@ -395,7 +395,7 @@ mod tests {
     }
 
     fn batches(store: &Store) -> u64 {
-        let writer = store.writer.as_ref().unwrap();
+        let writer = &store.sqlite.as_ref().unwrap().writer;
         writer.batches.load(super::Ordering::Relaxed)
     }
 
@@ -515,7 +515,7 @@ mod tests {
     async fn a_store_dropped_unclosed_lets_its_writer_go() {
         let (_dir, store) = store().await;
         insert(&store, "t", "a").await.unwrap();
-        let writer = std::sync::Arc::downgrade(store.writer.as_ref().unwrap());
+        let writer = std::sync::Arc::downgrade(&store.sqlite.as_ref().unwrap().writer);
         drop(store);
         settle().await;
         assert!(writer.upgrade().is_none(), "the committer let it go");
