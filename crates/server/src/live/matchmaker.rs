@@ -26,8 +26,8 @@ pub async fn pair_waiting(hub: &Arc<Hub>, now: i64) -> Result<usize, sqlx::Error
             .await?;
         if let Some(row) = made {
             tracing::info!(match_id = %row.id, x = x.rating, o = o.rating, "2.0 players paired");
-            match hub.start(&row).await {
-                Ok(()) => started += 1,
+            match hub.start(&row, &row.x_id).await {
+                Ok(_) => started += 1,
                 Err(e) => tracing::error!(error = %e, "a paired match could not start"),
             }
         }

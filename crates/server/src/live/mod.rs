@@ -456,8 +456,13 @@ impl Hub {
     }
 
     /// Starts a live match just made: both players are told, its clocks are looked after,
-    /// and a player without a connection anywhere has the reconnection grace to come.
-    pub async fn start(self: &Arc<Self>, row: &MatchRow) -> Result<(), String> {
+    /// and a player without a connection anywhere has the reconnection grace to come. The
+    /// match as `viewer` (one of its players) sees it now, read once for all of that.
+    pub async fn start(
+        self: &Arc<Self>,
+        row: &MatchRow,
+        viewer: &str,
+    ) -> Result<Option<MatchView>, String> {
         let until = now_ms() + self.clocks.grace_ms;
         for account in [Some(&row.x_id), row.o_id.as_ref().filter(|_| !row.velha)]
             .into_iter()
@@ -471,12 +476,12 @@ impl Hub {
         let Some(loaded) = load(self, &row.id).await? else {
             return Err(format!("match {}: not live", row.id));
         };
-        with_live!(loaded, live => {
+        Ok(with_live!(loaded, live => {
             let started = live.announce();
             self.publish(started).await;
             self.after_change(&row.id, live.next_wake(), live.velha_to_move());
-        });
-        Ok(())
+            live.view_for(viewer)
+        }))
     }
 
     /// After a match changed: when to look at it next, and the Velha's turn.
@@ -683,16 +688,8 @@ impl Hub {
         }
     }
 
-    /// A live match as `account` sees it, with its clocks now; None if not live or not
-    /// theirs.
-    pub async fn view(self: &Arc<Self>, account: &str, match_id: &str) -> Option<MatchView> {
-        match load(self, match_id).await {
-            Ok(Some(loaded)) => with_live!(loaded, live => live.view_for(account)),
-            _ => None,
-        }
-    }
-
-    /// The same for a match just read: None if it is not live or not theirs.
+    /// A match just read as `account` sees it, with its clocks now; None if it is not live or
+    /// not theirs.
     pub async fn view_of(self: &Arc<Self>, account: &str, row: MatchRow) -> Option<MatchView> {
         match from_row(self, row).await {
             Ok(Some(loaded)) => with_live!(loaded, live => live.view_for(account)),

@@ -444,11 +444,10 @@ pub async fn play_velha(
         .insert_velha_match(&row, now)
         .await
         .map_err(seat_refused)?;
-    app.hub.start(&row).await.map_err(|e| {
+    let view = app.hub.start(&row, &me.id).await.map_err(|e| {
         tracing::error!(error = %e, "could not start a match against the Velha");
         AppError::new(ErrorCode::Internal, "the match could not start")
     })?;
-    let view = app.hub.view(&me.id, &row.id).await;
     Ok((
         StatusCode::CREATED,
         Json(view.unwrap_or_else(|| stored_view(&row, &me.id))),

@@ -286,11 +286,10 @@ pub async fn join(
         .await?
         .ok_or_else(|| AppError::new(ErrorCode::Internal, "the match vanished"))?;
     app.hub.lobby_closed(&row.id, &list_of(&row)).await;
-    app.hub.start(&row).await.map_err(|e| {
+    let view = app.hub.start(&row, &me.id).await.map_err(|e| {
         tracing::error!(error = %e, "could not start a match");
         AppError::new(ErrorCode::Internal, "the match could not start")
     })?;
-    let view = app.hub.view(&me.id, &id).await;
     Ok(Json(view.unwrap_or_else(|| stored_view(&row, &me.id))))
 }
 
