@@ -7,6 +7,9 @@ use tracing_subscriber::EnvFilter;
 use velha_server::config::{Cli, Command, LogFormat};
 use velha_server::{admin, app, store::Store};
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();

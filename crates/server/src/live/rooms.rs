@@ -100,6 +100,25 @@ impl RoomWatches {
         u32::try_from(watching).unwrap_or(u32::MAX)
     }
 
+    /// Sends the room at `version` to the one connection `id` (its first view), unless
+    /// everyone was sent a later version already (which reached it too).
+    pub fn greet(&self, id: u64, view: &RoomView, version: i64) {
+        let rooms = self.lock();
+        let Some(watched) = rooms.get(&view.id) else {
+            return;
+        };
+        if version < watched.version {
+            return;
+        }
+        if let Some(w) = watched.watchers.iter().find(|w| w.id == id) {
+            let mut room = view.clone();
+            room.you = w.seat;
+            if w.tx.try_send(RoomServerMsg::Room { room }).is_err() {
+                w.close.notify_one();
+            }
+        }
+    }
+
     /// Sends the room at `version` to everyone watching it, each with their own seat, unless
     /// they were sent a later version already (views read before a change can arrive after
     /// it, from this process or another); a connection that does not read is dropped from the

@@ -122,6 +122,16 @@ async fn recount(app: &App, id: &str) {
     }
 }
 
+/// Sends the room as it is now to the one connection `watch_id`.
+async fn greet(app: &App, id: &str, watch_id: u64) {
+    if let Ok(Some(row)) = app.store.room(id).await {
+        let watching = app.hub.spectators(id).await;
+        app.hub
+            .rooms
+            .greet(watch_id, &view(&row, None, watching, now_ms()), row.version);
+    }
+}
+
 async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
     let seat = match hello(&app, &id, &mut socket).await {
         Ok(seat) => seat,
@@ -159,14 +169,19 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
         return;
     };
     let watch_id = watch.id;
-    // Everyone (this connection included) hears the room with the new number watching.
-    recount(&app, &id).await;
+    // A spectator changes the number watching, which everyone (this connection included)
+    // hears; a player's connection changes nothing the others see, so it alone hears the room.
+    if spectating {
+        recount(&app, &id).await;
+    } else {
+        greet(&app, &id, watch_id).await;
+    }
     serve(&app, &id, seat, socket, watch).await;
     app.hub.rooms.unwatch(&id, watch_id);
     if spectating {
         app.hub.unspectate(&id).await;
+        recount(&app, &id).await;
     }
-    recount(&app, &id).await;
 }
 
 async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: WebSocket, watch: RoomWatch) {

@@ -27,8 +27,8 @@ pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
 pub use rankings::{After, Rebuild, Standing, Tally};
 use room_cache::RoomCache;
 pub use rooms::{RoomRow, RoomSave};
-pub use write::Write;
 use write::Writer;
+pub use write::{Value, Whole, Write};
 
 /// Which database is behind the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,6 +155,14 @@ impl Store {
         match &self.sqlite {
             Some(sqlite) => Write::sqlite(&sqlite.writer).await,
             None => Write::postgres(&self.pool).await,
+        }
+    }
+
+    /// A write given whole (the writes the server makes most, a room's): whether it was kept.
+    pub(crate) async fn write_whole(&self, whole: Whole) -> Result<bool, sqlx::Error> {
+        match &self.sqlite {
+            Some(sqlite) => sqlite.writer.submit(whole).await,
+            None => whole.run_alone(&self.pool).await,
         }
     }
 

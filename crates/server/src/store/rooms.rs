@@ -1,12 +1,12 @@
 //! Invitation rooms (ON-R01 … ON-R05): the rules' `Room` as JSON, changed by compare-and-set
 //! on its version; the seats with their credentials; every action for the replay.
 
+use sqlx::Row;
 use sqlx::any::AnyRow;
-use sqlx::{AnyConnection, Row};
 use velha_api::Seat;
 use velha_rules::room::Room;
 
-use super::{Store, corrupt, seat_from, seat_str};
+use super::{Store, Value, Whole, corrupt, seat_from, seat_str};
 
 /// A room as stored.
 #[derive(Clone, Debug)]
@@ -71,27 +71,28 @@ impl Store {
         account: Option<&str>,
         now: i64,
     ) -> Result<(), sqlx::Error> {
-        let mut tx = self.write().await?;
-        sqlx::query(
-            "INSERT INTO rooms (id, board, state, version, game, ply, last_activity, created_at) \
-             VALUES ($1, $2, $3, 0, 0, 0, $4, $4)",
-        )
-        .bind(id)
-        .bind(board)
-        .bind(json(room))
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
-             VALUES ($1, 'X', $2, $3)",
-        )
-        .bind(id)
-        .bind(credential_hash)
-        .bind(account)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        let kept = self
+            .write_whole(Whole {
+                statements: &[
+                    "INSERT INTO rooms (id, board, state, version, game, ply, last_activity, \
+                     created_at) VALUES ($1, $2, $3, 0, 0, 0, $4, $4) RETURNING id",
+                    "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
+                     VALUES ($1, 'X', $5, $6) RETURNING seat",
+                ],
+                args: vec![
+                    Value::Text(id.to_owned()),
+                    Value::Text(board.to_owned()),
+                    Value::Text(json(room)),
+                    Value::Int(now),
+                    Value::Text(credential_hash.to_owned()),
+                    Value::MaybeText(account.map(str::to_owned)),
+                ],
+                expect: 2,
+            })
+            .await?;
+        if !kept {
+            return Err(sqlx::Error::Protocol(format!("room {id} was not stored")));
+        }
         if let Some(cache) = self.room_cache() {
             cache.put(&RoomRow {
                 id: id.to_owned(),
@@ -161,30 +162,31 @@ impl Store {
         account: Option<&str>,
         now: i64,
     ) -> Result<Option<RoomRow>, sqlx::Error> {
-        let mut tx = self.write().await?;
-        let seated = sqlx::query(
-            "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
-             VALUES ($1, 'O', $2, $3)",
-        )
-        .bind(&before.id)
-        .bind(credential_hash)
-        .bind(account)
-        .execute(&mut *tx)
-        .await;
+        let mut args = change_args(before, after, before.game, before.ply, now);
+        args.extend([
+            Value::Text(credential_hash.to_owned()),
+            Value::MaybeText(account.map(str::to_owned)),
+        ]);
+        let seated = self
+            .write_whole(Whole {
+                statements: &[
+                    "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
+                     VALUES ($5, 'O', $7, $8) RETURNING seat",
+                    COMPARE_AND_SET,
+                ],
+                args,
+                expect: 2,
+            })
+            .await;
+        // The seat taken (it is unique) or the version moved on: someone else came first.
         match seated {
-            Err(e) if unique_violation(&e) => {
-                tx.rollback().await?;
+            Ok(true) => {}
+            Err(e) if !unique_violation(&e) => return Err(e),
+            _ => {
                 self.forget_room(&before.id);
                 return Ok(None);
             }
-            other => other?,
-        };
-        if !compare_and_set(&mut tx, before, after, before.game, before.ply, now).await? {
-            tx.rollback().await?;
-            self.forget_room(&before.id);
-            return Ok(None);
         }
-        tx.commit().await?;
         let row = saved(before, after, before.game, before.ply);
         if let Some(cache) = self.room_cache() {
             cache.put(&row);
@@ -196,33 +198,45 @@ impl Store {
     /// Saves a change to a room and records its action: the room as stored now, or none when
     /// it changed since it was read (read it again).
     pub async fn save_room(&self, save: &RoomSave<'_>) -> Result<Option<RoomRow>, sqlx::Error> {
-        let mut tx = self.write().await?;
         let before = save.before;
         let (game, ply) = match (save.new_game, save.action) {
             (true, _) => (before.game + 1, 0),
             (false, Some(_)) => (before.game, before.ply + 1),
             (false, None) => (before.game, before.ply),
         };
-        if !compare_and_set(&mut tx, before, save.after, game, ply, save.now).await? {
-            tx.rollback().await?;
-            self.forget_room(&before.id);
-            return Ok(None);
+        let mut args = change_args(before, save.after, game, ply, save.now);
+        let whole = match save.action {
+            Some((seat, action)) => {
+                args.extend([
+                    Value::Text(seat_str(seat).to_owned()),
+                    Value::Text(action.to_owned()),
+                    Value::Int(save.now),
+                ]);
+                Whole {
+                    statements: &[
+                        COMPARE_AND_SET,
+                        "INSERT INTO room_moves (room_id, game, ply, seat, action, played_at) \
+                         VALUES ($5, $2, $3, $7, $8, $9) RETURNING ply",
+                    ],
+                    args,
+                    expect: 2,
+                }
+            }
+            None => Whole {
+                statements: &[COMPARE_AND_SET],
+                args,
+                expect: 1,
+            },
+        };
+        match self.write_whole(whole).await {
+            Ok(true) => {}
+            // Recording the action after a lost compare-and-set may meet the winner's.
+            Err(e) if !unique_violation(&e) => return Err(e),
+            _ => {
+                self.forget_room(&before.id);
+                return Ok(None);
+            }
         }
-        if let Some((seat, action)) = save.action {
-            sqlx::query(
-                "INSERT INTO room_moves (room_id, game, ply, seat, action, played_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(&before.id)
-            .bind(game)
-            .bind(ply)
-            .bind(seat_str(seat))
-            .bind(action)
-            .bind(save.now)
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
         let row = saved(before, save.after, game, ply);
         if let Some(cache) = self.room_cache() {
             cache.put(&row);
@@ -323,27 +337,19 @@ fn saved(before: &RoomRow, after: &Room, game: i64, ply: i64) -> RoomRow {
     }
 }
 
-/// Writes the room over the version it was read at; false when another change came first.
-async fn compare_and_set(
-    tx: &mut AnyConnection,
-    before: &RoomRow,
-    after: &Room,
-    game: i64,
-    ply: i64,
-    now: i64,
-) -> Result<bool, sqlx::Error> {
-    let last_activity = i64::try_from(after.last_activity_ms()).unwrap_or(now);
-    let done = sqlx::query(
-        "UPDATE rooms SET state = $1, version = version + 1, game = $2, ply = $3, \
-         last_activity = $4 WHERE id = $5 AND version = $6",
-    )
-    .bind(json(after))
-    .bind(game)
-    .bind(ply)
-    .bind(last_activity)
-    .bind(&before.id)
-    .bind(before.version)
-    .execute(&mut *tx)
-    .await?;
-    Ok(done.rows_affected() == 1)
+/// Writes the room over the version it was read at (arguments `$1`…`$6`, see `Change`),
+/// returning a row when no other change came first.
+const COMPARE_AND_SET: &str = "UPDATE rooms SET state = $1, version = version + 1, game = $2, \
+     ply = $3, last_activity = $4 WHERE id = $5 AND version = $6 RETURNING version";
+
+/// `COMPARE_AND_SET`'s arguments, `$1`…`$6`.
+fn change_args(before: &RoomRow, after: &Room, game: i64, ply: i64, now: i64) -> Vec<Value> {
+    vec![
+        Value::Text(json(after)),
+        Value::Int(game),
+        Value::Int(ply),
+        Value::Int(i64::try_from(after.last_activity_ms()).unwrap_or(now)),
+        Value::Text(before.id.clone()),
+        Value::Int(before.version),
+    ]
 }

@@ -3,6 +3,13 @@
 //! connection, inside a savepoint of the open batch, and waits for the batch's COMMIT before it
 //! returns; one COMMIT makes durable every write that ran while the last one was syncing. An
 //! error or a decline undoes only that write's savepoint.
+//!
+//! Each statement sent to SQLite is a hand-off to the connection's thread and back, and the
+//! writer is one at a time, so what a write does while it holds the writer bounds how many
+//! writes a second the server takes. A kept savepoint is released by the statement that opens
+//! the next write. The writes the server makes most (a room's) are given `Whole` to the
+//! committer, which runs every one queued back to back, each in one hand-off with what opens
+//! it, and then commits them: no write waits, holding the writer, for its task to be scheduled.
 
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
@@ -14,17 +21,23 @@ use tokio::sync::{Mutex, Notify, OwnedMutexGuard, oneshot};
 /// What a batch's COMMIT said, told to every write in it.
 type Verdict = Result<(), Arc<str>>;
 
+/// Tells one write what became of its batch.
+type Waiter = Box<dyn FnOnce(Verdict) + Send>;
+
 /// SQLite's one writing connection and the batch open on it.
 struct Batch {
     /// None once the store is closed.
     conn: Option<AnyConnection>,
     /// A transaction is open (BEGIN IMMEDIATE ran).
     open: bool,
+    /// The last write's savepoint is kept but not yet released: the next write releases it
+    /// (COMMIT ends it too).
+    unreleased: bool,
     /// A write was dropped half done: its savepoint (or the whole batch, when it was first)
     /// must be undone before anything else runs.
     abandoned: Option<Undo>,
     /// Writes waiting for the COMMIT.
-    waiting: Vec<oneshot::Sender<Verdict>>,
+    waiting: Vec<Waiter>,
 }
 
 /// How to undo one write.
@@ -39,8 +52,12 @@ enum Undo {
 /// SQLite's group-commit writer.
 pub(super) struct Writer {
     batch: Arc<Mutex<Batch>>,
-    /// Wakes the committer when a write waits for a COMMIT, or the writer is gone.
+    /// Wakes the committer when a write waits for a COMMIT or is queued, or the writer is
+    /// gone.
     wake: Arc<Notify>,
+    /// Writes given whole, for the committer to run. Each caller waits for its answer, so
+    /// there are never more than callers.
+    queue: std::sync::Mutex<Vec<Queued>>,
     /// Batches committed so far.
     batches: AtomicU64,
 }
@@ -73,10 +90,8 @@ impl Batch {
             Some(Undo::Batch) => self.fail("the write was undone").await,
             Some(Undo::Savepoint) => {
                 let undone = match self.conn() {
-                    Ok(conn) => {
-                        run(conn, "ROLLBACK TO w").await.is_ok()
-                            && run(conn, "RELEASE w").await.is_ok()
-                    }
+                    // Both in one hand-off: the query runs each statement of its text.
+                    Ok(conn) => run(conn, "ROLLBACK TO w; RELEASE w").await.is_ok(),
                     Err(_) => false,
                 };
                 if !undone {
@@ -95,9 +110,10 @@ impl Batch {
             let _ = run(conn, "ROLLBACK").await;
         }
         self.open = false;
+        self.unreleased = false;
         let why: Arc<str> = why.into();
         for w in self.waiting.drain(..) {
-            let _ = w.send(Err(why.clone()));
+            w(Err(why.clone()));
         }
     }
 
@@ -114,8 +130,9 @@ impl Batch {
         match verdict {
             Ok(()) => {
                 self.open = false;
+                self.unreleased = false;
                 for w in self.waiting.drain(..) {
-                    let _ = w.send(Ok(()));
+                    w(Ok(()));
                 }
                 true
             }
@@ -123,6 +140,68 @@ impl Batch {
                 tracing::error!(error = %e, "a batch of writes failed to commit");
                 self.fail(&format!("commit failed: {e}")).await;
                 false
+            }
+        }
+    }
+}
+
+impl Batch {
+    /// Starts the next write: how to undo it, and the statement that opens it, to be sent
+    /// before anything else (if sending it fails, undoing the write finds how far it got).
+    fn begin_next(&mut self) -> (Undo, &'static str) {
+        let next = match (self.open, self.unreleased) {
+            (false, _) => (Undo::Batch, "BEGIN IMMEDIATE"),
+            (true, false) => (Undo::Savepoint, "SAVEPOINT w"),
+            // One hand-off instead of two: the last write's RELEASE goes with this opening.
+            (true, true) => (Undo::Savepoint, "RELEASE w; SAVEPOINT w"),
+        };
+        self.open = true;
+        self.unreleased = false;
+        next
+    }
+
+    /// Answers a write that ran: once the batch is committed (or not) when it was kept; once
+    /// the writes before it are committed when it was declined.
+    fn answer(&mut self, answer: oneshot::Sender<Result<bool, sqlx::Error>>, kept: bool) {
+        self.waiting.push(Box::new(move |verdict| {
+            let answered = match verdict {
+                Ok(()) => Ok(kept),
+                Err(why) if kept => Err(sqlx::Error::Protocol(why.to_string())),
+                Err(_) => Ok(false),
+            };
+            let _ = answer.send(answered);
+        }));
+    }
+
+    /// Runs a write given whole, in one hand-off with what opens it, keeps it when it returned
+    /// the rows it expects, and has it answered when the batch ends.
+    async fn run_whole(&mut self, Queued { whole, answer }: Queued) {
+        let (undo, opening) = self.begin_next();
+        let mut sql = opening.to_owned();
+        for s in whole.statements {
+            sql.push_str("; ");
+            sql.push_str(s);
+        }
+        let ran = match self.conn() {
+            Ok(conn) => bound(&sql, &whole.args).fetch_all(conn).await,
+            Err(e) => Err(e),
+        };
+        match ran {
+            Ok(rows) if rows.len() == whole.expect => {
+                self.unreleased = matches!(undo, Undo::Savepoint);
+                self.answer(answer, true);
+            }
+            other => {
+                self.abandoned = Some(undo);
+                self.tidy().await;
+                let declined = other.map(|_| false);
+                if self.open {
+                    self.waiting.push(Box::new(move |_| {
+                        let _ = answer.send(declined);
+                    }));
+                } else {
+                    let _ = answer.send(declined);
+                }
             }
         }
     }
@@ -136,10 +215,12 @@ impl Writer {
             batch: Arc::new(Mutex::new(Batch {
                 conn: Some(conn),
                 open: false,
+                unreleased: false,
                 abandoned: None,
                 waiting: Vec::new(),
             })),
             wake: Arc::new(Notify::new()),
+            queue: std::sync::Mutex::new(Vec::new()),
             batches: AtomicU64::new(0),
         });
         // The committer holds the writer only while committing, so a store dropped without
@@ -154,8 +235,17 @@ impl Writer {
                 // Writes queued for the lock before this one join the batch first: the
                 // lock is fair, so a busy server commits many writes at once.
                 let mut batch = writer.batch.lock().await;
+                let queued = std::mem::take(&mut *writer.queue());
+                // A closed writer still answers, until it is dropped.
                 if batch.conn.is_none() {
-                    return;
+                    for q in queued {
+                        let _ = q.answer.send(Err(closed()));
+                    }
+                    continue;
+                }
+                batch.tidy().await;
+                for q in queued {
+                    batch.run_whole(q).await;
                 }
                 let writes = batch.waiting.len();
                 if batch.commit().await {
@@ -167,10 +257,28 @@ impl Writer {
         Ok(writer)
     }
 
+    fn queue(&self) -> std::sync::MutexGuard<'_, Vec<Queued>> {
+        // A panic while holding this lock cannot leave the list half changed.
+        self.queue
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Has the committer run `whole` in the next batch: whether it was kept (once committed)
+    /// or declined (once the writes before it are committed, as `Write::rollback`).
+    pub(super) async fn submit(&self, whole: Whole) -> Result<bool, sqlx::Error> {
+        let (answer, answered) = oneshot::channel();
+        self.queue().push(Queued { whole, answer });
+        self.wake.notify_one();
+        answered.await.unwrap_or_else(|_| Err(closed()))
+    }
+
     /// Lets go of the batch and waits for its COMMIT.
     async fn committed(&self, mut batch: OwnedMutexGuard<Batch>) -> Verdict {
         let (tell, told) = oneshot::channel();
-        batch.waiting.push(tell);
+        batch.waiting.push(Box::new(move |verdict| {
+            let _ = tell.send(verdict);
+        }));
         drop(batch);
         self.wake.notify_one();
         told.await
@@ -191,6 +299,80 @@ impl Writer {
 impl Drop for Writer {
     fn drop(&mut self) {
         self.wake.notify_one();
+    }
+}
+
+/// A write given whole: statements run in order, each given all of `args` (numbered `$1`…
+/// across all of them), kept only when together they return `expect` rows (give each a
+/// `RETURNING` to count the rows it changed: what SQLite reports changed is the last change's
+/// count, even for a statement such as `SAVEPOINT` that changes none).
+pub struct Whole {
+    /// Its statements, in order.
+    pub statements: &'static [&'static str],
+    /// Their arguments.
+    pub args: Vec<Value>,
+    /// The rows they return when the write is to be kept.
+    pub expect: usize,
+}
+
+/// An argument of a `Whole` write.
+pub enum Value {
+    /// Text.
+    Text(String),
+    /// An integer.
+    Int(i64),
+    /// Text or NULL.
+    MaybeText(Option<String>),
+}
+
+/// A write queued for the committer, and who waits for its answer.
+struct Queued {
+    whole: Whole,
+    answer: oneshot::Sender<Result<bool, sqlx::Error>>,
+}
+
+fn bound<'q>(
+    sql: &'q str,
+    args: &'q [Value],
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    args.iter().fold(sqlx::query(sql), |q, arg| match arg {
+        Value::Text(s) => q.bind(s.as_str()),
+        Value::Int(i) => q.bind(*i),
+        Value::MaybeText(s) => q.bind(s.as_deref()),
+    })
+}
+
+/// The highest `$N` a statement names.
+fn highest_argument(sql: &str) -> usize {
+    sql.split('$')
+        .skip(1)
+        .filter_map(|after| {
+            let digits = after
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(after.len());
+            after[..digits].parse().ok()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+impl Whole {
+    /// Runs it on PostgreSQL, in a transaction of its own; whether it was kept.
+    pub(super) async fn run_alone(self, pool: &AnyPool) -> Result<bool, sqlx::Error> {
+        let mut tx = pool.begin().await?;
+        let mut returned = 0;
+        for s in self.statements {
+            // PostgreSQL keeps each statement prepared with as many arguments as it was first
+            // given: give each the same number every time, the ones it names.
+            let args = &self.args[..highest_argument(s).min(self.args.len())];
+            returned += bound(s, args).fetch_all(&mut *tx).await?.len();
+        }
+        if returned != self.expect {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        tx.commit().await?;
+        Ok(true)
     }
 }
 
@@ -222,21 +404,13 @@ impl<'s> Write<'s> {
     pub(super) async fn sqlite(writer: &'s Writer) -> Result<Write<'s>, sqlx::Error> {
         let mut batch = writer.batch.clone().lock_owned().await;
         batch.tidy().await;
-        let undo = if batch.open {
-            Undo::Savepoint
-        } else {
-            Undo::Batch
-        };
-        let sql = match undo {
-            Undo::Batch => "BEGIN IMMEDIATE",
-            Undo::Savepoint => "SAVEPOINT w",
-        };
         let mut conn = batch.conn.take().ok_or_else(closed)?;
-        let begun = run(&mut conn, sql).await;
-        batch.conn = Some(conn);
-        begun?;
-        batch.open = true;
-        let conn = batch.conn.take().ok_or_else(closed)?;
+        let (undo, opening) = batch.begin_next();
+        if let Err(e) = run(&mut conn, opening).await {
+            batch.conn = Some(conn);
+            batch.abandoned = Some(undo);
+            return Err(e);
+        }
         Ok(Write {
             kind: Kind::Sqlite {
                 writer,
@@ -254,18 +428,12 @@ impl<'s> Write<'s> {
             Kind::Sqlite {
                 writer,
                 mut batch,
-                mut conn,
+                conn,
                 undo,
             } => {
-                let released = match undo {
-                    Undo::Savepoint => run(&mut conn, "RELEASE w").await,
-                    Undo::Batch => Ok(()),
-                };
                 batch.conn = Some(conn);
-                if let Err(e) = released {
-                    batch.abandoned = Some(undo);
-                    return Err(e);
-                }
+                // The next write (or the COMMIT) releases the savepoint: one statement fewer.
+                batch.unreleased = matches!(undo, Undo::Savepoint);
                 match writer.committed(batch).await {
                     Ok(()) => Ok(()),
                     Err(why) => Err(sqlx::Error::Protocol(why.to_string())),
@@ -351,7 +519,7 @@ impl DerefMut for Write<'_> {
 mod tests {
     use std::time::Duration;
 
-    use crate::store::Store;
+    use crate::store::{Store, Value, Whole};
 
     async fn store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
@@ -468,6 +636,76 @@ mod tests {
         }
     }
 
+    /// A write given whole inserting `k` then `k2`, kept when they return `expect` rows.
+    async fn insert_whole(
+        store: &Store,
+        k: &str,
+        k2: &str,
+        expect: usize,
+    ) -> Result<bool, sqlx::Error> {
+        store
+            .write_whole(Whole {
+                statements: &[
+                    "INSERT INTO t (k) VALUES ($1) RETURNING k",
+                    "INSERT INTO t (k) VALUES ($2) RETURNING k",
+                ],
+                args: vec![Value::Text(k.to_owned()), Value::Text(k2.to_owned())],
+                expect,
+            })
+            .await
+    }
+
+    #[tokio::test]
+    async fn writes_given_whole_share_commits_and_keep_or_undo_only_themselves() {
+        let (_dir, store) = store().await;
+        insert(&store, "t", "dup").await.unwrap();
+        let first = holding(&store, "first").await;
+        let before = batches(&store);
+        let tasks: Vec<_> = (0..100)
+            .map(|i| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    let (a, b) = (format!("a{i}"), format!("b{i}"));
+                    match i % 5 {
+                        // Declined with nothing changed.
+                        4 => !store
+                            .write_whole(Whole {
+                                statements: &["UPDATE t SET k = $1 WHERE k = $2 RETURNING k"],
+                                args: vec![Value::Text(a), Value::Text("nowhere".into())],
+                                expect: 1,
+                            })
+                            .await
+                            .unwrap(),
+                        0 => {
+                            insert_whole(&store, &a, &b, 2).await.unwrap() && kept(&store, &b).await
+                        }
+                        // The second insert fails after the first ran.
+                        1 => insert_whole(&store, &a, "dup", 2).await.is_err(),
+                        // Declined: not the rows it expects.
+                        2 => !insert_whole(&store, &a, &b, 3).await.unwrap(),
+                        // A write of the other kind between them.
+                        _ => insert(&store, "t", &a).await.is_ok(),
+                    }
+                })
+            })
+            .collect();
+        settle().await;
+        first.commit().await.unwrap();
+        for t in tasks {
+            assert!(t.await.unwrap());
+        }
+        for i in 0..100 {
+            let (a, b) = (format!("a{i}"), format!("b{i}"));
+            assert_eq!(kept(&store, &a).await, i % 5 == 0 || i % 5 == 3, "{a}");
+            assert_eq!(kept(&store, &b).await, i % 5 == 0, "{b}");
+        }
+        let commits = batches(&store) - before;
+        assert!(
+            (1..=20).contains(&commits),
+            "101 writes in {commits} commits"
+        );
+    }
+
     #[tokio::test]
     async fn a_write_refused_over_an_uncommitted_row_answers_once_that_row_is_kept() {
         let (_dir, store) = store().await;
@@ -521,11 +759,21 @@ mod tests {
         assert!(writer.upgrade().is_none(), "the committer let it go");
     }
 
+    #[test]
+    fn the_highest_argument_named_counts_every_digit() {
+        let sql = "INSERT INTO s (a, b) VALUES ($5, 'O', $12, $3) RETURNING a";
+        assert_eq!(super::highest_argument(sql), 12);
+        assert_eq!(super::highest_argument("SELECT 1"), 0);
+    }
+
     #[tokio::test]
     async fn a_closed_store_refuses_writes() {
         let (_dir, store) = store().await;
         insert(&store, "t", "a").await.unwrap();
         store.close().await;
         assert!(insert(&store, "t", "b").await.is_err());
+        let whole =
+            tokio::time::timeout(Duration::from_secs(10), insert_whole(&store, "c", "d", 2));
+        assert!(whole.await.expect("answered").is_err());
     }
 }
