@@ -7,6 +7,8 @@ use tracing_subscriber::EnvFilter;
 use velha_server::config::{Cli, Command, LogFormat};
 use velha_server::{admin, app, store::Store};
 
+// Under load glibc's malloc cost about a tenth of the server's CPU (perf during `velha-load
+// --peer-matches`); mimalloc cut the CPU per match by about a fifth, for some 15 MB more peak.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
