@@ -143,9 +143,7 @@ impl Batch {
             }
         }
     }
-}
 
-impl Batch {
     /// Starts the next write: how to undo it, and the statement that opens it, to be sent
     /// before anything else (if sending it fails, undoing the write finds how far it got).
     fn begin_next(&mut self) -> (Undo, &'static str) {
