@@ -12,6 +12,7 @@ use velha_api::Seat;
 mod accounts;
 mod cluster;
 mod competitive;
+mod direct;
 mod groups;
 mod matches;
 mod rankings;

@@ -54,10 +54,6 @@ fn json(room: &Room) -> String {
     serde_json::to_string(room).unwrap_or_default()
 }
 
-fn unique_violation(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
-}
-
 const ROOM_COLUMNS: &str = "r.id, r.state, r.version, r.game, r.ply";
 
 impl Store {
@@ -91,7 +87,7 @@ impl Store {
             })
             .await?;
         if !kept {
-            return Err(sqlx::Error::Protocol(format!("room {id} was not stored")));
+            return Err(sqlx::Error::Protocol(format!("room id {id} is taken")));
         }
         if let Some(cache) = self.room_cache() {
             cache.put(&RoomRow {
@@ -177,15 +173,11 @@ impl Store {
                 args,
                 expect: 2,
             })
-            .await;
+            .await?;
         // The seat taken (it is unique) or the version moved on: someone else came first.
-        match seated {
-            Ok(true) => {}
-            Err(e) if !unique_violation(&e) => return Err(e),
-            _ => {
-                self.forget_room(&before.id);
-                return Ok(None);
-            }
+        if !seated {
+            self.forget_room(&before.id);
+            return Ok(None);
         }
         let row = saved(before, after, before.game, before.ply);
         if let Some(cache) = self.room_cache() {
@@ -228,14 +220,11 @@ impl Store {
                 expect: 1,
             },
         };
-        match self.write_whole(whole).await {
-            Ok(true) => {}
-            // Recording the action after a lost compare-and-set may meet the winner's.
-            Err(e) if !unique_violation(&e) => return Err(e),
-            _ => {
-                self.forget_room(&before.id);
-                return Ok(None);
-            }
+        // Declined also when recording the action after a lost compare-and-set met the
+        // winner's.
+        if !self.write_whole(whole).await? {
+            self.forget_room(&before.id);
+            return Ok(None);
         }
         let row = saved(before, save.after, game, ply);
         if let Some(cache) = self.room_cache() {

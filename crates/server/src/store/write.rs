@@ -4,18 +4,21 @@
 //! returns; one COMMIT makes durable every write that ran while the last one was syncing. An
 //! error or a decline undoes only that write's savepoint.
 //!
-//! Each statement sent to SQLite is a hand-off to the connection's thread and back, and the
-//! writer is one at a time, so what a write does while it holds the writer bounds how many
-//! writes a second the server takes. A kept savepoint is released by the statement that opens
-//! the next write. The writes the server makes most (a room's) are given `Whole` to the
-//! committer, which runs every one queued back to back, each in one hand-off with what opens
-//! it, and then commits them: no write waits, holding the writer, for its task to be scheduled.
+//! Each statement sent to SQLite through sqlx is a hand-off to the connection's thread and
+//! back, and the writer is one at a time, so what a write does while it holds the writer bounds
+//! how many writes a second the server takes. A kept savepoint is released by the statement
+//! that opens the next write. The writes the server makes most (a room's) are given `Whole` to
+//! the committer, which runs every one queued in one batch on a connection it drives itself
+//! (`direct.rs`): one hand-off for the batch, not several per write.
 
 use std::ops::{Deref, DerefMut};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use sqlx::{AnyConnection, AnyPool, Transaction};
+
+use super::direct::Direct;
 use tokio::sync::{Mutex, Notify, OwnedMutexGuard, oneshot};
 
 /// What a batch's COMMIT said, told to every write in it.
@@ -38,6 +41,8 @@ struct Batch {
     abandoned: Option<Undo>,
     /// Writes waiting for the COMMIT.
     waiting: Vec<Waiter>,
+    /// The connection writes given whole run on (None while they run, and once closed).
+    direct: Option<Direct>,
 }
 
 /// How to undo one write.
@@ -58,6 +63,8 @@ pub(super) struct Writer {
     /// Writes given whole, for the committer to run. Each caller waits for its answer, so
     /// there are never more than callers.
     queue: std::sync::Mutex<Vec<Queued>>,
+    /// The database's file, to open the direct connection again should it be lost.
+    file: PathBuf,
     /// Batches committed so far.
     batches: AtomicU64,
 }
@@ -157,57 +164,22 @@ impl Batch {
         self.unreleased = false;
         next
     }
-
-    /// Answers a write that ran: once the batch is committed (or not) when it was kept; once
-    /// the writes before it are committed when it was declined.
-    fn answer(&mut self, answer: oneshot::Sender<Result<bool, sqlx::Error>>, kept: bool) {
-        self.waiting.push(Box::new(move |verdict| {
-            let answered = match verdict {
-                Ok(()) => Ok(kept),
-                Err(why) if kept => Err(sqlx::Error::Protocol(why.to_string())),
-                Err(_) => Ok(false),
-            };
-            let _ = answer.send(answered);
-        }));
-    }
-
-    /// Runs a write given whole, in one hand-off with what opens it, keeps it when it returned
-    /// the rows it expects, and has it answered when the batch ends.
-    async fn run_whole(&mut self, Queued { whole, answer }: Queued) {
-        let (undo, opening) = self.begin_next();
-        let mut sql = opening.to_owned();
-        for s in whole.statements {
-            sql.push_str("; ");
-            sql.push_str(s);
-        }
-        let ran = match self.conn() {
-            Ok(conn) => bound(&sql, &whole.args).fetch_all(conn).await,
-            Err(e) => Err(e),
-        };
-        match ran {
-            Ok(rows) if rows.len() == whole.expect => {
-                self.unreleased = matches!(undo, Undo::Savepoint);
-                self.answer(answer, true);
-            }
-            other => {
-                self.abandoned = Some(undo);
-                self.tidy().await;
-                let declined = other.map(|_| false);
-                if self.open {
-                    self.waiting.push(Box::new(move |_| {
-                        let _ = answer.send(declined);
-                    }));
-                } else {
-                    let _ = answer.send(declined);
-                }
-            }
-        }
-    }
 }
 
 impl Writer {
     /// The writer on a connection of its own, and its committer.
     pub(super) async fn start(pool: &AnyPool) -> Result<Arc<Writer>, sqlx::Error> {
+        let file: String =
+            sqlx::query_scalar("SELECT file FROM pragma_database_list WHERE name = 'main'")
+                .fetch_one(pool)
+                .await?;
+        if file.is_empty() {
+            return Err(sqlx::Error::Configuration(
+                "SQLite needs a file: a database in memory is one per connection".into(),
+            ));
+        }
+        let file = PathBuf::from(file);
+        let direct = Direct::open(&file)?;
         let conn = pool.acquire().await?.detach();
         let writer = Arc::new(Writer {
             batch: Arc::new(Mutex::new(Batch {
@@ -216,9 +188,11 @@ impl Writer {
                 unreleased: false,
                 abandoned: None,
                 waiting: Vec::new(),
+                direct: Some(direct),
             })),
             wake: Arc::new(Notify::new()),
             queue: std::sync::Mutex::new(Vec::new()),
+            file,
             batches: AtomicU64::new(0),
         });
         // The committer holds the writer only while committing, so a store dropped without
@@ -242,17 +216,58 @@ impl Writer {
                     continue;
                 }
                 batch.tidy().await;
-                for q in queued {
-                    batch.run_whole(q).await;
+                if !queued.is_empty() {
+                    // One connection writes the file at a time: what the writer's holds open
+                    // is committed first.
+                    writer.commit(&mut batch).await;
+                    writer.run_direct(&mut batch, queued).await;
                 }
-                let writes = batch.waiting.len();
-                if batch.commit().await {
-                    let n = writer.batches.fetch_add(1, Ordering::Relaxed) + 1;
-                    tracing::trace!(writes, batches = n, "committed a batch of writes");
-                }
+                writer.commit(&mut batch).await;
             }
         });
         Ok(writer)
+    }
+
+    /// Commits the writer connection's batch, if one is open.
+    async fn commit(&self, batch: &mut Batch) {
+        let writes = batch.waiting.len();
+        if batch.commit().await {
+            let n = self.batches.fetch_add(1, Ordering::Relaxed) + 1;
+            tracing::trace!(writes, batches = n, "committed a batch of writes");
+        }
+    }
+
+    /// Runs writes given whole as one batch on the direct connection, off the async runtime's
+    /// threads, and answers each.
+    async fn run_direct(&self, batch: &mut Batch, queued: Vec<Queued>) {
+        let Some(mut direct) = batch.direct.take() else {
+            for q in queued {
+                let _ = q.answer.send(Err(closed()));
+            }
+            return;
+        };
+        let ran = tokio::task::spawn_blocking(move || {
+            let told = direct.run(queued.iter().map(|q| &q.whole));
+            (direct, queued, told)
+        })
+        .await;
+        match ran {
+            Ok((direct, queued, told)) => {
+                batch.direct = Some(direct);
+                let n = self.batches.fetch_add(1, Ordering::Relaxed) + 1;
+                tracing::trace!(writes = queued.len(), batches = n, "ran a batch of writes");
+                for (q, told) in queued.into_iter().zip(told) {
+                    let _ = q.answer.send(told);
+                }
+            }
+            // Its callers hear that the store is closed; the next batch gets a new connection.
+            Err(e) => {
+                tracing::error!(error = %e, "a batch of writes given whole was lost");
+                batch.direct = Direct::open(&self.file)
+                    .inspect_err(|e| tracing::error!(error = %e, "cannot open SQLite again"))
+                    .ok();
+            }
+        }
     }
 
     fn queue(&self) -> std::sync::MutexGuard<'_, Vec<Queued>> {
@@ -290,6 +305,7 @@ impl Writer {
         if let Some(conn) = batch.conn.take() {
             let _ = sqlx::Connection::close(conn).await;
         }
+        batch.direct = None;
         self.wake.notify_one();
     }
 }
@@ -300,10 +316,9 @@ impl Drop for Writer {
     }
 }
 
-/// A write given whole: statements run in order, each given all of `args` (numbered `$1`…
-/// across all of them), kept only when together they return `expect` rows (give each a
-/// `RETURNING` to count the rows it changed: what SQLite reports changed is the last change's
-/// count, even for a statement such as `SAVEPOINT` that changes none).
+/// A write given whole: statements run in order, each given the `args` it names (`$1`…),
+/// kept only when together they return `expect` rows (give each a `RETURNING` to count the rows
+/// it changed). One that breaks a unique constraint is declined: someone else came first.
 pub struct Whole {
     /// Its statements, in order.
     pub statements: &'static [&'static str],
@@ -363,7 +378,11 @@ impl Whole {
             // PostgreSQL keeps each statement prepared with as many arguments as it was first
             // given: give each the same number every time, the ones it names.
             let args = &self.args[..highest_argument(s).min(self.args.len())];
-            returned += bound(s, args).fetch_all(&mut *tx).await?.len();
+            match bound(s, args).fetch_all(&mut *tx).await {
+                Ok(rows) => returned += rows.len(),
+                Err(sqlx::Error::Database(d)) if d.is_unique_violation() => return Ok(false),
+                Err(e) => return Err(e),
+            }
         }
         if returned != self.expect {
             tx.rollback().await?;
@@ -659,12 +678,24 @@ mod tests {
         insert(&store, "t", "dup").await.unwrap();
         let first = holding(&store, "first").await;
         let before = batches(&store);
-        let tasks: Vec<_> = (0..100)
+        let tasks: Vec<_> = (0..120)
             .map(|i| {
                 let store = store.clone();
                 tokio::spawn(async move {
                     let (a, b) = (format!("a{i}"), format!("b{i}"));
-                    match i % 5 {
+                    match i % 6 {
+                        // An error after the first insert ran.
+                        5 => store
+                            .write_whole(Whole {
+                                statements: &[
+                                    "INSERT INTO t (k) VALUES ($1) RETURNING k",
+                                    "INSERT INTO nowhere (k) VALUES ($2) RETURNING k",
+                                ],
+                                args: vec![Value::Text(a), Value::Text(b)],
+                                expect: 2,
+                            })
+                            .await
+                            .is_err(),
                         // Declined with nothing changed.
                         4 => !store
                             .write_whole(Whole {
@@ -677,8 +708,8 @@ mod tests {
                         0 => {
                             insert_whole(&store, &a, &b, 2).await.unwrap() && kept(&store, &b).await
                         }
-                        // The second insert fails after the first ran.
-                        1 => insert_whole(&store, &a, "dup", 2).await.is_err(),
+                        // The second insert finds its row there: someone else came first.
+                        1 => !insert_whole(&store, &a, "dup", 2).await.unwrap(),
                         // Declined: not the rows it expects.
                         2 => !insert_whole(&store, &a, &b, 3).await.unwrap(),
                         // A write of the other kind between them.
@@ -692,15 +723,15 @@ mod tests {
         for t in tasks {
             assert!(t.await.unwrap());
         }
-        for i in 0..100 {
+        for i in 0..120 {
             let (a, b) = (format!("a{i}"), format!("b{i}"));
-            assert_eq!(kept(&store, &a).await, i % 5 == 0 || i % 5 == 3, "{a}");
-            assert_eq!(kept(&store, &b).await, i % 5 == 0, "{b}");
+            assert_eq!(kept(&store, &a).await, i % 6 == 0 || i % 6 == 3, "{a}");
+            assert_eq!(kept(&store, &b).await, i % 6 == 0, "{b}");
         }
         let commits = batches(&store) - before;
         assert!(
             (1..=20).contains(&commits),
-            "101 writes in {commits} commits"
+            "121 writes in {commits} commits"
         );
     }
 

@@ -1,0 +1,134 @@
+//! SQLite's writes given whole, run on a connection of the writer's own that the committer
+//! drives synchronously. sqlx runs each of its SQLite connections on a thread and hands it
+//! every statement, so a write there costs a hand-off (two thread switches) per trip; here a
+//! whole batch of writes costs one. It writes the same file as the writer's sqlx connection,
+//! never at the same time: the committer holds the writer while it runs (see `write.rs`).
+
+use std::path::Path;
+
+use rusqlite::{Connection, ErrorCode, ffi};
+
+use super::write::{Value, Whole};
+
+/// The connection, and what it answers for each write of a batch.
+pub(super) struct Direct {
+    conn: Connection,
+}
+
+/// What became of one write: kept, declined, or an error.
+pub(super) type Told = Result<bool, sqlx::Error>;
+
+fn error(e: rusqlite::Error) -> sqlx::Error {
+    sqlx::Error::Protocol(format!("SQLite: {e}"))
+}
+
+/// Someone else came first: a row this write would add is there already.
+fn taken(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+    if f.code == ErrorCode::ConstraintViolation
+        && matches!(
+            f.extended_code,
+            ffi::SQLITE_CONSTRAINT_UNIQUE | ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+        ))
+}
+
+impl Direct {
+    /// Opens the database file the pool writes.
+    pub(super) fn open(file: &Path) -> Result<Direct, sqlx::Error> {
+        let conn = Connection::open(file).map_err(error)?;
+        // As the pool's connections (store/mod.rs): a kept write survives a power cut.
+        conn.execute_batch(
+            "PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
+        )
+        .map_err(error)?;
+        Ok(Direct { conn })
+    }
+
+    /// Runs `writes` in one transaction, each in a savepoint of its own, and commits them:
+    /// for each, in order, what became of it. A write that fails, declines, or breaks a unique
+    /// constraint (someone else came first: declined) is undone alone; a COMMIT that fails
+    /// keeps none.
+    pub(super) fn run<'w>(&mut self, writes: impl IntoIterator<Item = &'w Whole>) -> Vec<Told> {
+        let writes = writes.into_iter();
+        if let Err(e) = self.conn.execute_batch("BEGIN IMMEDIATE") {
+            let why = format!("SQLite: {e}");
+            return writes
+                .map(|_| Err(sqlx::Error::Protocol(why.clone())))
+                .collect();
+        }
+        let mut told = Vec::new();
+        let mut broken = None;
+        for whole in writes {
+            if let Some(why) = &broken {
+                told.push(Err(sqlx::Error::Protocol(format!("not run: {why}"))));
+                continue;
+            }
+            match self.one(whole) {
+                Ok(kept) => told.push(kept),
+                // Its savepoint could not be undone: the transaction is no longer known.
+                Err(e) => {
+                    broken = Some(e.to_string());
+                    told.push(Err(error(e)));
+                }
+            }
+        }
+        let ended = match broken {
+            None => self.conn.execute_batch("COMMIT").map_err(|e| e.to_string()),
+            Some(why) => Err(why),
+        };
+        if let Err(e) = ended {
+            tracing::error!(error = %e, "a batch of writes failed to commit");
+            let _ = self.conn.execute_batch("ROLLBACK");
+            for t in &mut told {
+                if matches!(t, Ok(true)) {
+                    *t = Err(sqlx::Error::Protocol(format!("commit failed: {e}")));
+                }
+            }
+        }
+        told
+    }
+
+    /// One write in its savepoint: what became of it, or why its savepoint could not be ended.
+    fn one(&mut self, whole: &Whole) -> Result<Told, rusqlite::Error> {
+        self.conn.execute_batch("SAVEPOINT w")?;
+        let told = match self.statements(whole) {
+            Ok(rows) if rows == whole.expect => {
+                self.conn.execute_batch("RELEASE w")?;
+                return Ok(Ok(true));
+            }
+            Ok(_) => Ok(false),
+            Err(e) if taken(&e) => Ok(false),
+            Err(e) => Err(error(e)),
+        };
+        self.conn.execute_batch("ROLLBACK TO w; RELEASE w")?;
+        Ok(told)
+    }
+
+    /// Runs a write's statements: how many rows they returned.
+    fn statements(&mut self, whole: &Whole) -> Result<usize, rusqlite::Error> {
+        let mut rows = 0;
+        for sql in whole.statements {
+            let mut statement = self.conn.prepare_cached(sql)?;
+            for i in 1..=statement.parameter_count() {
+                // `$N` is a name to SQLite, numbered by where it first appears: bind by name.
+                let n = statement
+                    .parameter_name(i)
+                    .and_then(|name| name.strip_prefix('$'))
+                    .and_then(|n| n.parse::<usize>().ok());
+                match n.and_then(|n| whole.args.get(n.wrapping_sub(1))) {
+                    Some(Value::Text(s)) => statement.raw_bind_parameter(i, s)?,
+                    Some(Value::Int(v)) => statement.raw_bind_parameter(i, v)?,
+                    Some(Value::MaybeText(s)) => statement.raw_bind_parameter(i, s)?,
+                    None => {
+                        return Err(rusqlite::Error::InvalidParameterCount(i, whole.args.len()));
+                    }
+                }
+            }
+            let mut returned = statement.raw_query();
+            while returned.next()?.is_some() {
+                rows += 1;
+            }
+        }
+        Ok(rows)
+    }
+}
