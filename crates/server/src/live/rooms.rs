@@ -23,6 +23,20 @@ struct Watcher {
     close: Arc<Notify>,
 }
 
+impl Watcher {
+    /// Sends it the room, with its own seat in it; false (and it is told to close) when it has
+    /// not read what it was sent before.
+    fn send(&self, view: &RoomView) -> bool {
+        let mut room = view.clone();
+        room.you = self.seat;
+        let sent = self.tx.try_send(RoomServerMsg::Room { room }).is_ok();
+        if !sent {
+            self.close.notify_one();
+        }
+        sent
+    }
+}
+
 /// A connection's place in a room's list.
 pub struct RoomWatch {
     /// Its number, to leave with.
@@ -111,11 +125,7 @@ impl RoomWatches {
             return;
         }
         if let Some(w) = watched.watchers.iter().find(|w| w.id == id) {
-            let mut room = view.clone();
-            room.you = w.seat;
-            if w.tx.try_send(RoomServerMsg::Room { room }).is_err() {
-                w.close.notify_one();
-            }
+            w.send(view);
         }
     }
 
@@ -132,15 +142,7 @@ impl RoomWatches {
             return;
         }
         watched.version = version;
-        watched.watchers.retain(|w| {
-            let mut room = view.clone();
-            room.you = w.seat;
-            let sent = w.tx.try_send(RoomServerMsg::Room { room }).is_ok();
-            if !sent {
-                w.close.notify_one();
-            }
-            sent
-        });
+        watched.watchers.retain(|w| w.send(view));
     }
 }
 

@@ -112,23 +112,16 @@ async fn hello(app: &App, id: &str, socket: &mut WebSocket) -> Result<Option<Sea
     }
 }
 
-/// Sends the room as it is now to everyone watching it (the number watching changed).
-async fn recount(app: &App, id: &str) {
+/// Sends the room as it is now to everyone watching it (the number watching changed), or to
+/// the one connection `only` (its first view).
+async fn send_room(app: &App, id: &str, only: Option<u64>) {
     if let Ok(Some(row)) = app.store.room(id).await {
         let watching = app.hub.spectators(id).await;
-        app.hub
-            .room_changed(view(&row, None, watching, now_ms()), row.version)
-            .await;
-    }
-}
-
-/// Sends the room as it is now to the one connection `watch_id`.
-async fn greet(app: &App, id: &str, watch_id: u64) {
-    if let Ok(Some(row)) = app.store.room(id).await {
-        let watching = app.hub.spectators(id).await;
-        app.hub
-            .rooms
-            .greet(watch_id, &view(&row, None, watching, now_ms()), row.version);
+        let room = view(&row, None, watching, now_ms());
+        match only {
+            None => app.hub.room_changed(room, row.version).await,
+            Some(watch) => app.hub.rooms.greet(watch, &room, row.version),
+        }
     }
 }
 
@@ -171,16 +164,12 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
     let watch_id = watch.id;
     // A spectator changes the number watching, which everyone (this connection included)
     // hears; a player's connection changes nothing the others see, so it alone hears the room.
-    if spectating {
-        recount(&app, &id).await;
-    } else {
-        greet(&app, &id, watch_id).await;
-    }
+    send_room(&app, &id, (!spectating).then_some(watch_id)).await;
     serve(&app, &id, seat, socket, watch).await;
     app.hub.rooms.unwatch(&id, watch_id);
     if spectating {
         app.hub.unspectate(&id).await;
-        recount(&app, &id).await;
+        send_room(&app, &id, None).await;
     }
 }
 

@@ -28,8 +28,8 @@ pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
 pub use rankings::{After, Rebuild, Standing, Tally};
 use room_cache::RoomCache;
 pub use rooms::{RoomRow, RoomSave};
-use write::Writer;
-pub use write::{Value, Whole, Write};
+pub use write::Write;
+use write::{Value, Whole, Writer};
 
 /// Which database is behind the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -326,7 +326,7 @@ fn saved(before: &RoomRow, after: &Room, game: i64, ply: i64) -> RoomRow {
     }
 }
 
-/// Writes the room over the version it was read at (arguments `$1`…`$6`, see `Change`),
+/// Writes the room over the version it was read at (arguments `$1`…`$6`: `change_args`),
 /// returning a row when no other change came first.
 const COMPARE_AND_SET: &str = "UPDATE rooms SET state = $1, version = version + 1, game = $2, \
      ply = $3, last_activity = $4 WHERE id = $5 AND version = $6 RETURNING version";

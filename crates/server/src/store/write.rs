@@ -17,15 +17,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use sqlx::{AnyConnection, AnyPool, Transaction};
+use tokio::sync::{Mutex, Notify, OwnedMutexGuard, oneshot};
 
 use super::direct::Direct;
-use tokio::sync::{Mutex, Notify, OwnedMutexGuard, oneshot};
 
 /// What a batch's COMMIT said, told to every write in it.
 type Verdict = Result<(), Arc<str>>;
-
-/// Tells one write what became of its batch.
-type Waiter = Box<dyn FnOnce(Verdict) + Send>;
 
 /// SQLite's one writing connection and the batch open on it.
 struct Batch {
@@ -40,7 +37,7 @@ struct Batch {
     /// must be undone before anything else runs.
     abandoned: Option<Undo>,
     /// Writes waiting for the COMMIT.
-    waiting: Vec<Waiter>,
+    waiting: Vec<oneshot::Sender<Verdict>>,
     /// The connection writes given whole run on (None while they run, and once closed).
     direct: Option<Direct>,
 }
@@ -120,7 +117,7 @@ impl Batch {
         self.unreleased = false;
         let why: Arc<str> = why.into();
         for w in self.waiting.drain(..) {
-            w(Err(why.clone()));
+            let _ = w.send(Err(why.clone()));
         }
     }
 
@@ -139,7 +136,7 @@ impl Batch {
                 self.open = false;
                 self.unreleased = false;
                 for w in self.waiting.drain(..) {
-                    w(Ok(()));
+                    let _ = w.send(Ok(()));
                 }
                 true
             }
@@ -289,9 +286,7 @@ impl Writer {
     /// Lets go of the batch and waits for its COMMIT.
     async fn committed(&self, mut batch: OwnedMutexGuard<Batch>) -> Verdict {
         let (tell, told) = oneshot::channel();
-        batch.waiting.push(Box::new(move |verdict| {
-            let _ = tell.send(verdict);
-        }));
+        batch.waiting.push(tell);
         drop(batch);
         self.wake.notify_one();
         told.await
