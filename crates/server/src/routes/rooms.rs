@@ -22,7 +22,7 @@ use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
 use crate::push::{self, TurnNotice};
 use crate::store::{RoomRow, RoomSave};
-use crate::token::{new_id, new_token, now_ms, token_hash};
+use crate::token::{new_ordered_id, new_token, now_ms, token_hash};
 
 /// A room read again this many times when other changes keep coming first.
 const TRIES: usize = 8;
@@ -281,7 +281,7 @@ pub async fn create(
         ms(now),
     )
     .map_err(refused)?;
-    let id = new_id();
+    let id = new_ordered_id(now);
     let credential = new_token();
     let board_name = match body.board {
         RoomBoard::Classic => "classic",
