@@ -458,9 +458,22 @@ fn cpu_seconds_all(pids: &[u32]) -> Option<f64> {
     pids.iter().map(|p| cpu_seconds(*p)).sum()
 }
 
-#[tokio::main]
-async fn main() -> Result<(), String> {
+fn main() -> Result<(), String> {
     let args = Args::parse();
+    // The peer workload's client runs on one thread, as boardgame.io's (node) does: one
+    // thread holds its 200 connections on less than a core, without the wake-ups between
+    // threads that took CPU from the server it measures. The cube benches drive thousands
+    // of connections flat out and use every core.
+    let mut runtime = if args.peer_matches > 0 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    let runtime = runtime.enable_all().build().map_err(|e| e.to_string())?;
+    runtime.block_on(bench(args))
+}
+
+async fn bench(args: Args) -> Result<(), String> {
     if args.processes > 1 && (args.rooms > 0 || args.peer_matches > 0) {
         return Err("--processes is for cube matches".into());
     }
