@@ -2,11 +2,13 @@
 //! credential plays. Every change reaches every connection of the room at once.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
+use tokio::time::timeout;
 use velha_api::{ErrorCode, MAX_LIVE_FRAME, RoomClientMsg, RoomServerMsg, Seat};
 
 use super::rooms::{act, seat_of, view};
@@ -173,50 +175,44 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
     }
 }
 
-async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: WebSocket, watch: RoomWatch) {
+/// How long one frame may take to go out to a connection that does not read before it is
+/// dropped.
+const SEND_WITHIN: Duration = Duration::from_secs(10);
+
+/// Carries the connection until either side ends it: one task reads its frames and writes what
+/// reaches its outbox (the room's changes and its own answers, in order), so a message costs no
+/// hand-off to a second task.
+async fn serve(app: &App, id: &str, seat: Option<Seat>, mut socket: WebSocket, watch: RoomWatch) {
     let RoomWatch {
         mut rx, tx, close, ..
     } = watch;
-    let (mut sink, mut stream) = socket.split();
-    // The reader's last word, when it must close with a reason (a frame over the limit).
-    let (farewell, mut last_word) = tokio::sync::oneshot::channel::<CloseFrame>();
-    let writer = tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                msg = rx.recv() => match msg {
-                    Some(msg) => if sink.send(text(&msg)).await.is_err() { break },
-                    None => break,
+    loop {
+        let frame = tokio::select! {
+            msg = rx.recv() => match msg {
+                Some(msg) => match timeout(SEND_WITHIN, socket.send(text(&msg))).await {
+                    Ok(Ok(())) => continue,
+                    _ => return,
                 },
-                () = close.notified() => break,
-                frame = &mut last_word => {
-                    if let Ok(frame) = frame {
-                        let _ = sink.send(Message::Close(Some(frame))).await;
-                    }
-                    return;
-                }
-            }
-        }
-        let _ = sink.close().await;
-    });
-    let mut farewell = Some(farewell);
-    while let Some(frame) = stream.next().await {
+                None => break,
+            },
+            // It stopped reading and was dropped from the room's list.
+            () = close.notified() => break,
+            frame = socket.recv() => frame,
+        };
         let t = match frame {
-            Ok(Message::Text(t)) => t,
-            Ok(Message::Close(_)) => break,
-            Ok(Message::Binary(_)) => {
+            Some(Ok(Message::Text(t))) => t,
+            Some(Ok(Message::Close(_))) | None => return,
+            Some(Ok(Message::Binary(_))) => {
                 let _ = tx.try_send(error(ErrorCode::BadRequest, "send text frames"));
                 continue;
             }
-            Ok(_) => continue,
-            Err(e) => {
-                if let (Some(frame), Some(say)) = (farewell_for(&e), farewell.take()) {
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => {
+                if let Some(frame) = farewell_for(&e) {
                     tracing::info!(reason = %frame.reason, "a room connection sent too much");
-                    let _ = say.send(frame);
-                    // The close frame goes out before the connection drops.
-                    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
-                    return;
+                    let _ = timeout(SEND_WITHIN, socket.send(Message::Close(Some(frame)))).await;
                 }
-                break;
+                return;
             }
         };
         let answer = match serde_json::from_str::<RoomClientMsg>(&t) {
@@ -237,14 +233,12 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: WebSocket, watch
                     .map(|e| e.to_room_msg()),
             },
         };
+        // Through the outbox, behind the changes already waiting there.
         if let Some(answer) = answer
             && tx.try_send(answer).is_err()
         {
             break;
         }
-        if writer.is_finished() {
-            break;
-        }
     }
-    writer.abort();
+    let _ = timeout(SEND_WITHIN, socket.close()).await;
 }
