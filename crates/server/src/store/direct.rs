@@ -90,18 +90,25 @@ impl Direct {
 
     /// One write in its savepoint: what became of it, or why its savepoint could not be ended.
     fn one(&mut self, whole: &Whole) -> Result<Told, rusqlite::Error> {
-        self.conn.execute_batch("SAVEPOINT w")?;
+        self.exec("SAVEPOINT w")?;
         let told = match self.statements(whole) {
             Ok(rows) if rows == whole.expect => {
-                self.conn.execute_batch("RELEASE w")?;
+                self.exec("RELEASE w")?;
                 return Ok(Ok(true));
             }
             Ok(_) => Ok(false),
             Err(e) if taken(&e) => Ok(false),
             Err(e) => Err(error(e)),
         };
-        self.conn.execute_batch("ROLLBACK TO w; RELEASE w")?;
+        self.exec("ROLLBACK TO w")?;
+        self.exec("RELEASE w")?;
         Ok(told)
+    }
+
+    /// A statement that takes no arguments, prepared once: every write opens and ends its
+    /// savepoint, and parsing those anew each time cost more than running them.
+    fn exec(&self, sql: &str) -> Result<(), rusqlite::Error> {
+        self.conn.prepare_cached(sql)?.execute([]).map(|_| ())
     }
 
     /// Runs a write's statements: how many rows they returned.
