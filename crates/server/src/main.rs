@@ -14,6 +14,15 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() {
+    // On a worker of the runtime, not on this thread: the accept loop runs inside, and every
+    // connection accepted here would wake this thread and hand the connection to a worker.
+    if let Err(e) = tokio::spawn(velha()).await {
+        eprintln!("velha-server: {e}");
+        std::process::exit(1);
+    }
+}
+
+async fn velha() {
     let cli = Cli::parse();
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     // Colours only for a person at a terminal, never in files or the journal.
