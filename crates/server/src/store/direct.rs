@@ -50,7 +50,7 @@ impl Direct {
     /// keeps none.
     pub(super) fn run<'w>(&mut self, writes: impl IntoIterator<Item = &'w Whole>) -> Vec<Told> {
         let writes = writes.into_iter();
-        if let Err(e) = self.conn.execute_batch("BEGIN IMMEDIATE") {
+        if let Err(e) = self.exec("BEGIN IMMEDIATE") {
             let why = format!("SQLite: {e}");
             return writes
                 .map(|_| Err(sqlx::Error::Protocol(why.clone())))
@@ -73,12 +73,12 @@ impl Direct {
             }
         }
         let ended = match broken {
-            None => self.conn.execute_batch("COMMIT").map_err(|e| e.to_string()),
+            None => self.exec("COMMIT").map_err(|e| e.to_string()),
             Some(why) => Err(why),
         };
         if let Err(e) = ended {
             tracing::error!(error = %e, "a batch of writes failed to commit");
-            let _ = self.conn.execute_batch("ROLLBACK");
+            let _ = self.exec("ROLLBACK");
             for t in &mut told {
                 if matches!(t, Ok(true)) {
                     *t = Err(sqlx::Error::Protocol(format!("commit failed: {e}")));
@@ -106,7 +106,8 @@ impl Direct {
     }
 
     /// A statement that takes no arguments, prepared once: every write opens and ends its
-    /// savepoint, and parsing those anew each time cost more than running them.
+    /// savepoint and every batch its transaction, and parsing those anew each time cost more
+    /// than running them.
     fn exec(&self, sql: &str) -> Result<(), rusqlite::Error> {
         self.conn.prepare_cached(sql)?.execute([]).map(|_| ())
     }

@@ -212,14 +212,12 @@ impl Writer {
                     }
                     continue;
                 }
-                batch.tidy().await;
+                // One connection writes the file at a time: what the writer's holds open is
+                // committed before the queued writes run.
+                writer.commit(&mut batch).await;
                 if !queued.is_empty() {
-                    // One connection writes the file at a time: what the writer's holds open
-                    // is committed first.
-                    writer.commit(&mut batch).await;
                     writer.run_direct(&mut batch, queued).await;
                 }
-                writer.commit(&mut batch).await;
             }
         });
         Ok(writer)
