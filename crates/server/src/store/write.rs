@@ -13,13 +13,13 @@
 
 use std::ops::{Deref, DerefMut};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar};
 
 use sqlx::{AnyConnection, AnyPool, Transaction};
-use tokio::sync::{Mutex, Notify, OwnedMutexGuard, oneshot};
+use tokio::sync::{Mutex, OwnedMutexGuard, oneshot};
 
-use super::direct::Direct;
+use super::direct::{self, Direct};
 
 /// What a batch's COMMIT said, told to every write in it.
 type Verdict = Result<(), Arc<str>>;
@@ -38,8 +38,6 @@ struct Batch {
     abandoned: Option<Undo>,
     /// Writes waiting for the COMMIT.
     waiting: Vec<oneshot::Sender<Verdict>>,
-    /// The connection writes given whole run on (None while they run, and once closed).
-    direct: Option<Direct>,
 }
 
 /// How to undo one write.
@@ -54,16 +52,32 @@ enum Undo {
 /// SQLite's group-commit writer.
 pub(super) struct Writer {
     batch: Arc<Mutex<Batch>>,
-    /// Wakes the committer when a write waits for a COMMIT or is queued, or the writer is
-    /// gone.
-    wake: Arc<Notify>,
-    /// Writes given whole, for the committer to run. Each caller waits for its answer, so
-    /// there are never more than callers.
-    queue: std::sync::Mutex<Vec<Queued>>,
-    /// The database's file, to open the direct connection again should it be lost.
-    file: PathBuf,
+    /// What the committer is asked to do.
+    line: Arc<Line>,
+    /// Ends when the committer's thread has let go of its connection.
+    stopped: std::sync::Mutex<Option<oneshot::Receiver<()>>>,
+}
+
+/// Between the writes and the committer's thread.
+struct Line {
+    asked: std::sync::Mutex<Asked>,
+    /// Wakes the committer, asleep while nothing is asked.
+    ready: Condvar,
     /// Batches committed so far.
     batches: AtomicU64,
+}
+
+#[derive(Default)]
+struct Asked {
+    /// Writes given whole, for the committer to run. Each caller waits for its answer, so
+    /// there are never more than callers.
+    queue: Vec<Queued>,
+    /// A write waits in the batch for its COMMIT.
+    commit: bool,
+    /// The committer waits for `ready`: whoever asks something must wake it.
+    asleep: bool,
+    /// The writer is closed or gone: the committer stops, and writes are refused.
+    closed: bool,
 }
 
 impl std::fmt::Debug for Writer {
@@ -163,6 +177,137 @@ impl Batch {
     }
 }
 
+impl Line {
+    fn asked(&self) -> std::sync::MutexGuard<'_, Asked> {
+        // Every change to it is one assignment or push: a panic cannot leave it half changed.
+        self.asked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Asks the committer for something (`ask` says what), waking it if it sleeps.
+    fn ask(&self, ask: impl FnOnce(&mut Asked)) {
+        let mut asked = self.asked();
+        ask(&mut asked);
+        if std::mem::take(&mut asked.asleep) {
+            self.ready.notify_one();
+        }
+    }
+
+    /// The writes queued once something is asked (they may be none when only a commit is);
+    /// None once the writer is closed.
+    fn next(&self) -> Option<Vec<Queued>> {
+        let mut asked = self.asked();
+        loop {
+            if asked.closed {
+                return None;
+            }
+            if !asked.queue.is_empty() || asked.commit {
+                asked.commit = false;
+                return Some(std::mem::take(&mut asked.queue));
+            }
+            asked.asleep = true;
+            asked = self
+                .ready
+                .wait(asked)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+}
+
+/// The committer: a thread of its own that commits the writer connection's batches and runs
+/// the writes given whole on its direct connection. A task on the async runtime waited in
+/// the runtime's queue behind the connections' tasks before each batch, and handed every
+/// batch to a blocking thread and back: about a third of a millisecond of every batch, while
+/// the writes in the next one waited (`velha-load --peer-matches`).
+struct Committer {
+    batch: Arc<Mutex<Batch>>,
+    line: Arc<Line>,
+    /// The sqlx connection's futures are driven here, off the runtime's threads.
+    runtime: tokio::runtime::Handle,
+    /// None once it could not be opened again.
+    direct: Option<Direct>,
+    /// The database's file, to open the direct connection again should it be lost.
+    file: PathBuf,
+    /// Dropped last, once the direct connection is closed: `Writer::close` waits for it.
+    _stopped: oneshot::Sender<()>,
+}
+
+impl Committer {
+    fn serve(mut self) {
+        while let Some(queued) = self.line.next() {
+            let held = self.batch.clone();
+            let mut batch = held.blocking_lock();
+            if batch.conn.is_none() {
+                for q in queued {
+                    let _ = q.answer.send(Err(closed()));
+                }
+                continue;
+            }
+            // One connection writes the file at a time: what the writer's holds open is
+            // committed before the queued writes run.
+            if batch.open || batch.abandoned.is_some() {
+                let writes = batch.waiting.len();
+                if self.runtime.block_on(batch.commit()) {
+                    let n = self.line.batches.fetch_add(1, Ordering::Relaxed) + 1;
+                    tracing::trace!(writes, batches = n, "committed a batch of writes");
+                }
+            }
+            if !queued.is_empty() {
+                let told = self.run_direct(&queued);
+                // Let the writer go before waking the writes.
+                drop(batch);
+                for (q, told) in queued.into_iter().zip(told) {
+                    let _ = q.answer.send(told);
+                }
+            }
+        }
+    }
+
+    /// Runs writes given whole as one batch on the direct connection: what became of each.
+    fn run_direct(&mut self, queued: &[Queued]) -> Vec<direct::Told> {
+        let lost = || queued.iter().map(|_| Err(closed())).collect();
+        if self.direct.is_none() {
+            self.direct = Direct::open(&self.file)
+                .inspect_err(|e| tracing::error!(error = %e, "cannot open SQLite again"))
+                .ok();
+        }
+        let Some(direct) = self.direct.as_mut() else {
+            return lost();
+        };
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            direct.run(queued.iter().map(|q| &q.whole))
+        }));
+        match ran {
+            Ok(told) => {
+                let n = self.line.batches.fetch_add(1, Ordering::Relaxed) + 1;
+                tracing::trace!(writes = queued.len(), batches = n, "ran a batch of writes");
+                told
+            }
+            // Dropping the connection rolls back what it held; the next batch opens another.
+            Err(_) => {
+                tracing::error!("a batch of writes given whole was lost");
+                self.direct = None;
+                lost()
+            }
+        }
+    }
+}
+
+impl Drop for Committer {
+    /// Whether it stops or panics, no write is left waiting for it.
+    fn drop(&mut self) {
+        let queued = {
+            let mut asked = self.line.asked();
+            asked.closed = true;
+            std::mem::take(&mut asked.queue)
+        };
+        for q in queued {
+            let _ = q.answer.send(Err(closed()));
+        }
+    }
+}
+
 impl Writer {
     /// The writer on a connection of its own, and its committer.
     pub(super) async fn start(pool: &AnyPool) -> Result<Arc<Writer>, sqlx::Error> {
@@ -178,106 +323,54 @@ impl Writer {
         let file = PathBuf::from(file);
         let direct = Direct::open(&file)?;
         let conn = pool.acquire().await?.detach();
-        let writer = Arc::new(Writer {
-            batch: Arc::new(Mutex::new(Batch {
-                conn: Some(conn),
-                open: false,
-                unreleased: false,
-                abandoned: None,
-                waiting: Vec::new(),
-                direct: Some(direct),
-            })),
-            wake: Arc::new(Notify::new()),
-            queue: std::sync::Mutex::new(Vec::new()),
-            file,
+        let batch = Arc::new(Mutex::new(Batch {
+            conn: Some(conn),
+            open: false,
+            unreleased: false,
+            abandoned: None,
+            waiting: Vec::new(),
+        }));
+        let line = Arc::new(Line {
+            asked: std::sync::Mutex::new(Asked::default()),
+            ready: Condvar::new(),
             batches: AtomicU64::new(0),
         });
-        // The committer holds the writer only while committing, so a store dropped without
-        // closing takes its connection and this task with it.
-        let (committer, wake) = (Arc::downgrade(&writer), writer.wake.clone());
-        tokio::spawn(async move {
-            loop {
-                wake.notified().await;
-                let Some(writer) = committer.upgrade() else {
-                    return;
-                };
-                // Writes queued for the lock before this one join the batch first: the
-                // lock is fair, so a busy server commits many writes at once.
-                let mut batch = writer.batch.lock().await;
-                let queued = std::mem::take(&mut *writer.queue());
-                // A closed writer still answers, until it is dropped.
-                if batch.conn.is_none() {
-                    for q in queued {
-                        let _ = q.answer.send(Err(closed()));
-                    }
-                    continue;
-                }
-                // One connection writes the file at a time: what the writer's holds open is
-                // committed before the queued writes run.
-                writer.commit(&mut batch).await;
-                if !queued.is_empty() {
-                    writer.run_direct(&mut batch, queued).await;
-                }
-            }
-        });
-        Ok(writer)
-    }
-
-    /// Commits the writer connection's batch, if one is open.
-    async fn commit(&self, batch: &mut Batch) {
-        let writes = batch.waiting.len();
-        if batch.commit().await {
-            let n = self.batches.fetch_add(1, Ordering::Relaxed) + 1;
-            tracing::trace!(writes, batches = n, "committed a batch of writes");
-        }
-    }
-
-    /// Runs writes given whole as one batch on the direct connection, off the async runtime's
-    /// threads, and answers each.
-    async fn run_direct(&self, batch: &mut Batch, queued: Vec<Queued>) {
-        let Some(mut direct) = batch.direct.take() else {
-            for q in queued {
-                let _ = q.answer.send(Err(closed()));
-            }
-            return;
+        let (stop, stopped) = oneshot::channel();
+        let committer = Committer {
+            batch: batch.clone(),
+            line: line.clone(),
+            runtime: tokio::runtime::Handle::current(),
+            direct: Some(direct),
+            file,
+            _stopped: stop,
         };
-        let ran = tokio::task::spawn_blocking(move || {
-            let told = direct.run(queued.iter().map(|q| &q.whole));
-            (direct, queued, told)
-        })
-        .await;
-        match ran {
-            Ok((direct, queued, told)) => {
-                batch.direct = Some(direct);
-                let n = self.batches.fetch_add(1, Ordering::Relaxed) + 1;
-                tracing::trace!(writes = queued.len(), batches = n, "ran a batch of writes");
-                for (q, told) in queued.into_iter().zip(told) {
-                    let _ = q.answer.send(told);
-                }
-            }
-            // Its callers hear that the store is closed; the next batch gets a new connection.
-            Err(e) => {
-                tracing::error!(error = %e, "a batch of writes given whole was lost");
-                batch.direct = Direct::open(&self.file)
-                    .inspect_err(|e| tracing::error!(error = %e, "cannot open SQLite again"))
-                    .ok();
-            }
-        }
-    }
-
-    fn queue(&self) -> std::sync::MutexGuard<'_, Vec<Queued>> {
-        // A panic while holding this lock cannot leave the list half changed.
-        self.queue
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        std::thread::Builder::new()
+            .name("sqlite-commit".into())
+            .spawn(move || committer.serve())
+            .map_err(sqlx::Error::Io)?;
+        Ok(Arc::new(Writer {
+            batch,
+            line,
+            stopped: std::sync::Mutex::new(Some(stopped)),
+        }))
     }
 
     /// Has the committer run `whole` in the next batch: whether it was kept (once committed)
     /// or declined (once the writes before it are committed, as `Write::rollback`).
     pub(super) async fn submit(&self, whole: Whole) -> Result<bool, sqlx::Error> {
         let (answer, answered) = oneshot::channel();
-        self.queue().push(Queued { whole, answer });
-        self.wake.notify_one();
+        let mut refused = None;
+        self.line.ask(|asked| {
+            let queued = Queued { whole, answer };
+            if asked.closed {
+                refused = Some(queued);
+            } else {
+                asked.queue.push(queued);
+            }
+        });
+        if refused.is_some() {
+            return Err(closed());
+        }
         answered.await.unwrap_or_else(|_| Err(closed()))
     }
 
@@ -286,26 +379,35 @@ impl Writer {
         let (tell, told) = oneshot::channel();
         batch.waiting.push(tell);
         drop(batch);
-        self.wake.notify_one();
+        self.line.ask(|asked| asked.commit = true);
         told.await
             .unwrap_or_else(|_| Err("the store is closed".into()))
     }
 
-    /// Commits what is pending and closes the connection.
+    /// Commits what is pending, closes the connection, and waits for the committer to let go
+    /// of its own.
     pub(super) async fn close(&self) {
         let mut batch = self.batch.lock().await;
         batch.commit().await;
         if let Some(conn) = batch.conn.take() {
             let _ = sqlx::Connection::close(conn).await;
         }
-        batch.direct = None;
-        self.wake.notify_one();
+        drop(batch);
+        self.line.ask(|asked| asked.closed = true);
+        let stopped = self
+            .stopped
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(stopped) = stopped {
+            let _ = stopped.await;
+        }
     }
 }
 
 impl Drop for Writer {
     fn drop(&mut self) {
-        self.wake.notify_one();
+        self.line.ask(|asked| asked.closed = true);
     }
 }
 
@@ -574,7 +676,7 @@ mod tests {
 
     fn batches(store: &Store) -> u64 {
         let writer = &store.sqlite.as_ref().unwrap().writer;
-        writer.batches.load(super::Ordering::Relaxed)
+        writer.line.batches.load(super::Ordering::Relaxed)
     }
 
     /// Lets spawned writes reach the writer's queue.
