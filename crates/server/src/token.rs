@@ -23,14 +23,49 @@ pub fn new_id() -> String {
 /// their end, so the writes of rooms made about the same time share pages instead of each
 /// touching a page of its own anywhere in the index.
 pub fn new_ordered_id(now_ms: i64) -> String {
-    const DIGITS: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
-    let t = u64::try_from(now_ms).unwrap_or(0);
-    let mut id: String = (0..10)
-        .rev()
-        .map(|i| char::from(DIGITS[((t >> (5 * i)) & 31) as usize]))
-        .collect();
+    let mut id = time_prefix(now_ms);
     id.push_str(&new_id());
     id
+}
+
+/// The lowercase base32 digits of ordered ids and credentials: they sort as their values.
+const DIGITS: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
+
+/// How long the time that leads ordered ids and seat credentials is.
+const TIME_PREFIX: usize = 10;
+
+/// `now_ms` as `TIME_PREFIX` base32 digits.
+fn time_prefix(now_ms: i64) -> String {
+    let t = u64::try_from(now_ms).unwrap_or(0);
+    (0..TIME_PREFIX)
+        .rev()
+        .map(|i| char::from(DIGITS[((t >> (5 * i)) & 31) as usize]))
+        .collect()
+}
+
+/// A new room seat's credential: its time (as an ordered id's), then 256 random bits.
+pub fn new_seat_credential(now_ms: i64) -> String {
+    let mut credential = time_prefix(now_ms);
+    credential.push_str(&new_token());
+    credential
+}
+
+/// What the database keeps of a seat's credential: its hash, led by the credential's time
+/// when it has one (`new_seat_credential`'s), so that the index of seats by credential gains
+/// new entries at its end like the rooms' ids. Keyed by the hash alone, each new seat wrote a
+/// page of its own somewhere in that index: half of SQLite's writes per room played. A
+/// credential issued before it had a time keeps its plain hash.
+pub fn seat_key(credential: &str) -> String {
+    let timed = credential.len() == TIME_PREFIX + 43
+        && credential.as_bytes()[..TIME_PREFIX]
+            .iter()
+            .all(|b| DIGITS.contains(b));
+    let hash = token_hash(credential);
+    if timed {
+        format!("{}{hash}", &credential[..TIME_PREFIX])
+    } else {
+        hash
+    }
 }
 
 /// A new session token (256 random bits).
@@ -95,5 +130,32 @@ mod tests {
         assert_ne!(a[10..], b[10..]);
         assert_eq!(a[10..].len(), 16);
         assert_eq!(token_hash("abc"), token_hash("abc"));
+    }
+
+    #[test]
+    fn seat_keys_sort_by_their_credentials_time_and_keep_credentials_made_before_them() {
+        let times = [0, 1, 32, 1_764_000_000_000, 1_764_000_000_001];
+        let credentials: Vec<String> = times.iter().map(|&t| new_seat_credential(t)).collect();
+        let keys: Vec<String> = credentials.iter().map(|c| seat_key(c)).collect();
+        for pair in keys.windows(2) {
+            assert!(pair[0] < pair[1], "{pair:?}");
+        }
+        for (c, k) in credentials.iter().zip(&keys) {
+            assert_eq!(c.len(), 53);
+            assert_eq!(k[..10], c[..10]);
+            assert_eq!(
+                k[10..],
+                token_hash(c),
+                "the rest is the whole credential's hash"
+            );
+        }
+        let (a, b) = (new_seat_credential(7), new_seat_credential(7));
+        assert_ne!(seat_key(&a), seat_key(&b));
+        // A credential of the old kind, or anything else sent as one, keys by its hash.
+        let old = new_token();
+        assert_eq!(seat_key(&old), token_hash(&old));
+        let upper = credentials[3].to_uppercase();
+        assert_eq!(seat_key(&upper), token_hash(&upper));
+        assert_eq!(seat_key("é"), token_hash("é"));
     }
 }

@@ -22,7 +22,7 @@ use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
 use crate::push::{self, TurnNotice};
 use crate::store::{RoomRow, RoomSave};
-use crate::token::{new_ordered_id, new_token, now_ms, token_hash};
+use crate::token::{new_ordered_id, new_seat_credential, now_ms, seat_key};
 
 /// A room read again this many times when other changes keep coming first.
 const TRIES: usize = 8;
@@ -250,7 +250,7 @@ pub async fn seat_of(app: &App, id: &str, credential: &str) -> AppResult<Option<
     if credential.is_empty() || credential.len() > 128 {
         return Ok(None);
     }
-    Ok(app.store.room_seat(id, &token_hash(credential)).await?)
+    Ok(app.store.room_seat(id, &seat_key(credential)).await?)
 }
 
 /// Makes a room; its creator sits as X (CLASSIC-R08). Signed in, it is listed under the
@@ -282,7 +282,7 @@ pub async fn create(
     )
     .map_err(refused)?;
     let id = new_ordered_id(now);
-    let credential = new_token();
+    let credential = new_seat_credential(now);
     let board_name = match body.board {
         RoomBoard::Classic => "classic",
         RoomBoard::Super => "super",
@@ -293,7 +293,7 @@ pub async fn create(
             &id,
             board_name,
             &room,
-            &token_hash(&credential),
+            &seat_key(&credential),
             player.as_ref().map(|p| p.account.id.as_str()),
             now,
         )
@@ -356,8 +356,8 @@ pub async fn join(
     Path(id): Path<String>,
     Json(body): Json<JoinRoom>,
 ) -> AppResult<(StatusCode, Json<RoomSeat>)> {
-    let credential = new_token();
-    let hash = token_hash(&credential);
+    let credential = new_seat_credential(now_ms());
+    let hash = seat_key(&credential);
     for _ in 0..TRIES {
         let now = now_ms();
         let before = read(&app, &id).await?;
@@ -471,7 +471,7 @@ pub async fn lookup(
         .credentials
         .iter()
         .filter(|c| !c.is_empty() && c.len() <= 128)
-        .map(|c| token_hash(c))
+        .map(|c| seat_key(c))
         .collect();
     let rooms = app.store.rooms_by_credentials(&hashes).await?;
     Ok(Json(seated_views(&app, &rooms).await))
