@@ -883,6 +883,17 @@ mod tests {
         assert!(writer.upgrade().is_none(), "the committer let it go");
     }
 
+    #[tokio::test]
+    async fn a_closed_store_has_let_go_of_its_database_when_close_returns() {
+        let (dir, store) = store().await;
+        insert_whole(&store, "a", "b", 2).await.unwrap();
+        let wal = dir.path().join("w.db-wal");
+        assert!(wal.exists());
+        store.close().await;
+        // SQLite removes the WAL when its last connection closes: the committer's too.
+        assert!(!wal.exists(), "a connection to the database is still open");
+    }
+
     #[test]
     fn the_highest_argument_named_counts_every_digit() {
         let sql = "INSERT INTO s (a, b) VALUES ($5, 'O', $12, $3) RETURNING a";
