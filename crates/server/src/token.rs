@@ -56,7 +56,7 @@ pub fn new_seat_credential(now_ms: i64) -> String {
 /// page of its own somewhere in that index: half of SQLite's writes per room played. A
 /// credential issued before it had a time keeps its plain hash.
 pub fn seat_key(credential: &str) -> String {
-    let timed = credential.len() == TIME_PREFIX + 43
+    let timed = credential.len() == TIME_PREFIX + TOKEN_LEN
         && credential.as_bytes()[..TIME_PREFIX]
             .iter()
             .all(|b| DIGITS.contains(b));
@@ -70,8 +70,12 @@ pub fn seat_key(credential: &str) -> String {
 
 /// A new session token (256 random bits).
 pub fn new_token() -> String {
-    random_text(32)
+    random_text(TOKEN_BYTES)
 }
+
+/// A token's random bytes, and how many characters of base64 (unpadded) carry them.
+const TOKEN_BYTES: usize = 32;
+const TOKEN_LEN: usize = (TOKEN_BYTES * 4).div_ceil(3);
 
 /// What the database keeps of a token: its SHA-256, so a stolen database opens no session.
 pub fn token_hash(token: &str) -> String {

@@ -235,8 +235,8 @@ struct Committer {
 
 impl Committer {
     fn serve(mut self) {
+        let held = self.batch.clone();
         while let Some(queued) = self.line.next() {
-            let held = self.batch.clone();
             let mut batch = held.blocking_lock();
             if batch.conn.is_none() {
                 for q in queued {
@@ -359,18 +359,12 @@ impl Writer {
     /// or declined (once the writes before it are committed, as `Write::rollback`).
     pub(super) async fn submit(&self, whole: Whole) -> Result<bool, sqlx::Error> {
         let (answer, answered) = oneshot::channel();
-        let mut refused = None;
+        // A closed writer drops the write unqueued, and with it the answer: refused.
         self.line.ask(|asked| {
-            let queued = Queued { whole, answer };
-            if asked.closed {
-                refused = Some(queued);
-            } else {
-                asked.queue.push(queued);
+            if !asked.closed {
+                asked.queue.push(Queued { whole, answer });
             }
         });
-        if refused.is_some() {
-            return Err(closed());
-        }
         answered.await.unwrap_or_else(|_| Err(closed()))
     }
 
