@@ -93,6 +93,26 @@ async fn classic_r08_a_room_by_link_with_characters_a_series_rematch_and_resign(
         .await
         .unwrap_err();
     assert_eq!(code(&e), ErrorCode::Forbidden);
+    // X's credential with its time kept and its secret changed, and a seat of another room:
+    // neither holds a seat here, and the refusal changes nothing.
+    let mut forged = x.clone();
+    forged.replace_range(x.len() - 4.., "AAAA");
+    let other = caio
+        .create_room(RoomBoard::Classic, "Caio", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    for credential in [forged.as_str(), other.credential.as_str()] {
+        let e = caio
+            .room_act(&id, credential, play("a1"))
+            .await
+            .unwrap_err();
+        assert_eq!(code(&e), ErrorCode::Forbidden, "{credential}");
+    }
+    let (status, room) = caio
+        .raw(Method::GET, &format!("/api/rooms/{id}"), None)
+        .await
+        .unwrap();
+    assert_eq!((status, &room["ply"]), (200, &json!(0)), "{room}");
     caio.room_act(&id, &x, play("a1")).await.unwrap();
     let e = caio.room_act(&id, &o, play("a1")).await.unwrap_err();
     assert_eq!(code(&e), ErrorCode::IllegalMove);
