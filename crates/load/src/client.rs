@@ -38,6 +38,18 @@ fn transport(e: impl std::fmt::Display) -> ApiError {
     ApiError::new(ErrorCode::Internal, format!("transport: {e}"))
 }
 
+/// A request that failed on its way, with every cause: reqwest's own message alone ("error
+/// sending request") does not say whether it was the address, the certificate or the network.
+fn unsent(e: reqwest::Error) -> ApiError {
+    let mut why = e.to_string();
+    let mut cause = std::error::Error::source(&e);
+    while let Some(c) = cause {
+        why = format!("{why}: {c}");
+        cause = c.source();
+    }
+    transport(why)
+}
+
 impl Client {
     /// A client of `base` (`https://host:port`, or `http://` for a server behind a balancer)
     /// trusting the certificate in `root_pem`.
@@ -95,9 +107,9 @@ impl Client {
     }
 
     async fn answer<T: DeserializeOwned>(r: RequestBuilder) -> Answer<T> {
-        let response = r.send().await.map_err(transport)?;
+        let response = r.send().await.map_err(unsent)?;
         let ok = response.status().is_success();
-        let bytes = response.bytes().await.map_err(transport)?;
+        let bytes = response.bytes().await.map_err(unsent)?;
         if ok {
             serde_json::from_slice(&bytes).map_err(transport)
         } else {
@@ -111,11 +123,11 @@ impl Client {
     }
 
     async fn empty(r: RequestBuilder) -> Answer<()> {
-        let response = r.send().await.map_err(transport)?;
+        let response = r.send().await.map_err(unsent)?;
         if response.status().is_success() {
             Ok(())
         } else {
-            let bytes = response.bytes().await.map_err(transport)?;
+            let bytes = response.bytes().await.map_err(unsent)?;
             Err(serde_json::from_slice(&bytes).map_err(transport)?)
         }
     }

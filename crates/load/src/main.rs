@@ -83,6 +83,14 @@ struct Args {
     /// behind a balancer that ends TLS): the peer harness's transport.
     #[arg(long, conflicts_with_all = ["nginx", "processes"])]
     plain_http: bool,
+    /// Rooms or peer games only: play them against a deployment already running at this
+    /// address (`https://host`, a load balancer or a compose stack) instead of starting a
+    /// server. Its CPU and memory are then not measured.
+    #[arg(long, conflicts_with_all = ["nginx", "processes", "plain_http", "server", "database_url"])]
+    target: Option<String>,
+    /// With `--target`: the certificates its certificate is checked against (PEM).
+    #[arg(long, default_value = "/etc/ssl/certs/ca-certificates.crt")]
+    ca: PathBuf,
 }
 
 impl Args {
@@ -477,6 +485,18 @@ async fn bench(args: Args) -> Result<(), String> {
     if args.processes > 1 && (args.rooms > 0 || args.peer_matches > 0) {
         return Err("--processes is for cube matches".into());
     }
+    if let Some(target) = &args.target {
+        let ca = std::fs::read(&args.ca)
+            .map_err(|e| format!("cannot read --ca {}: {e}", args.ca.display()))?;
+        let base = Client::new(target, &ca)?;
+        return if args.rooms > 0 {
+            rooms_bench::run(&base, None, &args.rooms_args()).await
+        } else if args.peer_matches > 0 {
+            peer_bench::run(&base, None, args.peer_matches, args.concurrency).await
+        } else {
+            Err("--target plays rooms (--rooms) or peer games (--peer-matches): cube matches need accounts made in the server's database".into())
+        };
+    }
     let started = start_servers(&args).await?;
     let (pids, base, db_url) = (
         started.pids.clone(),
@@ -485,9 +505,9 @@ async fn bench(args: Args) -> Result<(), String> {
     );
     if args.rooms > 0 || args.peer_matches > 0 {
         let result = if args.rooms > 0 {
-            rooms_bench::run(&base, pids[0], &args.rooms_args()).await
+            rooms_bench::run(&base, Some(pids[0]), &args.rooms_args()).await
         } else {
-            peer_bench::run(&base, pids[0], args.peer_matches, args.concurrency).await
+            peer_bench::run(&base, Some(pids[0]), args.peer_matches, args.concurrency).await
         };
         started.stop().await;
         return result;

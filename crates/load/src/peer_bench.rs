@@ -91,14 +91,15 @@ async fn one_match(base: &Client) -> Result<Vec<u64>, String> {
     Ok(latencies)
 }
 
-/// Runs `matches` matches, `concurrency` at a time, against the server at `base` (`pid`).
+/// Runs `matches` matches, `concurrency` at a time, against the server at `base` (process
+/// `pid`, when it runs here: its CPU and peak memory are printed as null otherwise).
 pub async fn run(
     base: &Client,
-    pid: u32,
+    pid: Option<u32>,
     matches: usize,
     concurrency: usize,
 ) -> Result<(), String> {
-    let cpu_before = cpu_seconds(pid);
+    let cpu_before = pid.and_then(cpu_seconds);
     let queue = Arc::new(Mutex::new(0..matches));
     let started = Instant::now();
     let workers: Vec<_> = (0..concurrency.max(1))
@@ -127,7 +128,10 @@ pub async fn run(
         failures.extend(f);
     }
     let seconds = started.elapsed().as_secs_f64();
-    let cpu = cpu_seconds(pid).zip(cpu_before).map(|(a, b)| a - b);
+    let cpu = pid
+        .and_then(cpu_seconds)
+        .zip(cpu_before)
+        .map(|(a, b)| a - b);
     latencies.sort_unstable();
     if let Some(first) = failures.first() {
         eprintln!(
@@ -146,10 +150,11 @@ pub async fn run(
         percentile(&latencies, 1.0),
         matches - completed
     );
+    let peak = pid.and_then(|p| memory_kib(p, "VmHWM:"));
     println!(
-        "{{\"server_peak_rss_mb\":{:.1},\"server_cpu_s\":{:.2}}}",
-        memory_kib(pid, "VmHWM:").unwrap_or(0) as f64 / 1024.0,
-        cpu.unwrap_or(0.0)
+        "{{\"server_peak_rss_mb\":{},\"server_cpu_s\":{}}}",
+        peak.map_or("null".into(), |kib| format!("{:.1}", kib as f64 / 1024.0)),
+        cpu.map_or("null".into(), |s| format!("{s:.2}"))
     );
     if completed < matches {
         return Err(format!(

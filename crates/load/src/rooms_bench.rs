@@ -165,8 +165,8 @@ async fn play(base: Client, room: Room, sent: Sent, a: &RoomsArgs, seed: u64) ->
     moves
 }
 
-/// Runs the rooms bench against the server at `base` (process `pid`).
-pub async fn run(base: &Client, pid: u32, a: &RoomsArgs) -> Result<(), String> {
+/// Runs the rooms bench against the server at `base` (process `pid`, when it runs here).
+pub async fn run(base: &Client, pid: Option<u32>, a: &RoomsArgs) -> Result<(), String> {
     let connections = a.rooms * (a.spectators + 2);
     println!(
         "velha-load rooms: {} classic rooms, 2 players and {} spectators each ({connections} WebSockets), a move every {} ms on average, {} s",
@@ -175,7 +175,7 @@ pub async fn run(base: &Client, pid: u32, a: &RoomsArgs) -> Result<(), String> {
         a.think.as_millis(),
         a.play_for.as_secs()
     );
-    let before = memory_kib(pid, "VmRSS:");
+    let before = pid.and_then(|p| memory_kib(p, "VmRSS:"));
     let t = Instant::now();
     let gate = Arc::new(Semaphore::new(64));
     let tasks: Vec<_> = (0..a.rooms)
@@ -193,7 +193,7 @@ pub async fn run(base: &Client, pid: u32, a: &RoomsArgs) -> Result<(), String> {
     }
     // Idle: every connection open and every room's first view delivered.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let idle = memory_kib(pid, "VmRSS:");
+    let idle = pid.and_then(|p| memory_kib(p, "VmRSS:"));
     println!(
         "setup: {} rooms and {connections} WebSockets in {:.1} s",
         a.rooms,
@@ -208,7 +208,7 @@ pub async fn run(base: &Client, pid: u32, a: &RoomsArgs) -> Result<(), String> {
         );
     }
 
-    let cpu_before = cpu_seconds(pid);
+    let cpu_before = pid.and_then(cpu_seconds);
     let t = Instant::now();
     let watch_until = t + a.play_for + a.think * 2 + Duration::from_secs(5);
     let mut watchers = Vec::with_capacity(a.rooms * a.spectators);
@@ -239,7 +239,10 @@ pub async fn run(base: &Client, pid: u32, a: &RoomsArgs) -> Result<(), String> {
     }
     latencies.sort_unstable();
     let expected = moves * a.spectators as u64;
-    let cpu = cpu_seconds(pid).zip(cpu_before).map(|(x, y)| x - y);
+    let cpu = pid
+        .and_then(cpu_seconds)
+        .zip(cpu_before)
+        .map(|(x, y)| x - y);
     println!(
         "play: {moves} moves in {played:.1} s ({:.0} moves/s); {} deliveries to spectators of {expected} ({} missed)",
         moves as f64 / played,
@@ -258,7 +261,7 @@ pub async fn run(base: &Client, pid: u32, a: &RoomsArgs) -> Result<(), String> {
             100.0 * cpu / played
         );
     }
-    if let Some(kib) = memory_kib(pid, "VmHWM:") {
+    if let Some(kib) = pid.and_then(|p| memory_kib(p, "VmHWM:")) {
         println!("server peak memory (VmHWM): {:.1} MiB", kib as f64 / 1024.0);
     }
     if (latencies.len() as u64) < expected {
