@@ -21,7 +21,7 @@ use tokio::sync::{Notify, mpsc};
 use velha_api::{Ending, ErrorCode, MatchView, OpenMatch, Refusal, RoomView, ServerMsg};
 use velha_rules::Cube;
 
-use crate::store::{Backend, LobbyList, MatchRow, SeatChange, Store};
+use crate::store::{Backend, LobbyList, MatchRow, RoomRow, SeatChange, Store};
 use crate::token::{new_id, now_ms};
 use bus::Event;
 use clock::Timers;
@@ -86,6 +86,19 @@ const PRESENCE_LOCKS: usize = 64;
 struct HubState {
     conns: HashMap<String, Vec<Conn>>,
     lobby: Watches,
+}
+
+/// A room's change told as an event (`Hub::room_news`).
+pub struct RoomNews {
+    events: Vec<Event>,
+    records: Vec<(String, String)>,
+}
+
+impl RoomNews {
+    /// What the change's transaction records and notifies (none on SQLite).
+    pub fn record(&self) -> Option<&(String, String)> {
+        self.records.first()
+    }
 }
 
 /// Connections of this process, and the live matches it looks after.
@@ -300,9 +313,34 @@ impl Hub {
         .await;
     }
 
-    /// A room changed: everyone watching it, on every process, gets it as it is at `version`.
+    /// The number watching a room changed: everyone watching it, on every process, gets it as
+    /// it is at `version`.
     pub async fn room_changed(self: &Arc<Self>, room: RoomView, version: i64) {
         self.publish(vec![Event::Room { room, version }]).await;
+    }
+
+    /// A change to a room about to be saved, as the event that tells of it: its record goes in
+    /// the change's transaction (`RoomNews::record`), and once that commits, `room_saved`
+    /// delivers it here.
+    pub fn room_news(&self, room: RoomView, version: i64) -> RoomNews {
+        let events = vec![Event::Room { room, version }];
+        let records = self.encode(&events);
+        RoomNews { events, records }
+    }
+
+    /// A room's change committed with its news: everyone watching it here gets it (the other
+    /// processes hear of it by NOTIFY).
+    pub async fn room_saved(self: &Arc<Self>, news: RoomNews) {
+        self.committed(news.events).await;
+    }
+
+    /// A room as stored and how many watch it, on every process.
+    pub async fn watched_room(&self, id: &str) -> Result<Option<(RoomRow, u32)>, sqlx::Error> {
+        if self.store.backend() == Backend::Sqlite {
+            let row = self.store.room(id).await?;
+            return Ok(row.map(|row| (row, self.rooms.spectators(id))));
+        }
+        self.store.room_and_spectators(id).await
     }
 
     /// Takes a spectator's place in a room, unless its spectators (on every process) are all

@@ -117,8 +117,7 @@ async fn hello(app: &App, id: &str, socket: &mut WebSocket) -> Result<Option<Sea
 /// Sends the room as it is now to everyone watching it (the number watching changed), or to
 /// the one connection `only` (its first view).
 async fn send_room(app: &App, id: &str, only: Option<u64>) {
-    if let Ok(Some(row)) = app.store.room(id).await {
-        let watching = app.hub.spectators(id).await;
+    if let Ok(Some((row, watching))) = app.hub.watched_room(id).await {
         let room = view(&row, None, watching, now_ms());
         match only {
             None => app.hub.room_changed(room, row.version).await,

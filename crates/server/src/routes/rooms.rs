@@ -20,8 +20,9 @@ use crate::app::App;
 use crate::auth::Player;
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
+use crate::live::RoomNews;
 use crate::push::{self, TurnNotice};
-use crate::store::{RoomRow, RoomSave};
+use crate::store::{RoomRow, RoomSave, row_after_join};
 use crate::token::{new_ordered_id, new_seat_credential, now_ms, seat_key};
 
 /// A room read again this many times when other changes keep coming first.
@@ -170,12 +171,15 @@ pub(crate) async fn read(app: &App, id: &str) -> AppResult<RoomRow> {
     app.store.room(id).await?.ok_or_else(no_room)
 }
 
-/// Tells everyone watching the room what it is now.
-async fn announce(app: &App, row: &RoomRow, now: i64) {
-    let watching = app.hub.spectators(&row.id).await;
+/// The room and how many watch it.
+async fn read_watched(app: &App, id: &str) -> AppResult<(RoomRow, u32)> {
+    app.hub.watched_room(id).await?.ok_or_else(no_room)
+}
+
+/// The news of a change about to be saved: the room as everyone watching it will see it.
+fn news(app: &App, row: &RoomRow, watching: u32, now: i64) -> RoomNews {
     app.hub
-        .room_changed(view(row, None, watching, now), row.version)
-        .await;
+        .room_news(view(row, None, watching, now), row.version)
 }
 
 /// Hands a push service the seat a change gave the turn to (CLASSIC-R09, docs/push.md).
@@ -192,11 +196,11 @@ fn tell_turn(app: &App, before: &Room, row: &RoomRow) {
 }
 
 /// Carries out a seated player's action, reading the room again when another change came
-/// first; the room after it.
-pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<RoomRow> {
+/// first; the room after it, and how many watch it.
+pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<(RoomRow, u32)> {
     for _ in 0..TRIES {
         let now = now_ms();
-        let before = read(app, id).await?;
+        let (before, watching) = read_watched(app, id).await?;
         let mut after = before.room.clone();
         let at = ms(now);
         let (action, new_game) = match act {
@@ -214,17 +218,20 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<Roo
             }
             RoomAct::Rematch => (None, after.rematch(side(you), at).map_err(refused)?),
         };
-        let save = RoomSave {
+        let mut save = RoomSave {
             before: &before,
             after: &after,
             action: action.as_deref().map(|a| (you, a)),
             new_game,
             now,
+            told: None,
         };
+        let news = news(app, &save.row_after(), watching, now);
+        save.told = news.record();
         if let Some(row) = app.store.save_room(&save).await? {
-            announce(app, &row, now).await;
+            app.hub.room_saved(news).await;
             tell_turn(app, &before.room, &row);
-            return Ok(row);
+            return Ok((row, watching));
         }
     }
     Err(AppError::new(
@@ -288,7 +295,8 @@ pub async fn create(
         RoomBoard::Super => "super",
         RoomBoard::V2 => "v2",
     };
-    app.store
+    let row = app
+        .store
         .create_room(
             &id,
             board_name,
@@ -299,7 +307,6 @@ pub async fn create(
         )
         .await?;
     app.limits.rooms_by_address.add(&address, now);
-    let row = read(&app, &id).await?;
     Ok((
         StatusCode::CREATED,
         Json(RoomSeat {
@@ -326,13 +333,12 @@ pub async fn get(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> AppResult<Json<RoomView>> {
-    let row = read(&app, &id).await?;
+    let (row, watching) = read_watched(&app, &id).await?;
     let credential = headers
         .get(CREDENTIAL_HEADER)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     let you = seat_of(&app, &id, credential).await?;
-    let watching = app.hub.spectators(&id).await;
     Ok(Json(view(&row, you, watching, now_ms())))
 }
 
@@ -360,7 +366,7 @@ pub async fn join(
     let hash = seat_key(&credential);
     for _ in 0..TRIES {
         let now = now_ms();
-        let before = read(&app, &id).await?;
+        let (before, watching) = read_watched(&app, &id).await?;
         let mut after = before.room.clone();
         match after
             .join(&body.name, body.avatar.map(avatar), ms(now))
@@ -375,14 +381,14 @@ pub async fn join(
             Joined::Player(_) => {}
         }
         let account = player.as_ref().map(|p| p.account.id.as_str());
+        let news = news(&app, &row_after_join(&before, &after), watching, now);
         if let Some(row) = app
             .store
-            .take_room_seat(&before, &after, &hash, account, now)
+            .take_room_seat(&before, &after, &hash, account, now, news.record())
             .await?
         {
-            announce(&app, &row, now).await;
+            app.hub.room_saved(news).await;
             tell_turn(&app, &before.room, &row);
-            let watching = app.hub.spectators(&id).await;
             return Ok((
                 StatusCode::CREATED,
                 Json(RoomSeat {
@@ -425,8 +431,7 @@ pub async fn act_route(
             "this credential holds no seat in this room: spectators only watch",
         ));
     };
-    let row = act(&app, &id, you, &body.act).await?;
-    let watching = app.hub.spectators(&id).await;
+    let (row, watching) = act(&app, &id, you, &body.act).await?;
     Ok(Json(view(&row, Some(you), watching, now_ms())))
 }
 

@@ -42,6 +42,15 @@ fn seat_changes(rows: &[sqlx::any::AnyRow], seat: Seat) -> Result<Vec<SeatChange
         .collect()
 }
 
+/// What NOTIFY carries of an event: the event itself, or only its id when too large.
+pub(super) fn note(id: &str, payload: &str) -> String {
+    if payload.len() <= NOTIFY_INLINE {
+        format!("{id}\n{payload}")
+    } else {
+        id.to_owned()
+    }
+}
+
 impl Store {
     /// Records events (id, payload) in the transaction that made them and, on PostgreSQL,
     /// notifies every process of them when it commits (NOTIFY is transactional). SQLite has one
@@ -55,11 +64,6 @@ impl Store {
             return Ok(());
         }
         for (id, payload) in events {
-            let note = if payload.len() <= NOTIFY_INLINE {
-                format!("{id}\n{payload}")
-            } else {
-                id.clone()
-            };
             sqlx::query(
                 "WITH e AS (INSERT INTO events (id, at, payload) VALUES ($1, $2, $3) RETURNING id) \
                  SELECT pg_notify($4, $5) FROM e",
@@ -68,7 +72,7 @@ impl Store {
             .bind(now_ms())
             .bind(payload)
             .bind(CHANNEL)
-            .bind(&note)
+            .bind(note(id, payload))
             .execute(&mut *tx)
             .await?;
         }

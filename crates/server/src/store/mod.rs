@@ -27,7 +27,7 @@ pub use groups::{GroupError, GroupRow, InvitationRow, TableLine};
 pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
 pub use rankings::{After, Rebuild, Standing, Tally};
 use room_cache::RoomCache;
-pub use rooms::{RoomRow, RoomSave};
+pub use rooms::{RoomRow, RoomSave, row_after_join};
 pub use write::Write;
 use write::{Value, Whole, Writer};
 

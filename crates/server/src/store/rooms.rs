@@ -6,7 +6,9 @@ use sqlx::any::AnyRow;
 use velha_api::Seat;
 use velha_rules::room::Room;
 
+use super::cluster::{CHANNEL, note};
 use super::{Store, Value, Whole, corrupt, seat_from, seat_str};
+use crate::token::now_ms;
 
 /// A room as stored.
 #[derive(Clone, Debug)]
@@ -35,6 +37,32 @@ pub struct RoomSave<'a> {
     pub new_game: bool,
     /// When.
     pub now: i64,
+    /// The event telling the other processes of it, recorded in its transaction
+    /// (PostgreSQL; none on SQLite, whose one process delivers its own events).
+    pub told: Option<&'a (String, String)>,
+}
+
+impl RoomSave<'_> {
+    /// Which game and ply of it the room is at after the change.
+    fn game_and_ply(&self) -> (i64, i64) {
+        let before = self.before;
+        match (self.new_game, self.action) {
+            (true, _) => (before.game + 1, 0),
+            (false, Some(_)) => (before.game, before.ply + 1),
+            (false, None) => (before.game, before.ply),
+        }
+    }
+
+    /// The room as stored once the change is saved (the event telling of it shows this).
+    pub fn row_after(&self) -> RoomRow {
+        let (game, ply) = self.game_and_ply();
+        saved(self.before, self.after, game, ply)
+    }
+}
+
+/// The room as stored once O's seat is taken (`Store::take_room_seat`).
+pub fn row_after_join(before: &RoomRow, after: &Room) -> RoomRow {
+    saved(before, after, before.game, before.ply)
 }
 
 fn room_from(row: &AnyRow) -> Result<RoomRow, sqlx::Error> {
@@ -57,7 +85,7 @@ fn json(room: &Room) -> String {
 const ROOM_COLUMNS: &str = "r.id, r.state, r.version, r.game, r.ply";
 
 impl Store {
-    /// Stores a new room with its creator's seat (X).
+    /// Stores a new room with its creator's seat (X): the room as stored.
     pub async fn create_room(
         &self,
         id: &str,
@@ -66,7 +94,7 @@ impl Store {
         credential_hash: &str,
         account: Option<&str>,
         now: i64,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<RoomRow, sqlx::Error> {
         let kept = self
             .write_whole(Whole {
                 statements: &[
@@ -84,22 +112,29 @@ impl Store {
                     Value::MaybeText(account.map(str::to_owned)),
                 ],
                 expect: 2,
+                postgres: Some(
+                    "WITH made AS (INSERT INTO rooms (id, board, state, version, game, ply, \
+                     last_activity, created_at) VALUES ($1, $2, $3, 0, 0, 0, $4, $4) \
+                     RETURNING id) INSERT INTO room_seats (room_id, seat, credential_hash, \
+                     account_id) SELECT id, 'X', $5, $6 FROM made RETURNING seat",
+                ),
             })
             .await?;
         if !kept {
             return Err(sqlx::Error::Protocol(format!("room id {id} is taken")));
         }
+        let row = RoomRow {
+            id: id.to_owned(),
+            room: room.clone(),
+            version: 0,
+            game: 0,
+            ply: 0,
+        };
         if let Some(cache) = self.room_cache() {
-            cache.put(&RoomRow {
-                id: id.to_owned(),
-                room: room.clone(),
-                version: 0,
-                game: 0,
-                ply: 0,
-            });
+            cache.put(&row);
             cache.put_seat(id, credential_hash, Seat::X);
         }
-        Ok(())
+        Ok(row)
     }
 
     /// One room.
@@ -117,6 +152,27 @@ impl Store {
             cache.put(row);
         }
         Ok(row)
+    }
+
+    /// A room and how many watch it on every process, read at once (PostgreSQL: SQLite's one
+    /// process counts its spectators itself, `Hub::watched_room`).
+    pub async fn room_and_spectators(
+        &self,
+        id: &str,
+    ) -> Result<Option<(RoomRow, u32)>, sqlx::Error> {
+        let sql = format!(
+            "SELECT {ROOM_COLUMNS}, CAST(COALESCE((SELECT SUM(s.watching) FROM room_spectators s \
+             WHERE s.room_id = r.id), 0) AS BIGINT) AS watching FROM rooms r WHERE r.id = $1"
+        );
+        let row = sqlx::query(&sql)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| {
+            let watching: i64 = r.try_get("watching")?;
+            Ok((room_from(&r)?, u32::try_from(watching).unwrap_or(0)))
+        })
+        .transpose()
     }
 
     /// The seat a credential holds in a room.
@@ -157,23 +213,21 @@ impl Store {
         credential_hash: &str,
         account: Option<&str>,
         now: i64,
+        told: Option<&(String, String)>,
     ) -> Result<Option<RoomRow>, sqlx::Error> {
         let mut args = change_args(before, after, before.game, before.ply, now);
         args.extend([
             Value::Text(credential_hash.to_owned()),
             Value::MaybeText(account.map(str::to_owned)),
         ]);
-        let seated = self
-            .write_whole(Whole {
-                statements: &[
-                    "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
-                     VALUES ($5, 'O', $7, $8) RETURNING seat",
-                    COMPARE_AND_SET,
-                ],
-                args,
-                expect: 2,
-            })
-            .await?;
+        let mut whole = Whole {
+            statements: &[TAKE_SEAT, COMPARE_AND_SET],
+            args,
+            expect: 2,
+            postgres: None,
+        };
+        with_told(&mut whole, told, SEAT_AND_TELL);
+        let seated = self.write_whole(whole).await?;
         // The seat taken (it is unique) or the version moved on: someone else came first.
         if !seated {
             self.forget_room(&before.id);
@@ -191,11 +245,7 @@ impl Store {
     /// it changed since it was read (read it again).
     pub async fn save_room(&self, save: &RoomSave<'_>) -> Result<Option<RoomRow>, sqlx::Error> {
         let before = save.before;
-        let (game, ply) = match (save.new_game, save.action) {
-            (true, _) => (before.game + 1, 0),
-            (false, Some(_)) => (before.game, before.ply + 1),
-            (false, None) => (before.game, before.ply),
-        };
+        let (game, ply) = save.game_and_ply();
         let mut args = change_args(before, save.after, game, ply, save.now);
         let whole = match save.action {
             Some((seat, action)) => {
@@ -204,21 +254,25 @@ impl Store {
                     Value::Text(action.to_owned()),
                     Value::Int(save.now),
                 ]);
-                Whole {
-                    statements: &[
-                        COMPARE_AND_SET,
-                        "INSERT INTO room_moves (room_id, game, ply, seat, action, played_at) \
-                         VALUES ($5, $2, $3, $7, $8, $9) RETURNING ply",
-                    ],
+                let mut whole = Whole {
+                    statements: &[COMPARE_AND_SET, RECORD_ACTION],
                     args,
                     expect: 2,
-                }
+                    postgres: None,
+                };
+                with_told(&mut whole, save.told, ACT_AND_TELL);
+                whole
             }
-            None => Whole {
-                statements: &[COMPARE_AND_SET],
-                args,
-                expect: 1,
-            },
+            None => {
+                let mut whole = Whole {
+                    statements: &[COMPARE_AND_SET],
+                    args,
+                    expect: 1,
+                    postgres: None,
+                };
+                with_told(&mut whole, save.told, CHANGE_AND_TELL);
+                whole
+            }
         };
         // Declined also when recording the action after a lost compare-and-set met the
         // winner's.
@@ -226,7 +280,7 @@ impl Store {
             self.forget_room(&before.id);
             return Ok(None);
         }
-        let row = saved(before, save.after, game, ply);
+        let row = save.row_after();
         if let Some(cache) = self.room_cache() {
             cache.put(&row);
         }
@@ -326,10 +380,89 @@ fn saved(before: &RoomRow, after: &Room, game: i64, ply: i64) -> RoomRow {
     }
 }
 
-/// Writes the room over the version it was read at (arguments `$1`…`$6`: `change_args`),
-/// returning a row when no other change came first.
-const COMPARE_AND_SET: &str = "UPDATE rooms SET state = $1, version = version + 1, game = $2, \
-     ply = $3, last_activity = $4 WHERE id = $5 AND version = $6 RETURNING version";
+/// Writes the room over the version it was read at (arguments `$1`…`$6`: `change_args`):
+/// changes a row only when no other change came first.
+macro_rules! compare_and_set {
+    () => {
+        "UPDATE rooms SET state = $1, version = version + 1, game = $2, ply = $3, \
+         last_activity = $4 WHERE id = $5 AND version = $6"
+    };
+}
+const COMPARE_AND_SET: &str = concat!(compare_and_set!(), " RETURNING version");
+
+/// Seats O (arguments `$5`, `$7`, `$8`), returning a row unless the seat is taken.
+const TAKE_SEAT: &str = "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
+     VALUES ($5, 'O', $7, $8) RETURNING seat";
+
+/// Records a game's action for the replay (arguments `$2`, `$3`, `$5`, `$7`…`$9`).
+const RECORD_ACTION: &str = "INSERT INTO room_moves (room_id, game, ply, seat, action, played_at) \
+     VALUES ($5, $2, $3, $7, $8, $9) RETURNING ply";
+
+/// The end of a PostgreSQL write that also records the change's event and notifies every
+/// process of it when it commits (`Store::tell`): so no process can commit a change and die
+/// before telling of it, nor tell of one that was declined. It follows step `$after`, and its
+/// five arguments follow the change's own (`with_told`).
+macro_rules! and_tell {
+    ($after:literal, $id:literal, $at:literal, $payload:literal, $channel:literal, $note:literal) => {
+        concat!(
+            ", told AS (INSERT INTO events (id, at, payload) SELECT $",
+            $id,
+            ", $",
+            $at,
+            ", $",
+            $payload,
+            " FROM ",
+            $after,
+            " RETURNING id) SELECT pg_notify($",
+            $channel,
+            ", $",
+            $note,
+            ") FROM told"
+        )
+    };
+}
+
+/// `COMPARE_AND_SET` and the event, in one statement (arguments `$1`…`$11`).
+const CHANGE_AND_TELL: &str = concat!(
+    "WITH changed AS (",
+    compare_and_set!(),
+    " RETURNING id)",
+    and_tell!("changed", 7, 8, 9, 10, 11)
+);
+
+/// `COMPARE_AND_SET`, `TAKE_SEAT` and the event, in one statement (arguments `$1`…`$13`).
+const SEAT_AND_TELL: &str = concat!(
+    "WITH changed AS (",
+    compare_and_set!(),
+    " RETURNING id), seated AS (INSERT INTO room_seats (room_id, seat, credential_hash, \
+     account_id) SELECT id, 'O', $7, $8 FROM changed RETURNING room_id)",
+    and_tell!("seated", 9, 10, 11, 12, 13)
+);
+
+/// `COMPARE_AND_SET`, `RECORD_ACTION` and the event, in one statement (arguments `$1`…`$14`).
+const ACT_AND_TELL: &str = concat!(
+    "WITH changed AS (",
+    compare_and_set!(),
+    " RETURNING id), recorded AS (INSERT INTO room_moves (room_id, game, ply, seat, action, \
+     played_at) SELECT id, $2, $3, $7, $8, $9 FROM changed RETURNING room_id)",
+    and_tell!("recorded", 10, 11, 12, 13, 14)
+);
+
+/// On PostgreSQL, makes the write `postgres` (one of the `…_AND_TELL` above): the same change
+/// with its event, given its arguments. SQLite has no event to record.
+fn with_told(whole: &mut Whole, told: Option<&(String, String)>, postgres: &'static str) {
+    let Some((id, payload)) = told else {
+        return;
+    };
+    whole.args.extend([
+        Value::Text(id.clone()),
+        Value::Int(now_ms()),
+        Value::Text(payload.clone()),
+        Value::Text(CHANNEL.to_owned()),
+        Value::Text(note(id, payload)),
+    ]);
+    whole.postgres = Some(postgres);
+}
 
 /// `COMPARE_AND_SET`'s arguments, `$1`…`$6`.
 fn change_args(before: &RoomRow, after: &Room, game: i64, ply: i64, now: i64) -> Vec<Value> {

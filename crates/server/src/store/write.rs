@@ -415,6 +415,12 @@ pub struct Whole {
     pub args: Vec<Value>,
     /// The rows they return when the write is to be kept.
     pub expect: usize,
+    /// On PostgreSQL, instead: the same write as one statement, chained by `WITH`, which is a
+    /// transaction of its own and one round trip to the database where `statements` take one
+    /// each plus BEGIN and COMMIT. It returns a row when the write is kept. Only its first
+    /// step may find nothing to do; every later one works on the rows the one before returned,
+    /// so it is kept whole or not at all.
+    pub postgres: Option<&'static str>,
 }
 
 /// An argument of a `Whole` write.
@@ -461,6 +467,14 @@ fn highest_argument(sql: &str) -> usize {
 impl Whole {
     /// Runs it on PostgreSQL, in a transaction of its own; whether it was kept.
     pub(super) async fn run_alone(self, pool: &AnyPool) -> Result<bool, sqlx::Error> {
+        if let Some(sql) = self.postgres {
+            let args = &self.args[..highest_argument(sql).min(self.args.len())];
+            return match bound(sql, args).fetch_all(pool).await {
+                Ok(rows) => Ok(!rows.is_empty()),
+                Err(sqlx::Error::Database(d)) if d.is_unique_violation() => Ok(false),
+                Err(e) => Err(e),
+            };
+        }
         let mut tx = pool.begin().await?;
         let mut returned = 0;
         for s in self.statements {
@@ -757,6 +771,7 @@ mod tests {
                 ],
                 args: vec![Value::Text(k.to_owned()), Value::Text(k2.to_owned())],
                 expect,
+                postgres: None,
             })
             .await
     }
@@ -782,6 +797,7 @@ mod tests {
                                 ],
                                 args: vec![Value::Text(a), Value::Text(b)],
                                 expect: 2,
+                                postgres: None,
                             })
                             .await
                             .is_err(),
@@ -791,6 +807,7 @@ mod tests {
                                 statements: &["UPDATE t SET k = $1 WHERE k = $2 RETURNING k"],
                                 args: vec![Value::Text(a), Value::Text("nowhere".into())],
                                 expect: 1,
+                                postgres: None,
                             })
                             .await
                             .unwrap(),

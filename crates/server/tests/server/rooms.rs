@@ -367,6 +367,44 @@ async fn classic_r09_racing_moves_of_one_seat_play_exactly_one(db: Db) {
 }
 on_both!(classic_r09_racing_moves_of_one_seat_play_exactly_one);
 
+/// On PostgreSQL a room's change records the event that tells the other processes of it in its
+/// own transaction: a kept change has its event, a declined one leaves none behind (so no
+/// process hears of a move that was never made, or misses one that was).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn classic_r09_a_rooms_change_and_the_event_telling_of_it_commit_together() {
+    let Some(db) = Db::postgres().await else {
+        return;
+    };
+    let server = Server::start(db, &[]).await;
+    let store = Store::open(&server.database_url()).await.unwrap();
+    let (id, _, _) = room_played_ago(&store, 0).await;
+    let row = store.room(&id).await.unwrap().unwrap();
+    let mut played = row.room.clone();
+    played.play(Player::O, "b2", now_ms() as u64).unwrap();
+    let save = |told| RoomSave {
+        before: &row,
+        after: &played,
+        action: Some((Seat::O, "b2")),
+        new_game: false,
+        now: now_ms(),
+        told,
+    };
+    let kept = (new_id(), r#"{"kept":true}"#.to_owned());
+    assert!(store.save_room(&save(Some(&kept))).await.unwrap().is_some());
+    assert_eq!(store.event(&kept.0).await.unwrap(), Some(kept.1.clone()));
+    // The same change again, over the version it read: declined, and its event with it.
+    let stale = (new_id(), r#"{"kept":false}"#.to_owned());
+    assert!(
+        store
+            .save_room(&save(Some(&stale)))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(store.event(&stale.0).await.unwrap(), None);
+    assert_eq!(store.room(&id).await.unwrap().unwrap().ply, 2);
+}
+
 /// Behind a balancer that ends TLS, a process may speak plain HTTP: the same rooms, live.
 async fn plain_http_behind_a_balancer_serves_rooms_live_and_never_alone(db: Db) {
     let server = Server::start(
@@ -414,7 +452,7 @@ async fn room_played_ago(store: &Store, ago: i64) -> (String, String, String) {
         .unwrap();
     assert!(
         store
-            .take_room_seat(&row, &joined, &token_hash(&o), None, then as i64)
+            .take_room_seat(&row, &joined, &token_hash(&o), None, then as i64, None)
             .await
             .unwrap()
             .is_some()
@@ -428,6 +466,7 @@ async fn room_played_ago(store: &Store, ago: i64) -> (String, String, String) {
         action: Some((Seat::X, "a1")),
         new_game: false,
         now: then as i64,
+        told: None,
     };
     assert!(store.save_room(&save).await.unwrap().is_some());
     (id, x, o)
