@@ -65,7 +65,7 @@ struct Args {
     /// Peer games in flight at once.
     #[arg(long, default_value_t = 100)]
     concurrency: usize,
-    /// Cube matches only: server processes on the PostgreSQL of `--database-url`, behind
+    /// Cube matches and rooms: server processes on the PostgreSQL of `--database-url`, behind
     /// nginx (scripts/balancer.sh, deploy/nginx.conf) when more than one.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=16))]
     processes: u16,
@@ -461,9 +461,20 @@ fn machine_cpu(pids: &[u32]) -> [f64; 4] {
     ]
 }
 
-/// The servers' CPU seconds, summed.
-fn cpu_seconds_all(pids: &[u32]) -> Option<f64> {
+/// The servers' CPU seconds, summed (none without servers).
+pub(crate) fn cpu_seconds_all(pids: &[u32]) -> Option<f64> {
+    if pids.is_empty() {
+        return None;
+    }
     pids.iter().map(|p| cpu_seconds(*p)).sum()
+}
+
+/// A memory figure of the servers, summed, in KiB (none without servers).
+pub(crate) fn memory_kib_all(pids: &[u32], field: &str) -> Option<u64> {
+    if pids.is_empty() {
+        return None;
+    }
+    pids.iter().map(|p| memory_kib(*p, field)).sum()
 }
 
 fn main() -> Result<(), String> {
@@ -482,15 +493,15 @@ fn main() -> Result<(), String> {
 }
 
 async fn bench(args: Args) -> Result<(), String> {
-    if args.processes > 1 && (args.rooms > 0 || args.peer_matches > 0) {
-        return Err("--processes is for cube matches".into());
+    if args.processes > 1 && args.peer_matches > 0 {
+        return Err("--processes is for cube matches and rooms".into());
     }
     if let Some(target) = &args.target {
         let ca = std::fs::read(&args.ca)
             .map_err(|e| format!("cannot read --ca {}: {e}", args.ca.display()))?;
         let base = Client::new(target, &ca)?;
         return if args.rooms > 0 {
-            rooms_bench::run(&base, None, &args.rooms_args()).await
+            rooms_bench::run(&base, &[], &args.rooms_args()).await
         } else if args.peer_matches > 0 {
             peer_bench::run(&base, None, args.peer_matches, args.concurrency).await
         } else {
@@ -505,7 +516,7 @@ async fn bench(args: Args) -> Result<(), String> {
     );
     if args.rooms > 0 || args.peer_matches > 0 {
         let result = if args.rooms > 0 {
-            rooms_bench::run(&base, Some(pids[0]), &args.rooms_args()).await
+            rooms_bench::run(&base, &pids, &args.rooms_args()).await
         } else {
             peer_bench::run(&base, Some(pids[0]), args.peer_matches, args.concurrency).await
         };

@@ -16,7 +16,7 @@ use velha_api::{RoomAct, RoomBoard, RoomServerMsg, RoomView, Seat};
 use velha_load::{Client, RoomLive};
 use velha_rules::{Classic, Position};
 
-use crate::{cpu_seconds, memory_kib, next_random, percentile};
+use crate::{cpu_seconds_all, memory_kib_all, next_random, percentile};
 
 /// What the rooms bench runs.
 pub struct RoomsArgs {
@@ -165,8 +165,9 @@ async fn play(base: Client, room: Room, sent: Sent, a: &RoomsArgs, seed: u64) ->
     moves
 }
 
-/// Runs the rooms bench against the server at `base` (process `pid`, when it runs here).
-pub async fn run(base: &Client, pid: Option<u32>, a: &RoomsArgs) -> Result<(), String> {
+/// Runs the rooms bench against the servers at `base` (processes `pids`, none when they do
+/// not run here): their memory and CPU are summed.
+pub async fn run(base: &Client, pids: &[u32], a: &RoomsArgs) -> Result<(), String> {
     let connections = a.rooms * (a.spectators + 2);
     println!(
         "velha-load rooms: {} classic rooms, 2 players and {} spectators each ({connections} WebSockets), a move every {} ms on average, {} s",
@@ -175,7 +176,11 @@ pub async fn run(base: &Client, pid: Option<u32>, a: &RoomsArgs) -> Result<(), S
         a.think.as_millis(),
         a.play_for.as_secs()
     );
-    let before = pid.and_then(|p| memory_kib(p, "VmRSS:"));
+    let before = memory_kib_all(pids, "VmRSS:");
+    let servers = match pids.len() {
+        1 => "server".to_owned(),
+        n => format!("{n} servers' summed"),
+    };
     let t = Instant::now();
     let gate = Arc::new(Semaphore::new(64));
     let tasks: Vec<_> = (0..a.rooms)
@@ -193,7 +198,7 @@ pub async fn run(base: &Client, pid: Option<u32>, a: &RoomsArgs) -> Result<(), S
     }
     // Idle: every connection open and every room's first view delivered.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let idle = pid.and_then(|p| memory_kib(p, "VmRSS:"));
+    let idle = memory_kib_all(pids, "VmRSS:");
     println!(
         "setup: {} rooms and {connections} WebSockets in {:.1} s",
         a.rooms,
@@ -201,14 +206,14 @@ pub async fn run(base: &Client, pid: Option<u32>, a: &RoomsArgs) -> Result<(), S
     );
     if let (Some(b), Some(i)) = (before, idle) {
         println!(
-            "server memory idle: {:.1} MiB with every connection open (from {:.1} MiB): {:.1} KiB a connection, rooms included",
+            "{servers} memory idle: {:.1} MiB with every connection open (from {:.1} MiB): {:.1} KiB a connection, rooms included",
             i as f64 / 1024.0,
             b as f64 / 1024.0,
             i.saturating_sub(b) as f64 / connections as f64
         );
     }
 
-    let cpu_before = pid.and_then(cpu_seconds);
+    let cpu_before = cpu_seconds_all(pids);
     let t = Instant::now();
     let watch_until = t + a.play_for + a.think * 2 + Duration::from_secs(5);
     let mut watchers = Vec::with_capacity(a.rooms * a.spectators);
@@ -239,10 +244,7 @@ pub async fn run(base: &Client, pid: Option<u32>, a: &RoomsArgs) -> Result<(), S
     }
     latencies.sort_unstable();
     let expected = moves * a.spectators as u64;
-    let cpu = pid
-        .and_then(cpu_seconds)
-        .zip(cpu_before)
-        .map(|(x, y)| x - y);
+    let cpu = cpu_seconds_all(pids).zip(cpu_before).map(|(x, y)| x - y);
     println!(
         "play: {moves} moves in {played:.1} s ({:.0} moves/s); {} deliveries to spectators of {expected} ({} missed)",
         moves as f64 / played,
@@ -257,12 +259,15 @@ pub async fn run(base: &Client, pid: Option<u32>, a: &RoomsArgs) -> Result<(), S
     );
     if let Some(cpu) = cpu {
         println!(
-            "server CPU while playing: {cpu:.1} s in {played:.1} s ({:.0} % of one core)",
+            "{servers} CPU while playing: {cpu:.1} s in {played:.1} s ({:.0} % of one core)",
             100.0 * cpu / played
         );
     }
-    if let Some(kib) = pid.and_then(|p| memory_kib(p, "VmHWM:")) {
-        println!("server peak memory (VmHWM): {:.1} MiB", kib as f64 / 1024.0);
+    if let Some(kib) = memory_kib_all(pids, "VmHWM:") {
+        println!(
+            "{servers} peak memory (VmHWM): {:.1} MiB",
+            kib as f64 / 1024.0
+        );
     }
     if (latencies.len() as u64) < expected {
         return Err(format!(
