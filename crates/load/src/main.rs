@@ -503,7 +503,7 @@ async fn bench(args: Args) -> Result<(), String> {
         return if args.rooms > 0 {
             rooms_bench::run(&base, &[], &args.rooms_args()).await
         } else if args.peer_matches > 0 {
-            peer_bench::run(&base, None, args.peer_matches, args.concurrency).await
+            peer_bench::run(&base, &[], args.peer_matches, args.concurrency).await
         } else {
             Err("--target plays rooms (--rooms) or peer games (--peer-matches): cube matches need accounts made in the server's database".into())
         };
@@ -518,7 +518,7 @@ async fn bench(args: Args) -> Result<(), String> {
         let result = if args.rooms > 0 {
             rooms_bench::run(&base, &pids, &args.rooms_args()).await
         } else {
-            peer_bench::run(&base, Some(pids[0]), args.peer_matches, args.concurrency).await
+            peer_bench::run(&base, &pids, args.peer_matches, args.concurrency).await
         };
         started.stop().await;
         return result;

@@ -12,7 +12,7 @@ use tokio::sync::Mutex;
 use velha_api::{Avatar, RoomAct, RoomBoard, RoomClientMsg, RoomServerMsg, RoomView, Seat};
 use velha_load::{Client, RoomLive};
 
-use crate::{cpu_seconds, memory_kib, percentile};
+use crate::{cpu_seconds_all, memory_kib_all, percentile};
 
 /// The fixed game: X wins on the first column.
 const GAME: [(Seat, &str); 5] = [
@@ -91,15 +91,15 @@ async fn one_match(base: &Client) -> Result<Vec<u64>, String> {
     Ok(latencies)
 }
 
-/// Runs `matches` matches, `concurrency` at a time, against the server at `base` (process
-/// `pid`, when it runs here: its CPU and peak memory are printed as null otherwise).
+/// Runs `matches` matches, `concurrency` at a time, against the server at `base` (processes
+/// `pids`, none when it does not run here: its CPU and peak memory are then printed as null).
 pub async fn run(
     base: &Client,
-    pid: Option<u32>,
+    pids: &[u32],
     matches: usize,
     concurrency: usize,
 ) -> Result<(), String> {
-    let cpu_before = pid.and_then(cpu_seconds);
+    let cpu_before = cpu_seconds_all(pids);
     let queue = Arc::new(Mutex::new(0..matches));
     let started = Instant::now();
     let workers: Vec<_> = (0..concurrency.max(1))
@@ -128,10 +128,7 @@ pub async fn run(
         failures.extend(f);
     }
     let seconds = started.elapsed().as_secs_f64();
-    let cpu = pid
-        .and_then(cpu_seconds)
-        .zip(cpu_before)
-        .map(|(a, b)| a - b);
+    let cpu = cpu_seconds_all(pids).zip(cpu_before).map(|(a, b)| a - b);
     latencies.sort_unstable();
     if let Some(first) = failures.first() {
         eprintln!(
@@ -150,7 +147,7 @@ pub async fn run(
         percentile(&latencies, 1.0),
         matches - completed
     );
-    let peak = pid.and_then(|p| memory_kib(p, "VmHWM:"));
+    let peak = memory_kib_all(pids, "VmHWM:");
     println!(
         "{{\"server_peak_rss_mb\":{},\"server_cpu_s\":{}}}",
         peak.map_or("null".into(), |kib| format!("{:.1}", kib as f64 / 1024.0)),

@@ -91,13 +91,13 @@ struct HubState {
 /// A room's change told as an event (`Hub::room_news`).
 pub struct RoomNews {
     events: Vec<Event>,
-    records: Vec<(String, String)>,
+    record: Option<(String, String)>,
 }
 
 impl RoomNews {
     /// What the change's transaction records and notifies (none on SQLite).
     pub fn record(&self) -> Option<&(String, String)> {
-        self.records.first()
+        self.record.as_ref()
     }
 }
 
@@ -324,8 +324,8 @@ impl Hub {
     /// delivers it here.
     pub fn room_news(&self, room: RoomView, version: i64) -> RoomNews {
         let events = vec![Event::Room { room, version }];
-        let records = self.encode(&events);
-        RoomNews { events, records }
+        let record = self.encode(&events).pop();
+        RoomNews { events, record }
     }
 
     /// A room's change committed with its news: everyone watching it here gets it (the other
