@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use axum::extract::ws::Utf8Bytes;
 use tokio::sync::{Notify, mpsc};
 use velha_api::{RoomServerMsg, RoomView, Seat};
 use velha_rules::room::MAX_SPECTATORS;
@@ -16,20 +17,55 @@ pub const MAX_SEAT_CONNECTIONS: usize = 8;
 /// Messages waiting for one slow connection; past this it is dropped rather than let grow.
 const OUTBOX: usize = 64;
 
+/// A message as its connection's frame: JSON text, shared by every connection sent it.
+pub fn encode(msg: &RoomServerMsg) -> Utf8Bytes {
+    // Serialising these plain types cannot fail.
+    Utf8Bytes::from(serde_json::to_string(msg).unwrap_or_default())
+}
+
+/// One change of a room as each kind of watcher reads it: a player's view names their seat, so
+/// a room's views are at most three however many watch it, each encoded once when first needed.
+struct Views<'a> {
+    view: &'a RoomView,
+    encoded: [Option<Utf8Bytes>; 3],
+}
+
+impl<'a> Views<'a> {
+    fn new(view: &'a RoomView) -> Self {
+        Views {
+            view,
+            encoded: [None, None, None],
+        }
+    }
+
+    fn for_seat(&mut self, seat: Option<Seat>) -> Utf8Bytes {
+        let slot = match seat {
+            None => 0,
+            Some(Seat::X) => 1,
+            Some(Seat::O) => 2,
+        };
+        self.encoded[slot]
+            .get_or_insert_with(|| {
+                let mut room = self.view.clone();
+                room.you = seat;
+                encode(&RoomServerMsg::Room { room })
+            })
+            .clone()
+    }
+}
+
 struct Watcher {
     id: u64,
     seat: Option<Seat>,
-    tx: mpsc::Sender<RoomServerMsg>,
+    tx: mpsc::Sender<Utf8Bytes>,
     close: Arc<Notify>,
 }
 
 impl Watcher {
     /// Sends it the room, with its own seat in it; false (and it is told to close) when it has
     /// not read what it was sent before.
-    fn send(&self, view: &RoomView) -> bool {
-        let mut room = view.clone();
-        room.you = self.seat;
-        let sent = self.tx.try_send(RoomServerMsg::Room { room }).is_ok();
+    fn send(&self, views: &mut Views) -> bool {
+        let sent = self.tx.try_send(views.for_seat(self.seat)).is_ok();
         if !sent {
             self.close.notify_one();
         }
@@ -41,10 +77,10 @@ impl Watcher {
 pub struct RoomWatch {
     /// Its number, to leave with.
     pub id: u64,
-    /// Where the room's changes arrive.
-    pub rx: mpsc::Receiver<RoomServerMsg>,
+    /// Where the room's changes arrive, encoded.
+    pub rx: mpsc::Receiver<Utf8Bytes>,
     /// Sends to this connection alone.
-    pub tx: mpsc::Sender<RoomServerMsg>,
+    pub tx: mpsc::Sender<Utf8Bytes>,
     /// Fires when the connection stopped reading and was dropped from the list.
     pub close: Arc<Notify>,
 }
@@ -125,7 +161,7 @@ impl RoomWatches {
             return;
         }
         if let Some(w) = watched.watchers.iter().find(|w| w.id == id) {
-            w.send(view);
+            w.send(&mut Views::new(view));
         }
     }
 
@@ -142,7 +178,8 @@ impl RoomWatches {
             return;
         }
         watched.version = version;
-        watched.watchers.retain(|w| w.send(view));
+        let mut views = Views::new(view);
+        watched.watchers.retain(|w| w.send(&mut views));
     }
 }
 
@@ -185,9 +222,41 @@ mod tests {
         watches.changed(&view(1), 5);
         watches.changed(&view(2), 6);
         let mut plies = Vec::new();
-        while let Ok(RoomServerMsg::Room { room }) = watch.rx.try_recv() {
-            plies.push(room.ply);
+        while let Ok(frame) = watch.rx.try_recv() {
+            plies.push(room_of(&frame).ply);
         }
         assert_eq!(plies, [1, 1, 2]);
+    }
+
+    fn room_of(frame: &Utf8Bytes) -> RoomView {
+        match serde_json::from_str(frame.as_str()).unwrap() {
+            RoomServerMsg::Room { room } => room,
+            other => panic!("not a room: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn classic_r13_every_watcher_reads_its_own_seat_and_spectators_share_one_frame() {
+        let watches = RoomWatches::default();
+        let mut x = watches.watch("r", Some(Seat::X)).unwrap();
+        let mut o = watches.watch("r", Some(Seat::O)).unwrap();
+        let mut spectators: Vec<_> = (0..3).map(|_| watches.watch("r", None).unwrap()).collect();
+        watches.changed(&view(3), 1);
+        assert_eq!(room_of(&x.rx.try_recv().unwrap()).you, Some(Seat::X));
+        assert_eq!(room_of(&o.rx.try_recv().unwrap()).you, Some(Seat::O));
+        let frames: Vec<_> = spectators
+            .iter_mut()
+            .map(|w| w.rx.try_recv().unwrap())
+            .collect();
+        for frame in &frames {
+            let room = room_of(frame);
+            assert_eq!((room.you, room.ply), (None, 3));
+        }
+        // One encoding for all of them, not one per connection.
+        assert!(
+            frames
+                .iter()
+                .all(|f| f.as_str().as_ptr() == frames[0].as_str().as_ptr())
+        );
     }
 }

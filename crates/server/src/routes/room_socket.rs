@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
 use futures_util::SinkExt;
@@ -14,7 +14,7 @@ use velha_api::{ErrorCode, MAX_LIVE_FRAME, RoomClientMsg, RoomServerMsg, Seat};
 use super::rooms::{act, seat_of, view};
 use super::socket::{HELLO_WITHIN, farewell_for};
 use crate::app::App;
-use crate::live::RoomWatch;
+use crate::live::{RoomWatch, encode};
 use crate::token::now_ms;
 
 /// A room, live.
@@ -46,10 +46,7 @@ pub async fn live(
 }
 
 fn text(msg: &RoomServerMsg) -> Message {
-    // Serialising these plain types cannot fail.
-    Message::Text(Utf8Bytes::from(
-        serde_json::to_string(msg).unwrap_or_default(),
-    ))
+    Message::Text(encode(msg))
 }
 
 fn error(code: ErrorCode, message: impl Into<String>) -> RoomServerMsg {
@@ -188,7 +185,7 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, mut socket: WebSocket, w
     loop {
         let frame = tokio::select! {
             msg = rx.recv() => match msg {
-                Some(msg) => match timeout(SEND_WITHIN, socket.send(text(&msg))).await {
+                Some(frame) => match timeout(SEND_WITHIN, socket.send(Message::Text(frame))).await {
                     Ok(Ok(())) => continue,
                     _ => return,
                 },
@@ -202,7 +199,7 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, mut socket: WebSocket, w
             Some(Ok(Message::Text(t))) => t,
             Some(Ok(Message::Close(_))) | None => return,
             Some(Ok(Message::Binary(_))) => {
-                let _ = tx.try_send(error(ErrorCode::BadRequest, "send text frames"));
+                let _ = tx.try_send(encode(&error(ErrorCode::BadRequest, "send text frames")));
                 continue;
             }
             Some(Ok(_)) => continue,
@@ -234,7 +231,7 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, mut socket: WebSocket, w
         };
         // Through the outbox, behind the changes already waiting there.
         if let Some(answer) = answer
-            && tx.try_send(answer).is_err()
+            && tx.try_send(encode(&answer)).is_err()
         {
             break;
         }
