@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use sqlx::{AnyConnection, Row};
 use velha_api::Seat;
 
-use super::{Backend, Store};
+use super::{Backend, Store, Value, Whole};
 use crate::token::now_ms;
 
 /// PostgreSQL's channel for the processes' events.
@@ -49,6 +49,51 @@ pub(super) fn note(id: &str, payload: &str) -> String {
     } else {
         id.to_owned()
     }
+}
+
+/// The end of a PostgreSQL write that also records the change's event and notifies every
+/// process of it when it commits (`Store::tell`): so no process can commit a change and die
+/// before telling of it, nor tell of one that was declined. It follows step `$after`, and its
+/// five arguments follow the change's own (`with_told`).
+macro_rules! and_tell {
+    ($after:literal, $id:literal, $at:literal, $payload:literal, $channel:literal, $note:literal) => {
+        concat!(
+            ", told AS (INSERT INTO events (id, at, payload) SELECT $",
+            $id,
+            ", $",
+            $at,
+            ", $",
+            $payload,
+            " FROM ",
+            $after,
+            " RETURNING id) SELECT pg_notify($",
+            $channel,
+            ", $",
+            $note,
+            ") FROM told"
+        )
+    };
+}
+pub(super) use and_tell;
+
+/// On PostgreSQL, makes the write `postgres` (a statement ending in `and_tell!`): the same
+/// change with its event, given its arguments. SQLite has no event to record.
+pub(super) fn with_told(
+    whole: &mut Whole,
+    told: Option<&(String, String)>,
+    postgres: &'static str,
+) {
+    let Some((id, payload)) = told else {
+        return;
+    };
+    whole.args.extend([
+        Value::Text(id.clone()),
+        Value::Int(now_ms()),
+        Value::Text(payload.clone()),
+        Value::Text(CHANNEL.to_owned()),
+        Value::Text(note(id, payload)),
+    ]);
+    whole.postgres = Some(postgres);
 }
 
 impl Store {

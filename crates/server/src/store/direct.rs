@@ -127,6 +127,7 @@ impl Direct {
                     Some(Value::Text(s)) => statement.raw_bind_parameter(i, s)?,
                     Some(Value::Int(v)) => statement.raw_bind_parameter(i, v)?,
                     Some(Value::MaybeText(s)) => statement.raw_bind_parameter(i, s)?,
+                    Some(Value::MaybeInt(v)) => statement.raw_bind_parameter(i, v)?,
                     None => {
                         return Err(rusqlite::Error::InvalidParameterCount(i, whole.args.len()));
                     }

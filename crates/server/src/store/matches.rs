@@ -4,7 +4,8 @@ use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 use velha_api::{EndHow, MatchGame, MatchState, RatingChange, RatingChanges, Scope, Seat};
 
-use super::{Store, Write, corrupt, seat_from, seat_str};
+use super::cluster::{and_tell, with_told};
+use super::{Store, Value, Whole, Write, corrupt, seat_from, seat_str};
 
 /// A match as stored, with its players' names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -473,6 +474,10 @@ impl Store {
     /// Commits a move and the match's new state in one transaction; false (and nothing
     /// written) if the match is no longer live at `ply_before`.
     pub async fn commit_move(&self, m: &MoveCommit<'_>) -> Result<bool, sqlx::Error> {
+        // Nearly every move: one hand-off to SQLite's committer, one round trip to PostgreSQL.
+        if m.ending.is_none() && m.events.len() <= 1 {
+            return self.write_whole(move_whole(m)).await;
+        }
         let mut tx = self.write().await?;
         let (state, winner, ending, ended_at) = match m.ending {
             Some((w, how)) => ("over", w.map(seat_str), Some(how.as_str()), Some(m.now)),
@@ -565,4 +570,49 @@ impl Store {
             })
             .collect()
     }
+}
+
+/// Writes a move over the ply it was played at (arguments `$1`…`$5`): changes the match only
+/// when no other move came first and it is still live.
+macro_rules! play {
+    () => {
+        "UPDATE matches SET position = $1, ply = $2, deadline = $3 \
+         WHERE id = $4 AND ply = $5 AND state = 'live'"
+    };
+}
+const PLAY: &str = concat!(play!(), " RETURNING ply");
+
+/// The move's row (arguments `$1`, `$2`, `$4`, `$6`…`$8`); one already at this ply is
+/// another move, which came first.
+const RECORD_MOVE: &str = "INSERT INTO moves (match_id, ply, seat, actions, position, played_at) \
+     VALUES ($4, $2, $6, $7, $1, $8) RETURNING ply";
+
+/// `PLAY`, `RECORD_MOVE` and the event, in one statement (arguments `$1`…`$13`).
+const PLAY_AND_TELL: &str = concat!(
+    "WITH played AS (",
+    play!(),
+    " RETURNING id), recorded AS (INSERT INTO moves (match_id, ply, seat, actions, position, \
+     played_at) SELECT id, $2, $6, $7, $1, $8 FROM played RETURNING match_id)",
+    and_tell!("recorded", 9, 10, 11, 12, 13)
+);
+
+/// A move that does not end its match, as one write with its event.
+fn move_whole(m: &MoveCommit<'_>) -> Whole {
+    let mut whole = Whole {
+        statements: &[PLAY, RECORD_MOVE],
+        args: vec![
+            Value::Text(m.position.to_owned()),
+            Value::Int(i64::from(m.ply_before) + 1),
+            Value::MaybeInt(m.deadline),
+            Value::Text(m.match_id.to_owned()),
+            Value::Int(i64::from(m.ply_before)),
+            Value::Text(seat_str(m.seat).to_owned()),
+            Value::Text(m.actions.to_owned()),
+            Value::Int(m.now),
+        ],
+        expect: 2,
+        postgres: None,
+    };
+    with_told(&mut whole, m.events.first(), PLAY_AND_TELL);
+    whole
 }

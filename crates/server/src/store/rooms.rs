@@ -6,9 +6,8 @@ use sqlx::any::AnyRow;
 use velha_api::Seat;
 use velha_rules::room::Room;
 
-use super::cluster::{CHANNEL, note};
+use super::cluster::{and_tell, with_told};
 use super::{Store, Value, Whole, corrupt, seat_from, seat_str};
-use crate::token::now_ms;
 
 /// A room as stored.
 #[derive(Clone, Debug)]
@@ -398,30 +397,6 @@ const TAKE_SEAT: &str = "INSERT INTO room_seats (room_id, seat, credential_hash,
 const RECORD_ACTION: &str = "INSERT INTO room_moves (room_id, game, ply, seat, action, played_at) \
      VALUES ($5, $2, $3, $7, $8, $9) RETURNING ply";
 
-/// The end of a PostgreSQL write that also records the change's event and notifies every
-/// process of it when it commits (`Store::tell`): so no process can commit a change and die
-/// before telling of it, nor tell of one that was declined. It follows step `$after`, and its
-/// five arguments follow the change's own (`with_told`).
-macro_rules! and_tell {
-    ($after:literal, $id:literal, $at:literal, $payload:literal, $channel:literal, $note:literal) => {
-        concat!(
-            ", told AS (INSERT INTO events (id, at, payload) SELECT $",
-            $id,
-            ", $",
-            $at,
-            ", $",
-            $payload,
-            " FROM ",
-            $after,
-            " RETURNING id) SELECT pg_notify($",
-            $channel,
-            ", $",
-            $note,
-            ") FROM told"
-        )
-    };
-}
-
 /// `COMPARE_AND_SET` and the event, in one statement (arguments `$1`…`$11`).
 const CHANGE_AND_TELL: &str = concat!(
     "WITH changed AS (",
@@ -447,22 +422,6 @@ const ACT_AND_TELL: &str = concat!(
      played_at) SELECT id, $2, $3, $7, $8, $9 FROM changed RETURNING room_id)",
     and_tell!("recorded", 10, 11, 12, 13, 14)
 );
-
-/// On PostgreSQL, makes the write `postgres` (one of the `…_AND_TELL` above): the same change
-/// with its event, given its arguments. SQLite has no event to record.
-fn with_told(whole: &mut Whole, told: Option<&(String, String)>, postgres: &'static str) {
-    let Some((id, payload)) = told else {
-        return;
-    };
-    whole.args.extend([
-        Value::Text(id.clone()),
-        Value::Int(now_ms()),
-        Value::Text(payload.clone()),
-        Value::Text(CHANNEL.to_owned()),
-        Value::Text(note(id, payload)),
-    ]);
-    whole.postgres = Some(postgres);
-}
 
 /// `COMPARE_AND_SET`'s arguments, `$1`…`$6`.
 fn change_args(before: &RoomRow, after: &Room, game: i64, ply: i64, now: i64) -> Vec<Value> {

@@ -431,6 +431,8 @@ pub enum Value {
     Int(i64),
     /// Text or NULL.
     MaybeText(Option<String>),
+    /// An integer or NULL.
+    MaybeInt(Option<i64>),
 }
 
 /// A write queued for the committer, and who waits for its answer.
@@ -447,6 +449,7 @@ fn bound<'q>(
         Value::Text(s) => q.bind(s.as_str()),
         Value::Int(i) => q.bind(*i),
         Value::MaybeText(s) => q.bind(s.as_deref()),
+        Value::MaybeInt(i) => q.bind(*i),
     })
 }
 

@@ -6,6 +6,8 @@ use velha_api::{
     ClientMsg, EndHow, Ending, ErrorCode, Illegal, MatchState, Refusal, Scope, Seat, ServerMsg,
 };
 use velha_load::{Client, Live};
+use velha_server::store::{Backend, MoveCommit, Store};
+use velha_server::token::{new_id, now_ms};
 
 use crate::common::{Db, Server, expect};
 
@@ -404,3 +406,41 @@ async fn on_m02_the_creator_is_x_and_moves_first(db: Db) {
     assert_eq!(o.get_match(&id).await.unwrap().to_move, Some(Seat::O));
 }
 on_both!(on_m02_the_creator_is_x_and_moves_first);
+
+/// A move is committed once, at its ply, together with the event that tells the other
+/// processes of it (PostgreSQL): a kept move has its row and its event; the same move over
+/// the ply it read, once another came first, is declined and leaves neither behind.
+async fn on_m05_a_move_and_the_event_telling_of_it_commit_together(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let (_x, _xl, _o, _ol, id) = meet(&server, 1).await;
+    let store = Store::open(&server.database_url()).await.unwrap();
+    let row = store.get_match(&id).await.unwrap().unwrap();
+    let commit = |events| MoveCommit {
+        match_id: &id,
+        ply_before: row.ply,
+        seat: Seat::X,
+        actions: "b2",
+        position: &row.position,
+        now: now_ms(),
+        deadline: row.deadline,
+        ending: None,
+        events,
+    };
+    let kept = [(new_id(), r#"{"kept":true}"#.to_owned())];
+    assert!(store.commit_move(&commit(&kept)).await.unwrap());
+    let stale = [(new_id(), r#"{"kept":false}"#.to_owned())];
+    assert!(!store.commit_move(&commit(&stale)).await.unwrap());
+    assert_eq!(
+        store.moves_of(&id).await.unwrap(),
+        [(1, Seat::X, "b2".to_owned())]
+    );
+    assert_eq!(store.get_match(&id).await.unwrap().unwrap().ply, 1);
+    if store.backend() == Backend::Postgres {
+        assert_eq!(
+            store.event(&kept[0].0).await.unwrap(),
+            Some(kept[0].1.clone())
+        );
+    }
+    assert_eq!(store.event(&stale[0].0).await.unwrap(), None);
+}
+on_both!(on_m05_a_move_and_the_event_telling_of_it_commit_together);
