@@ -28,7 +28,7 @@ use clock::Timers;
 use lobby_watch::Watches;
 pub use matchmaker::{pair_waiting, run as run_matchmaker};
 use referee::{Loaded, from_row, load, with_live};
-pub use rooms::{RoomWatch, RoomWatches, encode};
+pub use rooms::{RoomWatch, RoomWatches, room_frame};
 pub use velha_pool::VelhaPool;
 
 /// How long moves and reconnections may take.

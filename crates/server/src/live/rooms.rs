@@ -18,7 +18,7 @@ pub const MAX_SEAT_CONNECTIONS: usize = 8;
 const OUTBOX: usize = 64;
 
 /// A message as its connection's frame: JSON text, shared by every connection sent it.
-pub fn encode(msg: &RoomServerMsg) -> Utf8Bytes {
+pub fn room_frame(msg: &RoomServerMsg) -> Utf8Bytes {
     // Serialising these plain types cannot fail.
     Utf8Bytes::from(serde_json::to_string(msg).unwrap_or_default())
 }
@@ -48,7 +48,7 @@ impl<'a> Views<'a> {
             .get_or_insert_with(|| {
                 let mut room = self.view.clone();
                 room.you = seat;
-                encode(&RoomServerMsg::Room { room })
+                room_frame(&RoomServerMsg::Room { room })
             })
             .clone()
     }

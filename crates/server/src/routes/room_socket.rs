@@ -14,7 +14,7 @@ use velha_api::{ErrorCode, MAX_LIVE_FRAME, RoomClientMsg, RoomServerMsg, Seat};
 use super::rooms::{act, seat_of, view};
 use super::socket::{HELLO_WITHIN, farewell_for};
 use crate::app::App;
-use crate::live::{RoomWatch, encode};
+use crate::live::{RoomWatch, room_frame};
 use crate::token::now_ms;
 
 /// A room, live.
@@ -46,7 +46,7 @@ pub async fn live(
 }
 
 fn text(msg: &RoomServerMsg) -> Message {
-    Message::Text(encode(msg))
+    Message::Text(room_frame(msg))
 }
 
 fn error(code: ErrorCode, message: impl Into<String>) -> RoomServerMsg {
@@ -199,7 +199,10 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, mut socket: WebSocket, w
             Some(Ok(Message::Text(t))) => t,
             Some(Ok(Message::Close(_))) | None => return,
             Some(Ok(Message::Binary(_))) => {
-                let _ = tx.try_send(encode(&error(ErrorCode::BadRequest, "send text frames")));
+                let _ = tx.try_send(room_frame(&error(
+                    ErrorCode::BadRequest,
+                    "send text frames",
+                )));
                 continue;
             }
             Some(Ok(_)) => continue,
@@ -231,7 +234,7 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, mut socket: WebSocket, w
         };
         // Through the outbox, behind the changes already waiting there.
         if let Some(answer) = answer
-            && tx.try_send(encode(&answer)).is_err()
+            && tx.try_send(room_frame(&answer)).is_err()
         {
             break;
         }

@@ -7,6 +7,13 @@ use velha_api::{EndHow, MatchGame, MatchState, RatingChange, RatingChanges, Scop
 use super::cluster::{and_tell, with_told};
 use super::{Store, Value, Whole, Write, corrupt, seat_from, seat_str};
 
+/// The head of every statement that writes a move's row (`moves`), whatever gives its values.
+macro_rules! move_row {
+    () => {
+        "INSERT INTO moves (match_id, ply, seat, actions, position, played_at) "
+    };
+}
+
 /// A match as stored, with its players' names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MatchRow {
@@ -503,18 +510,15 @@ impl Store {
             tx.rollback().await?;
             return Ok(false);
         }
-        sqlx::query(
-            "INSERT INTO moves (match_id, ply, seat, actions, position, played_at) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(m.match_id)
-        .bind(i64::from(m.ply_before) + 1)
-        .bind(seat_str(m.seat))
-        .bind(m.actions)
-        .bind(m.position)
-        .bind(m.now)
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(concat!(move_row!(), "VALUES ($1, $2, $3, $4, $5, $6)"))
+            .bind(m.match_id)
+            .bind(i64::from(m.ply_before) + 1)
+            .bind(seat_str(m.seat))
+            .bind(m.actions)
+            .bind(m.position)
+            .bind(m.now)
+            .execute(&mut *tx)
+            .await?;
         if m.ending.is_some() {
             release_players(&mut tx, m.match_id).await?;
             super::rankings::score_match(&mut tx, m.match_id).await?;
@@ -584,15 +588,15 @@ const PLAY: &str = concat!(play!(), " RETURNING ply");
 
 /// The move's row (arguments `$1`, `$2`, `$4`, `$6`…`$8`); one already at this ply is
 /// another move, which came first.
-const RECORD_MOVE: &str = "INSERT INTO moves (match_id, ply, seat, actions, position, played_at) \
-     VALUES ($4, $2, $6, $7, $1, $8) RETURNING ply";
+const RECORD_MOVE: &str = concat!(move_row!(), "VALUES ($4, $2, $6, $7, $1, $8) RETURNING ply");
 
 /// `PLAY`, `RECORD_MOVE` and the event, in one statement (arguments `$1`…`$13`).
 const PLAY_AND_TELL: &str = concat!(
     "WITH played AS (",
     play!(),
-    " RETURNING id), recorded AS (INSERT INTO moves (match_id, ply, seat, actions, position, \
-     played_at) SELECT id, $2, $6, $7, $1, $8 FROM played RETURNING match_id)",
+    " RETURNING id), recorded AS (",
+    move_row!(),
+    "SELECT id, $2, $6, $7, $1, $8 FROM played RETURNING match_id)",
     and_tell!("recorded", 9, 10, 11, 12, 13)
 );
 
