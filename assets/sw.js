@@ -22,6 +22,12 @@ self.addEventListener("fetch", (event) => {
   if (event.request.method !== "GET") return;
   const url = new URL(event.request.url);
   if (url.origin !== self.location.origin || url.pathname.startsWith("/api/")) return;
+  // Every screen has its own address (/cubo, /grupos/<id>, /sala/<id>…), and each is the app
+  // shell: a reload of any of them opens the kept one, offline too.
+  if (event.request.mode === "navigate") {
+    event.respondWith(caches.match("./").then((hit) => hit || fetch(event.request)));
+    return;
+  }
   event.respondWith(
     caches.match(event.request, { ignoreSearch: true }).then((hit) => hit || fetch(event.request))
   );

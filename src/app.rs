@@ -1,11 +1,15 @@
 //! The app's shell: which screen is showing, the language, the styles.
 
 use dioxus::prelude::*;
-use velha_api::RoomBoard;
+use velha_api::{MatchGame, RoomBoard};
+
+use futures_util::StreamExt;
 
 use crate::i18n::{Texts, texts_for_locale};
-use crate::online::membership::use_membership_provider;
-use crate::platform::{self, Linked};
+use crate::online::client;
+use crate::online::membership::{Membership, use_membership_provider};
+use crate::platform;
+use crate::route::{GroupPart, Route};
 use crate::screens::{
     account::AccountScreen,
     classic::ClassicScreen,
@@ -59,30 +63,136 @@ pub enum Screen {
     Competitive,
 }
 
+/// Whether leaving the screen now loses something (a live match: ON-M04's abandonment), and
+/// whether the back button just asked to leave it: the screen asks the player first.
+#[derive(Clone, Copy)]
+pub struct LeaveGuard {
+    /// Set by the screen while leaving it would lose.
+    pub armed: Signal<bool>,
+    /// Set when the back button was pressed meanwhile: the screen shows its question.
+    pub asked: Signal<bool>,
+}
+
+/// The mini ranking's part, shared with the address.
+#[derive(Clone, Copy)]
+pub struct GroupTarget(pub Signal<GroupPart>);
+
 /// The root component.
 #[component]
 pub fn App() -> Element {
     let texts: &'static Texts = use_hook(|| texts_for_locale(&platform::locale()));
     use_context_provider(|| texts);
-    use_membership_provider();
-    // A shared link opens its room (CLASSIC-R08) or its replay (ON-P01).
-    let linked = use_hook(platform::opened_link);
-    let target = use_signal(|| match linked.clone() {
-        Some(Linked::Room(id)) => RoomGoal::Open(id),
+    let membership = use_membership_provider();
+    // The address opened names the screen: a shared link (a room, CLASSIC-R08; a replay,
+    // ON-P01) or a reload. One the app does not know opens the home screen.
+    let opened = use_hook(|| {
+        let path = platform::opened_path();
+        Route::from_path(&path).unwrap_or_else(|| {
+            platform::history_replace("/");
+            Route::Screen(Screen::Home)
+        })
+    });
+    let mut room = use_signal(|| match &opened {
+        Route::Room(goal) => goal.clone(),
         _ => RoomGoal::Make(RoomBoard::Classic),
     });
-    use_context_provider(|| RoomTarget(target));
-    let replay = use_signal(|| match linked.clone() {
-        Some(Linked::Replay(id)) => id,
+    use_context_provider(|| RoomTarget(room));
+    let mut replay = use_signal(|| match &opened {
+        Route::Replay(id) => id.clone(),
         _ => String::new(),
     });
     use_context_provider(|| ReplayTarget(replay));
-    let mut screen = use_signal(|| match linked {
-        Some(Linked::Room(_)) => Screen::Room,
-        Some(Linked::Replay(_)) => Screen::Replay,
-        None => Screen::Home,
+    let mut groups = use_signal(|| match &opened {
+        Route::Groups(part) => part.clone(),
+        _ => GroupPart::List,
     });
-    let go = move |s: Screen| screen.set(s);
+    use_context_provider(|| GroupTarget(groups));
+    let mut screen = use_signal(|| screen_of(&opened));
+    let guard = use_context_provider(|| LeaveGuard {
+        armed: Signal::new(false),
+        asked: Signal::new(false),
+    });
+    // Every change of place is a new entry in the history; a room made replaces its form.
+    let shown = use_hook(|| std::rc::Rc::new(std::cell::RefCell::new(opened.clone())));
+    use_effect({
+        let shown = shown.clone();
+        move || {
+            let here = match screen() {
+                Screen::Room => Route::Room(room()),
+                Screen::Replay => Route::Replay(replay()),
+                Screen::Groups => Route::Groups(groups()),
+                other => Route::Screen(other),
+            };
+            let mut before = shown.borrow_mut();
+            if *before == here {
+                return;
+            }
+            match (&*before, &here) {
+                (Route::Room(RoomGoal::Make(_)), Route::Room(RoomGoal::Open(_))) => {
+                    platform::history_replace(&here.path())
+                }
+                _ => platform::history_push(&here.path()),
+            }
+            *before = here;
+        }
+    });
+    use_future(move || {
+        let shown = shown.clone();
+        async move {
+            let mut moves = platform::history_moves();
+            while let Some(path) = moves.next().await {
+                let mut guard = guard;
+                if (guard.armed)() {
+                    // Back in a live match asks first, like its leave button: stay here.
+                    platform::history_push(&shown.borrow().path());
+                    guard.asked.set(true);
+                    continue;
+                }
+                let route = Route::from_path(&path).unwrap_or(Route::Screen(Screen::Home));
+                *shown.borrow_mut() = route.clone();
+                match &route {
+                    Route::Room(goal) => room.set(goal.clone()),
+                    Route::Replay(id) => replay.set(id.clone()),
+                    Route::Groups(part) => groups.set(part.clone()),
+                    Route::Screen(_) => {}
+                }
+                screen.set(screen_of(&route));
+            }
+        }
+    });
+    // A signed-in app that starts again (a reload, a killed tab) goes straight back to the
+    // match it was playing, or the 2.0 queue, within the grace (ON-M04).
+    let mut resumed = use_signal(|| false);
+    use_effect(move || {
+        if resumed() || !matches!(membership(), Membership::Member(_)) {
+            return;
+        }
+        resumed.set(true);
+        spawn(async move {
+            let Ok(playing) = client::playing().await else {
+                return;
+            };
+            let at = match playing.current {
+                Some(m) if m.game == MatchGame::V2 => Route::Screen(Screen::Competitive),
+                Some(m) => match m.group {
+                    Some(group) => Route::Groups(GroupPart::Play(group)),
+                    None => Route::Screen(Screen::Online),
+                },
+                None if playing.queued => Route::Screen(Screen::Competitive),
+                None => return,
+            };
+            if let Route::Groups(part) = &at {
+                groups.set(part.clone());
+            }
+            screen.set(screen_of(&at));
+        });
+    });
+    let go = move |s: Screen| {
+        if s == Screen::Groups {
+            groups.set(GroupPart::List);
+        }
+        screen.set(s)
+    };
     rsx! {
         // The web page links the stylesheet (so the service worker caches it); Blitz takes it
         // inline.
@@ -93,6 +203,12 @@ pub fn App() -> Element {
             // A canvas that must sit at the window's origin leaves the cube screen no padding.
             class: if platform::CANVAS_AT_ORIGIN && screen() == Screen::Play(Game::Cube) { "app flush" } else { "app" },
             lang: texts.lang,
+            // The desktop's back key; a browser has its own button.
+            onkeydown: move |e: KeyboardEvent| {
+                if cfg!(not(target_arch = "wasm32")) && e.key() == Key::Escape {
+                    platform::history_back();
+                }
+            },
             match screen() {
                 Screen::Home => rsx! { Home { go } },
                 Screen::HowTo(game) => rsx! { HowTo { game, go } },
@@ -109,6 +225,16 @@ pub fn App() -> Element {
                 Screen::Play(Game::V2) => rsx! { UltimateScreen { v2: true, go } },
             }
         }
+    }
+}
+
+/// The screen that shows a place.
+fn screen_of(route: &Route) -> Screen {
+    match route {
+        Route::Screen(s) => *s,
+        Route::Room(_) => Screen::Room,
+        Route::Replay(_) => Screen::Replay,
+        Route::Groups(_) => Screen::Groups,
     }
 }
 

@@ -7,6 +7,7 @@ mod components;
 mod i18n;
 mod online;
 mod platform;
+mod route;
 mod screens;
 mod thinking;
 

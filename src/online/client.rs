@@ -128,6 +128,11 @@ pub async fn me() -> Result<Account, Problem> {
     call("GET", "/api/me", None).await
 }
 
+/// What the player is in the middle of: their open or live match, or the 2.0 queue.
+pub async fn playing() -> Result<velha_api::Playing, Problem> {
+    call("GET", "/api/me/playing", None).await
+}
+
 /// Tells the server the device's region changed (ON-A02).
 pub async fn set_region(region: String) -> Result<Account, Problem> {
     send("PUT", "/api/me/region", &RegionChange { region }).await

@@ -186,7 +186,8 @@ impl LiveState {
                     list.matches.retain(|m| m.id != id);
                 }
             }
-            ServerMsg::Error { .. } | ServerMsg::Pong => {}
+            // The group screens read their group themselves.
+            ServerMsg::Error { .. } | ServerMsg::Pong | ServerMsg::GroupChanged { .. } => {}
         }
     }
 

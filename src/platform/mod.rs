@@ -48,15 +48,17 @@ pub const CANVAS_AT_ORIGIN: bool = false;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{
-    after_next_frame, http, link_to, load, locale, now_ms, opened_link, random_seed, region, save,
-    share_link, sleep_ms, turn_seconds_override, vibrate,
+    after_next_frame, history_back, history_moves, history_push, history_replace, http, link_to,
+    load, locale, now_ms, opened_path, random_seed, region, save, share_link, sleep_ms,
+    turn_seconds_override, vibrate,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use session_native::{keep_session_token, session_token};
 #[cfg(target_arch = "wasm32")]
 pub use web::{
-    after_next_frame, http, keep_session_token, link_to, load, locale, now_ms, opened_link,
-    random_seed, region, save, session_token, share_link, sleep_ms, turn_seconds_override, vibrate,
+    after_next_frame, history_back, history_moves, history_push, history_replace, http,
+    keep_session_token, link_to, load, locale, now_ms, opened_path, random_seed, region, save,
+    session_token, share_link, sleep_ms, turn_seconds_override, vibrate,
 };
 
 /// Whether the system may tell the player of their turn while the app is in the background.
@@ -68,27 +70,6 @@ pub enum AlertPermission {
     Ask,
     /// Refused, or the platform cannot.
     Refused,
-}
-
-/// What a shared link names.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Linked {
-    /// An invitation room, by its id.
-    Room(String),
-    /// A finished game's replay: a match's id, or `<room>/<game>`.
-    Replay(String),
-}
-
-impl Linked {
-    /// Reads a link's path; anything else names nothing.
-    pub fn from_path(path: &str) -> Option<Linked> {
-        let path = path.trim_end_matches('/');
-        if let Some(id) = path.strip_prefix("/sala/") {
-            return velha_api::is_link_id(id).then(|| Linked::Room(id.to_owned()));
-        }
-        let id = path.strip_prefix("/partida/")?;
-        velha_api::is_replay_id(id).then(|| Linked::Replay(id.to_owned()))
-    }
 }
 
 /// How long the device buzzes when a move is refused, and when a game ends (ms).
@@ -124,37 +105,5 @@ impl VelhaScore {
     /// Stores the score.
     pub fn save(self) {
         save(SCORE_KEY, &format!("{},{}", self.wins, self.losses));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Linked;
-
-    #[test]
-    fn on_p01_links_name_a_room_or_a_replay() {
-        let id = "AbC-d_e12345678x";
-        assert_eq!(
-            Linked::from_path(&format!("/sala/{id}")),
-            Some(Linked::Room(id.into()))
-        );
-        assert_eq!(
-            Linked::from_path(&format!("/partida/{id}/")),
-            Some(Linked::Replay(id.into()))
-        );
-        assert_eq!(
-            Linked::from_path(&format!("/partida/{id}/3")),
-            Some(Linked::Replay(format!("{id}/3")))
-        );
-        for other in [
-            "/",
-            "/sala/",
-            "/sala/a/b",
-            "/partida/",
-            "/partida/a/b",
-            "/x/abc",
-        ] {
-            assert_eq!(Linked::from_path(other), None, "{other}");
-        }
     }
 }

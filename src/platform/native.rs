@@ -152,15 +152,70 @@ pub fn region() -> String {
         .unwrap_or_default()
 }
 
-/// What the link the app was started with names (`cubo-da-velha https://…/partida/<id>`, as a
-/// desktop's link handler starts it), if any.
-pub fn opened_link() -> Option<super::Linked> {
-    let link = std::env::args().nth(1)?;
-    let path = match link.split_once("://") {
-        Some((_, rest)) => &rest[rest.find('/')?..],
-        None => link.as_str(),
+/// The path of the link the app was started with (`cubo-da-velha https://…/partida/<id>`, as
+/// a desktop's link handler starts it), else `/`.
+pub fn opened_path() -> String {
+    let Some(link) = std::env::args().nth(1) else {
+        return "/".into();
     };
-    super::Linked::from_path(path)
+    match link.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |at| &rest[at..]).to_owned(),
+        None => link,
+    }
+}
+
+/// The desktop's own back stack: the places visited, the current one last.
+struct BackStack {
+    places: Vec<String>,
+    moves: Option<futures_channel::mpsc::UnboundedSender<String>>,
+}
+
+/// Places kept to go back to; the oldest are forgotten first.
+const MOST_PLACES: usize = 64;
+
+fn back_stack() -> std::sync::MutexGuard<'static, BackStack> {
+    static STACK: std::sync::Mutex<BackStack> = std::sync::Mutex::new(BackStack {
+        places: Vec::new(),
+        moves: None,
+    });
+    STACK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A new place on the back stack (unless it is the current one).
+pub fn history_push(path: &str) {
+    let mut stack = back_stack();
+    if stack.places.last().map(String::as_str) != Some(path) {
+        if stack.places.len() == MOST_PLACES {
+            stack.places.remove(0);
+        }
+        stack.places.push(path.to_owned());
+    }
+}
+
+/// The current place, renamed.
+pub fn history_replace(path: &str) {
+    let mut stack = back_stack();
+    stack.places.pop();
+    stack.places.push(path.to_owned());
+}
+
+/// Back to the previous place, if there is one: it arrives from [`history_moves`].
+pub fn history_back() {
+    let mut stack = back_stack();
+    if stack.places.len() > 1 {
+        stack.places.pop();
+        let to = stack.places.last().cloned().unwrap_or_else(|| "/".into());
+        if let Some(moves) = &stack.moves {
+            let _ = moves.unbounded_send(to);
+        }
+    }
+}
+
+/// The places [`history_back`] goes back to, as it does. Called once.
+pub fn history_moves() -> futures_channel::mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = futures_channel::mpsc::unbounded();
+    back_stack().moves = Some(tx);
+    rx
 }
 
 /// The whole address of a path of the server, as a link to share.

@@ -133,11 +133,57 @@ pub async fn http(method: &str, path: &str, json: Option<String>) -> Result<(u16
     Ok((response.status(), text.as_string().unwrap_or_default()))
 }
 
-/// What the link the app was opened on names: a room (`/sala/<id>`) or a replay
-/// (`/partida/<id>`, `/partida/<room>/<game>`), if either.
-pub fn opened_link() -> Option<super::Linked> {
-    let path = web_sys::window()?.location().pathname().ok()?;
-    super::Linked::from_path(&path)
+/// The address the app is at: the link or reload it was opened with, at first.
+pub fn opened_path() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_else(|| "/".into())
+}
+
+fn history() -> Option<web_sys::History> {
+    web_sys::window()?.history().ok()
+}
+
+/// A new place in the browser's history (unless it is the one the page is at).
+pub fn history_push(path: &str) {
+    if opened_path() != path
+        && let Some(h) = history()
+    {
+        let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(path));
+    }
+}
+
+/// The place the page is at, renamed (a room made is the same place as its form).
+pub fn history_replace(path: &str) {
+    if let Some(h) = history() {
+        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(path));
+    }
+}
+
+/// Back to the previous place, as the browser's button does.
+pub fn history_back() {
+    if let Some(h) = history() {
+        let _ = h.back();
+    }
+}
+
+/// The addresses the browser goes back (or forward) to, as they happen: the phone's back
+/// button and the browser's own. Called once.
+pub fn history_moves() -> futures_channel::mpsc::UnboundedReceiver<String> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+
+    let (tx, rx) = futures_channel::mpsc::unbounded();
+    if let Some(window) = web_sys::window() {
+        let on_pop = Closure::<dyn FnMut()>::new(move || {
+            let _ = tx.unbounded_send(opened_path());
+        });
+        let _ =
+            window.add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
+        // The listener lives as long as the page.
+        on_pop.forget();
+    }
+    rx
 }
 
 /// The whole address of a path of this site, as a link to share.

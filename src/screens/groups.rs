@@ -7,10 +7,11 @@ use velha_api::{Group, Invitation, MyGroups};
 
 use super::TopBar;
 use super::online::{GroupPlay, Online};
-use crate::app::{Screen, use_texts};
+use crate::app::{GroupTarget, Screen, use_texts};
 use crate::online::client;
 use crate::online::group_texts::{Doing, GroupTexts, group_sentence};
 use crate::online::membership::{Membership, use_membership};
+use crate::route::GroupPart;
 
 /// "1 participante", "2 participantes".
 fn participants(g: &GroupTexts, n: usize) -> String {
@@ -22,17 +23,6 @@ fn participants(g: &GroupTexts, n: usize) -> String {
             g.participants
         }
     )
-}
-
-/// Which part of the mini ranking shows.
-#[derive(Clone, Debug, PartialEq)]
-enum Part {
-    /// The groups and invitations.
-    List,
-    /// One group.
-    Group(String),
-    /// Playing in a group.
-    Play(GroupPlay),
 }
 
 /// The mini ranking, for subscribers (ON-A03).
@@ -57,7 +47,8 @@ pub fn GroupsScreen(go: EventHandler<Screen>) -> Element {
 
 #[component]
 fn Groups(go: EventHandler<Screen>, me: String) -> Element {
-    let mut part = use_signal(|| Part::List);
+    // The part shown is the address's (`/grupos/<id>`), so back and a reload keep it.
+    let mut part = use_context::<GroupTarget>().0;
     let mut mine = use_signal(|| None::<MyGroups>);
     let mut problem = use_signal(|| None::<String>);
     let t = use_texts();
@@ -76,11 +67,11 @@ fn Groups(go: EventHandler<Screen>, me: String) -> Element {
     };
     use_hook(reload);
     match part() {
-        Part::List => rsx! {
+        GroupPart::List => rsx! {
             TopBar { title: t.groups.title, go }
-            GroupList { mine, problem, me, open: move |id| part.set(Part::Group(id)), reload: move |_| reload() }
+            GroupList { mine, problem, me, open: move |id| part.set(GroupPart::Group(id)), reload: move |_| reload() }
         },
-        Part::Group(id) => {
+        GroupPart::Group(id) => {
             let group = mine().and_then(|m| m.groups.into_iter().find(|g| g.id == id));
             match group {
                 Some(group) => rsx! {
@@ -90,9 +81,9 @@ fn Groups(go: EventHandler<Screen>, me: String) -> Element {
                         me,
                         back: move |_| {
                             reload();
-                            part.set(Part::List);
+                            part.set(GroupPart::List);
                         },
-                        play: move |p| part.set(Part::Play(p)),
+                        play: move |p: GroupPlay| part.set(GroupPart::Play(p.id)),
                         changed: move |g: Option<Group>| {
                             mine.with_mut(|m| {
                                 if let Some(m) = m {
@@ -106,20 +97,48 @@ fn Groups(go: EventHandler<Screen>, me: String) -> Element {
                         },
                     }
                 },
-                None => rsx! {
-                    TopBar { title: t.groups.title, go }
-                    p { class: "muted", role: "status", "{t.online.working}" }
-                },
+                None => rsx! { Finding { go, mine, problem } },
             }
         }
-        Part::Play(group) => {
-            let id = group.id.clone();
+        GroupPart::Play(id) => {
+            let group = mine().and_then(|m| m.groups.into_iter().find(|g| g.id == id));
+            let Some(group) = group else {
+                return rsx! { Finding { go, mine, problem } };
+            };
             // Back from the group's lobby or match is back to the group.
             let back = move |s: Screen| match s {
-                Screen::Home => part.set(Part::Group(id.clone())),
+                Screen::Home => part.set(GroupPart::Group(id.clone())),
                 other => go.call(other),
             };
+            let group = GroupPlay {
+                id: group.id,
+                name: group.name,
+                with_velha: group.with_velha,
+            };
             rsx! { Online { go: back, group } }
+        }
+    }
+}
+
+/// A group the address names, while the player's groups are read: or why it cannot show
+/// (the read failed, or the player takes no part in it, ON-G08).
+#[component]
+fn Finding(
+    go: EventHandler<Screen>,
+    mine: Signal<Option<MyGroups>>,
+    problem: Signal<Option<String>>,
+) -> Element {
+    let t = use_texts();
+    let mut part = use_context::<GroupTarget>().0;
+    rsx! {
+        TopBar { title: t.groups.title, go }
+        if let Some(problem) = problem() {
+            p { class: "problem", role: "alert", "{problem}" }
+        } else if mine().is_some() {
+            p { class: "problem", role: "alert", "data-problem": "no-group", "{t.groups.no_such_group}" }
+            button { class: "wide", "data-action": "all-groups", onclick: move |_| part.set(GroupPart::List), "{t.groups.all_groups}" }
+        } else {
+            p { class: "muted", role: "status", "{t.online.working}" }
         }
     }
 }

@@ -7,7 +7,7 @@ use velha_api::{ClientMsg, EndHow, MatchGame, MatchState, Scope, Seat};
 use velha_rules::{Cube, CubeAction, Position};
 
 use super::TopBar;
-use crate::app::{Screen, use_texts};
+use crate::app::{LeaveGuard, Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
 use crate::components::scope_tabs::ScopeLevelTabs;
@@ -305,7 +305,22 @@ pub fn MatchHeader(
     let o = t.online;
     let view = &game.view;
     let seat = view.seat;
-    let mut leaving = use_signal(|| false);
+    // The back button asks the same question as the leave button while the match is live.
+    let LeaveGuard {
+        mut armed,
+        asked: mut leaving,
+    } = use_context::<LeaveGuard>();
+    let live_now = view.state == MatchState::Live;
+    use_effect(use_reactive((&live_now,), move |(live_now,)| {
+        armed.set(live_now);
+        if !live_now {
+            leaving.set(false);
+        }
+    }));
+    use_drop(move || {
+        armed.set(false);
+        leaving.set(false);
+    });
     let mut now = use_signal(platform::now_ms);
     use_future(move || async move {
         loop {
@@ -313,7 +328,6 @@ pub fn MatchHeader(
             now.set(platform::now_ms());
         }
     });
-    let live_now = view.state == MatchState::Live;
     let my_turn = live_now && view.to_move == Some(seat);
     let opponent = match seat {
         Seat::X => view.o.clone().unwrap_or_default(),

@@ -131,6 +131,12 @@ def record(file, name, figures):
     print(name, figures)
 
 
+def home(page):
+    """Opens the app afresh at its home screen (a reload keeps the screen it is on)."""
+    page.goto(page.evaluate("location.origin") + "/")
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+
+
 def shot(page, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)

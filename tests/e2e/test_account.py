@@ -3,7 +3,7 @@ in, every refusal as a sentence, the session as an HttpOnly cookie, the subscrib
 
 import secrets
 
-from conftest import shot
+from conftest import home, shot
 
 
 def fresh_name():
@@ -44,7 +44,7 @@ def subscribed_phone(browser, server, name, locale="pt-BR"):
     page.wait_for_selector("[data-game=classic]", timeout=30000)
     sign_up(page, name)
     server.admin("subscription", "grant", name, "--until", "2099-01-01")
-    page.reload()
+    page.goto(server.url)
     page.wait_for_selector(f"[data-action=account]:has-text('{name}')", timeout=15000)
     return page
 
@@ -81,6 +81,8 @@ def test_on_a01_sign_up_refusals_cookie_sign_out_and_in(phone):
     assert (session["httpOnly"], session["secure"], session["sameSite"]) == (True, True, "Strict")
     assert "velha-session" not in phone.evaluate("document.cookie")
     phone.reload()
+    phone.wait_for_selector(f"[data-profile=name]:has-text('{name}')", timeout=15000)
+    home(phone)
     phone.wait_for_selector(f"[data-action=account]:has-text('{name}')", timeout=15000)
 
     # A second account with the same e-mail or name is refused with a sentence.
@@ -150,9 +152,9 @@ def test_on_a03_a_subscriber_sees_until_when(phone, server):
     name = fresh_name()
     sign_up(phone, name)
     server.admin("subscription", "grant", name, "--until", "2099-01-01")
+    # A reload keeps the screen: the profile, read again.
     phone.reload()
-    phone.wait_for_selector(f"[data-action=account]:has-text('{name}')", timeout=15000)
-    phone.click("[data-action=account]")
+    phone.wait_for_selector("[data-profile=subscription]:has-text('2099')", timeout=15000)
     assert phone.inner_text("[data-profile=subscription]") == "Assinante até 01/01/2099"
     assert phone.get_attribute(".online-gate", "data-subscriber") == "true"
     assert "para assinantes" not in phone.inner_text(".online-gate")

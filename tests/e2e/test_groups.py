@@ -3,7 +3,7 @@ subscriber makes a group with the Velha, invites another by name (the refusals e
 the invitation waits with a badge and is accepted; both play a group match and both see the
 table change; one plays the server's Velha in the group; the creator finalizes, asked twice."""
 
-from conftest import shot
+from conftest import home, shot
 from test_account import fresh_name, subscribed_phone
 
 
@@ -61,7 +61,7 @@ def test_on_g07_two_players_play_a_group_match_and_both_see_the_table_change(bro
     shot(ana, "group-invited")
 
     # Bia's profile shows the invitation as a badge; she accepts it.
-    bia.reload()
+    home(bia)
     bia.click("[data-action=account]")
     bia.wait_for_selector("[data-badge='1']", timeout=15000)
     shot(bia, "profile-invitation-badge")
@@ -127,7 +127,7 @@ def test_on_g07_two_players_play_a_group_match_and_both_see_the_table_change(bro
     # Bia cannot finalize; she could leave. Ana finalizes, asked twice, naming what goes.
     assert bia.query_selector("[data-action=finalize]") is None
     assert bia.query_selector("[data-action=leave-group]") is not None
-    ana.reload()
+    home(ana)
     ana.click("[data-action=account]")
     ana.click("[data-action=groups]")
     open_group(ana, group)

@@ -25,8 +25,8 @@ pub use competitive::{
 pub use error::{ApiError, ErrorCode, PasswordProblem};
 pub use group::{CreateGroup, Group, GroupStanding, Invitation, Invite, MyGroups, PlayVelha};
 pub use live::{
-    Away, ClientMsg, EndHow, Ending, Illegal, MatchGame, MatchState, MatchView, Refusal, Seat,
-    ServerMsg,
+    Away, ClientMsg, EndHow, Ending, Illegal, MatchGame, MatchState, MatchView, Playing, Refusal,
+    Seat, ServerMsg,
 };
 pub use lobby::{CreateMatch, LobbyQuery, OpenMatch, Scope};
 pub use ranking::{MyPosition, RankingPage, RankingQuery, RankingRow};

@@ -140,6 +140,17 @@ impl MatchGame {
     }
 }
 
+/// What the signed-in player is in the middle of: an app that starts (a reload, a killed tab)
+/// goes straight back to it, within the reconnection grace (ON-M04).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Playing {
+    /// Their open or live match, as they see it (ON-M02: one at most).
+    pub current: Option<MatchView>,
+    /// Whether they wait in Jogo da Velha 2.0's queue (ON-V01).
+    pub queued: bool,
+}
+
 /// A match as one of its players sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -410,6 +421,16 @@ pub enum ServerMsg {
     LobbyClosed {
         /// The match id.
         id: String,
+    },
+    /// A group the player takes part in, or was invited to, changed (someone was invited,
+    /// joined, declined or left, or the creator finalized it): read it again. Without
+    /// `member` the player no longer takes part (left, or the group is gone), and a watch of
+    /// its lobby list has ended (ON-G08).
+    GroupChanged {
+        /// The group id.
+        group: String,
+        /// Whether the player takes part in it now.
+        member: bool,
     },
 }
 

@@ -58,6 +58,8 @@ pub struct App {
     pub sign_in: SignInOptions,
     /// Turn notices for closed apps (docs/push.md).
     pub push: Box<dyn Push>,
+    /// Seals the rankings' page cursors.
+    pub cursors: rankings::Cursors,
 }
 
 /// Google sign-in as configured: the web button needs the web client; the desktop client is
@@ -179,6 +181,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(lobby::cancel))
         .routes(routes!(lobby::join))
         .routes(routes!(lobby::get))
+        .routes(routes!(lobby::playing))
         .routes(routes!(rankings::page))
         .routes(routes!(rankings::mine))
         .routes(routes!(groups::mine, groups::create))
@@ -234,8 +237,14 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         None => router.fallback(|| async { (StatusCode::NOT_FOUND, "not found").into_response() }),
     };
     let router = router
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            answering.timeout,
+        ))
+        .layer(axum::middleware::map_response(headers::error_bodies))
         // The API's JSON compressed on the fly; files are already (their .br/.gz), and the
-        // live socket's upgrade must stay untouched.
+        // live socket's upgrade must stay untouched. Outside the error rewrite, which must
+        // read the framework's words as written and whose JSON is then compressed like any.
         .layer(
             CompressionLayer::new().compress_when(DefaultPredicate::new().and(
                 |status: StatusCode, _: Version, _: &HeaderMap, _: &Extensions| {
@@ -243,11 +252,6 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
                 },
             )),
         )
-        .layer(TimeoutLayer::with_status_code(
-            StatusCode::REQUEST_TIMEOUT,
-            answering.timeout,
-        ))
-        .layer(axum::middleware::map_response(headers::error_bodies))
         .layer(axum::middleware::from_fn_with_state(
             headers::Protection {
                 hsts: answering.hsts,
@@ -336,7 +340,12 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         VelhaPool::new(threads).map_err(|e| format!("cannot start the Velha's threads: {e}"))?;
     let hub = Hub::new(store.clone(), clocks, velha);
     let keys = usize::try_from(serve.limiter_keys).unwrap_or(usize::MAX);
+    let cursor_secret = store
+        .ranking_cursor_secret()
+        .await
+        .map_err(|e| format!("cannot read the ranking cursors' secret: {e}"))?;
     let app = Arc::new(App {
+        cursors: rankings::Cursors::new(cursor_secret.as_bytes()),
         push: Box::new(NotConfigured),
         store: store.clone(),
         hub: hub.clone(),

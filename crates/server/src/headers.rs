@@ -66,7 +66,8 @@ fn is_json(response: &Response) -> bool {
 }
 
 /// Turns an error the framework answered in its own words (or with no body) into an
-/// `ApiError` with the same status and headers (a 405 keeps its `Allow`).
+/// `ApiError` with the same status and headers (a 405 keeps its `Allow`). It runs inside the
+/// compression (app.rs), so the words it reads are never compressed bytes.
 pub async fn error_bodies(response: Response) -> Response {
     let status = response.status();
     if !(status.is_client_error() || status.is_server_error()) || is_json(&response) {
@@ -83,7 +84,10 @@ pub async fn error_bodies(response: Response) -> Response {
         t => t.to_owned(),
     };
     let body = serde_json::to_vec(&ApiError::new(code_for(status), message)).unwrap_or_default();
+    // Those described the old body, not this plain JSON: a precompressed file's 416 keeps its
+    // `Content-Encoding: br` on a plain-text reason.
     parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.remove(header::CONTENT_ENCODING);
     parts.headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -229,5 +233,36 @@ mod tests {
         let fine = (StatusCode::OK, "ok").into_response();
         let answer = error_bodies(fine).await;
         assert_eq!(answer.status(), StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn a_rewritten_error_carries_no_encoding_of_the_body_it_replaced() {
+        // What ServeDir answers a multipart range on a precompressed file.
+        let mut unsatisfiable = (
+            StatusCode::RANGE_NOT_SATISFIABLE,
+            "Cannot serve multipart range requests",
+        )
+            .into_response();
+        let h = unsatisfiable.headers_mut();
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("br"));
+        h.insert(
+            header::CONTENT_RANGE,
+            HeaderValue::from_static("bytes */13"),
+        );
+        let answer = error_bodies(unsatisfiable).await;
+        assert_eq!(answer.status(), StatusCode::RANGE_NOT_SATISFIABLE);
+        assert!(!answer.headers().contains_key(header::CONTENT_ENCODING));
+        assert_eq!(answer.headers()[header::CONTENT_RANGE], "bytes */13");
+        let body = axum::body::to_bytes(answer.into_body(), 4096)
+            .await
+            .unwrap();
+        let e: velha_api::ApiError = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                ErrorCode::BadRequest,
+                "Cannot serve multipart range requests"
+            )
+        );
     }
 }

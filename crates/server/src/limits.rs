@@ -71,7 +71,30 @@ impl Window {
 
     /// Refuses when the key used up its events; says how long to wait.
     pub fn check(&self, key: &str, now: i64) -> Result<(), AppError> {
-        let Some(&tat) = self.arrivals().get(&self.key(key)) else {
+        let tat = self.arrivals().get(&self.key(key)).copied();
+        self.refusal(tat, now)
+    }
+
+    /// Counts an event if the key has one left, and refuses it otherwise, under one lock: a
+    /// check and a later add let every request that raced between them through.
+    pub fn take(&self, key: &str, now: i64) -> Result<(), AppError> {
+        let key = self.key(key);
+        let mut map = self.arrivals();
+        self.refusal(map.get(&key).copied(), now)?;
+        self.insert(&mut map, key, now);
+        Ok(())
+    }
+
+    /// Gives back an event [`take`](Self::take) counted for something that did not happen.
+    pub fn give_back(&self, key: &str) {
+        let key = self.key(key);
+        if let Some(tat) = self.arrivals().get_mut(&key) {
+            *tat -= self.interval_ms;
+        }
+    }
+
+    fn refusal(&self, tat: Option<i64>, now: i64) -> Result<(), AppError> {
+        let Some(tat) = tat else {
             return Ok(());
         };
         let early_ms = tat - self.tolerance_ms - now;
@@ -91,6 +114,10 @@ impl Window {
     pub fn add(&self, key: &str, now: i64) {
         let key = self.key(key);
         let mut map = self.arrivals();
+        self.insert(&mut map, key, now);
+    }
+
+    fn insert(&self, map: &mut HashMap<Key, i64>, key: Key, now: i64) {
         let known = map.get(&key).copied();
         let tat = known.unwrap_or(now).max(now) + self.interval_ms;
         if known.is_none() && map.len() >= self.capacity {
@@ -303,6 +330,20 @@ mod tests {
         }
         assert!(l.signups_by_address.check("1.1.1.1", 5).is_err());
         assert!(l.signups_by_address.check("2.2.2.2", 5).is_ok());
+    }
+
+    #[test]
+    fn on_a01_taking_an_event_checks_and_counts_it_at_once() {
+        let w = Window::new(60_000, 2, 100, "rooms");
+        w.take("1.1.1.1", 0).unwrap();
+        w.take("1.1.1.1", 1).unwrap();
+        let e = w.take("1.1.1.1", 2).unwrap_err();
+        assert_eq!(e.0.code, ErrorCode::RateLimited);
+        // What was refused counted nothing, and what did not happen is given back.
+        w.give_back("1.1.1.1");
+        w.take("1.1.1.1", 3).unwrap();
+        assert!(w.take("1.1.1.1", 4).is_err());
+        assert!(w.take("2.2.2.2", 4).is_ok());
     }
 
     impl Window {

@@ -49,6 +49,15 @@ pub enum Event {
         /// Which list.
         list: LobbyList,
     },
+    /// A group's participants or invitations changed, or it was finalized.
+    Group {
+        /// The group.
+        group: String,
+        /// Who takes part in it now.
+        members: Vec<String>,
+        /// Who does not (any more, or yet): their watches of its lobby end.
+        others: Vec<String>,
+    },
     /// A room changed (everyone watching it gets it, with their own seat).
     Room {
         /// The room as it is now.

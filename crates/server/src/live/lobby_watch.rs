@@ -11,7 +11,7 @@ use std::sync::Arc;
 use tokio::sync::{Notify, mpsc};
 use velha_api::{OpenMatch, Scope, ServerMsg};
 
-use crate::store::LobbyList;
+use crate::store::{AccountRow, LobbyList};
 
 /// Changes held for one watch while its snapshot is read; past this the snapshot is read
 /// again rather than the list grown.
@@ -19,6 +19,8 @@ const HELD: usize = 64;
 
 struct Watch {
     list: LobbyList,
+    /// Whose connection it is: a group's list is watched only while they take part in it.
+    account: String,
     /// The watcher's country: a Nacional list shows only matches of that country.
     country: String,
     tx: mpsc::Sender<ServerMsg>,
@@ -38,7 +40,7 @@ impl Watches {
         &mut self,
         conn: u64,
         list: LobbyList,
-        country: &str,
+        account: &AccountRow,
         tx: mpsc::Sender<ServerMsg>,
         close: Arc<Notify>,
     ) {
@@ -46,7 +48,8 @@ impl Watches {
             conn,
             Watch {
                 list,
-                country: country.to_owned(),
+                account: account.id.clone(),
+                country: account.country.clone(),
                 tx,
                 close,
                 held: Some(Ok(Vec::new())),
@@ -78,6 +81,14 @@ impl Watches {
     /// The connection stops watching (it asked, or it closed).
     pub fn unwatch(&mut self, conn: u64) {
         self.0.remove(&conn);
+    }
+
+    /// These players no longer take part in `group` (or never did): their watches of its
+    /// list end. The connection hears of it from [`ServerMsg::GroupChanged`].
+    pub fn left(&mut self, group: &str, accounts: &[String]) {
+        self.0.retain(|_, w| {
+            w.list.group.as_deref() != Some(group) || !accounts.contains(&w.account)
+        });
     }
 
     /// A match opened: the connections watching its list hear of it.
@@ -148,6 +159,18 @@ mod tests {
         }
     }
 
+    fn player(id: &str, country: &str) -> AccountRow {
+        AccountRow {
+            id: id.into(),
+            name: id.into(),
+            email: None,
+            password_hash: None,
+            google_sub: None,
+            country: country.into(),
+            subscribed_until: None,
+        }
+    }
+
     fn drain(rx: &mut mpsc::Receiver<ServerMsg>) -> Vec<ServerMsg> {
         std::iter::from_fn(|| rx.try_recv().ok()).collect()
     }
@@ -157,7 +180,13 @@ mod tests {
         let mut watches = Watches::default();
         let (tx, mut rx) = mpsc::channel(16);
         let close = Arc::new(Notify::new());
-        watches.watch(1, list(Scope::Nacional, 2, None), "BR", tx, close);
+        watches.watch(
+            1,
+            list(Scope::Nacional, 2, None),
+            &player("ana", "BR"),
+            tx,
+            close,
+        );
         watches.opened(&open("a", Scope::Nacional, "BR"));
         watches.opened(&open("b", Scope::Nacional, "PT"));
         watches.opened(&open("c", Scope::Mundial, "BR"));
@@ -194,7 +223,13 @@ mod tests {
         let mut watches = Watches::default();
         let (tx, mut rx) = mpsc::channel(256);
         let watching = list(Scope::Mundial, 1, None);
-        watches.watch(7, watching.clone(), "BR", tx, Arc::new(Notify::new()));
+        watches.watch(
+            7,
+            watching.clone(),
+            &player("ana", "BR"),
+            tx,
+            Arc::new(Notify::new()),
+        );
         for i in 0..HELD + 10 {
             watches.closed(&i.to_string(), &watching);
         }
@@ -217,7 +252,7 @@ mod tests {
         watches.watch(
             3,
             list(Scope::Mundial, 2, Some("g")),
-            "BR",
+            &player("ana", "BR"),
             tx,
             Arc::new(Notify::new()),
         );
@@ -241,5 +276,40 @@ mod tests {
                 ServerMsg::LobbyClosed { id: "a".into() },
             ]
         );
+    }
+
+    #[test]
+    fn on_g08_a_group_list_is_watched_only_while_one_takes_part() {
+        let mut watches = Watches::default();
+        let in_group = list(Scope::Mundial, 2, Some("g"));
+        let mut rxs = Vec::new();
+        for (conn, who, watching) in [
+            (1, "ana", in_group.clone()),
+            (2, "bia", in_group.clone()),
+            (3, "bia", list(Scope::Mundial, 2, Some("other"))),
+            (4, "bia", list(Scope::Mundial, 2, None)),
+        ] {
+            let (tx, rx) = mpsc::channel(16);
+            watches.watch(
+                conn,
+                watching,
+                &player(who, "BR"),
+                tx,
+                Arc::new(Notify::new()),
+            );
+            assert!(watches.snapshot(conn, ServerMsg::Pong));
+            rxs.push(rx);
+        }
+        watches.left("g", &["bia".into()]);
+        let opened = |group: Option<&str>| OpenMatch {
+            group: group.map(Into::into),
+            ..open("m", Scope::Mundial, "BR")
+        };
+        watches.opened(&opened(Some("g")));
+        watches.opened(&opened(Some("other")));
+        watches.opened(&opened(None));
+        let heard: Vec<usize> = rxs.iter_mut().map(|rx| drain(rx).len()).collect();
+        // Ana still hears g; Bia's watch of g is gone, her other watches are not.
+        assert_eq!(heard, [2, 1, 2, 2]);
     }
 }

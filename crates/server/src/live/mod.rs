@@ -21,7 +21,7 @@ use tokio::sync::{Notify, mpsc};
 use velha_api::{Ending, ErrorCode, MatchView, OpenMatch, Refusal, RoomView, ServerMsg};
 use velha_rules::Cube;
 
-use crate::store::{Backend, LobbyList, MatchRow, RoomRow, SeatChange, Store};
+use crate::store::{AccountRow, Backend, LobbyList, MatchRow, RoomRow, SeatChange, Store};
 use crate::token::{new_id, now_ms};
 use bus::Event;
 use clock::Timers;
@@ -274,17 +274,17 @@ impl Hub {
         });
     }
 
-    /// Connection `conn` of a player from `country` watches this lobby list from now on; the
+    /// Connection `conn` of `account` watches this lobby list from now on; the
     /// changes meanwhile wait for [`Hub::lobby_snapshot`].
     pub fn watch_lobby(
         &self,
         conn: u64,
         list: LobbyList,
-        country: &str,
+        account: &AccountRow,
         tx: mpsc::Sender<ServerMsg>,
         close: Arc<Notify>,
     ) {
-        self.lock().lobby.watch(conn, list, country, tx, close);
+        self.lock().lobby.watch(conn, list, account, tx, close);
     }
 
     /// Sends a watcher its list as just read, then what changed meanwhile; `false` when too
@@ -309,6 +309,22 @@ impl Hub {
         self.publish(vec![Event::LobbyClosed {
             id: id.to_owned(),
             list: list.clone(),
+        }])
+        .await;
+    }
+
+    /// A group changed: its participants (`members`) and those who no longer or do not yet
+    /// take part in it (`others`, whose watches of its lobby end) hear of it, on every process.
+    pub async fn group_changed(
+        self: &Arc<Self>,
+        group: &str,
+        members: Vec<String>,
+        others: Vec<String>,
+    ) {
+        self.publish(vec![Event::Group {
+            group: group.to_owned(),
+            members,
+            others,
         }])
         .await;
     }
@@ -490,6 +506,22 @@ impl Hub {
             Event::LobbyOpened { open } => self.lock().lobby.opened(&open),
             Event::LobbyClosed { id, list } => self.lock().lobby.closed(&id, &list),
             Event::Room { room, version } => self.rooms.changed(&room, version),
+            Event::Group {
+                group,
+                members,
+                others,
+            } => {
+                self.lock().lobby.left(&group, &others);
+                for (accounts, member) in [(members, true), (others, false)] {
+                    let msg = ServerMsg::GroupChanged {
+                        group: group.clone(),
+                        member,
+                    };
+                    for account in &accounts {
+                        self.send_to(account, &msg);
+                    }
+                }
+            }
         }
     }
 

@@ -86,11 +86,27 @@ pub async fn sign_up(
     Json(body): Json<SignUp>,
 ) -> AppResult<(StatusCode, HeaderMap, Json<Session>)> {
     check_lengths(&body.email, &body.password)?;
-    app.limits.signups_by_address.check(&address, now_ms())?;
     let email = normalise_email(&body.email)?;
     let name = check_name(&body.name)?;
     let country = country_of(&body.region)?;
     check_password(&body.password, &email, &name)?;
+    let limit = &app.limits.signups_by_address;
+    limit.take(&address, now_ms())?;
+    let made = make_account(&app, email, name, country, body.password).await;
+    let account = made.inspect_err(|_| limit.give_back(&address))?;
+    tracing::info!(name = %account.name, country = %account.country, "account made");
+    let (headers, session) = open_session(&app, &account, true, body.cookie).await?;
+    Ok((StatusCode::CREATED, headers, session))
+}
+
+/// Stores a new password account, or says which of its e-mail and name is taken.
+async fn make_account(
+    app: &App,
+    email: String,
+    name: String,
+    country: String,
+    password: String,
+) -> AppResult<AccountRow> {
     // Clear answers before the slow hash; the unique indexes still decide races.
     if app.store.account_by_email(&email).await?.is_some() {
         return Err(taken(InsertError::EmailTaken));
@@ -102,7 +118,7 @@ pub async fn sign_up(
         id: new_id(),
         name,
         email: Some(email),
-        password_hash: Some(hash(&app, body.password).await?),
+        password_hash: Some(hash(app, password).await?),
         google_sub: None,
         country,
         subscribed_until: None,
@@ -111,10 +127,7 @@ pub async fn sign_up(
         .insert_account(&account, now_ms())
         .await
         .map_err(taken)?;
-    app.limits.signups_by_address.add(&address, now_ms());
-    tracing::info!(name = %account.name, country = %account.country, "account made");
-    let (headers, session) = open_session(&app, &account, true, body.cookie).await?;
-    Ok((StatusCode::CREATED, headers, session))
+    Ok(account)
 }
 
 /// Signs in with e-mail and password.

@@ -59,6 +59,7 @@ fn refused(e: GroupError) -> AppError {
             ErrorCode::GroupMatchLive,
             "a match of the group is being played: finalize it once the match ends",
         ),
+        GroupError::Gone => no_group(),
         GroupError::Db(e) => e.into(),
     }
 }
@@ -66,6 +67,16 @@ fn refused(e: GroupError) -> AppError {
 /// What anyone outside a group hears of it (ON-G08: not even that it exists).
 fn no_group() -> AppError {
     AppError::new(ErrorCode::NotFound, "no such group")
+}
+
+/// Tells the group's participants, and `others` who no longer or do not yet take part, that
+/// it changed: their open screens read it again (ON-G08: nobody else hears of it).
+async fn tell(app: &App, group: &str, others: Vec<String>) {
+    // The change is made: a failure to tell of it is no failure of the request.
+    match app.store.group_people(group).await {
+        Ok((members, _)) => app.hub.group_changed(group, members, others).await,
+        Err(e) => tracing::error!(error = %e, "could not tell a group's participants of a change"),
+    }
 }
 
 fn count(n: i64) -> u32 {
@@ -253,6 +264,7 @@ pub async fn invite(
         .invite(&id, &invitee.id, now_ms())
         .await
         .map_err(refused)?;
+    tell(&app, &id, vec![invitee.id]).await;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -287,6 +299,7 @@ pub async fn accept(
             ),
             other => refused(other),
         })?;
+    tell(&app, &id, vec![]).await;
     let g = member_view(&app, &id, &player).await?;
     Ok(Json(view(&app, g, &player.account.id).await?))
 }
@@ -315,6 +328,7 @@ pub async fn decline(
         .decline(&id, &player.account.id)
         .await
         .map_err(refused)?;
+    tell(&app, &id, vec![player.account.id.clone()]).await;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -349,6 +363,7 @@ pub async fn leave(
         .leave(&id, &player.account.id)
         .await
         .map_err(refused)?;
+    tell(&app, &id, vec![player.account.id.clone()]).await;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -375,10 +390,11 @@ pub async fn finalize(
     subscriber(&player)?;
     let g = member_view(&app, &id, &player).await?;
     creator_only(&g, &player, "finalizes it")?;
-    let withdrawn = app.store.finalize_group(&id).await.map_err(refused)?;
-    for (match_id, list) in withdrawn {
+    let finalized = app.store.finalize_group(&id).await.map_err(refused)?;
+    for (match_id, list) in finalized.open {
         app.hub.lobby_closed(&match_id, &list).await;
     }
+    app.hub.group_changed(&id, vec![], finalized.people).await;
     Ok(StatusCode::NO_CONTENT)
 }
 

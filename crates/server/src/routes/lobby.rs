@@ -5,7 +5,7 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use velha_api::{
-    CreateMatch, ErrorCode, LobbyQuery, MatchGame, MatchState, MatchView, OpenMatch, Scope,
+    CreateMatch, ErrorCode, LobbyQuery, MatchGame, MatchState, MatchView, OpenMatch, Playing, Scope,
 };
 use velha_rules::Cube;
 
@@ -73,6 +73,10 @@ pub(crate) fn seat_refused(e: SeatError) -> AppError {
         SeatError::Gone => AppError::new(
             ErrorCode::Conflict,
             "someone else joined first, or the creator withdrew it",
+        ),
+        SeatError::GroupGone => AppError::new(
+            ErrorCode::NotFound,
+            "the group was finalized: its matches are gone",
         ),
         SeatError::Db(e) => e.into(),
     }
@@ -291,6 +295,32 @@ pub async fn join(
         AppError::new(ErrorCode::Internal, "the match could not start")
     })?;
     Ok(Json(view.unwrap_or_else(|| stored_view(&row, &me.id))))
+}
+
+/// What the player is in the middle of — their open or live match, or the 2.0 queue — for an
+/// app that starts again to go back to it.
+#[utoipa::path(
+    get,
+    path = "/api/me/playing",
+    tag = "lobby",
+    security(("session" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, body = Playing),
+        (status = 401, body = velha_api::ApiError),
+    )
+)]
+pub async fn playing(State(app): State<Arc<App>>, player: Player) -> AppResult<Json<Playing>> {
+    let me = &player.account.id;
+    let current = app.store.active_matches_of(me).await?.into_iter().next();
+    let current = match current {
+        Some(row) => {
+            let stored = stored_view(&row, me);
+            Some(app.hub.view_of(me, row).await.unwrap_or(stored))
+        }
+        None => None,
+    };
+    let queued = app.store.queued(me).await?.is_some();
+    Ok(Json(Playing { current, queued }))
 }
 
 /// One match the player plays or played.

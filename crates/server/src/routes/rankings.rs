@@ -6,6 +6,8 @@ use std::sync::Arc;
 use axum::extract::State;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use ring::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
+use ring::hmac;
 use velha_api::{ErrorCode, MyPosition, RankingPage, RankingQuery, RankingRow, Scope};
 
 use crate::app::App;
@@ -27,43 +29,114 @@ fn row(rank: u64, s: &Standing) -> RankingRow {
     }
 }
 
-/// The cursor after a row: its place and its order columns, opaque to clients.
-fn cursor(rank: u64, s: &Standing) -> String {
-    URL_SAFE_NO_PAD.encode(format!(
-        "{rank}:{}:{}:{}:{}:{}",
-        s.points, s.wins, s.losses, s.reached_at, s.account_id
-    ))
+/// Seals and opens the cursors of ranking pages.
+///
+/// A cursor carries the last row's place and its whole position in the order, which ends with
+/// when the points were reached and the account id, no other player's business: so it is
+/// encrypted as well as authenticated, and a place made up (which would label every row after
+/// it) or another ranking's cursor is refused. Its key comes from a secret stored once in the
+/// database, not made per process: the next page may be asked of any process behind the load
+/// balancer (docs/deploy.md), or of the same one after a restart.
+pub struct Cursors {
+    key: LessSafeKey,
+    nonces: hmac::Key,
+}
+
+/// Bytes of the numbers a cursor seals before the account id: the place, points, wins,
+/// losses and when the points were reached.
+const NUMBERS: usize = 5 * 8;
+
+impl Cursors {
+    /// Keys derived from the database's secret, one for each use.
+    pub fn new(secret: &[u8]) -> Cursors {
+        let secret = hmac::Key::new(hmac::HMAC_SHA256, secret);
+        let derive = |label: &[u8]| hmac::sign(&secret, label);
+        let key = UnboundKey::new(&CHACHA20_POLY1305, derive(b"ranking cursor key").as_ref())
+            .expect("HMAC-SHA256 gives 32 bytes, a ChaCha20-Poly1305 key");
+        Cursors {
+            key: LessSafeKey::new(key),
+            nonces: hmac::Key::new(hmac::HMAC_SHA256, derive(b"ranking cursor nonce").as_ref()),
+        }
+    }
+
+    /// The cursor after a row of `ranking`: its place and its position in the order, sealed.
+    fn seal(&self, ranking: &[u8], rank: u64, s: &Standing) -> String {
+        let mut text =
+            Vec::with_capacity(NUMBERS + s.account_id.len() + CHACHA20_POLY1305.tag_len());
+        text.extend_from_slice(&rank.to_be_bytes());
+        for n in [s.points, s.wins, s.losses, s.reached_at] {
+            text.extend_from_slice(&n.to_be_bytes());
+        }
+        text.extend_from_slice(s.account_id.as_bytes());
+        // The nonce is drawn from what it seals (as SIV does): under one key for the
+        // database's whole life, random 96-bit nonces would in time repeat, and a repeat
+        // gives ChaCha20-Poly1305 away; two equal cursors only say the same page follows.
+        let mut nonce = [0; NONCE_LEN];
+        let mut mac = hmac::Context::with_key(&self.nonces);
+        mac.update(ranking);
+        mac.update(&text);
+        nonce.copy_from_slice(&mac.sign().as_ref()[..NONCE_LEN]);
+        self.key
+            .seal_in_place_append_tag(
+                Nonce::assume_unique_for_key(nonce),
+                Aad::from(ranking),
+                &mut text,
+            )
+            .expect("a cursor is far below ChaCha20-Poly1305's length limit");
+        URL_SAFE_NO_PAD.encode([&nonce[..], &text].concat())
+    }
+
+    /// The place and position a cursor of `ranking` holds; a cursor this database's servers did
+    /// not give for that ranking, or one changed since, is refused.
+    fn open(&self, ranking: &[u8], cursor: &str) -> Result<(u64, After), AppError> {
+        if cursor.len() > 256 {
+            return Err(bad_cursor());
+        }
+        let mut sealed = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad_cursor())?;
+        if sealed.len() < NONCE_LEN {
+            return Err(bad_cursor());
+        }
+        let mut text = sealed.split_off(NONCE_LEN);
+        let nonce = Nonce::try_assume_unique_for_key(&sealed).map_err(|_| bad_cursor())?;
+        let text = self
+            .key
+            .open_in_place(nonce, Aad::from(ranking), &mut text)
+            .map_err(|_| bad_cursor())?;
+        if text.len() < NUMBERS {
+            return Err(bad_cursor());
+        }
+        let word = |i: usize| {
+            let mut word = [0; 8];
+            word.copy_from_slice(&text[8 * i..8 * (i + 1)]);
+            word
+        };
+        let number = |i| i64::from_be_bytes(word(i));
+        Ok((
+            u64::from_be_bytes(word(0)),
+            After {
+                points: number(1),
+                wins: number(2),
+                losses: number(3),
+                reached_at: number(4),
+                account_id: String::from_utf8(text[NUMBERS..].to_vec())
+                    .map_err(|_| bad_cursor())?,
+            },
+        ))
+    }
+}
+
+/// What tells one ranking's cursors from another's: the level, and the country when national.
+fn ranking_of(level: u8, country: Option<&str>) -> Vec<u8> {
+    let mut ranking = vec![level];
+    ranking.extend_from_slice(country.unwrap_or_default().as_bytes());
+    ranking
 }
 
 fn bad_cursor() -> AppError {
     AppError::new(
         ErrorCode::BadRequest,
-        "the cursor is not one this server gave: start again without it",
+        "the cursor is not one this server gave for this ranking: start again without it",
     )
-}
-
-/// The place and order columns a cursor holds.
-fn parse_cursor(text: &str) -> Result<(u64, After), AppError> {
-    if text.len() > 256 {
-        return Err(bad_cursor());
-    }
-    let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| bad_cursor())?;
-    let text = String::from_utf8(bytes).map_err(|_| bad_cursor())?;
-    let parts: Vec<&str> = text.splitn(6, ':').collect();
-    let [rank, points, wins, losses, reached_at, account_id] = parts[..] else {
-        return Err(bad_cursor());
-    };
-    let number = |s: &str| s.parse::<i64>().map_err(|_| bad_cursor());
-    Ok((
-        rank.parse().map_err(|_| bad_cursor())?,
-        After {
-            points: number(points)?,
-            wins: number(wins)?,
-            losses: number(losses)?,
-            reached_at: number(reached_at)?,
-            account_id: account_id.to_owned(),
-        },
-    ))
 }
 
 /// A page of a ranking, best first; `next` continues it.
@@ -107,9 +180,10 @@ pub async fn page(
             }
         }),
     };
+    let ranking = ranking_of(q.level, country.as_deref());
     let (rank_before, after) = match q.cursor.as_deref() {
         Some(c) => {
-            let (rank, after) = parse_cursor(c)?;
+            let (rank, after) = app.cursors.open(&ranking, c)?;
             (rank, Some(after))
         }
         None => (0, None),
@@ -128,9 +202,10 @@ pub async fn page(
         .collect();
     let next = more
         .then(|| {
-            standings
-                .last()
-                .map(|s| cursor(rank_before + standings.len() as u64, s))
+            standings.last().map(|s| {
+                app.cursors
+                    .seal(&ranking, rank_before + standings.len() as u64, s)
+            })
         })
         .flatten();
     Ok(Json(RankingPage { rows, next }))
@@ -189,16 +264,41 @@ mod tests {
             losses: 1,
             reached_at: 1_700_000_000_000,
         };
-        let (rank, after) = parse_cursor(&cursor(42, &s)).unwrap();
-        assert_eq!((rank, after), (42, After::from(&s)));
+        let cursors = Cursors::new(b"this database's secret");
+        let world = ranking_of(1, None);
+        let cursor = cursors.seal(&world, 42, &s);
+        assert_eq!(
+            cursors.open(&world, &cursor).unwrap(),
+            (42, After::from(&s))
+        );
+        let sealed = URL_SAFE_NO_PAD.decode(&cursor).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&sealed).contains("abc:def"),
+            "the account id is not to be read in the cursor"
+        );
+        for i in 0..sealed.len() {
+            let mut changed = sealed.clone();
+            changed[i] ^= 1;
+            let changed = URL_SAFE_NO_PAD.encode(changed);
+            assert!(cursors.open(&world, &changed).is_err(), "byte {i} changed");
+        }
+        let elsewhere = Cursors::new(b"another database's secret");
+        for (cursors, ranking) in [
+            (&cursors, ranking_of(2, None)),
+            (&cursors, ranking_of(1, Some("BR"))),
+            (&elsewhere, world.clone()),
+        ] {
+            assert!(cursors.open(&ranking, &cursor).is_err(), "{ranking:?}");
+        }
         for forged in [
             "",
             "!!",
             "MTox",
             &"A".repeat(300),
-            &URL_SAFE_NO_PAD.encode("1:x:2:3:4:id"),
+            &URL_SAFE_NO_PAD.encode("42:7:2:1:1700000000000:abc:def"),
+            &cursor[..cursor.len() - 1],
         ] {
-            assert!(parse_cursor(forged).is_err(), "{forged}");
+            assert!(cursors.open(&world, forged).is_err(), "{forged}");
         }
     }
 }

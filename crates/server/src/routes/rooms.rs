@@ -23,6 +23,7 @@ use crate::limits::ClientAddress;
 use crate::live::RoomNews;
 use crate::push::{self, TurnNotice};
 use crate::store::{RoomRow, RoomSave, row_after_join};
+use crate::text::check_text;
 use crate::token::{new_ordered_id, new_seat_credential, now_ms, seat_key};
 
 /// A room read again this many times when other changes keep coming first.
@@ -279,8 +280,10 @@ pub async fn create(
     player: Option<Player>,
     Json(body): Json<CreateRoom>,
 ) -> AppResult<(StatusCode, Json<RoomSeat>)> {
+    // A seat's name is shown to the other player and every spectator: invisible characters
+    // would let a player look like someone else, or like nobody.
+    check_text("the name", &body.name, ErrorCode::BadName)?;
     let now = now_ms();
-    app.limits.rooms_by_address.check(&address, now)?;
     let room = Room::create(
         game(body.board),
         &body.name,
@@ -288,6 +291,7 @@ pub async fn create(
         ms(now),
     )
     .map_err(refused)?;
+    app.limits.rooms_by_address.take(&address, now)?;
     let id = new_ordered_id(now);
     let credential = new_seat_credential(now);
     let board_name = match body.board {
@@ -305,8 +309,8 @@ pub async fn create(
             player.as_ref().map(|p| p.account.id.as_str()),
             now,
         )
-        .await?;
-    app.limits.rooms_by_address.add(&address, now);
+        .await
+        .inspect_err(|_| app.limits.rooms_by_address.give_back(&address))?;
     Ok((
         StatusCode::CREATED,
         Json(RoomSeat {
@@ -362,6 +366,7 @@ pub async fn join(
     Path(id): Path<String>,
     Json(body): Json<JoinRoom>,
 ) -> AppResult<(StatusCode, Json<RoomSeat>)> {
+    check_text("the name", &body.name, ErrorCode::BadName)?;
     let credential = new_seat_credential(now_ms());
     let hash = seat_key(&credential);
     for _ in 0..TRIES {

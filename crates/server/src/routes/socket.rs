@@ -296,24 +296,25 @@ async fn watch_lobby(
     if !(1..=2).contains(&list.level) {
         return Some(error(ErrorCode::BadRequest, "the level is 1 or 2"));
     }
+    app.hub
+        .watch_lobby(conn, list.clone(), account, reply.clone(), close.clone());
+    // Taking part is checked once the watch is in place: leaving the group after this ends
+    // the watch, and leaving before it is seen here.
     if let Some(group) = &list.group {
-        match app.store.group_for(group, &account.id).await {
-            Ok(Some(_)) => {}
+        let refusal = match app.store.group_for(group, &account.id).await {
+            Ok(Some(_)) => None,
             // ON-G08: a group is nothing to anyone outside it.
-            Ok(None) => return Some(error(ErrorCode::NotFound, "no such group")),
+            Ok(None) => Some(error(ErrorCode::NotFound, "no such group")),
             Err(e) => {
                 tracing::error!(error = %e, "database error");
-                return Some(error(ErrorCode::Internal, "the group could not be read"));
+                Some(error(ErrorCode::Internal, "the group could not be read"))
             }
+        };
+        if refusal.is_some() {
+            app.hub.unwatch_lobby(conn);
+            return refusal;
         }
     }
-    app.hub.watch_lobby(
-        conn,
-        list.clone(),
-        &account.country,
-        reply.clone(),
-        close.clone(),
-    );
     // Changes that came while the list was read follow it; when too many came, read again.
     for _ in 0..3 {
         let rows = match app.store.open_matches(&list, &account.country).await {

@@ -31,13 +31,20 @@ pub enum GroupError {
     NotMember,
     /// A match of the group is live (ON-G09 waits for it).
     MatchLive,
+    /// The group was finalized meanwhile.
+    Gone,
     /// The database failed (or a race was lost too many times).
     Db(sqlx::Error),
 }
 
 impl From<sqlx::Error> for GroupError {
     fn from(e: sqlx::Error) -> Self {
-        GroupError::Db(e)
+        // Whatever names the group refers to it by a foreign key: a write that raced its
+        // finalizing and lost meets that key.
+        match e {
+            sqlx::Error::Database(d) if d.is_foreign_key_violation() => GroupError::Gone,
+            e => GroupError::Db(e),
+        }
     }
 }
 
@@ -372,14 +379,33 @@ impl Store {
         Ok(lines)
     }
 
-    /// Deletes the group and all its history — its matches with their moves included — in
-    /// one transaction (ON-G09): refused while one of its matches is live. Answers the open
-    /// matches deleted, to take them out of the lobby.
-    pub async fn finalize_group(
+    /// The accounts taking part in a group, and those invited to it.
+    pub async fn group_people(
         &self,
         group: &str,
-    ) -> Result<Vec<(String, LobbyList)>, GroupError> {
+    ) -> Result<(Vec<String>, Vec<String>), sqlx::Error> {
+        people(&mut *self.pool.acquire().await?, group).await
+    }
+
+    /// Deletes the group and all its history — its matches with their moves included — in
+    /// one transaction (ON-G09): refused while one of its matches is live. Answers the open
+    /// matches deleted, to take them out of the lobby, and everyone who took part in it or
+    /// was invited, to tell them.
+    pub async fn finalize_group(&self, group: &str) -> Result<Finalized, GroupError> {
         let mut tx = self.write().await?;
+        // On PostgreSQL a match or a member being added holds a share of the group's row
+        // until it commits: taking the row first waits for those, whose rows the statements
+        // below then see, and makes any that come later find the group gone. (SQLite's
+        // writes run one at a time.)
+        if self.backend() == super::Backend::Postgres {
+            let found = sqlx::query("SELECT id FROM mini_groups WHERE id = $1 FOR UPDATE")
+                .bind(group)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if found.is_none() {
+                return tx.refuse(GroupError::Gone).await;
+            }
+        }
         let open = sqlx::query(
             "SELECT id, scope, level, group_id FROM matches WHERE group_id = $1 AND state = 'open'",
         )
@@ -407,6 +433,7 @@ impl Store {
             tx.rollback().await?;
             return Err(GroupError::MatchLive);
         }
+        let (members, invited) = people(&mut tx, group).await?;
         for sql in [
             "DELETE FROM group_invitations WHERE group_id = $1",
             "DELETE FROM group_members WHERE group_id = $1",
@@ -415,8 +442,40 @@ impl Store {
             sqlx::query(sql).bind(group).execute(&mut *tx).await?;
         }
         tx.commit().await?;
-        Ok(open)
+        Ok(Finalized {
+            open,
+            people: members.into_iter().chain(invited).collect(),
+        })
     }
+}
+
+/// What finalizing a group deleted.
+pub struct Finalized {
+    /// Its open matches, and the lobby list of each.
+    pub open: Vec<(String, LobbyList)>,
+    /// Who took part in it or was invited.
+    pub people: Vec<String>,
+}
+
+async fn people(
+    conn: &mut AnyConnection,
+    group: &str,
+) -> Result<(Vec<String>, Vec<String>), sqlx::Error> {
+    let mut ids = Vec::new();
+    for sql in [
+        "SELECT account_id FROM group_members WHERE group_id = $1",
+        "SELECT account_id FROM group_invitations WHERE group_id = $1",
+    ] {
+        let rows = sqlx::query(sql).bind(group).fetch_all(&mut *conn).await?;
+        ids.push(
+            rows.iter()
+                .map(|r| r.try_get("account_id"))
+                .collect::<Result<Vec<String>, _>>()?,
+        );
+    }
+    let invited = ids.pop().unwrap_or_default();
+    let members = ids.pop().unwrap_or_default();
+    Ok((members, invited))
 }
 
 /// One participant's numbers in a group.

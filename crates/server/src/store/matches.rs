@@ -116,13 +116,20 @@ pub enum SeatError {
     AlreadyPlaying,
     /// The match is no longer open: taken, withdrawn, or the player's own.
     Gone,
+    /// The match's group was finalized meanwhile (ON-G09).
+    GroupGone,
     /// The database failed.
     Db(sqlx::Error),
 }
 
 impl From<sqlx::Error> for SeatError {
     fn from(e: sqlx::Error) -> Self {
-        SeatError::Db(e)
+        // A match names its group, and finalizing deletes the group whatever races it: the
+        // foreign key is what decides that the race was lost.
+        match e {
+            sqlx::Error::Database(d) if d.is_foreign_key_violation() => SeatError::GroupGone,
+            e => SeatError::Db(e),
+        }
     }
 }
 
@@ -140,7 +147,7 @@ pub(super) async fn claim_player(
     match claimed {
         Ok(_) => Ok(()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(SeatError::AlreadyPlaying),
-        Err(e) => Err(SeatError::Db(e)),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -456,12 +463,13 @@ impl Store {
         deadline: i64,
     ) -> Result<(), SeatError> {
         let mut tx = self.write().await?;
-        if let Err(e) = claim_player(&mut tx, player, id).await {
-            return tx.refuse(e).await;
-        }
+        // The match first: one that finalizing its group deleted meanwhile is simply gone,
+        // and a group's match seats only a participant still in it (ON-G08).
         let done = sqlx::query(
             "UPDATE matches SET o_id = $1, o_country = $2, state = 'live', started_at = $3, \
-             deadline = $4 WHERE id = $5 AND state = 'open' AND x_id <> $1",
+             deadline = $4 WHERE id = $5 AND state = 'open' AND x_id <> $1 \
+             AND (group_id IS NULL OR EXISTS (SELECT 1 FROM group_members g \
+             WHERE g.group_id = matches.group_id AND g.account_id = $1))",
         )
         .bind(player)
         .bind(country)
@@ -473,6 +481,9 @@ impl Store {
         if done.rows_affected() != 1 {
             tx.rollback().await?;
             return Err(SeatError::Gone);
+        }
+        if let Err(e) = claim_player(&mut tx, player, id).await {
+            return tx.refuse(e).await;
         }
         tx.commit().await?;
         Ok(())

@@ -23,7 +23,7 @@ mod write;
 pub use accounts::{AccountRow, InsertError};
 pub use cluster::{CHANNEL, SeatChange};
 pub use competitive::{Waiting, pairs};
-pub use groups::{GroupError, GroupRow, InvitationRow, TableLine};
+pub use groups::{Finalized, GroupError, GroupRow, InvitationRow, TableLine};
 pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
 pub use rankings::{After, Rebuild, Standing, Tally};
 use room_cache::RoomCache;

@@ -92,6 +92,9 @@ const STANDING_COLUMNS: &str = "s.account_id, a.name, s.country, s.neg_points, s
 const ORDER: &str = "s.neg_points, s.neg_wins, s.losses, s.reached_at, s.account_id";
 const KEY: &str = "(s.neg_points, s.neg_wins, s.losses, s.reached_at, s.account_id)";
 
+/// The name of the secret that ranking cursors are sealed under.
+const CURSOR_SECRET: &str = "ranking_cursor";
+
 /// A change to `standing_counts`: (level, country, neg_points) gains `players` (or loses).
 pub(super) type CountChange = ((i64, String), i64, i64);
 
@@ -614,6 +617,26 @@ impl Store {
         }
         tx.commit().await?;
         Ok(result)
+    }
+
+    /// The secret that ranking cursors are sealed under: made by the first process that asks,
+    /// then read back by every other one on this database, so a cursor one process gave opens
+    /// on any other and after a restart.
+    pub async fn ranking_cursor_secret(&self) -> Result<String, sqlx::Error> {
+        let mut tx = self.write().await?;
+        // The update that changes nothing makes the statement answer the stored value whether
+        // this insert or an earlier one made it.
+        let row = sqlx::query(
+            "INSERT INTO secrets (name, value) VALUES ($1, $2) \
+             ON CONFLICT (name) DO UPDATE SET value = secrets.value RETURNING value",
+        )
+        .bind(CURSOR_SECRET)
+        .bind(crate::token::random_text(32))
+        .fetch_one(&mut *tx)
+        .await?;
+        let secret = row.try_get("value")?;
+        tx.commit().await?;
+        Ok(secret)
     }
 
     /// Whether some finished match was never scored (it ended before the rankings existed).

@@ -466,3 +466,49 @@ async fn on_a01_one_account_per_name_and_email_under_concurrent_sign_ups(db: Db)
     assert_eq!(emails.len(), 10);
 }
 on_both!(on_a01_one_account_per_name_and_email_under_concurrent_sign_ups);
+
+async fn on_a01_the_new_accounts_limit_holds_under_concurrent_sign_ups(db: Db) {
+    // Behind a proxy the address is the header's: each round is a new address.
+    let server = Server::start(
+        db,
+        &[
+            "--signups-per-address-per-hour",
+            "5",
+            "--forwarded-for-header",
+            "x-forwarded-for",
+        ],
+    )
+    .await;
+    for round in 0..10 {
+        let address = format!("198.51.100.{round}");
+        let answers = futures_util::future::join_all((0..20).map(|i| {
+            let (c, address) = (server.client(), address.clone());
+            let body = serde_json::json!({
+                "email": format!("r{round}n{i}@example.com"),
+                "password": "cubo-gira-9",
+                "name": format!("R{round}n{i}"),
+                "region": "pt-BR",
+            })
+            .to_string();
+            async move {
+                let headers = [("x-forwarded-for", address.as_str())];
+                c.raw_with_headers(Method::POST, "/api/accounts", &headers, Some(&body))
+                    .await
+                    .unwrap()
+            }
+        }))
+        .await;
+        let statuses: Vec<u16> = answers.iter().map(|(s, _, _)| *s).collect();
+        assert_eq!(
+            statuses.iter().filter(|s| **s == 201).count(),
+            5,
+            "round {round}: {statuses:?}"
+        );
+        for (_, _, refusal) in answers.iter().filter(|(s, _, _)| *s != 201) {
+            assert_eq!(refusal["code"], "rate_limited", "round {round}: {refusal}");
+        }
+    }
+    let made = stored(&server, "SELECT name FROM accounts WHERE name LIKE 'R%n%'").await;
+    assert_eq!(made.len(), 50);
+}
+on_both!(on_a01_the_new_accounts_limit_holds_under_concurrent_sign_ups);

@@ -593,3 +593,184 @@ async fn on_g05_one_match_against_the_velha_at_a_time_under_concurrent_requests(
     }
 }
 on_both!(on_g05_one_match_against_the_velha_at_a_time_under_concurrent_requests);
+
+async fn on_g09_finalizing_races_every_way_a_group_match_starts(db: Db) {
+    let server = start(db).await;
+    for round in 0..9 {
+        let all: Vec<String> = ["a", "b", "c", "d", "e"]
+            .map(|p| format!("r{round}{p}"))
+            .to_vec();
+        let p = subscribers(&server, &all).await;
+        let g = made(&p, &all, true).await;
+        let waiting = p[1].create_in_group(&g, 1).await.unwrap();
+        // The creator finalizes while one participant joins the waiting match, one starts a
+        // match against the Velha and one opens another.
+        let finalize = format!("/api/groups/{g}");
+        let velha = format!("/api/groups/{g}/velha");
+        let open = json!({ "scope": "mundial", "level": 1, "group": g });
+        let join = format!("/api/lobby/{}/join", waiting.id);
+        let (finalized, joined, against_velha, opened) = tokio::join!(
+            call(&p[0], Method::DELETE, &finalize, None),
+            call(&p[2], Method::POST, &join, None),
+            call(&p[3], Method::POST, &velha, Some(json!({ "level": 1 }))),
+            call(&p[4], Method::POST, "/api/lobby", Some(open)),
+        );
+        let answers = [&finalized, &joined, &against_velha, &opened];
+        for (status, body) in answers {
+            assert!(
+                [200, 201, 204, 404, 409].contains(status),
+                "round {round}: {status} {body}"
+            );
+        }
+        let in_group = |sql: &str| format!("{sql} WHERE group_id = '{g}'");
+        let matches = count(&server, &in_group("SELECT COUNT(*) FROM matches")).await;
+        let members = count(&server, &in_group("SELECT COUNT(*) FROM group_members")).await;
+        let players = all
+            .iter()
+            .map(|n| format!("'{}'", n.to_lowercase()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let playing = count(
+            &server,
+            &format!(
+                "SELECT COUNT(*) FROM active_players a JOIN accounts p ON p.id = a.account_id \
+                 WHERE LOWER(p.name) IN ({players})"
+            ),
+        )
+        .await;
+        if finalized.0 == 204 {
+            // Nothing of the group is left, and nobody is held in a match of it.
+            assert_eq!(
+                (matches, members, playing),
+                (0, 0, 0),
+                "round {round}: {answers:?}"
+            );
+            assert_ne!(joined.0, 200, "round {round}: {joined:?}");
+            assert_ne!(against_velha.0, 201, "round {round}: {against_velha:?}");
+            let (status, _) = call(&p[1], Method::GET, &finalize, None).await;
+            assert_eq!(status, 404, "round {round}");
+        } else {
+            // A match went live first: the group and everything of it stays.
+            assert_eq!(
+                (finalized.0, code(&finalized.1)),
+                (409, ErrorCode::GroupMatchLive),
+                "round {round}: {answers:?}"
+            );
+            assert!(
+                joined.0 == 200 || against_velha.0 == 201,
+                "round {round}: {answers:?}"
+            );
+            assert_eq!(members, 5, "round {round}");
+            let live = [joined.0 == 200, against_velha.0 == 201];
+            let kept = 1 + i64::from(opened.0 == 201) + i64::from(live[1]);
+            assert_eq!(matches, kept, "round {round}: {answers:?}");
+            let held = 1 + i64::from(live[0]) + i64::from(live[1]) + i64::from(opened.0 == 201);
+            assert_eq!(playing, held, "round {round}: {answers:?}");
+        }
+    }
+}
+on_both!(on_g09_finalizing_races_every_way_a_group_match_starts);
+
+/// Everything a connection hears until the answer to a ping sent now.
+async fn heard_until_pong(live: &mut Live) -> Vec<ServerMsg> {
+    live.send(&velha_api::ClientMsg::Ping).await.unwrap();
+    let mut heard = Vec::new();
+    loop {
+        let msg = live.recv(std::time::Duration::from_secs(5)).await.unwrap();
+        if msg == ServerMsg::Pong {
+            return heard;
+        }
+        heard.push(msg);
+    }
+}
+
+async fn watching(c: &Client, group: &str) -> Live {
+    let mut live = welcomed(c).await;
+    live.send(&velha_api::ClientMsg::WatchLobby {
+        scope: Scope::Mundial,
+        level: 1,
+        group: Some(group.to_owned()),
+    })
+    .await
+    .unwrap();
+    expect(&mut live, "the group's list", |m| {
+        matches!(m, ServerMsg::Lobby { .. })
+    })
+    .await;
+    live
+}
+
+async fn on_g08_a_lobby_watch_ends_when_its_watcher_leaves_the_group(db: Db) {
+    let server = start(db).await;
+    let all: Vec<String> = ["ana", "bia", "caio", "dani"].map(String::from).to_vec();
+    let p = subscribers(&server, &all).await;
+    let g = made(&p, &all[..3], false).await;
+    let mut bia = watching(&p[1], &g).await;
+    let mut caio = watching(&p[2], &g).await;
+    let gone = ServerMsg::GroupChanged {
+        group: g.clone(),
+        member: false,
+    };
+    let changed = ServerMsg::GroupChanged {
+        group: g.clone(),
+        member: true,
+    };
+    let (status, e) = call(
+        &p[1],
+        Method::DELETE,
+        &format!("/api/groups/{g}/members/me"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 204, "{e}");
+    assert_eq!(
+        heard_until_pong(&mut bia).await,
+        std::slice::from_ref(&gone)
+    );
+    assert_eq!(
+        heard_until_pong(&mut caio).await,
+        std::slice::from_ref(&changed)
+    );
+    let open = p[0].create_in_group(&g, 1).await.unwrap();
+    let opened = ServerMsg::LobbyOpened { open };
+    assert_eq!(heard_until_pong(&mut caio).await, [opened]);
+    assert_eq!(
+        heard_until_pong(&mut bia).await,
+        [],
+        "she left: she hears nothing of it"
+    );
+    // Asking to watch it again is refused like any stranger's.
+    bia.send(&velha_api::ClientMsg::WatchLobby {
+        scope: Scope::Mundial,
+        level: 1,
+        group: Some(g.clone()),
+    })
+    .await
+    .unwrap();
+    let refused = expect(&mut bia, "a refusal", |m| {
+        matches!(m, ServerMsg::Error { .. })
+    })
+    .await;
+    assert!(
+        matches!(
+            refused,
+            ServerMsg::Error {
+                code: ErrorCode::NotFound,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    // An invitation reaches the invitee and the participants; finalizing ends every watch.
+    assert_eq!(invite(&p[0], &g, "dani").await.0, 204);
+    assert_eq!(heard_until_pong(&mut caio).await, [changed]);
+    let mut dani = welcomed(&p[3]).await;
+    let (status, e) = call(&p[0], Method::DELETE, &format!("/api/groups/{g}"), None).await;
+    assert_eq!(status, 204, "{e}");
+    let closed = heard_until_pong(&mut caio).await;
+    assert!(closed.ends_with(std::slice::from_ref(&gone)), "{closed:?}");
+    assert_eq!(heard_until_pong(&mut dani).await, [gone]);
+    p[2].create_in_group(&g, 1).await.unwrap_err();
+    assert_eq!(heard_until_pong(&mut caio).await, []);
+}
+on_both!(on_g08_a_lobby_watch_ends_when_its_watcher_leaves_the_group);

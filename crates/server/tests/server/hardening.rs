@@ -430,6 +430,230 @@ async fn api_document_framework_errors_are_api_errors(db: Db) {
 }
 on_both!(api_document_framework_errors_are_api_errors);
 
+/// An error request: method, path, extra headers, body with its content type; and the status
+/// and code it must answer.
+type ErrorCase = (
+    Method,
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+    Option<(Vec<u8>, &'static str)>,
+    u16,
+    ErrorCode,
+);
+
+/// Sends each case accepting gzip, then brotli, as every browser does: the answer must decode
+/// as its `Content-Encoding` says into an `ApiError` of the case's code, in words.
+async fn decodes_under_gzip_and_brotli(server: &Server, cases: &[ErrorCase]) {
+    use std::io::Read;
+    let http = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(&server.cert).unwrap())
+        .build()
+        .unwrap();
+    for (method, path, headers, body, status, code) in cases {
+        for accepts in ["gzip", "br"] {
+            let case = format!("{method} {path} {headers:?} accepting {accepts}");
+            let mut r = http
+                .request(method.clone(), format!("{}{path}", server.base))
+                .header("accept-encoding", accepts);
+            for (name, value) in headers {
+                r = r.header(*name, *value);
+            }
+            if let Some((bytes, content_type)) = body {
+                r = r.header("content-type", *content_type).body(bytes.clone());
+            }
+            let answer = r.send().await.unwrap_or_else(|e| panic!("{case}: {e}"));
+            assert_eq!(answer.status().as_u16(), *status, "{case}");
+            let h = answer.headers().clone();
+            let bytes = answer.bytes().await.unwrap();
+            let encoding = h.get("content-encoding").map(|v| v.to_str().unwrap());
+            let mut plain = Vec::new();
+            match encoding {
+                None => plain.extend_from_slice(&bytes),
+                Some("gzip") => {
+                    flate2::read::GzDecoder::new(&bytes[..])
+                        .read_to_end(&mut plain)
+                        .unwrap_or_else(|e| panic!("{case}: not gzip ({e}): {bytes:?}"));
+                }
+                Some("br") => {
+                    brotli::Decompressor::new(&bytes[..], 4096)
+                        .read_to_end(&mut plain)
+                        .unwrap_or_else(|e| panic!("{case}: not brotli ({e}): {bytes:?}"));
+                }
+                Some(other) => panic!("{case}: {other}, which was not accepted"),
+            }
+            if encoding.is_some() {
+                assert_eq!(encoding, Some(accepts), "{case}");
+                let vary = h["vary"].to_str().unwrap().to_lowercase();
+                assert!(vary.contains("accept-encoding"), "{case}: vary {vary}");
+            }
+            let e: velha_api::ApiError = serde_json::from_slice(&plain).unwrap_or_else(|e| {
+                panic!(
+                    "{case}: not an ApiError ({e}): {}",
+                    String::from_utf8_lossy(&plain)
+                )
+            });
+            assert_eq!(e.code, *code, "{case}: {}", e.message);
+            assert!(
+                !e.message.is_empty()
+                    && e.message
+                        .chars()
+                        .all(|c| !c.is_control() && c != char::REPLACEMENT_CHARACTER),
+                "{case}: {:?}",
+                e.message
+            );
+            assert_eq!(h["content-type"], "application/json", "{case}");
+            assert_eq!(h["cache-control"], "no-store", "{case}");
+            assert_eq!(h["x-content-type-options"], "nosniff", "{case}");
+            assert!(h.contains_key("content-security-policy"), "{case}");
+        }
+    }
+}
+
+/// The errors the framework answers in its own words (rewritten into `ApiError`s), the JSON
+/// rejections, the web files' and the timeout's reach a browser, which accepts gzip and
+/// brotli, as readable `ApiError`s.
+async fn framework_errors_decode_under_gzip_and_brotli(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let json = "application/json";
+    let sign_in = br#"{"email":"a@b.com","password":"cubo-gira-9"}"#.to_vec();
+    // Over the framework's 2 MB body limit.
+    let too_big = format!(r#"{{"email":"{}","password":"x"}}"#, "x".repeat(2_100_000));
+    let cases: Vec<ErrorCase> = vec![
+        // Not WebSocket requests at the WebSocket paths.
+        (
+            Method::GET,
+            "/api/live",
+            vec![],
+            None,
+            400,
+            ErrorCode::BadRequest,
+        ),
+        (
+            Method::GET,
+            "/api/rooms/abc/live",
+            vec![],
+            None,
+            400,
+            ErrorCode::BadRequest,
+        ),
+        // A path parameter that is not UTF-8.
+        (
+            Method::GET,
+            "/api/rooms/%FF/live",
+            vec![],
+            None,
+            400,
+            ErrorCode::BadRequest,
+        ),
+        (
+            Method::PUT,
+            "/api/health",
+            vec![],
+            None,
+            405,
+            ErrorCode::MethodNotAllowed,
+        ),
+        (
+            Method::POST,
+            "/api/sessions",
+            vec![],
+            Some((sign_in, "text/plain")),
+            415,
+            ErrorCode::UnsupportedMediaType,
+        ),
+        (
+            Method::POST,
+            "/api/sessions",
+            vec![],
+            Some((br#"{"email":"#.to_vec(), json)),
+            400,
+            ErrorCode::BadRequest,
+        ),
+        (
+            Method::POST,
+            "/api/sessions",
+            vec![],
+            Some((br#"{"email":"a@b.com"}"#.to_vec(), json)),
+            400,
+            ErrorCode::BadRequest,
+        ),
+        (
+            Method::POST,
+            "/api/sessions",
+            vec![],
+            Some((too_big.into_bytes(), json)),
+            413,
+            ErrorCode::TooLarge,
+        ),
+        (
+            Method::GET,
+            "/api/nowhere",
+            vec![],
+            None,
+            404,
+            ErrorCode::NotFound,
+        ),
+        (
+            Method::GET,
+            "/nowhere",
+            vec![],
+            None,
+            404,
+            ErrorCode::NotFound,
+        ),
+    ];
+    decodes_under_gzip_and_brotli(&server, &cases).await;
+
+    // The web build's files: a range past a precompressed file's end, a method files refuse.
+    let web = tempfile::tempdir().unwrap();
+    let write = |name: &str, bytes: &[u8]| std::fs::write(web.path().join(name), bytes).unwrap();
+    write("index.html", b"<!doctype html><title>t</title>");
+    write("app-0123456789ab.js", b"plain script");
+    write("app-0123456789ab.js.br", b"brotli script");
+    write("app-0123456789ab.js.gz", b"gzip script");
+    let root = web.path().to_str().unwrap().to_owned();
+    let site = Server::start(server.fresh_db().await, &["--web-root", &root]).await;
+    let cases: Vec<ErrorCase> = vec![
+        (
+            Method::GET,
+            "/app-0123456789ab.js",
+            vec![("range", "bytes=100-200")],
+            None,
+            416,
+            ErrorCode::BadRequest,
+        ),
+        (
+            Method::POST,
+            "/",
+            vec![],
+            None,
+            405,
+            ErrorCode::MethodNotAllowed,
+        ),
+    ];
+    decodes_under_gzip_and_brotli(&site, &cases).await;
+
+    // The timeout's own answer: hashing a password with 64 MiB takes longer than 20 ms.
+    let slow = Server::start(
+        server.fresh_db().await,
+        &["--request-timeout-ms", "20", "--argon2-memory-kib", "65536"],
+    )
+    .await;
+    let sign_up = serde_json::json!({"email": "lenta@example.com", "password": "cubo-gira-9",
+        "name": "Lenta", "region": "pt-BR"})
+    .to_string();
+    let cases: Vec<ErrorCase> = vec![(
+        Method::POST,
+        "/api/accounts",
+        vec![],
+        Some((sign_up.into_bytes(), json)),
+        408,
+        ErrorCode::Timeout,
+    )];
+    decodes_under_gzip_and_brotli(&slow, &cases).await;
+}
+on_both!(framework_errors_decode_under_gzip_and_brotli);
+
 async fn on_a01_answers_carry_cache_and_browser_protections(db: Db) {
     let web = tempfile::tempdir().unwrap();
     std::fs::write(

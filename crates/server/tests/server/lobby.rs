@@ -376,3 +376,49 @@ async fn on_m01_a_flood_of_watches_leaves_one_watch(db: Db) {
     assert_eq!(heard, ServerMsg::LobbyOpened { open: two });
 }
 on_both!(on_m01_a_flood_of_watches_leaves_one_watch);
+
+/// What `GET /api/me/playing` answers this player.
+async fn playing(c: &velha_load::Client) -> velha_api::Playing {
+    let (status, body) = c
+        .raw(reqwest::Method::GET, "/api/me/playing", None)
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_value(body).unwrap()
+}
+
+async fn on_m04_an_app_that_starts_again_finds_the_match_it_was_playing(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let ana = server.player("ana", "pt-BR", UNTIL).await;
+    let bia = server.player("bia", "pt-BR", UNTIL).await;
+    let caio = server.player("caio", "pt-BR", None).await;
+    for c in [&ana, &bia, &caio] {
+        let p = playing(c).await;
+        assert!(p.current.is_none() && !p.queued, "{p:?}");
+    }
+    let open = ana.create(Scope::Mundial, 2).await.unwrap();
+    let waiting = playing(&ana).await.current.expect("her open match");
+    assert_eq!(
+        (waiting.id.as_str(), waiting.state),
+        (open.id.as_str(), MatchState::Open)
+    );
+    bia.join(&open.id).await.unwrap();
+    for (c, seat) in [(&ana, Seat::X), (&bia, Seat::O)] {
+        let live = playing(c).await.current.expect("the live match");
+        assert_eq!(
+            (live.id.as_str(), live.state, live.seat, live.level),
+            (open.id.as_str(), MatchState::Live, seat, 2)
+        );
+    }
+    // Jogo da Velha 2.0's queue needs no subscription.
+    caio.queue_join().await.unwrap();
+    let p = playing(&caio).await;
+    assert!(p.queued && p.current.is_none(), "{p:?}");
+    let (status, _) = server
+        .client()
+        .raw(reqwest::Method::GET, "/api/me/playing", None)
+        .await
+        .unwrap();
+    assert_eq!(status, 401);
+}
+on_both!(on_m04_an_app_that_starts_again_finds_the_match_it_was_playing);

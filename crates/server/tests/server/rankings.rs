@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+use base64::Engine;
+use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
 use reqwest::Method;
 use sqlx::Executor;
 use velha_api::{EndHow, MatchGame, MatchState, MyPosition, RankingPage, RankingRow, Scope, Seat};
@@ -325,6 +327,180 @@ async fn on_k04_equal_numbers_rank_by_who_reached_the_points_first(db: Db) {
     );
 }
 on_both!(on_k04_equal_numbers_rank_by_who_reached_the_points_first);
+
+/// Whether `needle` appears in `hay`.
+fn holds(hay: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Asks for a page with `cursor` and wants it refused as a cursor this server did not give.
+async fn refused(client: &Client, query: &str, cursor: &str, why: &str) {
+    let (status, body) = client
+        .raw(
+            Method::GET,
+            &format!("/api/rankings?{query}&cursor={cursor}"),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 400, "{why}: {body}");
+    assert_eq!(body["code"], "bad_request", "{why}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("cursor"),
+        "{why}: {body}"
+    );
+}
+
+/// A page's cursor (ON-K04's order, page after page) is the server's alone: changed anywhere,
+/// written with an edited place, or given for another ranking or by another database's server,
+/// it is refused; it names no player's account nor when anyone reached their points; and a
+/// genuine one continues the ranking exactly where its page ended, on another process too.
+async fn on_k04_a_cursor_is_sealed_names_no_player_and_continues_exactly(db: Db) {
+    let names = ["ana", "bia", "caio", "davi", "eva"];
+    let players: Vec<(&str, &str)> = names.iter().map(|n| (*n, "pt-BR")).collect();
+    let mut l = League::new(db.clone(), &players).await;
+    // bia, caio and eva end equal in points, wins and losses: the order between them is when
+    // they got there, which only the cursor carries from one page to the next.
+    for (i, (x, o, how)) in [
+        ("ana", "bia", EndHow::Line),
+        ("caio", "davi", EndHow::Line),
+        ("ana", "eva", EndHow::Line),
+        ("bia", "caio", EndHow::Line),
+        ("eva", "davi", EndHow::Time),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        l.play(x, o, 1, Seat::X, how, DAY0 + (i as i64 + 1) * HOUR)
+            .await;
+    }
+    let world = "scope=mundial&level=1";
+    let whole = l.whole("ana", world, 50).await;
+    assert_eq!(
+        whole.iter().map(|r| r.rank).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5]
+    );
+    // One row a page: the ranks continue exactly, and every cursor is kept.
+    let mut rows = Vec::new();
+    let mut cursors = Vec::new();
+    loop {
+        let after = cursors
+            .last()
+            .map(|c| format!("&cursor={c}"))
+            .unwrap_or_default();
+        let page = l.page("ana", &format!("{world}&limit=1{after}")).await;
+        rows.extend(page.rows);
+        match page.next {
+            Some(next) => cursors.push(next),
+            None => break,
+        }
+    }
+    assert_eq!(rows, whole);
+    assert_eq!(cursors.len(), 4);
+
+    // No account id nor time of the ranking's players, in any encoding, in any cursor.
+    let standings = l.store.ranking_page(1, None, None, 50).await.unwrap();
+    for cursor in &cursors {
+        let sealed = URL_SAFE_NO_PAD.decode(cursor).unwrap_or_default();
+        let texts = [cursor.as_bytes(), &sealed, hex(&sealed).as_bytes()].map(<[u8]>::to_vec);
+        for s in &standings {
+            let id = s.account_id.as_bytes();
+            let raw = URL_SAFE_NO_PAD.decode(id).unwrap_or_default();
+            let when = s.reached_at;
+            let forms = [
+                id.to_vec(),
+                hex(id).into_bytes(),
+                hex(&raw).into_bytes(),
+                STANDARD_NO_PAD.encode(id).into_bytes(),
+                raw,
+                when.to_string().into_bytes(),
+                when.to_be_bytes().to_vec(),
+                when.to_le_bytes().to_vec(),
+            ];
+            for (text, form) in texts.iter().flat_map(|t| forms.iter().map(move |f| (t, f))) {
+                assert!(
+                    !holds(text, form),
+                    "{cursor} names {} or their time",
+                    s.name
+                );
+            }
+        }
+    }
+
+    // Changed anywhere, the first cursor is refused.
+    let ana = &l.players["ana"];
+    let first = URL_SAFE_NO_PAD.decode(&cursors[0]).unwrap();
+    for i in 0..first.len() {
+        let mut changed = first.clone();
+        changed[i] ^= 0x01;
+        let changed = URL_SAFE_NO_PAD.encode(changed);
+        refused(ana, world, &changed, &format!("byte {i} changed")).await;
+    }
+    refused(ana, world, &cursors[0][1..], "shortened").await;
+    // The first row's position with its place edited from 1 to 1001 would label the rows after
+    // it 1002 on.
+    let top = &standings[0];
+    let edited = URL_SAFE_NO_PAD.encode(format!(
+        "1001:{}:{}:{}:{}:{}",
+        top.points, top.wins, top.losses, top.reached_at, top.account_id
+    ));
+    refused(ana, world, &edited, "an edited place").await;
+    // Another ranking's cursor: another level, the national list, another database's server.
+    refused(ana, "scope=mundial&level=2", &cursors[0], "another level").await;
+    refused(
+        ana,
+        "scope=nacional&level=1",
+        &cursors[0],
+        "the national list",
+    )
+    .await;
+    let other = League::new(
+        l.server.fresh_db().await,
+        &[("fio", "pt-BR"), ("gil", "pt-BR")],
+    )
+    .await;
+    other
+        .play("fio", "gil", 1, Seat::X, EndHow::Line, DAY0 + HOUR)
+        .await;
+    let foreign = other
+        .page("fio", &format!("{world}&limit=1"))
+        .await
+        .next
+        .expect("a second page");
+    refused(ana, world, &foreign, "another database's").await;
+
+    // A genuine cursor continues exactly, after a restart too (another process on the same
+    // database), and on a second process beside it where the database can be shared.
+    l.server.restart().await;
+    let after_second = l
+        .page("ana", &format!("{world}&cursor={}", cursors[1]))
+        .await;
+    assert_eq!(after_second.rows, whole[2..], "after a restart");
+    if let Db::Postgres(_) = db {
+        let beside = Server::start(db, &[]).await;
+        let (status, body) = beside
+            .player("hal", "pt-BR", None)
+            .await
+            .raw(
+                Method::GET,
+                &format!("/api/rankings?{world}&cursor={}", cursors[2]),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{body}");
+        let page: RankingPage = serde_json::from_value(body).unwrap();
+        assert_eq!(page.rows, whole[3..], "on another process");
+    }
+}
+on_both!(on_k04_a_cursor_is_sealed_names_no_player_and_continues_exactly);
 
 async fn on_k01_national_is_one_countrys_players_and_follows_a_change_of_country(db: Db) {
     let l = League::new(db, &[("ana", "pt-BR"), ("bia", "pt-PT"), ("caio", "pt-BR")]).await;

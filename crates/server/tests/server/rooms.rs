@@ -674,3 +674,90 @@ async fn on_r02_a_rooms_connection_refuses_garbage_and_oversized_frames(db: Db) 
     assert_eq!(send_oversized(&mut fresh).await.0, 1009);
 }
 on_both!(on_r02_a_rooms_connection_refuses_garbage_and_oversized_frames);
+
+async fn on_r05_the_rooms_per_address_limit_holds_under_concurrent_requests(db: Db) {
+    // Behind a proxy the address is the header's: each round is a new address.
+    let server = Server::start(
+        db,
+        &[
+            "--rooms-per-address-per-hour",
+            "5",
+            "--forwarded-for-header",
+            "x-forwarded-for",
+        ],
+    )
+    .await;
+    let body = json!({ "board": "super", "name": "Ana" }).to_string();
+    let mut made = 0;
+    for round in 0..10 {
+        let address = format!("203.0.113.{round}");
+        let answers = join_all((0..20).map(|_| {
+            let (c, address, body) = (server.client(), address.clone(), body.clone());
+            async move {
+                let headers = [("x-forwarded-for", address.as_str())];
+                c.raw_with_headers(Method::POST, "/api/rooms", &headers, Some(&body))
+                    .await
+                    .unwrap()
+            }
+        }))
+        .await;
+        let statuses: Vec<u16> = answers.iter().map(|(s, _, _)| *s).collect();
+        assert_eq!(
+            statuses.iter().filter(|s| **s == 201).count(),
+            5,
+            "round {round}: {statuses:?}"
+        );
+        for (_, _, refusal) in answers.iter().filter(|(s, _, _)| *s != 201) {
+            assert_eq!(refusal["code"], "rate_limited", "round {round}: {refusal}");
+        }
+        made += 5;
+    }
+    let mut database = server.database().await;
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM rooms")
+        .fetch_one(&mut database)
+        .await
+        .unwrap();
+    assert_eq!(stored, made);
+}
+on_both!(on_r05_the_rooms_per_address_limit_holds_under_concurrent_requests);
+
+async fn on_r01_seat_names_refuse_invisible_characters(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let (ana, bia) = (server.client(), server.client());
+    let room = ana
+        .create_room(RoomBoard::Super, "Ana", None)
+        .await
+        .unwrap();
+    for name in [
+        "\u{202E}aiB",
+        "\u{200B}",
+        "Bi\u{200B}a",
+        "\u{FEFF}Bia",
+        "\u{2066}Bia\u{2069}",
+        "Bia\u{FFFF}",
+        "\u{061C}Bia",
+        "Bi\u{00AD}a",
+        "Bia\u{E0041}\u{E007F}",
+    ] {
+        for board in [RoomBoard::Classic, RoomBoard::V2] {
+            let e = bia.create_room(board, name, None).await.unwrap_err();
+            assert_eq!(code(&e), ErrorCode::BadName, "{name:?}: {}", e.message);
+        }
+        let e = bia.join_room(&room.room.id, name, None).await.unwrap_err();
+        assert_eq!(code(&e), ErrorCode::BadName, "{name:?}: {}", e.message);
+        assert!(
+            e.message.contains("U+"),
+            "names the character: {}",
+            e.message
+        );
+    }
+    let (_, seen) = bia
+        .raw(Method::GET, &format!("/api/rooms/{}", room.room.id), None)
+        .await
+        .unwrap();
+    let seen: RoomView = serde_json::from_value(seen).unwrap();
+    assert!(seen.o.is_none(), "nobody took the seat: {seen:?}");
+    let joined = bia.join_room(&room.room.id, "Bia", None).await.unwrap();
+    assert_eq!(joined.room.o.map(|o| o.name).as_deref(), Some("Bia"));
+}
+on_both!(on_r01_seat_names_refuse_invisible_characters);

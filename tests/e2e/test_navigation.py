@@ -1,0 +1,102 @@
+"""The phone's back button and a reload, as a player meets them: every screen has its own address,
+back goes to the previous screen inside the app, a reload (or a link) opens the same screen, and
+in a live match back asks first and a reload goes straight back to the match (ON-M04)."""
+
+from conftest import shot
+from test_account import fresh_name, subscribed_phone
+from test_online import meet
+
+
+def path(page):
+    return page.evaluate("location.pathname")
+
+
+def back(page):
+    page.evaluate("history.back()")
+
+
+def test_back_goes_to_the_previous_screen_and_a_reload_keeps_the_screen(phone):
+    assert path(phone) == "/"
+    phone.click("[data-game=cube]")
+    phone.wait_for_selector("[data-mode]")
+    assert path(phone) == "/cubo"
+    back(phone)
+    phone.wait_for_selector("[data-game=classic]")
+    assert path(phone) == "/"
+    phone.evaluate("history.forward()")
+    phone.wait_for_selector("[data-mode]")
+    assert path(phone) == "/cubo"
+    back(phone)
+    phone.click("[data-howto=super]")
+    phone.wait_for_selector("nav.top h1")
+    assert path(phone) == "/super-jogo-da-velha/como-jogar"
+    how_to = phone.inner_text("nav.top h1")
+    phone.reload()
+    phone.wait_for_selector("nav.top h1")
+    assert phone.inner_text("nav.top h1") == how_to, "a reload opens the same screen"
+    # The app's own back button is a new place too: the browser's back returns to the rules.
+    phone.click("[data-action=back]")
+    phone.wait_for_selector("[data-game=classic]")
+    back(phone)
+    phone.wait_for_selector("nav.top h1")
+    assert path(phone) == "/super-jogo-da-velha/como-jogar"
+    # An address the app does not know opens home.
+    phone.goto(phone.evaluate("location.origin") + "/nada/aqui")
+    phone.wait_for_selector("[data-game=classic]")
+    assert path(phone) == "/"
+
+
+def test_a_link_to_a_screen_opens_it(browser, server):
+    page = subscribed_phone(browser, server, fresh_name())
+    for address, mark in [("/ranking", "[data-ranking]"),
+                          ("/grupos", "[data-action=create-group], #group-name"),
+                          ("/cubo/online", "[data-action=create-match]")]:
+        page.goto(server.url.rstrip("/") + address)
+        page.wait_for_selector(mark, timeout=15000)
+        assert path(page) == address
+    page.context.close()
+
+
+def test_on_m04_back_in_a_live_match_asks_first_like_the_leave_button(browser, server):
+    ana, bia = meet(browser, server)
+    assert path(bia) == "/cubo/online"
+    back(bia)
+    bia.wait_for_selector("[role=alertdialog]", timeout=5000)
+    assert bia.inner_text("[role=alertdialog] p") == "Sair é derrota por abandono. Sair mesmo?"
+    assert path(bia) == "/cubo/online", "still in the match"
+    shot(bia, "back-in-a-live-match")
+    bia.click("[role=alertdialog] button:not([data-action])")
+    bia.wait_for_selector("[role=alertdialog]", state="detached")
+    # Still playing: Ana's move reaches her.
+    ana.click("[data-cell=a1]:enabled")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    back(bia)
+    bia.click("[data-action=confirm-leave]")
+    bia.wait_for_selector("[data-status=lost]", timeout=15000)
+    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    # Once the match is over, back leaves the screen.
+    back(bia)
+    bia.wait_for_selector("[data-action=create-match], [data-profile]", timeout=15000)
+    for page in (ana, bia):
+        page.context.close()
+
+
+def test_on_m04_a_reload_mid_match_goes_straight_back_to_it(browser, server):
+    ana, bia = meet(browser, server)
+    ana.click("[data-cell=a1]:enabled")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    # A killed tab opened again at home: the app finds the match by itself.
+    bia.goto(server.url)
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert path(bia) == "/cubo/online"
+    bia.click("[data-action=buttons]")
+    assert bia.get_attribute("[data-cell=a1]", "aria-label") == "a1, X", "the same match, the same ply"
+    bia.click("[data-cell=c3]:enabled")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert ana.get_attribute("[data-cell=c3]", "aria-label") == "c3, O"
+    # A reload on the match's own address keeps it too.
+    ana.reload()
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    shot(ana, "reload-mid-match")
+    for page in (ana, bia):
+        page.context.close()
