@@ -11,6 +11,7 @@ struct Frame {
     spent: vec4<f32>,
     x_mark: vec4<f32>,
     o_mark: vec4<f32>,
+    win: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> frame: Frame;
@@ -67,6 +68,11 @@ struct StickerOut {
     @location(2) @interpolate(flat) state: u32,
 };
 
+// Bit 2 of a sticker's state: it is on a line that ended the game. Its quad grows past the
+// sticker (still inside the cubie's face) so a ring can glow in the margin around it.
+const WINNING: u32 = 4u;
+const WIN_GROW: f32 = 1.17;
+
 @vertex
 fn sticker_vs(
     @builtin(vertex_index) index: u32,
@@ -80,7 +86,7 @@ fn sticker_vs(
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
     );
-    let uv = corners[index];
+    let uv = corners[index] * select(1.0, WIN_GROW, (state & WINNING) != 0u);
     let model = mat4x4<f32>(m0, m1, m2, m3);
     var out: StickerOut;
     out.clip = frame.view_proj * model * vec4<f32>(uv, 0.0, 1.0);
@@ -111,21 +117,29 @@ fn coverage(d: f32) -> f32 {
 @fragment
 fn sticker_fs(in: StickerOut) -> @location(0) vec4<f32> {
     let outline = coverage(round_square(in.uv, 1.0, 0.28));
+    let kind = in.state & 3u;
     var colour = frame.blank.rgb;
-    if (in.state != 0u) {
+    if (kind != 0u) {
         colour = frame.spent.rgb;
     }
-    if (in.state == 2u) {
+    if (kind == 2u) {
         let d = min(segment(in.uv, vec2<f32>(-0.5, -0.5), vec2<f32>(0.5, 0.5)),
                     segment(in.uv, vec2<f32>(-0.5, 0.5), vec2<f32>(0.5, -0.5))) - 0.14;
         colour = mix(colour, frame.x_mark.rgb, coverage(d));
     }
-    if (in.state == 3u) {
+    if (kind == 3u) {
         // A red ring around a pale red disc: a token, not a hole, so the middle of an O is as
         // recognisable as the crossing of an X.
         let r = length(in.uv);
         colour = mix(colour, mix(frame.o_mark.rgb, frame.blank.rgb, 0.2), coverage(r - 0.48));
         colour = mix(colour, frame.o_mark.rgb, coverage(abs(r - 0.48) - 0.13));
     }
-    return vec4<f32>(encode(shade(colour, in.normal)), outline);
+    if ((in.state & WINNING) == 0u) {
+        return vec4<f32>(encode(shade(colour, in.normal)), outline);
+    }
+    // Over the sticker's rim and out into the margin; unshaded, so it glows in any light.
+    let ring = coverage(round_square(in.uv, WIN_GROW - 0.01, 0.34))
+        * (1.0 - coverage(round_square(in.uv, 0.9, 0.22)));
+    let lit = mix(shade(colour, in.normal), frame.win.rgb, ring);
+    return vec4<f32>(encode(lit), max(outline, ring));
 }

@@ -1,7 +1,7 @@
 //! The app's shell: which screen is showing, the language, the styles.
 
 use dioxus::prelude::*;
-use velha_api::{MatchGame, RoomBoard};
+use velha_api::{MatchGame, MatchState, RoomBoard};
 
 use futures_util::StreamExt;
 
@@ -73,6 +73,10 @@ pub struct LeaveGuard {
     pub asked: Signal<bool>,
 }
 
+/// Where signing in leads back to: the screen that sent a guest to sign in first.
+#[derive(Clone, Copy)]
+pub struct AfterSignIn(pub Signal<Option<Screen>>);
+
 /// The mini ranking's part, shared with the address.
 #[derive(Clone, Copy)]
 pub struct GroupTarget(pub Signal<GroupPart>);
@@ -107,6 +111,7 @@ pub fn App() -> Element {
         _ => GroupPart::List,
     });
     use_context_provider(|| GroupTarget(groups));
+    use_context_provider(|| AfterSignIn(Signal::new(None)));
     let mut screen = use_signal(|| screen_of(&opened));
     let guard = use_context_provider(|| LeaveGuard {
         armed: Signal::new(false),
@@ -173,6 +178,9 @@ pub fn App() -> Element {
                 return;
             };
             let at = match playing.current {
+                // A match still waiting for its opponent loses nothing: only a start on the
+                // home screen goes back to it.
+                Some(m) if m.state == MatchState::Open && *screen.peek() != Screen::Home => return,
                 Some(m) if m.game == MatchGame::V2 => Route::Screen(Screen::Competitive),
                 Some(m) => match m.group {
                     Some(group) => Route::Groups(GroupPart::Play(group)),

@@ -1,6 +1,8 @@
 //! Every text a player reads, in Brazilian Portuguese (first) and English, one place per
 //! language.
 
+use velha_rules::Player;
+
 use crate::online::competitive_texts::{COMPETITIVE_EN, COMPETITIVE_PT, CompetitiveTexts};
 use crate::online::group_texts::{GROUPS_EN, GROUPS_PT, GroupTexts};
 use crate::online::replay_texts::{REPLAYS_EN, REPLAYS_PT, ReplayTexts};
@@ -60,12 +62,18 @@ pub struct Texts {
     pub nino_says: [&'static str; 3],
     pub quelonia_says: [&'static str; 3],
     pub two_players: &'static str,
+    /// Beside the symbols of a 2.0 game on one device, which swap every game (V2-R08).
+    pub you: &'static str,
+    pub computer: &'static str,
+    pub player_one: &'static str,
+    pub player_two: &'static str,
     pub another_game: &'static str,
     pub stop: &'static str,
     pub series_score: &'static str,
-    pub wins: &'static str,
-    pub draws: &'static str,
-    pub losses: &'static str,
+    /// A series' counts: `1 vitória`, `2 velhas`, `0 derrotas`.
+    pub wins: fn(u32) -> String,
+    pub draws: fn(u32) -> String,
+    pub losses: fn(u32) -> String,
     pub you_are_x: &'static str,
     pub easy: &'static str,
     pub medium: &'static str,
@@ -84,7 +92,8 @@ pub struct Texts {
     pub seconds_left: &'static str,
     pub lost_turn: &'static str,
     pub coin_toss: &'static str,
-    pub starts: &'static str,
+    /// `O começa`: the coin's answer, and the buttons that agree on a starter.
+    pub starts: fn(Player) -> String,
     pub board_word: &'static str,
     pub won_by: &'static str,
     pub drawn_board: &'static str,
@@ -98,6 +107,11 @@ pub struct Texts {
     pub play_with_buttons: &'static str,
     pub cells_title: &'static str,
     pub wrong_direction: &'static str,
+    /// The wrong-way warning by the layer's axis (columns, rows, the layers parallel to side 1),
+    /// before the arrow of the one way it turns (`cube_table::only_way`).
+    pub only_way: [&'static str; 3],
+    /// Brings the orbited cube back to its starting view (level 2).
+    pub front_view: &'static str,
     pub symbol_limit: &'static str,
     pub opponent_symbol: &'static str,
     pub second_free_turn: &'static str,
@@ -164,12 +178,16 @@ pub static PT: Texts = Texts {
         "Paciência, meu bem: atacar vem antes de tampar.",
     ],
     two_players: "Dois jogadores",
+    you: "Você",
+    computer: "Computador",
+    player_one: "Jogador 1",
+    player_two: "Jogador 2",
     another_game: "OUTRA PARTIDA",
     stop: "PARAR",
     series_score: "Placar",
-    wins: "vitórias",
-    draws: "velhas",
-    losses: "derrotas",
+    wins: |n| counted(n, "vitória", "vitórias"),
+    draws: |n| counted(n, "velha", "velhas"),
+    losses: |n| counted(n, "derrota", "derrotas"),
     you_are_x: "Você joga com o X.",
     easy: "Fácil",
     medium: "Médio",
@@ -186,7 +204,7 @@ pub static PT: Texts = Texts {
     seconds_left: "s",
     lost_turn: "perdeu a vez",
     coin_toss: "Cara ou coroa",
-    starts: "começa",
+    starts: |p| format!("{p} começa"),
     board_word: "tabuleiro",
     won_by: "ganho por",
     drawn_board: "empatado",
@@ -200,6 +218,12 @@ pub static PT: Texts = Texts {
     play_with_buttons: "Jogar com botões",
     cells_title: "Lado 1",
     wrong_direction: "Esse giro não vai nesse sentido agora.",
+    only_way: [
+        "Nas colunas, só para baixo",
+        "Nas fileiras, só para a esquerda",
+        "Frente, meio e trás, só no sentido horário",
+    ],
+    front_view: "Ver de frente",
     symbol_limit: "Limite de 4 símbolos no lado 1.",
     opponent_symbol: "Não é permitido apagar o símbolo do adversário.",
     second_free_turn: "Só um giro livre por vez.",
@@ -266,12 +290,16 @@ pub static EN: Texts = Texts {
         "Patience, dear: attack comes before blocking.",
     ],
     two_players: "Two players",
+    you: "You",
+    computer: "Computer",
+    player_one: "Player 1",
+    player_two: "Player 2",
     another_game: "ANOTHER GAME",
     stop: "STOP",
     series_score: "Score",
-    wins: "wins",
-    draws: "draws",
-    losses: "losses",
+    wins: |n| counted(n, "win", "wins"),
+    draws: |n| counted(n, "draw", "draws"),
+    losses: |n| counted(n, "loss", "losses"),
     you_are_x: "You play X.",
     easy: "Easy",
     medium: "Medium",
@@ -288,7 +316,7 @@ pub static EN: Texts = Texts {
     seconds_left: "s",
     lost_turn: "lost the turn",
     coin_toss: "Coin toss",
-    starts: "starts",
+    starts: |p| format!("{p} starts"),
     board_word: "board",
     won_by: "won by",
     drawn_board: "drawn",
@@ -302,6 +330,12 @@ pub static EN: Texts = Texts {
     play_with_buttons: "Play with buttons",
     cells_title: "Side 1",
     wrong_direction: "That layer can't turn that way now.",
+    only_way: [
+        "Columns turn only down",
+        "Rows turn only left",
+        "Front, middle and back turn only clockwise",
+    ],
+    front_view: "Front view",
     symbol_limit: "At most 4 symbols on side 1.",
     opponent_symbol: "You can't erase your opponent's symbol.",
     second_free_turn: "Only one free turn per move.",
@@ -314,11 +348,40 @@ pub static EN: Texts = Texts {
     help_language_note: "The rules below are in Portuguese.",
 };
 
+/// `n` and the word's singular or plural: both languages say `0 vitórias`, `0 wins`.
+pub fn counted(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Portuguese unless the device asks for English.
 pub fn texts_for_locale(locale: &str) -> &'static Texts {
     if locale.to_ascii_lowercase().starts_with("en") {
         &EN
     } else {
         &PT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CLASSIC-R07: the series' counts agree with their numbers in both languages.
+    #[test]
+    fn classic_r07_the_series_counts_take_the_plural_of_their_number() {
+        let said = |t: &Texts, n| [(t.wins)(n), (t.draws)(n), (t.losses)(n)];
+        assert_eq!(said(&PT, 0), ["0 vitórias", "0 velhas", "0 derrotas"]);
+        assert_eq!(said(&PT, 1), ["1 vitória", "1 velha", "1 derrota"]);
+        assert_eq!(said(&PT, 2), ["2 vitórias", "2 velhas", "2 derrotas"]);
+        assert_eq!(said(&EN, 0), ["0 wins", "0 draws", "0 losses"]);
+        assert_eq!(said(&EN, 1), ["1 win", "1 draw", "1 loss"]);
+        assert_eq!(said(&EN, 2), ["2 wins", "2 draws", "2 losses"]);
+    }
+
+    /// SUPER-R05: the coin names who starts before the verb, as both languages say it.
+    #[test]
+    fn super_r05_the_starter_is_the_subject() {
+        assert_eq!((PT.starts)(Player::O), "O começa");
+        assert_eq!((EN.starts)(Player::X), "X starts");
     }
 }

@@ -4,6 +4,7 @@
 
 mod app;
 mod components;
+mod countries;
 mod i18n;
 mod online;
 mod platform;

@@ -3,9 +3,10 @@
 //! (`platform::canvas_*`) only draw it and feed it pointer events.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use velha_cube_view::camera::Camera;
+use velha_cube_view::camera::{BackToFront, Camera};
 use velha_cube_view::gesture::{Gestures, Meaning, PointerEvent};
 use velha_cube_view::picking::Viewport;
 use velha_cube_view::scene::{Spin, TurnAnimation};
@@ -43,6 +44,28 @@ impl TurnQueue {
     }
 }
 
+/// The "Ver de frente" button's request to bring the orbited view back to the front, taken
+/// by the stage at its next frame (on native, on the renderer's thread).
+#[derive(Clone, Debug, Default)]
+pub struct FrontView(Arc<AtomicBool>);
+
+impl PartialEq for FrontView {
+    fn eq(&self, other: &FrontView) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl FrontView {
+    /// Asks for the front view.
+    pub fn request(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    fn take(&self) -> bool {
+        self.0.swap(false, Ordering::Relaxed)
+    }
+}
+
 /// One picture of the cube.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Picture {
@@ -64,6 +87,9 @@ pub struct Stage {
     /// The turn being shown and the position it starts from.
     playing: Option<(Cube, TurnAnimation)>,
     queue: TurnQueue,
+    front: FrontView,
+    /// The view coming back to the front.
+    returning: Option<BackToFront>,
     /// What the last frame showed, at which size: a still picture is not drawn again.
     last: Option<(Picture, (u32, u32))>,
     /// The canvas size in logical pixels, as last seen.
@@ -71,14 +97,17 @@ pub struct Stage {
 }
 
 impl Stage {
-    /// A stage showing `cube`, animating the turns of `queue`.
-    pub fn new(cube: Cube, queue: TurnQueue) -> Stage {
+    /// A stage showing `cube`, animating the turns of `queue` and going back to the front
+    /// view when `front` asks.
+    pub fn new(cube: Cube, queue: TurnQueue, front: FrontView) -> Stage {
         Stage {
             camera: Camera::new(cube.level()),
             gestures: Gestures::new(),
             latest: cube,
             playing: None,
             queue,
+            front,
+            returning: None,
             last: None,
             viewport: Viewport {
                 width: 1.0,
@@ -91,6 +120,7 @@ impl Stage {
     pub fn set_latest(&mut self, cube: Cube) {
         if cube.level() != self.latest.level() {
             self.camera = Camera::new(cube.level());
+            self.returning = None;
         }
         self.latest = cube;
     }
@@ -114,6 +144,21 @@ impl Stage {
                 )
             });
         }
+        if self.front.take() {
+            self.returning = Some(BackToFront {
+                from: self.camera,
+                start_ms: now_ms,
+            });
+        }
+        if let Some(back) = self.returning {
+            match back.at(now_ms) {
+                Some(camera) => self.camera = camera,
+                None => {
+                    self.camera = self.camera.front();
+                    self.returning = None;
+                }
+            }
+        }
         let picture = Picture {
             cube: self.position(),
             spin: self.playing.and_then(|(_, a)| a.spin(now_ms)),
@@ -129,6 +174,10 @@ impl Stage {
     /// A pointer event at a point of the canvas (logical pixels); what the gesture meant once
     /// it ends.
     pub fn pointer(&mut self, event: PointerEvent) -> Option<Meaning> {
+        // A finger on the canvas takes the view over from the way back to the front.
+        if matches!(event, PointerEvent::Down { .. }) {
+            self.returning = None;
+        }
         let position = self.position();
         self.gestures
             .handle(event, &mut self.camera, self.viewport, &position)

@@ -1,6 +1,7 @@
 //! Pieces shared by screens.
 
 pub mod character;
+pub mod country_picker;
 pub mod cube_stage;
 pub mod cube_table;
 pub mod google_button;

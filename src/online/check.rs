@@ -56,9 +56,18 @@ fn name(t: &OnlineTexts, name: &str) -> Result<(), String> {
     if fits { Ok(()) } else { Err(t.bad_name.into()) }
 }
 
-/// The name a first Google sign-in asks for: the problem, as a sentence.
-pub fn player_name(t: &OnlineTexts, n: &str) -> Result<(), String> {
-    name(t, n)
+/// The country picked, which a new account needs (ON-A02): none yet is the problem.
+fn country(t: &OnlineTexts, country: Option<&str>) -> Result<(), String> {
+    match country {
+        Some(_) => Ok(()),
+        None => Err(t.empty_country.into()),
+    }
+}
+
+/// The name and country a first Google sign-in asks for: the first problem, as a sentence.
+pub fn google_sign_up(t: &OnlineTexts, n: &str, c: Option<&str>) -> Result<(), String> {
+    name(t, n)?;
+    country(t, c)
 }
 
 /// The sign-in form: the first problem, as a sentence.
@@ -68,10 +77,11 @@ pub fn log_in(t: &OnlineTexts, e: &str, p: &str) -> Result<(), String> {
 }
 
 /// The sign-up form: the first problem, as a sentence.
-pub fn sign_up(t: &OnlineTexts, e: &str, p: &str, n: &str) -> Result<(), String> {
+pub fn sign_up(t: &OnlineTexts, e: &str, p: &str, n: &str, c: Option<&str>) -> Result<(), String> {
     name(t, n)?;
     email(t, e)?;
-    password(t, p, true)
+    password(t, p, true)?;
+    country(t, c)
 }
 
 #[cfg(test)]
@@ -82,7 +92,13 @@ mod tests {
     #[test]
     fn on_a01_empty_too_long_and_malformed_values_are_refused_with_a_sentence() {
         let ok = ("ana@example.com", "cubo-gira-9", "Ana_10");
-        assert_eq!(sign_up(&T, ok.0, ok.1, ok.2), Ok(()));
+        let br = Some("BR");
+        assert_eq!(sign_up(&T, ok.0, ok.1, ok.2, br), Ok(()));
+        assert_eq!(
+            sign_up(&T, ok.0, ok.1, ok.2, None),
+            Err(T.empty_country.to_string()),
+            "ON-A02: no country yet"
+        );
         assert_eq!(
             log_in(&T, " Ana@Example.com ", "x"),
             Ok(()),
@@ -114,14 +130,18 @@ mod tests {
             (ok.0, ok.1, "ana\u{202e}", T.bad_name),
         ] {
             assert_eq!(
-                sign_up(&T, e, p, n),
+                sign_up(&T, e, p, n, br),
                 Err(says.to_string()),
                 "{e:?} {p:?} {n:?}"
             );
         }
-        assert_eq!(player_name(&T, " "), Err(T.empty_name.to_string()));
-        assert_eq!(player_name(&T, "x y"), Err(T.bad_name.to_string()));
-        assert_eq!(player_name(&T, "Gui_9"), Ok(()));
+        assert_eq!(google_sign_up(&T, " ", br), Err(T.empty_name.to_string()));
+        assert_eq!(google_sign_up(&T, "x y", br), Err(T.bad_name.to_string()));
+        assert_eq!(google_sign_up(&T, "Gui_9", br), Ok(()));
+        assert_eq!(
+            google_sign_up(&T, "Gui_9", None),
+            Err(T.empty_country.to_string())
+        );
         assert_eq!(log_in(&T, "", "x"), Err(T.empty_email.to_string()));
         assert_eq!(
             log_in(&T, "ana@example.com", ""),

@@ -4,10 +4,10 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use velha_api::{
-    Account, ApiError, Avatar, CreateGroup, CreateMatch, CreateRoom, GoogleLink, GoogleSignIn,
-    Group, Invite, JoinRoom, LogIn, MatchView, MyGroups, MyPosition, OpenMatch, PlayVelha,
-    RankingPage, RegionChange, RoomAct, RoomAction, RoomBoard, RoomLookup, RoomSeat, RoomView,
-    Scope, Session, SignInOptions, SignUp,
+    Account, ApiError, Avatar, CountryChange, CreateGroup, CreateMatch, CreateRoom, GoogleLink,
+    GoogleSignIn, Group, Invite, JoinRoom, LogIn, MatchView, MyGroups, MyPosition, OpenMatch,
+    PlayVelha, RankingPage, RegionChange, RoomAct, RoomAction, RoomBoard, RoomLookup, RoomSeat,
+    RoomView, Scope, Session, SignInOptions, SignUp,
 };
 
 use crate::platform;
@@ -60,13 +60,19 @@ async fn send<B: Serialize, T: DeserializeOwned>(
 /// Whether the app keeps the session as a cookie (the web) rather than a token (native).
 const COOKIE: bool = cfg!(target_arch = "wasm32");
 
-/// Makes an account and signs in.
-pub async fn sign_up(email: &str, password: &str, name: &str) -> Result<Session, Problem> {
+/// Makes an account in the country the player picked (without one, the region's) and signs in.
+pub async fn sign_up(
+    email: &str,
+    password: &str,
+    name: &str,
+    country: Option<&str>,
+) -> Result<Session, Problem> {
     let body = SignUp {
         email: email.trim().into(),
         password: password.into(),
         name: name.trim().into(),
         region: platform::region(),
+        country: country.map(Into::into),
         cookie: COOKIE,
     };
     let session: Session = send("POST", "/api/accounts", &body).await?;
@@ -91,12 +97,18 @@ pub async fn sign_in_options() -> Result<SignInOptions, Problem> {
     call("GET", "/api/sign-in-options", None).await
 }
 
-/// Signs in with a Google ID token; a new account needs `name` (else `name_required`).
-pub async fn google(id_token: &str, name: Option<&str>) -> Result<Session, Problem> {
+/// Signs in with a Google ID token; a new account needs `name` (else `name_required`) and the
+/// country the player picked.
+pub async fn google(
+    id_token: &str,
+    name: Option<&str>,
+    country: Option<&str>,
+) -> Result<Session, Problem> {
     let body = GoogleSignIn {
         id_token: id_token.into(),
         name: name.map(|n| n.trim().into()),
         region: platform::region(),
+        country: country.map(Into::into),
         cookie: COOKIE,
     };
     let session: Session = send("POST", "/api/sessions/google", &body).await?;
@@ -136,6 +148,14 @@ pub async fn playing() -> Result<velha_api::Playing, Problem> {
 /// Tells the server the device's region changed (ON-A02).
 pub async fn set_region(region: String) -> Result<Account, Problem> {
     send("PUT", "/api/me/region", &RegionChange { region }).await
+}
+
+/// Sets the country the player picked (ON-A02).
+pub async fn set_country(country: &str) -> Result<Account, Problem> {
+    let body = CountryChange {
+        country: country.into(),
+    };
+    send("PUT", "/api/me/country", &body).await
 }
 
 /// Opens a match in the lobby, or in a group's list; the creator plays X (ON-M02, ON-G03).
@@ -301,16 +321,19 @@ pub async fn replay(id: &str) -> Result<velha_api::Replay, Problem> {
     call("GET", &format!("/api/replays/{id}"), None).await
 }
 
-/// Makes an invitation room; the creator sits as X (CLASSIC-R08).
+/// Makes an invitation room; the creator sits as X (CLASSIC-R08) and `starter` begins the
+/// first game (SUPER-R05: the server tosses the coin).
 pub async fn create_room(
     board: RoomBoard,
     name: &str,
     avatar: Option<Avatar>,
+    starter: velha_api::RoomStarter,
 ) -> Result<RoomSeat, Problem> {
     let body = CreateRoom {
         board,
         name: name.trim().into(),
         avatar,
+        starter,
     };
     send("POST", "/api/rooms", &body).await
 }

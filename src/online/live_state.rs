@@ -60,6 +60,19 @@ pub struct Game {
     pub refusal: Option<Refusal>,
 }
 
+/// The last change of a group the player takes part in, or was invited to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupNews {
+    /// The group.
+    pub group: String,
+    /// Whether the player takes part in it now.
+    pub member: bool,
+    /// Whether its creator finalized it.
+    pub finalized: bool,
+    /// Counts the changes heard, so that two alike are two.
+    pub heard: u64,
+}
+
 /// Everything the live connection said that the screens show.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LiveState {
@@ -67,6 +80,8 @@ pub struct LiveState {
     pub lobby: Option<LobbyList>,
     /// The player's open, live or just finished match.
     pub game: Option<Game>,
+    /// The last group change heard.
+    pub group_news: Option<GroupNews>,
 }
 
 impl LiveState {
@@ -186,8 +201,20 @@ impl LiveState {
                     list.matches.retain(|m| m.id != id);
                 }
             }
-            // The group screens read their group themselves.
-            ServerMsg::Error { .. } | ServerMsg::Pong | ServerMsg::GroupChanged { .. } => {}
+            ServerMsg::GroupChanged {
+                group,
+                member,
+                finalized,
+            } => {
+                let heard = self.group_news.as_ref().map_or(0, |n| n.heard) + 1;
+                self.group_news = Some(GroupNews {
+                    group,
+                    member,
+                    finalized,
+                    heard,
+                });
+            }
+            ServerMsg::Error { .. } | ServerMsg::Pong => {}
         }
     }
 
@@ -310,6 +337,25 @@ mod tests {
         s.apply(ServerMsg::LobbyClosed { id: "zzz".into() }, 0.0);
         let ids: Vec<_> = s.lobby.unwrap().matches.into_iter().map(|m| m.id).collect();
         assert_eq!(ids, ["b"]);
+    }
+
+    #[test]
+    fn on_g09_every_group_change_is_news_even_the_same_twice() {
+        let mut s = LiveState::default();
+        let changed = |member, finalized| ServerMsg::GroupChanged {
+            group: "g".into(),
+            member,
+            finalized,
+        };
+        s.apply(changed(true, false), 0.0);
+        s.apply(changed(true, false), 0.0);
+        assert_eq!(s.group_news.as_ref().map(|n| n.heard), Some(2));
+        s.apply(changed(false, true), 0.0);
+        let news = s.group_news.unwrap();
+        assert_eq!(
+            (news.group.as_str(), news.member, news.finalized, news.heard),
+            ("g", false, true, 3)
+        );
     }
 
     #[test]

@@ -60,8 +60,12 @@ pub fn use_membership_provider() -> Signal<Membership> {
     membership
 }
 
-/// Sends the device's region when the account's country differs from it (ON-A02).
+/// Sends the device's region when the account's country differs from it, unless the player
+/// picked the country (ON-A02).
 async fn refresh_country(account: Account) -> Account {
+    if account.country_chosen {
+        return account;
+    }
     let region = platform::region();
     match velha_api::country_of(&region) {
         Some(country) if country != account.country => {

@@ -1,7 +1,7 @@
 //! What the online screens say, in Brazilian Portuguese and English, and every refusal of
 //! the server as a sentence.
 
-use velha_api::{ErrorCode, Illegal, PasswordProblem, Refusal};
+use velha_api::{EndHow, ErrorCode, Illegal, MatchGame, PasswordProblem, Refusal};
 
 use super::client::Problem;
 
@@ -27,6 +27,11 @@ pub struct OnlineTexts {
     pub sign_out: &'static str,
     pub checking: &'static str,
     pub country: &'static str,
+    pub choose_country: &'static str,
+    pub country_hint: &'static str,
+    pub country_search: &'static str,
+    pub no_country_found: &'static str,
+    pub change_country: &'static str,
     pub subscription: &'static str,
     pub subscriber_until: &'static str,
     pub subscription_ended: &'static str,
@@ -45,6 +50,8 @@ pub struct OnlineTexts {
     pub wrong_password: &'static str,
     pub too_long: &'static str,
     pub bad_region: &'static str,
+    pub empty_country: &'static str,
+    pub bad_country: &'static str,
     /// Followed by the time to wait.
     pub rate_limited: &'static str,
     pub seconds: &'static str,
@@ -52,6 +59,7 @@ pub struct OnlineTexts {
     pub expired: &'static str,
     pub server_failed: &'static str,
     pub play_online: &'static str,
+    pub online_what: &'static str,
     pub mundial: &'static str,
     pub nacional: &'static str,
     pub create_match: &'static str,
@@ -63,19 +71,28 @@ pub struct OnlineTexts {
     pub reconnecting_in: &'static str,
     pub come_back_within: &'static str,
     pub your_turn: &'static str,
-    pub turn_of_name: &'static str,
-    pub you_won: &'static str,
-    pub you_lost: &'static str,
-    pub by_line: &'static str,
-    pub by_both_lines: &'static str,
-    pub by_time: &'static str,
-    pub by_abandonment: &'static str,
+    pub turn_of_name: fn(&str) -> String,
+    /// How a match ended, for its winner and its loser, naming the opponent
+    /// (`match_ending`); 2.0's line is of boards, its time three lost turns.
+    pub won_line: &'static str,
+    pub lost_line: fn(&str) -> String,
+    pub won_board_line: &'static str,
+    pub lost_board_line: fn(&str) -> String,
+    pub won_both_lines: fn(&str) -> String,
+    pub lost_both_lines: &'static str,
+    pub won_time: fn(&str) -> String,
+    pub lost_time: &'static str,
+    pub won_lost_turns: fn(&str) -> String,
+    pub lost_lost_turns: &'static str,
+    pub won_abandonment: fn(&str) -> String,
+    pub lost_abandonment: &'static str,
     pub drawn: &'static str,
     pub back_to_lobby: &'static str,
     pub leave_match: &'static str,
     pub leave: &'static str,
     pub leave_confirm: &'static str,
-    pub away_for: &'static str,
+    /// The opponent's name and the seconds left to come back.
+    pub away_for: fn(&str, f64) -> String,
     pub not_your_turn: &'static str,
     pub board_decided: &'static str,
     pub occupied: &'static str,
@@ -144,6 +161,11 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     sign_out: "Sair da conta",
     checking: "Verificando sua conta…",
     country: "País",
+    choose_country: "Escolha seu país",
+    country_hint: "Seu ranking nacional é o desse país.",
+    country_search: "Procurar país",
+    no_country_found: "Nenhum país com esse nome.",
+    change_country: "Mudar país",
     subscription: "Assinatura",
     subscriber_until: "Assinante até",
     subscription_ended: "A assinatura terminou em",
@@ -161,13 +183,16 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     name_taken: "Esse nome já é de outro jogador. Escolha outro.",
     wrong_password: "E-mail ou senha errados.",
     too_long: "Esse texto é longo demais.",
-    bad_region: "Não foi possível saber o país deste aparelho pela região configurada.",
+    bad_region: "A região deste aparelho não diz o país: escolha seu país na lista.",
+    empty_country: "Escolha seu país na lista.",
+    bad_country: "Esse país não está na lista. Escolha outro.",
     rate_limited: "Muitas tentativas. Tente de novo em",
     seconds: "s",
     minutes: "min",
     expired: "Sua sessão terminou. Entre de novo.",
     server_failed: "O servidor não conseguiu atender agora. Tente de novo.",
     play_online: "Jogar online",
+    online_what: "Contra outras pessoas, no ranking mundial ou nacional: para assinantes.",
     mundial: "Mundial",
     nacional: "Nacional",
     create_match: "Criar partida",
@@ -179,19 +204,25 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     reconnecting_in: "Sem conexão. Tentando de novo em",
     come_back_within: "A partida é perdida por abandono se você não voltar em",
     your_turn: "Sua vez",
-    turn_of_name: "Vez de",
-    you_won: "Você venceu",
-    you_lost: "Você perdeu",
-    by_line: "com uma linha no lado 1.",
-    by_both_lines: "porque o giro formou linhas dos dois.",
-    by_time: "por tempo.",
-    by_abandonment: "por abandono.",
+    turn_of_name: |name| format!("Vez de {name}"),
+    won_line: "Você venceu com uma linha no lado 1.",
+    lost_line: |winner| format!("Você perdeu: {winner} ficou com uma linha no lado 1."),
+    won_board_line: "Você venceu com uma linha de tabuleiros.",
+    lost_board_line: |winner| format!("Você perdeu: {winner} ficou com uma linha de tabuleiros."),
+    won_both_lines: |loser| format!("Você venceu: o giro de {loser} formou linhas dos dois."),
+    lost_both_lines: "Você perdeu: o seu giro formou linhas dos dois.",
+    won_time: |loser| format!("Você venceu: o tempo de {loser} acabou."),
+    lost_time: "Você perdeu: o seu tempo acabou.",
+    won_lost_turns: |loser| format!("Você venceu: {loser} perdeu a vez 3 vezes seguidas."),
+    lost_lost_turns: "Você perdeu: perdeu a vez 3 vezes seguidas.",
+    won_abandonment: |loser| format!("Você venceu: {loser} abandonou a partida."),
+    lost_abandonment: "Você perdeu por abandono.",
     drawn: "Deu velha!",
     back_to_lobby: "Voltar ao lobby",
     leave_match: "Sair da partida",
     leave: "Sair",
     leave_confirm: "Sair é derrota por abandono. Sair mesmo?",
-    away_for: "está sem conexão e tem para voltar:",
+    away_for: |name, s| format!("{name} está sem conexão e tem {s} s para voltar."),
     not_your_turn: "Não é a sua vez.",
     board_decided: "Esse tabuleiro já está decidido.",
     occupied: "Essa casa já está ocupada.",
@@ -251,6 +282,11 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     sign_out: "Sign out",
     checking: "Checking your account…",
     country: "Country",
+    choose_country: "Choose your country",
+    country_hint: "Your national ranking is this country's.",
+    country_search: "Search for a country",
+    no_country_found: "No country by that name.",
+    change_country: "Change country",
     subscription: "Subscription",
     subscriber_until: "Subscriber until",
     subscription_ended: "The subscription ended on",
@@ -268,13 +304,16 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     name_taken: "Another player has this name. Choose another.",
     wrong_password: "Wrong e-mail or password.",
     too_long: "This text is too long.",
-    bad_region: "The device's region setting names no country.",
+    bad_region: "This device's region names no country: choose yours from the list.",
+    empty_country: "Choose your country from the list.",
+    bad_country: "That country is not on the list. Choose another.",
     rate_limited: "Too many tries. Try again in",
     seconds: "s",
     minutes: "min",
     expired: "Your session ended. Sign in again.",
     server_failed: "The server could not answer now. Try again.",
     play_online: "Play online",
+    online_what: "Against other people, in the world or national ranking: for subscribers.",
     mundial: "World",
     nacional: "National",
     create_match: "Create a match",
@@ -286,19 +325,25 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     reconnecting_in: "No connection. Trying again in",
     come_back_within: "The match is lost by abandonment unless you are back within",
     your_turn: "Your turn",
-    turn_of_name: "Turn of",
-    you_won: "You won",
-    you_lost: "You lost",
-    by_line: "with a line on side 1.",
-    by_both_lines: "because the turn made lines for both.",
-    by_time: "on time.",
-    by_abandonment: "by abandonment.",
+    turn_of_name: |name| format!("{name}'s turn"),
+    won_line: "You won with a line on side 1.",
+    lost_line: |winner| format!("You lost: {winner} got a line on side 1."),
+    won_board_line: "You won with a line of boards.",
+    lost_board_line: |winner| format!("You lost: {winner} got a line of boards."),
+    won_both_lines: |loser| format!("You won: {loser}'s turn made lines for both."),
+    lost_both_lines: "You lost: your turn made lines for both.",
+    won_time: |loser| format!("You won: {loser} ran out of time."),
+    lost_time: "You lost: you ran out of time.",
+    won_lost_turns: |loser| format!("You won: {loser} lost 3 turns in a row."),
+    lost_lost_turns: "You lost: you lost 3 turns in a row.",
+    won_abandonment: |loser| format!("You won: {loser} abandoned the match."),
+    lost_abandonment: "You lost by abandonment.",
     drawn: "A draw!",
     back_to_lobby: "Back to the lobby",
     leave_match: "Leave the match",
     leave: "Leave",
     leave_confirm: "Leaving is a loss by abandonment. Leave anyway?",
-    away_for: "is disconnected and has to come back:",
+    away_for: |name, s| format!("{name} is disconnected and has {s} s to come back."),
     not_your_turn: "It is not your turn.",
     board_decided: "That board is already decided.",
     occupied: "That cell is taken.",
@@ -339,6 +384,33 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     group_not_started: "The group's matches start once it has 2 participants.",
 };
 
+/// How a match ended, for the player who `won` or lost it against `opponent`.
+pub fn match_ending(
+    t: &OnlineTexts,
+    game: MatchGame,
+    how: EndHow,
+    won: bool,
+    opponent: &str,
+) -> String {
+    let v2 = game == MatchGame::V2;
+    match (how, won) {
+        (EndHow::Draw, _) => t.drawn.into(),
+        (EndHow::Line, true) if v2 => t.won_board_line.into(),
+        (EndHow::Line, false) if v2 => (t.lost_board_line)(opponent),
+        (EndHow::Line, true) => t.won_line.into(),
+        (EndHow::Line, false) => (t.lost_line)(opponent),
+        (EndHow::BothLines, true) => (t.won_both_lines)(opponent),
+        (EndHow::BothLines, false) => t.lost_both_lines.into(),
+        // 2.0's clock takes a turn away; only three in a row lose (V2-R05).
+        (EndHow::Time, true) if v2 => (t.won_lost_turns)(opponent),
+        (EndHow::Time, false) if v2 => t.lost_lost_turns.into(),
+        (EndHow::Time, true) => (t.won_time)(opponent),
+        (EndHow::Time, false) => t.lost_time.into(),
+        (EndHow::Abandonment, true) => (t.won_abandonment)(opponent),
+        (EndHow::Abandonment, false) => t.lost_abandonment.into(),
+    }
+}
+
 /// A refusal of a form or of the server, as the player reads it.
 pub fn sentence(t: &OnlineTexts, problem: &Problem) -> String {
     let error = match problem {
@@ -358,6 +430,7 @@ pub fn sentence(t: &OnlineTexts, problem: &Problem) -> String {
         ErrorCode::WrongPassword => t.wrong_password.into(),
         ErrorCode::TooLong | ErrorCode::TooLarge => t.too_long.into(),
         ErrorCode::BadRegion => t.bad_region.into(),
+        ErrorCode::BadCountry => t.bad_country.into(),
         ErrorCode::RateLimited => {
             let s = error.retry_after_s.unwrap_or(60).max(1);
             if s < 120 {
@@ -474,6 +547,7 @@ mod tests {
                 WrongPassword,
                 TooLong,
                 BadRegion,
+                BadCountry,
                 Unauthorized,
             ];
             let mut said: Vec<String> = codes.iter().map(|c| sentence(t, &refused(*c))).collect();
@@ -510,6 +584,90 @@ mod tests {
                 sentence(t, &refused(NameTaken))
             );
         }
+    }
+
+    /// ON-M03, ON-M04, CUBE-R11, R12: every ending reads right for the winner and for the
+    /// loser, the opponent named where they did it.
+    #[test]
+    fn on_m04_every_ending_reads_right_for_winner_and_loser() {
+        use EndHow::*;
+        let cube = |t, how, won| match_ending(t, MatchGame::Cube, how, won, "Bia");
+        assert_eq!(
+            cube(&ONLINE_PT, Line, true),
+            "Você venceu com uma linha no lado 1."
+        );
+        assert_eq!(
+            cube(&ONLINE_PT, Line, false),
+            "Você perdeu: Bia ficou com uma linha no lado 1."
+        );
+        assert_eq!(
+            cube(&ONLINE_PT, BothLines, true),
+            "Você venceu: o giro de Bia formou linhas dos dois."
+        );
+        assert_eq!(
+            cube(&ONLINE_PT, BothLines, false),
+            "Você perdeu: o seu giro formou linhas dos dois."
+        );
+        assert_eq!(
+            cube(&ONLINE_PT, Time, true),
+            "Você venceu: o tempo de Bia acabou."
+        );
+        assert_eq!(
+            cube(&ONLINE_PT, Time, false),
+            "Você perdeu: o seu tempo acabou."
+        );
+        assert_eq!(
+            cube(&ONLINE_PT, Abandonment, true),
+            "Você venceu: Bia abandonou a partida."
+        );
+        assert_eq!(
+            cube(&ONLINE_PT, Abandonment, false),
+            "Você perdeu por abandono."
+        );
+        assert_eq!(
+            cube(&ONLINE_EN, Line, true),
+            "You won with a line on side 1."
+        );
+        assert_eq!(
+            cube(&ONLINE_EN, Line, false),
+            "You lost: Bia got a line on side 1."
+        );
+        assert_eq!(
+            cube(&ONLINE_EN, BothLines, true),
+            "You won: Bia's turn made lines for both."
+        );
+        assert_eq!(
+            cube(&ONLINE_EN, Time, true),
+            "You won: Bia ran out of time."
+        );
+        assert_eq!(
+            cube(&ONLINE_EN, Time, false),
+            "You lost: you ran out of time."
+        );
+        assert_eq!(
+            cube(&ONLINE_EN, Abandonment, true),
+            "You won: Bia abandoned the match."
+        );
+        let v2 = |t, how, won| match_ending(t, MatchGame::V2, how, won, "Bia");
+        assert_eq!(
+            v2(&ONLINE_PT, Line, false),
+            "Você perdeu: Bia ficou com uma linha de tabuleiros."
+        );
+        assert_eq!(v2(&ONLINE_EN, Line, true), "You won with a line of boards.");
+        assert_eq!(
+            v2(&ONLINE_PT, Time, true),
+            "Você venceu: Bia perdeu a vez 3 vezes seguidas."
+        );
+        assert_eq!(
+            v2(&ONLINE_EN, Time, false),
+            "You lost: you lost 3 turns in a row."
+        );
+        assert_eq!(v2(&ONLINE_PT, Draw, true), "Deu velha!");
+        assert_eq!((ONLINE_EN.turn_of_name)("Bia"), "Bia's turn");
+        assert_eq!(
+            (ONLINE_PT.away_for)("Bia", 12.0),
+            "Bia está sem conexão e tem 12 s para voltar."
+        );
     }
 
     #[test]

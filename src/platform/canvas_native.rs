@@ -13,7 +13,7 @@ use velha_cube_view::picking::Viewport;
 use velha_cube_view::render::{CubeRenderer, FrameInput, target_texture};
 use velha_rules::Cube;
 
-use crate::components::cube_stage::{Stage, TurnQueue};
+use crate::components::cube_stage::{FrontView, Stage, TurnQueue};
 
 /// Blitz only takes this format for custom paint.
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
@@ -104,11 +104,17 @@ impl CustomPaintSource for Source {
 }
 
 /// The cube canvas. `cube` is the position after every turn; `turns` queues the turns to
-/// animate; `on_gesture` receives what a finished drag or click meant.
+/// animate; `front` brings the view back to the front; `on_gesture` receives what a finished
+/// drag or click meant.
 #[component]
-pub fn CubeCanvas(cube: Cube, turns: TurnQueue, on_gesture: EventHandler<Meaning>) -> Element {
+pub fn CubeCanvas(
+    cube: Cube,
+    turns: TurnQueue,
+    front: FrontView,
+    on_gesture: EventHandler<Meaning>,
+) -> Element {
     let stage: Arc<Mutex<Stage>> =
-        use_hook(|| Arc::new(Mutex::new(Stage::new(cube, turns.clone()))));
+        use_hook(|| Arc::new(Mutex::new(Stage::new(cube, turns.clone(), front.clone()))));
     if let Ok(mut s) = stage.lock() {
         s.set_latest(cube);
     }

@@ -15,7 +15,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::app::use_texts;
-use crate::components::cube_stage::{Stage, TurnQueue};
+use crate::components::cube_stage::{FrontView, Stage, TurnQueue};
 
 const CANVAS_ID: &str = "cube-canvas";
 
@@ -135,12 +135,20 @@ fn draw(stage: &mut Stage, painter: &OwnedPainter) -> Result<(), Failure> {
 }
 
 /// The cube canvas. `cube` is the position after every turn; `turns` queues the turns to
-/// animate; `on_gesture` receives what a finished touch meant.
+/// animate; `front` brings the view back to the front; `on_gesture` receives what a finished
+/// touch meant.
 #[component]
-pub fn CubeCanvas(cube: Cube, turns: TurnQueue, on_gesture: EventHandler<Meaning>) -> Element {
+pub fn CubeCanvas(
+    cube: Cube,
+    turns: TurnQueue,
+    front: FrontView,
+    on_gesture: EventHandler<Meaning>,
+) -> Element {
     let t = use_texts();
-    let shared: Rc<RefCell<(Stage, Option<OwnedPainter>)>> =
-        use_hook(|| Rc::new(RefCell::new((Stage::new(cube, turns.clone()), None))));
+    let shared: Rc<RefCell<(Stage, Option<OwnedPainter>)>> = use_hook(|| {
+        let stage = Stage::new(cube, turns.clone(), front.clone());
+        Rc::new(RefCell::new((stage, None)))
+    });
     shared.borrow_mut().0.set_latest(cube);
     let mut failed = use_signal(|| None::<Failure>);
     let mut ready = use_signal(|| false);

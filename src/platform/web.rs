@@ -144,19 +144,27 @@ fn history() -> Option<web_sys::History> {
     web_sys::window()?.history().ok()
 }
 
+/// `path` with the address's query, which the page keeps from place to place (`?clock=N`).
+fn with_query(path: &str) -> String {
+    let query = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    format!("{path}{query}")
+}
+
 /// A new place in the browser's history (unless it is the one the page is at).
 pub fn history_push(path: &str) {
     if opened_path() != path
         && let Some(h) = history()
     {
-        let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(path));
+        let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&with_query(path)));
     }
 }
 
 /// The place the page is at, renamed (a room made is the same place as its form).
 pub fn history_replace(path: &str) {
     if let Some(h) = history() {
-        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(path));
+        let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&with_query(path)));
     }
 }
 

@@ -5,12 +5,15 @@ use dioxus::prelude::*;
 use velha_api::{Account, ErrorCode, GoogleOptions, SignInOptions};
 
 use super::TopBar;
-use crate::app::{Screen, use_texts};
+use crate::app::{AfterSignIn, Screen, use_texts};
+use crate::components::country_picker::CountryPicker;
 use crate::components::google_button::GoogleButton;
+use crate::countries::country_name;
 use crate::online::check;
 use crate::online::client::{self, Problem};
 use crate::online::membership::{Membership, remember, use_membership};
 use crate::online::texts::{OnlineTexts, google_sentence, sentence};
+use crate::platform;
 
 /// Google sign-in as the server offers it; `None` while asking, when it is off, or when the
 /// server cannot be reached (the forms say so when used).
@@ -29,6 +32,16 @@ fn use_google() -> Option<GoogleOptions> {
 pub fn AccountScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts().online;
     let membership = use_membership();
+    // A guest sent here to sign in first goes back where they were once signed in.
+    let mut back_to = use_context::<AfterSignIn>().0;
+    use_effect(move || {
+        if matches!(membership(), Membership::Member(_))
+            && let Some(screen) = back_to.take()
+        {
+            go.call(screen);
+        }
+    });
+    use_drop(move || back_to.set(None));
     rsx! {
         TopBar { title: t.account_title, go }
         match membership() {
@@ -72,6 +85,29 @@ fn Guest() -> Element {
     }
 }
 
+/// The country the device's region proposes for a new account, if it names one (ON-A02).
+fn proposed_country() -> Option<String> {
+    velha_api::country_of(&platform::region())
+}
+
+/// A new account's country: the one proposed, or "choose your country" until one is picked.
+#[component]
+fn CountryField(country: Signal<Option<String>>) -> Element {
+    let texts = use_texts();
+    let t = texts.online;
+    let closed = match country() {
+        Some(code) => country_name(&code, texts.lang),
+        None => t.choose_country.to_owned(),
+    };
+    rsx! {
+        div { class: "field", "data-field": "country",
+            span { "{t.country}" }
+            CountryPicker { value: country(), closed, on_pick: move |code| country.set(Some(code)) }
+            small { "{t.country_hint}" }
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Form {
     SignIn,
@@ -87,6 +123,7 @@ fn SignIn() -> Element {
     let mut email = use_signal(String::new);
     let mut password = use_signal(String::new);
     let mut name = use_signal(String::new);
+    let country = use_signal(proposed_country);
     let mut busy = use_signal(|| false);
     let mut problem = use_signal(|| None::<String>);
     let mut offline = use_signal(|| false);
@@ -95,10 +132,10 @@ fn SignIn() -> Element {
         if busy() {
             return;
         }
-        let (e, p, n) = (email(), password(), name());
+        let (e, p, n, c) = (email(), password(), name(), country());
         let checked = match form() {
             Form::SignIn => check::log_in(t, &e, &p),
-            Form::SignUp => check::sign_up(t, &e, &p, &n),
+            Form::SignUp => check::sign_up(t, &e, &p, &n, c.as_deref()),
         };
         if let Err(says) = checked {
             problem.set(Some(says));
@@ -110,7 +147,7 @@ fn SignIn() -> Element {
         spawn(async move {
             let answer = match form() {
                 Form::SignIn => client::log_in(&e, &p).await,
-                Form::SignUp => client::sign_up(&e, &p, &n).await,
+                Form::SignUp => client::sign_up(&e, &p, &n, c.as_deref()).await,
             };
             busy.set(false);
             match answer {
@@ -157,6 +194,9 @@ fn SignIn() -> Element {
                     small { "{t.password_hint}" }
                 }
             }
+            if signing_up {
+                CountryField { country }
+            }
             if let Some(says) = problem() {
                 p { class: "warning", role: "alert", "data-problem": "true",
                     "{says}"
@@ -188,24 +228,25 @@ fn SignIn() -> Element {
     }
 }
 
-/// Signing in with Google; the first time, the player also chooses a name.
+/// Signing in with Google; the first time, the player also chooses a name and the country.
 #[component]
 fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
     let t = use_texts().online;
     let mut membership = use_membership();
     let google = use_google();
     let mut name = use_signal(String::new);
+    let country = use_signal(proposed_country);
     let mut busy = use_signal(|| false);
     let mut problem = use_signal(|| None::<String>);
 
-    let mut finish = move |token: String, chosen: Option<String>| {
+    let mut finish = move |token: String, chosen: Option<String>, country: Option<String>| {
         if busy() {
             return;
         }
         busy.set(true);
         problem.set(None);
         spawn(async move {
-            let answer = client::google(&token, chosen.as_deref()).await;
+            let answer = client::google(&token, chosen.as_deref(), country.as_deref()).await;
             busy.set(false);
             match answer {
                 Ok(session) => {
@@ -224,8 +265,8 @@ fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
     };
     let mut submit_name = move || {
         let Some(token) = pending() else { return };
-        match check::player_name(t, &name()) {
-            Ok(()) => finish(token, Some(name())),
+        match check::google_sign_up(t, &name(), country().as_deref()) {
+            Ok(()) => finish(token, Some(name()), country()),
             Err(says) => problem.set(Some(says)),
         }
     };
@@ -243,6 +284,7 @@ fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
                         oninput: move |e| name.set(e.value()) }
                     small { "{t.name_hint}" }
                 }
+                CountryField { country }
                 if let Some(says) = problem() {
                     p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
                 }
@@ -264,7 +306,7 @@ fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
             }
         } else {
             p { class: "or", "{t.or}" }
-            GoogleButton { google, on_token: move |token| finish(token, None) }
+            GoogleButton { google, on_token: move |token| finish(token, None, None) }
             if busy() {
                 p { class: "muted", role: "status", "{t.working}" }
             }
@@ -314,6 +356,46 @@ fn day(t: &OnlineTexts, iso: &str) -> String {
     }
 }
 
+/// `text` cut after each `@` and `.`: where a long e-mail may go on to the next line, rather
+/// than in the middle of a word.
+fn break_points(text: &str) -> Vec<String> {
+    text.split_inclusive(['@', '.'])
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The player picks another country (ON-A02): the national rankings follow, and the phone's
+/// region no longer changes it.
+#[component]
+fn CountryChange(country: String) -> Element {
+    let t = use_texts().online;
+    let mut membership = use_membership();
+    let mut busy = use_signal(|| false);
+    let mut problem = use_signal(|| None::<String>);
+    let closed = if busy() { t.working } else { t.change_country }.to_owned();
+    rsx! {
+        section { class: "country-change",
+            CountryPicker { value: Some(country), closed, disabled: busy(),
+                on_pick: move |code: String| {
+                    busy.set(true);
+                    problem.set(None);
+                    spawn(async move {
+                        let answer = client::set_country(&code).await;
+                        busy.set(false);
+                        match answer {
+                            Ok(account) => membership.set(Membership::Member(account)),
+                            Err(refused) => problem.set(Some(sentence(t, &refused))),
+                        }
+                    });
+                }
+            }
+            if let Some(says) = problem() {
+                p { class: "warning", role: "alert", "data-problem": "country", "{says}" }
+            }
+        }
+    }
+}
+
 /// Name, country, subscription, the online gate (ON-A03), and signing out.
 #[component]
 fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
@@ -342,7 +424,11 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
     // lays out as a cell.
     let mut rows = vec![
         (t.name, "name", account.name.clone()),
-        (t.country, "country", account.country.clone()),
+        (
+            t.country,
+            "country",
+            country_name(&account.country, use_texts().lang),
+        ),
     ];
     if let Some(email) = &account.email {
         rows.push((t.email, "email", email.clone()));
@@ -356,10 +442,13 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
             dl {
                 for (label, key, value) in rows {
                     dt { key: "{key}", "{label}" }
-                    dd { "data-profile": key, "{value}" }
+                    dd { "data-profile": key,
+                        for piece in break_points(&value) { "{piece}" wbr {} }
+                    }
                 }
             }
         }
+        CountryChange { country: account.country.clone() }
         section { class: "online-gate", "data-subscriber": if account.subscriber { "true" } else { "false" },
             h2 { "{t.online_play}" }
             if account.subscriber {

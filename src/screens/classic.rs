@@ -91,7 +91,11 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
     let b = board();
     let status = b.status();
     let score = series().score();
-    let message = status_text(t, status, matches!(current, Rival::Computer(_)));
+    let message = status_text(
+        t,
+        status,
+        matches!(current, Rival::Computer(_)).then_some(Player::X),
+    );
     let person_moves = match current {
         Rival::Computer(_) => status == Status::Ongoing(Player::X),
         Rival::Friend => !status.is_over(),
@@ -135,9 +139,9 @@ pub fn ScoreLine(wins: u32, draws: u32, losses: u32) -> Element {
     let t = use_texts();
     rsx! {
         p { class: "series",
-            span { "data-series": "wins", "{wins}" } " {t.wins} · "
-            span { "data-series": "draws", "{draws}" } " {t.draws} · "
-            span { "data-series": "losses", "{losses}" } " {t.losses}"
+            span { "data-series": "wins", "data-count": "{wins}", "{(t.wins)(wins)}" } " · "
+            span { "data-series": "draws", "data-count": "{draws}", "{(t.draws)(draws)}" } " · "
+            span { "data-series": "losses", "data-count": "{losses}", "{(t.losses)(losses)}" }
         }
     }
 }

@@ -195,10 +195,10 @@ pub fn V2Match(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     rsx! {
         MatchHeader { live, go, game: game.clone(), title: c.title }
         if let Some(by) = lost_turn.filter(|_| live_now) {
-            p { class: "warning", role: "alert", "data-lost-turn": "{by:?}",
-                if by == seat { "{c.you_lost_turn}" } else { "{c.they_lost_turn}" }
+            div { class: "warning floating toast", role: "alert", "data-lost-turn": "{by:?}",
+                p { if by == seat { "{c.you_lost_turn}" } else { "{c.they_lost_turn}" } }
+                p { class: "hint", "{c.strikes}" }
             }
-            p { class: "muted hint", "{c.strikes}" }
         }
         if live_now {
             p { class: "hint", "data-sent": "{shown.sent_board().map(|b| b + 1).unwrap_or(0)}", "{sent_text(&shown)}" }

@@ -24,7 +24,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     // steers away from.
     let mut game = use_signal(|| Match::new(Cube::new(Level::One), None, 0));
     let cube = move || *game.read().position();
-    let mut message = use_signal(|| None::<&'static str>);
+    let mut message = use_signal(|| None::<String>);
     let velha = use_thinker(Velha::new);
     // The Velha's thinking, dropped when a new game starts (leaving the screen drops it too).
     let mut thinking = use_hook(|| CopyValue::new(None::<Task>));
@@ -49,8 +49,8 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
         }
         result
     };
-    let mut refuse = move |reason: CubeIllegal| {
-        message.set(Some(refusal(t, reason)));
+    let mut refuse = move |(action, reason): (CubeAction, CubeIllegal)| {
+        message.set(Some(refusal(t, action, reason)));
         platform::vibrate(platform::BUZZ_REFUSED);
     };
     // "Você × Velha" counts each game against the Velha once, when it is won (ON-K05).
@@ -69,7 +69,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let act = move |action: CubeAction| {
         let result = play(action);
         match result {
-            Err(reason) => refuse(reason),
+            Err(reason) => refuse((action, reason)),
             Ok(_) => {
                 message.set(None);
                 count_result();
@@ -120,13 +120,18 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                         "{label}"
                     }
                 }
+                // Online play leads to signing in, or to the subscription, when it must.
+                button { class: "wide", "data-mode": "online", onclick: move |_| go.call(Screen::Online),
+                    "{t.online.play_online}"
+                }
+                p { class: "muted hint", "{t.online.online_what}" }
             }
         };
     };
 
     let c = cube();
     let status = c.status();
-    let message_text = status_text(t, status, against_velha);
+    let message_text = status_text(t, status, against_velha.then_some(Player::X));
     let velha_to_move = against_velha && status == Status::Ongoing(Player::O);
     let playing = !status.is_over() && !velha_to_move;
     rsx! {
@@ -134,7 +139,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
             cube: c,
             turns: turns(),
             playing,
-            message: message().map(str::to_owned),
+            message: message(),
             on_act: act,
             on_refuse: refuse,
             header: rsx! {

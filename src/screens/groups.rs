@@ -3,13 +3,14 @@
 //! its participants or, when the creator included her, the server's Velha.
 
 use dioxus::prelude::*;
-use velha_api::{Group, Invitation, MyGroups};
+use velha_api::{Group, Invitation, MatchState, MyGroups};
 
 use super::TopBar;
 use super::online::{GroupPlay, Online};
 use crate::app::{GroupTarget, Screen, use_texts};
 use crate::online::client;
 use crate::online::group_texts::{Doing, GroupTexts, group_sentence};
+use crate::online::live::use_member_live;
 use crate::online::membership::{Membership, use_membership};
 use crate::route::GroupPart;
 
@@ -52,6 +53,12 @@ fn Groups(go: EventHandler<Screen>, me: String) -> Element {
     let mut mine = use_signal(|| None::<MyGroups>);
     let mut problem = use_signal(|| None::<String>);
     let t = use_texts();
+    // One connection while the mini ranking is open: a change of a group (someone invited,
+    // joining, leaving, the group finalized) reaches this screen as it happens, and the
+    // group's lobby and matches use the same connection.
+    let live = use_member_live();
+    use_context_provider(|| live);
+    let mut told = use_signal(|| None::<&'static str>);
     let reload = move || {
         spawn(async move {
             match client::my_groups().await {
@@ -66,10 +73,42 @@ fn Groups(go: EventHandler<Screen>, me: String) -> Element {
         });
     };
     use_hook(reload);
+    let mut heard = use_signal(|| 0u64);
+    use_effect(move || {
+        let state = live.state.read();
+        let Some(news) = state.group_news.clone() else {
+            return;
+        };
+        if news.heard == *heard.peek() {
+            return;
+        }
+        heard.set(news.heard);
+        let shown = match &*part.peek() {
+            GroupPart::Group(id) | GroupPart::Play(id) => Some(id.clone()),
+            GroupPart::List => None,
+        };
+        // A match being played stays on screen: it ends as any match does.
+        let playing = state
+            .game
+            .as_ref()
+            .is_some_and(|g| g.view.state == MatchState::Live);
+        if !news.member && shown.as_deref() == Some(news.group.as_str()) && !playing {
+            told.set(Some(if news.finalized {
+                t.groups.was_finalized
+            } else {
+                t.groups.no_longer_in
+            }));
+            part.set(GroupPart::List);
+        }
+        reload();
+    });
     match part() {
         GroupPart::List => rsx! {
             TopBar { title: t.groups.title, go }
-            GroupList { mine, problem, me, open: move |id| part.set(GroupPart::Group(id)), reload: move |_| reload() }
+            if let Some(told) = told() {
+                p { class: "banner", role: "status", "data-told": "group-gone", "{told}" }
+            }
+            GroupList { mine, problem, me, open: move |id| { told.set(None); part.set(GroupPart::Group(id)) }, reload: move |_| reload() }
         },
         GroupPart::Group(id) => {
             let group = mine().and_then(|m| m.groups.into_iter().find(|g| g.id == id));

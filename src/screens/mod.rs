@@ -20,14 +20,15 @@ use crate::app::{Screen, use_texts};
 use crate::i18n::Texts;
 
 /// The line above every board: whose turn it is, or how the game ended — for the person when
-/// they play the computer (always as X), for the winner's symbol between two people.
-pub fn status_text(t: &Texts, status: Status, against_computer: bool) -> String {
-    match (status, against_computer) {
+/// they play the computer (`person`: their symbol, X but in every second 2.0 game, V2-R08),
+/// for the winner's symbol between two people.
+pub fn status_text(t: &Texts, status: Status, person: Option<Player>) -> String {
+    match (status, person) {
         (Status::Ongoing(p), _) => format!("{} {p}", t.turn_of),
         (Status::Draw, _) => t.draw.to_string(),
-        (Status::Win(Player::X), true) => t.you_won.to_string(),
-        (Status::Win(_), true) => t.you_lost.to_string(),
-        (Status::Win(p), false) => format!("{p} {}", t.wins_game),
+        (Status::Win(p), Some(me)) if p == me => t.you_won.to_string(),
+        (Status::Win(_), Some(_)) => t.you_lost.to_string(),
+        (Status::Win(p), None) => format!("{p} {}", t.wins_game),
     }
 }
 

@@ -3,11 +3,11 @@
 //! server's clock, the opponent's turns animated and the connection's state in sight.
 
 use dioxus::prelude::*;
-use velha_api::{ClientMsg, EndHow, MatchGame, MatchState, Scope, Seat};
+use velha_api::{ClientMsg, MatchGame, MatchState, Scope, Seat};
 use velha_rules::{Cube, CubeAction, Position};
 
 use super::TopBar;
-use crate::app::{LeaveGuard, Screen, use_texts};
+use crate::app::{AfterSignIn, LeaveGuard, Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
 use crate::components::scope_tabs::ScopeLevelTabs;
@@ -15,7 +15,7 @@ use crate::online::client;
 use crate::online::live::{Link, Live, use_member_live};
 use crate::online::live_state::Game;
 use crate::online::membership::{Membership, use_membership};
-use crate::online::texts::{lobby_sentence, move_refusal};
+use crate::online::texts::{lobby_sentence, match_ending, move_refusal};
 use crate::platform;
 use crate::screens::competitive::V2Match;
 use crate::screens::replay::ReplayButtons;
@@ -46,6 +46,7 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let o = t.online;
     let membership = use_membership();
+    let mut back_to = use_context::<AfterSignIn>().0;
     match membership() {
         Membership::Member(account) if account.subscriber => rsx! { Online { go, group: None } },
         Membership::Member(_) => rsx! {
@@ -55,7 +56,13 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
         Membership::Guest | Membership::Checking => rsx! {
             TopBar { title: o.online_play, go }
             p { "{o.sign_in_first}" }
-            button { class: "primary wide", onclick: move |_| go.call(Screen::Account), "{o.sign_in}" }
+            button { class: "primary wide", "data-action": "sign-in",
+                onclick: move |_| {
+                    back_to.set(Some(Screen::Online));
+                    go.call(Screen::Account)
+                },
+                "{o.sign_in}"
+            }
         },
     }
 }
@@ -63,7 +70,25 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
 /// The lobby (of everyone, or of a group) and the player's match, over the live connection.
 #[component]
 pub fn Online(go: EventHandler<Screen>, group: Option<GroupPlay>) -> Element {
-    let live = use_member_live();
+    // Inside the mini ranking its connection serves; whether there is one never changes for
+    // this component, so the hooks run in the same order every time.
+    let live = match try_use_context::<Live>() {
+        Some(live) => live,
+        None => use_member_live(),
+    };
+    // A finished match stays on screen until the player leaves it; coming back opens the
+    // lobby, as a connection of its own would.
+    use_hook(move || {
+        let mut state = live.state;
+        if state
+            .peek()
+            .game
+            .as_ref()
+            .is_some_and(|g| g.view.state == MatchState::Over)
+        {
+            state.with_mut(|s| s.game = None);
+        }
+    });
     let game = live.state.read().game.clone();
     match game {
         // A 2.0 competitive match shows as such wherever the player opens it.
@@ -105,17 +130,39 @@ pub fn LinkBanner(live: Live, in_match: bool) -> Element {
     }
 }
 
+const LOBBY_KEY: &str = "cubo-da-velha.lobby";
+
+/// The lobby's scope and level as the player left them (Mundial, level 1 the first time).
+fn remembered_lobby() -> (Scope, u8) {
+    let kept = platform::load(LOBBY_KEY).unwrap_or_default();
+    let (scope, level) = kept.split_once(',').unwrap_or(("", ""));
+    (
+        Scope::from_str_opt(scope).unwrap_or(Scope::Mundial),
+        level
+            .parse()
+            .ok()
+            .filter(|l| (1..=2).contains(l))
+            .unwrap_or(1),
+    )
+}
+
+fn remember_lobby(scope: Scope, level: u8) {
+    platform::save(LOBBY_KEY, &format!("{},{level}", scope.as_str()));
+}
+
 #[component]
 fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Element {
     let t = use_texts();
     let o = t.online;
-    let scope = use_signal(|| Scope::Mundial);
-    let level = use_signal(|| 1u8);
+    // The lobby opens on the scope and level of last time, a match in between or not.
+    let scope = use_signal(|| remembered_lobby().0);
+    let level = use_signal(|| remembered_lobby().1);
     let mut busy = use_signal(|| false);
     let mut problem = use_signal(|| None::<String>);
     let group_id = group.as_ref().map(|g| g.id.clone());
     let watched = group_id.clone();
     use_effect(move || {
+        remember_lobby(scope(), level());
         live.send(ClientMsg::WatchLobby {
             scope: scope(),
             level: level(),
@@ -280,17 +327,6 @@ fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     }
 }
 
-/// How a match ended, after "you won" or "you lost".
-fn ending_words(o: &'static crate::online::texts::OnlineTexts, how: EndHow) -> &'static str {
-    match how {
-        EndHow::Line => o.by_line,
-        EndHow::BothLines => o.by_both_lines,
-        EndHow::Time => o.by_time,
-        EndHow::Abandonment => o.by_abandonment,
-        EndHow::Draw => o.drawn,
-    }
-}
-
 /// The top of a live (or just finished) match's screen, whatever its game: leave (asked
 /// first) or back, the title, the connection, the players, whose turn it is or how it ended,
 /// the move clock, and the opponent away with the time left to come back (ON-M04).
@@ -335,16 +371,16 @@ pub fn MatchHeader(
     };
     let left = view.clock_ms.map(|ms| ms as f64 - (now() - game.read_at));
     let (status_key, status_text) = match (view.state, view.ending) {
-        (MatchState::Over, Some(ending)) => {
-            let how = ending_words(o, ending.how);
-            match ending.winner {
-                None => ("draw", o.drawn.to_owned()),
-                Some(w) if w == seat => ("won", format!("{} {how}", o.you_won)),
-                Some(_) => ("lost", format!("{} {how}", o.you_lost)),
+        (MatchState::Over, Some(ending)) => match ending.winner {
+            None => ("draw", o.drawn.to_owned()),
+            Some(w) => {
+                let won = w == seat;
+                let said = match_ending(o, view.game, ending.how, won, &opponent);
+                (if won { "won" } else { "lost" }, said)
             }
-        }
+        },
         _ if my_turn => ("your-turn", o.your_turn.to_owned()),
-        _ => ("their-turn", format!("{} {opponent}", o.turn_of_name)),
+        _ => ("their-turn", (o.turn_of_name)(&opponent)),
     };
     let away: Vec<f64> = view
         .away
@@ -367,7 +403,7 @@ pub fn MatchHeader(
             h1 { "{title}" }
         }
         if leaving() {
-            div { class: "confirm", role: "alertdialog", "aria-label": o.leave_confirm,
+            div { class: "confirm floating", role: "alertdialog", "aria-label": o.leave_confirm,
                 p { "{o.leave_confirm}" }
                 button { "data-action": "confirm-leave",
                     onclick: move |_| {
@@ -395,7 +431,7 @@ pub fn MatchHeader(
             }
         }
         for s in away {
-            p { class: "banner", role: "status", "data-away": "{s}", "{opponent} {o.away_for} {s} s" }
+            p { class: "banner", role: "status", "data-away": "{s}", "{(o.away_for)(&opponent, s)}" }
         }
     }
 }
@@ -479,7 +515,7 @@ fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
                 let mut after = before;
                 match after.play(action) {
                     Err(reason) => {
-                        message.set(Some(refusal(t, reason).to_owned()));
+                        message.set(Some(refusal(t, action, reason)));
                         platform::vibrate(platform::BUZZ_REFUSED);
                     }
                     Ok(_) => {
@@ -496,8 +532,8 @@ fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
                     }
                 }
             },
-            on_refuse: move |reason| {
-                message.set(Some(refusal(t, reason).to_owned()));
+            on_refuse: move |(action, reason)| {
+                message.set(Some(refusal(t, action, reason)));
                 platform::vibrate(platform::BUZZ_REFUSED);
             },
             header,

@@ -86,9 +86,6 @@ pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
                 None => rsx! { p { class: "muted", "{o.not_ranked}" } },
             }
         }
-        div { class: "ranking-head", "aria-hidden": "true",
-            span { "#" } span { "{o.name}" } span { "{o.points_short}" } span { "{o.wins_short}" } span { "{o.losses_short}" }
-        }
         div { class: "ranking", role: "list", "data-ranking": "{scope().as_str()}-{level()}",
             onscroll: move |e| {
                 let near_end = e.scroll_top() + e.client_height() as f64 + NEAR_END_PX >= e.scroll_height() as f64;
@@ -96,6 +93,10 @@ pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
                     load(false);
                 }
             },
+            // Inside the scrolling box, so a scroll bar narrows the header as it does the rows.
+            div { class: "ranking-head", "aria-hidden": "true",
+                span { "#" } span { "{o.name}" } span { "{o.points_short}" } span { "{o.wins_short}" } span { "{o.losses_short}" }
+            }
             for row in rows() {
                 RowLine { key: "{row.rank}", mine: Some(&row.name) == my_name.as_ref(), row }
             }

@@ -1,12 +1,14 @@
 //! "JOGAR COM ALGUÉM" (CLASSIC-R08 … R13, ON-R01 … R05): make a room (on the classic board with
 //! a character) and send its link; whoever opens it takes the free seat and plays O, or watches
 //! once both seats are taken. Each plays when they can; the room shows every move live. Super
-//! and 2.0 rooms run no clock (ON-R04).
+//! and 2.0 rooms run no clock (ON-R04); Super's first game is begun by the coin the server
+//! tosses or by the creator's choice (SUPER-R05), and 2.0's players swap symbols every game
+//! (V2-R08), so the names beside X and O change.
 
 use dioxus::prelude::*;
 use velha_ai::Character;
-use velha_api::{Avatar as Pick, RoomAct, RoomBoard, RoomEndHow, RoomView, Seat};
-use velha_rules::{Cell, Classic, Ultimate, Variant};
+use velha_api::{Avatar as Pick, RoomAct, RoomBoard, RoomStarter, RoomView, Seat};
+use velha_rules::{Cell, Classic, Player, Ultimate, Variant};
 
 use super::TopBar;
 use super::classic::{ClassicGrid, ScoreLine};
@@ -15,7 +17,7 @@ use crate::components::character::{self, Avatar};
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::online::client;
 use crate::online::room_live::{self, use_room_live};
-use crate::online::room_texts::room_sentence;
+use crate::online::room_texts::{ending_sentence, room_sentence};
 use crate::platform;
 use crate::screens::replay::ReplayButtons;
 
@@ -167,6 +169,14 @@ fn NewRoom(go: EventHandler<Screen>, board: RoomBoard) -> Element {
     let r = t.rooms;
     let picked = use_signal(|| None::<Pick>);
     let name = use_signal(String::new);
+    // SUPER-R05: the coin by default, as on one device; the other boards begin with X.
+    let starter = use_signal(|| {
+        if board == RoomBoard::Super {
+            RoomStarter::CoinToss
+        } else {
+            RoomStarter::X
+        }
+    });
     let mut busy = use_signal(|| false);
     let mut problem = use_signal(|| None::<String>);
     let mut target = use_context::<RoomTarget>().0;
@@ -179,7 +189,7 @@ fn NewRoom(go: EventHandler<Screen>, board: RoomBoard) -> Element {
         busy.set(true);
         problem.set(None);
         spawn(async move {
-            let made = client::create_room(board, &name(), picked()).await;
+            let made = client::create_room(board, &name(), picked(), starter()).await;
             busy.set(false);
             match made {
                 Ok(seat) => {
@@ -195,7 +205,36 @@ fn NewRoom(go: EventHandler<Screen>, board: RoomBoard) -> Element {
         form { class: "room-form", onsubmit: create,
             h2 { "{r.invitation}" }
             PickAndName { board, taken: None, picked, name, title: r.choose_yours }
+            if board == RoomBoard::Super {
+                StarterPick { starter }
+            }
             FormEnd { problem: problem(), busy: busy(), action: "create-room", label: r.create }
+        }
+    }
+}
+
+/// Who begins a Super room's first game: the coin (tossed by the server, so neither player
+/// draws it) or the X or O the players agreed on (SUPER-R05).
+#[component]
+fn StarterPick(starter: Signal<RoomStarter>) -> Element {
+    let t = use_texts();
+    let choices = [
+        (RoomStarter::CoinToss, "coin", t.coin_toss.to_owned()),
+        (RoomStarter::X, "X", (t.starts)(Player::X)),
+        (RoomStarter::O, "O", (t.starts)(Player::O)),
+    ];
+    rsx! {
+        h2 { "{t.rooms.who_starts}" }
+        div { class: "starter", role: "group",
+            for (choice, id, label) in choices {
+                button { r#type: "button", key: "{id}", "data-starter": id,
+                    class: if starter() == choice { "small selected" } else { "small" },
+                    "aria-pressed": if starter() == choice { "true" } else { "false" },
+                    onclick: move |_| starter.set(choice), "{label}" }
+            }
+        }
+        if starter() == RoomStarter::CoinToss {
+            p { class: "muted hint", "{t.rooms.coin_by_server}" }
         }
     }
 }
@@ -357,28 +396,34 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         Seat::X => room.x.name.clone(),
         Seat::O => room.o.as_ref().map(|o| o.name.clone()).unwrap_or_default(),
     };
+    // The rematch and the absence claim name the player in the other seat.
+    let (other_name, asked, other_asked) = match you {
+        Some(Seat::O) => (name_of(Seat::X), room.rematch[1], room.rematch[0]),
+        _ => (name_of(Seat::O), room.rematch[0], room.rematch[1]),
+    };
     let (status_key, status_text) = match (room.ending, room.to_move) {
         (Some(end), _) => {
-            let how = match end.how {
-                RoomEndHow::Resigned => r.by_resignation,
-                RoomEndHow::Absent => r.by_absence,
-                _ => "",
+            let key = match end.winner {
+                None => "draw",
+                Some(w) if mine(w) => "won",
+                Some(_) if you.is_some() => "lost",
+                Some(_) => "over",
             };
-            match end.winner {
-                None => ("draw", r.draw.to_owned()),
-                Some(w) if mine(w) => ("won", format!("{} {how}", r.you_won)),
-                Some(_) if you.is_some() => ("lost", format!("{} {how}", r.you_lost)),
-                Some(w) => ("over", format!("{} {} {how}", name_of(w), r.wins)),
-            }
+            let names = [name_of(Seat::X), name_of(Seat::O)];
+            (key, ending_sentence(r, end, you, [&names[0], &names[1]]))
         }
         (None, Some(s)) if mine(s) => ("your-turn", r.your_turn.to_owned()),
-        (None, Some(s)) => ("their-turn", format!("{} {}", r.turn_of, name_of(s))),
+        (None, Some(s)) => ("their-turn", (r.turn_of)(&name_of(s))),
         (None, None) => ("waiting", r.waiting.to_owned()),
     };
     let playing = room.ending.is_none() && room.to_move.is_some() && !room.closed;
     let my_turn = playing && room.to_move.is_some_and(mine) && !busy();
     let url = platform::link_to(&format!("/sala/{}", room.id));
     let shown_url = url.clone();
+    let starter = match room.starter {
+        Seat::X => Player::X,
+        Seat::O => Player::O,
+    };
     let series = room.series;
     let (wins, losses) = if you == Some(Seat::O) {
         (series[1], series[0])
@@ -396,16 +441,20 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
                 " X · {room.x.name}"
             }
             " × "
-            span { "data-player": "O",
+            span { "data-player": "O", "data-seat": if room.o.is_none() { "free" } else { "taken" },
                 if let Some(a) = room.o.as_ref().and_then(|o| o.avatar) { Avatar { who: character(a), size: 32 } }
-                " O · {name_of(Seat::O)}"
+                " O · {room.o.as_ref().map_or(r.seat_free, |o| o.name.as_str())}"
             }
         }
         p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }
+        // The coin is the server's: the creator learns the toss here, before the guest comes.
+        if room.board == RoomBoard::Super && room.o.is_none() {
+            p { class: "muted", "data-first-starter": "{starter}", "{r.first_game}: {(t.starts)(starter)}" }
+        }
         if you.is_none() {
-            p { class: "muted", "data-watching": "true", "{r.watching} {room.spectators} {r.spectators}" }
+            p { class: "muted", "data-watching": "true", "{(r.watching)(room.spectators)}" }
         } else if room.spectators > 0 {
-            p { class: "muted", "data-spectators": "{room.spectators}", "{room.spectators} {r.spectators}" }
+            p { class: "muted", "data-spectators": "{room.spectators}", "{(r.spectators)(room.spectators)}" }
         }
         if room.closed {
             p { class: "banner", "data-closed": "true", "{r.closed}" }
@@ -448,8 +497,12 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
             ReplayButtons { id: format!("{}/{}", room.id, room.games), go }
         }
         if you.is_some() && room.ending.is_some() && !room.closed {
-            if you.is_some_and(|s| room.rematch[if s == Seat::X { 0 } else { 1 }]) {
-                p { class: "muted", "data-rematch": "asked", "{r.rematch_asked}" }
+            if asked {
+                p { class: "muted", "data-rematch": "asked", "{(r.rematch_asked)(&other_name)}" }
+            } else if other_asked {
+                p { class: "ok", role: "status", "data-rematch": "offered", "{(r.rematch_offered)(&other_name)}" }
+                button { class: "primary wide", "data-action": "rematch", disabled: busy(),
+                    onclick: move |_| act.call(RoomAct::Rematch), "{r.accept_rematch}" }
             } else {
                 button { class: "primary wide", "data-action": "rematch", disabled: busy(),
                     onclick: move |_| act.call(RoomAct::Rematch), "{r.rematch}" }
@@ -470,7 +523,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
                     button { class: "wide", "data-action": "claim", disabled: busy(),
                         onclick: move |_| act.call(RoomAct::ClaimAbsence), "{r.claim}" }
                 } else {
-                    p { class: "muted", "data-claim-in": "{left}", "{r.claim_in} {span_of(left, r.hours, r.minutes)}." }
+                    p { class: "muted", "data-claim-in": "{left}", "{(r.claim_in)(&other_name, &span_of(left, r.hours, r.minutes))}" }
                 }
             }
             if resigning() {

@@ -1,6 +1,7 @@
 //! Super Jogo da Velha and Jogo da Velha 2.0: 81 cells, the board you are sent to
 //! highlighted, decided boards marked (2.0: "X inside O" for a draw), 2.0's points and its
-//! 1-minute turn clock with the lost-turn rule; against easy, medium, hard or a friend.
+//! 1-minute turn clock with the lost-turn rule; against easy, medium, hard or a friend. 2.0
+//! always begins with X, so its sides swap symbols every game (V2-R08).
 
 use dioxus::core::Task;
 use dioxus::prelude::*;
@@ -45,7 +46,12 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         }
     };
     let mut first = use_signal(move || if v2 { Player::X } else { toss() });
+    // Once the players agree on a starter, the line stops calling it the coin's.
+    let mut tossed = use_signal(|| true);
     let mut series = use_signal(|| Series::new(Player::X, Player::X));
+    // The person's symbol in the game on the board (between friends, the first player's):
+    // the series has moved on to the next game's once this one is recorded.
+    let mut person = use_signal(|| Player::X);
     let mut rival = use_signal(|| None::<Rival>);
     // 2.0's clock (V2-R05) is the match's: a lost turn passes the move, three in a row lose.
     let clock = move || {
@@ -78,14 +84,15 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         }
         if let Some(Rival::Computer(_)) = rival() {
             let g = grid();
-            if g.status() == Status::Ongoing(Player::O) {
+            let computer = !person();
+            if g.status() == Status::Ongoing(computer) {
                 let ply = game.read().ply();
                 let decision = ai.decide(&[], &g, Limits::millis(400));
                 let turn = spawn(async move {
                     let cell = decision.await;
                     // 2.0's clock may have taken the turn away meanwhile: then it is stale.
                     if let Some(cell) = cell.filter(|_| game.read().ply() == ply) {
-                        game.with_mut(|m| m.act(Player::O, cell, now()).ok());
+                        game.with_mut(|m| m.act(computer, cell, now()).ok());
                     }
                     thinking.set(None);
                     record();
@@ -96,6 +103,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         record();
     };
     let mut start_game = move || {
+        person.set(series().next_side());
         game.set(Match::new(
             Ultimate::new(variant, series().next_starter()),
             clock(),
@@ -134,11 +142,14 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
             section { class: "choose",
                 h2 { "{t.choose_opponent}" }
                 if !v2 {
-                    p { "data-coin": "{first}", "{t.coin_toss}: {t.starts} {first}" }
+                    p { "data-coin": "{first}",
+                        if tossed() { "{t.coin_toss}: {(t.starts)(first())}" } else { "{(t.starts)(first())}" }
+                    }
                     div { class: "starter",
-                        button { class: "small", "data-starter": "coin", onclick: move |_| first.set(toss()), "{t.coin_toss}" }
-                        button { class: "small", "data-starter": "X", onclick: move |_| first.set(Player::X), "{t.starts} X" }
-                        button { class: "small", "data-starter": "O", onclick: move |_| first.set(Player::O), "{t.starts} O" }
+                        button { class: "small", "data-starter": "coin", onclick: move |_| { first.set(toss()); tossed.set(true) }, "{t.coin_toss}" }
+                        for who in [Player::X, Player::O] {
+                            button { class: "small", key: "{who}", "data-starter": "{who}", onclick: move |_| { first.set(who); tossed.set(false) }, "{(t.starts)(who)}" }
+                        }
                     }
                 }
                 for (who, label, id) in [
@@ -153,7 +164,12 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                                 ai.set(UltimateAi::new(d));
                             }
                             rival.set(Some(who));
-                            series.set(Series::new(first(), Player::X));
+                            // V2-R08: 2.0 always begins with X, so the sides swap symbols.
+                            series.set(if v2 {
+                                Series::swapping(Player::X)
+                            } else {
+                                Series::new(first(), Player::X)
+                            });
                             start_game();
                         },
                         "{label}"
@@ -171,14 +187,28 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     let g = grid();
     let status = g.status();
     let score = series().score();
+    let against_computer = matches!(current, Rival::Computer(_));
     let person_moves = match current {
-        Rival::Computer(_) => status == Status::Ongoing(Player::X),
+        Rival::Computer(_) => status == Status::Ongoing(person()),
         Rival::Friend => !status.is_over(),
     };
-    let message = status_text(t, status, matches!(current, Rival::Computer(_)));
+    let message = status_text(t, status, against_computer.then_some(person()));
+    let name_of = |symbol: Player| match (symbol == person(), against_computer) {
+        (true, true) => t.you,
+        (false, true) => t.computer,
+        (true, false) => t.player_one,
+        (false, false) => t.player_two,
+    };
     let where_to = sent_text(&g);
     rsx! {
         TopBar { title, go }
+        if v2 {
+            p { class: "players",
+                span { "data-player": "X", "X · {name_of(Player::X)}" }
+                " × "
+                span { "data-player": "O", "O · {name_of(Player::O)}" }
+            }
+        }
         p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message}" }
         if !status.is_over() {
             p { class: "hint", "data-sent": "{g.sent_board().map(|b| b + 1).unwrap_or(0)}", "{where_to}" }
@@ -190,7 +220,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                 }),
             }
             if let Some(p) = lost_message() {
-                p { class: "warning", role: "alert", "data-lost-turn": "{p}", "{p} {t.lost_turn}" }
+                p { class: "warning floating toast", role: "alert", "data-lost-turn": "{p}", "{p} {t.lost_turn}" }
             }
         }
         UltimateGrid {

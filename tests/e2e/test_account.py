@@ -1,9 +1,15 @@
 """Accounts in the browser against the real server (online.md ON-A01 … ON-A03): signing up and
 in, every refusal as a sentence, the session as an HttpOnly cookie, the subscribers' gate."""
 
+import os
 import secrets
+import sqlite3
+import tempfile
 
-from conftest import home, shot
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from conftest import Served, home, shot
 
 
 def fresh_name():
@@ -70,7 +76,7 @@ def test_on_a01_sign_up_refusals_cookie_sign_out_and_in(phone):
     phone.click("[data-action=submit]")
     phone.wait_for_selector("[data-profile=name]", timeout=15000)
     assert phone.inner_text("[data-profile=name]") == name
-    assert phone.inner_text("[data-profile=country]") == "BR", "from the browser's pt-BR (ON-A02)"
+    assert phone.inner_text("[data-profile=country]") == "Brasil", "from the browser's pt-BR (ON-A02)"
     assert phone.inner_text("[data-profile=subscription]") == "Sem assinatura"
     assert "para assinantes" in phone.inner_text(".online-gate"), "the gate explains (ON-A03)"
     shot(phone, "account-profile")
@@ -104,6 +110,41 @@ def test_on_a01_sign_up_refusals_cookie_sign_out_and_in(phone):
     phone.wait_for_selector("[data-profile=name]", timeout=15000)
     phone.click("[data-action=back]")
     assert phone.inner_text("[data-action=account]") == name
+
+
+# Each text node of the e-mail on one line: it goes on to the next only after an @ or a dot.
+EMAIL_LINES = """() => {
+    const dd = document.querySelector("[data-profile=email]");
+    const lines = new Set();
+    for (const node of dd.childNodes) {
+        if (node.nodeType !== Node.TEXT_NODE) continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        if (tops.size !== 1) return -1;
+        lines.add([...tops][0]);
+    }
+    return lines.size;
+}"""
+
+
+def test_on_a02_the_profile_names_the_country_and_breaks_the_email_after_its_at(browser, server):
+    for locale, country in (("pt-BR", "Brasil"), ("en-US", "United States")):
+        context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                      is_mobile=True, has_touch=True, locale=locale)
+        page = context.new_page()
+        page.goto(server.url)
+        page.wait_for_selector("[data-game=classic]", timeout=30000)
+        name = fresh_name()
+        sign_up(page, name)
+        assert page.inner_text("[data-profile=country]") == country
+        assert page.inner_text("[data-profile=email]") == f"{name.lower()}@example.com"
+        # Too long for one line at 360 px: it wraps, after the @ and never mid-word.
+        assert page.evaluate(EMAIL_LINES) == 2
+        box = page.locator(".profile dl").bounding_box()
+        assert box["x"] + box["width"] <= 360, "nothing runs off the phone"
+        shot(page, f"account-profile-{locale}")
+        context.close()
 
 
 def test_on_a01_too_many_wrong_passwords_say_how_long_to_wait(phone):
@@ -159,3 +200,127 @@ def test_on_a03_a_subscriber_sees_until_when(phone, server):
     assert phone.get_attribute(".online-gate", "data-subscriber") == "true"
     assert "para assinantes" not in phone.inner_text(".online-gate")
     shot(phone, "account-subscriber")
+
+
+def phone_in(browser, url, locale):
+    """A phone (360×640, touch) whose browser speaks `locale` only, at the home screen."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale=locale)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    return page, errors
+
+
+def test_on_a02_country_a_browser_saying_only_pt_signs_up_by_picking_brasil(browser, server):
+    page, errors = phone_in(browser, server.url, "pt")
+    assert page.evaluate("navigator.languages") == ["pt"], "a language, no country"
+    name = fresh_name()
+    open_form(page, "sign-up")
+    fill(page, name=name, email=f"{name.lower()}@example.com", password="cubo-gira-9")
+    picker = "[data-field=country] [data-action=choose-country]"
+    assert page.inner_text(picker) == "Escolha seu país", "nothing to propose"
+    assert submit_and_read_problem(page) == "Escolha seu país na lista."
+    shot(page, "country-sign-up-none")
+    page.click(picker)
+    options = page.locator(".country-list [role=option]")
+    assert options.nth(0).inner_text() == "Brasil", "Brasil first"
+    assert options.nth(1).inner_text() == "Afeganistão", "then the alphabet of the language"
+    assert options.count() == 250
+    shot(page, "country-sign-up-list")
+    options.nth(0).click()
+    assert page.inner_text(picker) == "Brasil"
+    assert page.query_selector(".country-list") is None, "the list closes on a pick"
+    shot(page, "country-sign-up-picked")
+    page.click("[data-action=submit]")
+    page.wait_for_selector("[data-profile=name]", timeout=15000)
+    assert page.inner_text("[data-profile=country]") == "Brasil"
+    page.context.close()
+    assert not errors, errors
+
+
+@pytest.fixture(scope="module")
+def joe_won(server):
+    """A server where Joe (an English browser: the United States) beat Bia (Brazil) once;
+    (the server, Joe's e-mail)."""
+    from test_ranking import DAY0, PASSWORD, post
+
+    cert, key = (os.path.join(server.data, f) for f in ("dev-cert.pem", "dev-key.pem"))
+    options = ["--tls-cert", cert, "--tls-key", key]
+    with tempfile.TemporaryDirectory() as data:
+        first = Served(data, options, postgres=False)
+        first.cert = cert
+        for name, region in (("Joe", "en-US"), ("Bia", "pt-BR")):
+            post(first, "/api/accounts", {"email": f"{name.lower()}@example.com",
+                                          "password": PASSWORD, "name": name, "region": region})
+        first.stop()
+        db = sqlite3.connect(os.path.join(data, "velha.db"))
+        ids = dict(db.execute("SELECT name, id FROM accounts").fetchall())
+        at = DAY0 + 3_600_000
+        db.execute(
+            "INSERT INTO matches (id, scope, level, x_id, o_id, x_country, o_country, state, "
+            "position, ply, winner, ending, created_at, started_at, ended_at) VALUES "
+            "('m1', 'mundial', 1, ?, ?, 'US', 'BR', 'over', '', 9, 'X', 'line', ?, ?, ?)",
+            (ids["Joe"], ids["Bia"], at - 9, at - 8, at))
+        db.commit()
+        db.close()
+        again = Served(data, options, postgres=False)
+        yield again, "joe@example.com"
+        again.stop()
+
+
+def national_ranking_shows(page, names):
+    """From the profile, opens the national ranking at level 1, which must come to list
+    exactly `names`, best first."""
+    page.click("[data-action=ranking]")
+    page.click("[data-scope=nacional]")
+    rows = "[data-ranking=nacional-1] .ranking-row"
+    try:
+        page.wait_for_function(
+            f"want => JSON.stringify([...document.querySelectorAll('{rows}')]"
+            ".map(r => r.dataset.name)) === JSON.stringify(want)", arg=names, timeout=15000)
+    except PlaywrightTimeout:
+        shown = [r.get_attribute("data-name") for r in page.query_selector_all(rows)]
+        assert shown == names
+
+
+def test_on_a02_country_an_english_browser_changes_it_to_brasil_and_ranks_there(browser, joe_won):
+    from test_ranking import PASSWORD
+
+    served, email = joe_won
+    page, errors = phone_in(browser, served.url, "en-US")
+    page.click("[data-action=account]")
+    fill(page, email=email, password=PASSWORD)
+    page.click("[data-form=sign-in] [data-action=submit]")
+    page.wait_for_selector("[data-profile=name]", timeout=15000)
+    assert page.inner_text("[data-profile=country]") == "United States"
+    national_ranking_shows(page, ["Joe"])
+    page.click("[data-action=back]")
+    page.click("[data-action=account]")
+
+    page.click(".country-change [data-action=choose-country]")
+    assert page.inner_text(".country-change [data-action=choose-country]") == "Change country"
+    options = page.locator(".country-list [role=option]")
+    assert options.nth(0).inner_text() == "Brazil", "Brazil first, in English"
+    assert page.get_attribute(".country-list [data-country=US]", "aria-selected") == "true"
+    page.fill("input[name=country-search]", "ital")
+    assert [options.nth(i).inner_text() for i in range(options.count())] == ["Italy"]
+    page.fill("input[name=country-search]", "BRA")
+    assert "Brazil" in [options.nth(i).inner_text() for i in range(options.count())]
+    shot(page, "country-profile-list")
+    page.click(".country-list [data-country=BR]")
+    page.wait_for_selector("[data-profile=country]:has-text('Brazil')", timeout=15000)
+    shot(page, "country-profile-changed")
+
+    # The app starts again in a browser that still says en-US: the country picked stays.
+    page.reload()
+    page.wait_for_selector("[data-profile=country]", timeout=15000)
+    assert page.inner_text("[data-profile=country]") == "Brazil"
+    national_ranking_shows(page, ["Joe", "Bia"])
+    row = page.query_selector(".ranking .ranking-row[data-name=Joe]")
+    assert "BR" in row.inner_text() or "Brazil" in row.inner_text()
+    shot(page, "country-ranking-national")
+    page.context.close()
+    assert not errors, errors

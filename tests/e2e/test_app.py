@@ -32,7 +32,8 @@ def play_until_over(page, selector="[data-cell]:enabled"):
 
 
 def series_total(page):
-    return sum(int(page.inner_text(f"[data-series={k}]")) for k in ("wins", "draws", "losses"))
+    return sum(int(page.get_attribute(f"[data-series={k}]", "data-count"))
+               for k in ("wins", "draws", "losses"))
 
 
 def test_home_shows_the_four_games_and_the_velha_score(phone):
@@ -93,9 +94,66 @@ def test_classic_two_players_on_one_device(phone):
     assert phone.get_attribute("[data-cell=b2]", "aria-label") == "b2, O"
 
 
+def phone_in(browser, base_url, locale):
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale=locale)
+    page = context.new_page()
+    page.goto(base_url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    return page
+
+
+# The series of two people before a game, after X won one, and after X won again (O started).
+SERIES = {"pt-BR": ("0 vitórias · 0 velhas · 0 derrotas", "1 vitória · 0 velhas · 0 derrotas",
+                    "2 vitórias · 0 velhas · 0 derrotas"),
+          "en-US": ("0 wins · 0 draws · 0 losses", "1 win · 0 draws · 0 losses",
+                    "2 wins · 0 draws · 0 losses")}
+
+
+def test_classic_r07_the_series_score_counts_in_words(browser, base_url):
+    for locale, (before, after_one, after_two) in SERIES.items():
+        page = phone_in(browser, base_url, locale)
+        page.click("[data-game=classic]")
+        page.click("[data-rival=friend]")
+        assert page.inner_text(".series") == before
+        for cell in ("a1", "b1", "a2", "b2", "a3"):
+            page.click(f"[data-cell={cell}]")
+        assert page.inner_text(".series") == after_one
+        page.click("[data-action=another]")
+        # CLASSIC-R05: O starts the second game; X's column a again.
+        for cell in ("c1", "a1", "c2", "a2", "b3", "a3"):
+            page.click(f"[data-cell={cell}]")
+        assert status(page) == "win X"
+        page.click("[data-action=stop]")
+        assert page.inner_text("[data-series=final] .series") == after_two
+        shot(page, f"classic-series-words-{locale}")
+        page.context.close()
+
+
+# The coin's line, and the buttons that agree on a starter instead.
+COIN = {"pt-BR": ("Cara ou coroa: {} começa", "O começa", ["Cara ou coroa", "X começa", "O começa"]),
+        "en-US": ("Coin toss: {} starts", "O starts", ["Coin toss", "X starts", "O starts"])}
+
+
+def test_super_r05_the_coin_toss_names_who_starts(browser, base_url):
+    for locale, (tossed, agreed, buttons) in COIN.items():
+        page = phone_in(browser, base_url, locale)
+        page.click("[data-game=super]")
+        first = page.get_attribute("[data-coin]", "data-coin")
+        assert page.inner_text("[data-coin]") == tossed.format(first)
+        assert [b.inner_text() for b in page.query_selector_all("[data-starter]")] == buttons
+        # Agreed, not tossed: the line no longer says the coin chose.
+        page.click("[data-starter=O]")
+        assert page.inner_text("[data-coin]") == agreed
+        page.click("[data-starter=coin]")
+        assert page.inner_text("[data-coin]") == tossed.format(page.get_attribute("[data-coin]", "data-coin"))
+        shot(page, f"super-coin-{locale}")
+        page.context.close()
+
+
 def test_super_to_the_end_against_easy(phone):
     phone.click("[data-game=super]")
-    assert re.search(r"começa [XO]", phone.inner_text("[data-coin]"))
+    assert re.fullmatch(r"Cara ou coroa: [XO] começa", phone.inner_text("[data-coin]"))
     # The players may agree instead of tossing: O starts, so easy (O) moves first.
     phone.click("[data-starter=O]")
     assert phone.get_attribute("[data-coin]", "data-coin") == "O"
@@ -118,6 +176,50 @@ def test_v2_to_the_end_against_medium_with_points(phone):
     play_until_over(phone)
     shot(phone, "v2-end")
     assert phone.locator("[data-points=X]").is_visible()
+
+
+def players(page):
+    """The names beside X and O, as the screen shows them."""
+    return [page.inner_text(f"[data-player={s}]").strip() for s in ("X", "O")]
+
+
+def test_v2_r08_another_game_swaps_the_symbols_so_x_starts(phone):
+    phone.click("[data-game=v2]")
+    phone.click("[data-rival=friend]")
+    assert players(phone) == ["X · Jogador 1", "O · Jogador 2"]
+    assert status(phone) == "ongoing X"
+    play_until_over(phone)
+    # The finished game keeps its names until the next one starts.
+    assert players(phone) == ["X · Jogador 1", "O · Jogador 2"]
+    shot(phone, "v2-swap-end")
+    phone.click("[data-action=another]")
+    # Jogador 2 would start the second game, so Jogador 2 plays X: X always starts.
+    assert players(phone) == ["X · Jogador 2", "O · Jogador 1"]
+    assert status(phone) == "ongoing X"
+    assert phone.locator("[data-cell] svg.mark").count() == 0
+    assert series_total(phone) == 1
+    shot(phone, "v2-swap-second")
+
+
+def test_v2_r08_against_the_computer_the_second_game_is_its_to_start_as_x(phone):
+    phone.click("[data-game=v2]")
+    phone.click("[data-rival=easy]")
+    assert players(phone) == ["X · Você", "O · Computador"]
+    assert status(phone) == "ongoing X"
+    result = play_until_over(phone)
+    said = phone.inner_text("[data-status]")
+    assert said == {"win X": "Você venceu!", "win O": "Você perdeu.", "draw": "Deu velha!"}[result]
+    phone.click("[data-action=another]")
+    assert players(phone) == ["X · Computador", "O · Você"]
+    # The computer (X) starts; then the person plays O.
+    wait_for_person(phone)
+    assert status(phone) == "ongoing O"
+    assert phone.locator("[data-cell] svg.mark.x").count() == 1
+    shot(phone, "v2-swap-computer")
+    result = play_until_over(phone)
+    said = phone.inner_text("[data-status]")
+    assert said == {"win O": "Você venceu!", "win X": "Você perdeu.", "draw": "Deu velha!"}[result]
+    phone.click("[data-action=stop]")
 
 
 def test_v2_clock_takes_the_turn_away(browser, base_url):
@@ -147,7 +249,7 @@ def test_on_k05_cube_controls_refusals_and_the_velha_score_kept_on_the_phone(pho
     for cell in ("a1", "b2", "c3"):
         assert re.fullmatch(rf"{cell}, (vazio|X|O|\*)", phone.get_attribute(f"[data-cell={cell}]", "aria-label"))
     phone.click("[data-action='L-']")
-    assert "sentido" in phone.inner_text("[data-refusal]")
+    assert phone.inner_text("[data-refusal]") == "Nas colunas, só para baixo ↓"
     shot(phone, "cube-level1")
     # The first cell that is not the Velha's (tapping hers is refused, CUBE-R06), else a turn.
     result = play_until_over(phone, "[data-cell]:enabled:not([aria-label$=', O']), [data-action$='+']:enabled")
@@ -245,9 +347,120 @@ def test_cube_canvas_taps_and_turns_by_touch(phone):
     assert status(phone) == "ongoing X", "a drag down on F1 turned column a (L+)"
     assert phone.get_attribute("[data-cell=a1]", "aria-label") == "a1, vazio", "the X went down"
     touch_drag(phone, (x, y), (x, y - 60))
-    assert "sentido" in phone.inner_text("[data-refusal]"), "level 1 refuses the other way"
+    assert phone.inner_text("[data-refusal]") == "Nas colunas, só para baixo ↓", "level 1 refuses the other way"
     phone.wait_for_timeout(300)
     shot(phone, "cube-canvas")
+
+
+def canvas_frame(page):
+    """The canvas's box and what it shows, in CSS pixels, with the page scrolled to its top
+    (the buttons below the cube scroll it)."""
+    import io
+    from PIL import Image
+    page.evaluate("window.scrollTo(0, 0)")
+    box = page.locator("#cube-canvas").bounding_box()
+    picture = Image.open(io.BytesIO(page.screenshot(clip=box, scale="css"))).convert("RGB")
+    return box, picture
+
+
+def glowing(picture, centre, pitch):
+    """Pixels of the winning ring's green (`palette::WIN`) around a sticker's centre: out past
+    its edge, not into its neighbours' margins."""
+    import colorsys
+    r = int(pitch * 0.45)
+    count = 0
+    for dy in range(-r, r + 1):
+        for dx in range(-r, r + 1):
+            rgb = picture.getpixel((round(centre[0] + dx), round(centre[1] + dy)))
+            h, s, v = colorsys.rgb_to_hsv(*(c / 255 for c in rgb))
+            count += 100 / 360 <= h < 170 / 360 and s > 0.5 and v > 80 / 255
+    return count
+
+
+def test_cube_v04_the_wrong_way_warning_names_the_way_and_covers_nothing(phone):
+    phone.click("[data-game=cube]")
+    phone.click("[data-mode='1-friend']")
+    phone.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    phone.wait_for_timeout(300)
+    before, _ = canvas_frame(phone)
+    centres = sticker_centres(round(before["width"]), round(before["height"]))
+    at = lambda name: (before["x"] + centres[name][0], before["y"] + centres[name][1])
+    top_face = [at(f"U{i}") for i in range(1, 10)]
+    for sticker, (dx, dy), sentence in [
+        ("F1", (0, -60), "Nas colunas, só para baixo ↓"),
+        ("F3", (60, 0), "Nas fileiras, só para a esquerda ←"),
+        ("U8", (-60, 0), "Frente, meio e trás, só no sentido horário ↻"),
+    ]:
+        x, y = at(sticker)
+        touch_drag(phone, (x, y), (x + dx, y + dy))
+        assert phone.inner_text("[data-refusal]") == sentence, sticker
+        assert status(phone) == "ongoing X", "nothing turned"
+        warning = phone.locator("[data-refusal]").bounding_box()
+        canvas = phone.locator("#cube-canvas").bounding_box()
+        assert canvas == before, "the cube did not move when the warning came"
+        assert warning["y"] + warning["height"] <= canvas["y"], "the warning is above the cube, not on it"
+        assert not any(warning["x"] <= ux <= warning["x"] + warning["width"]
+                       and warning["y"] <= uy <= warning["y"] + warning["height"] for ux, uy in top_face)
+    shot(phone, "cube-wrong-way")
+    phone.click("[data-action=buttons]")
+    phone.click("[data-cell=a1]")
+    assert phone.locator("[data-refusal]").count() == 0, "a legal move takes the warning away"
+    assert canvas_frame(phone)[0] == before, "and the cube stays where it was"
+
+
+def test_cube_v03_front_view_brings_an_orbited_cube_back(phone):
+    phone.click("[data-game=cube]")
+    phone.click("[data-mode='2-friend']")
+    phone.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    phone.wait_for_timeout(300)
+    box, front = canvas_frame(phone)
+    assert phone.locator("[data-action=front-view]").count() == 0, "at the front, no button"
+    # A drag that starts off the cube (a corner of the canvas) orbits it.
+    x, y = box["x"] + 8, box["y"] + box["height"] - 8
+    touch_drag(phone, (x, y), (x + 150, y - 90), steps=10)
+    button = phone.locator("[data-action=front-view]")
+    button.wait_for()
+    assert button.inner_text() == "Ver de frente"
+    phone.wait_for_timeout(300)
+    moved, orbited = canvas_frame(phone)
+    assert moved == box, "the button came without moving the cube"
+    assert orbited.tobytes() != front.tobytes(), "the orbit turned the view"
+    shot(phone, "cube-orbited")
+    button.click()
+    phone.wait_for_timeout(800)
+    assert phone.locator("[data-action=front-view]").count() == 0
+    _, back = canvas_frame(phone)
+    from PIL import ImageChops
+    difference = ImageChops.difference(back, front).tobytes()
+    differing = sum(1 for i in range(0, len(difference), 3) if max(difference[i:i + 3]) > 24)
+    assert differing < back.width * back.height / 200, f"{differing} pixels differ from the front view"
+    # The front view's stickers are where a tap finds them.
+    centres = sticker_centres(round(box["width"]), round(box["height"]), level=2)
+    phone.touchscreen.tap(box["x"] + centres["F1"][0], box["y"] + centres["F1"][1])
+    phone.click("[data-action=buttons]")
+    assert phone.get_attribute("[data-cell=a1]", "aria-label") == "a1, X", "a tap on F1 marks a1"
+    shot(phone, "cube-front-again")
+
+
+def test_cube_r11_the_winning_line_glows_at_the_end(phone):
+    phone.click("[data-game=cube]")
+    phone.click("[data-mode='1-friend']")
+    phone.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    phone.click("[data-action=buttons]")
+    # X: a1 c3 b1 c1, O: a2 b3 c2. X's top row wins; c3 is an X on no line.
+    for cell in ("a1", "a2", "c3", "b3", "b1", "c2", "c1"):
+        phone.click(f"[data-cell={cell}]")
+    assert status(phone) == "win X"
+    phone.wait_for_timeout(300)
+    box, picture = canvas_frame(phone)
+    centres = sticker_centres(round(box["width"]), round(box["height"]))
+    pitch = min(abs(centres["F5"][0] - centres["F4"][0]), abs(centres["F5"][1] - centres["F2"][1]))
+    ring = {name: glowing(picture, centres[name], pitch) for name in ("F1", "F2", "F3", "F9")}
+    assert min(ring["F1"], ring["F2"], ring["F3"]) > pitch * pitch * 0.05, ring
+    assert ring["F9"] == 0, ring
+    winners = [c.get_attribute("data-cell") for c in phone.locator("[data-cell].winning").element_handles()]
+    assert winners == ["a1", "b1", "c1"], "the buttons' board rings the same cells"
+    shot(phone, "cube-won-glows")
 
 
 def test_the_cube_waits_for_its_painter_and_tries_again_when_it_failed(browser, base_url):
@@ -297,6 +510,9 @@ def test_classic_r14_help_shows_the_tips_and_the_variations(phone):
     text = phone.inner_text("article.howto")
     assert "Dicas para quem está começando" in text
     assert "Variações do jogo da velha" in text
+    # The seed's text names another website; the app says it of this game.
+    assert "no Cubo da Velha, quem começa simplesmente troca a cada partida" in text
+    assert "Selminha" not in text
     shot(phone, "howto-classic")
 
 

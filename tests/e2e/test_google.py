@@ -71,7 +71,7 @@ def test_on_a01_google_first_time_asks_a_name_then_signs_straight_in(page, googl
     assert page.inner_text("[data-profile=name]") == name
     assert page.inner_text("[data-profile=email]") == user["email"]
     assert page.inner_text("[data-profile=google]") == "ligado"
-    assert page.inner_text("[data-profile=country]") == "BR"
+    assert page.inner_text("[data-profile=country]") == "Brasil"
     session = {c["name"]: c for c in page.context.cookies()}["__Host-velha-session"]
     assert session["httpOnly"]
     shot(page, "google-profile")

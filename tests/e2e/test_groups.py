@@ -140,11 +140,45 @@ def test_on_g07_two_players_play_a_group_match_and_both_see_the_table_change(bro
     shot(ana, "group-finalize-2")
     ana.click("[data-asking=finalize-2] [data-action=confirm]")
     ana.wait_for_selector("[data-groups=none]", timeout=15000)
-    bia.click("[data-action=back]")
-    bia.click("[data-action=back]")
-    bia.click("[data-action=account]")
-    bia.click("[data-action=groups]")
+    # Bia, on the group's page, sees it go as it happens.
+    bia.wait_for_selector("[data-told=group-gone]", timeout=15000)
+    assert bia.inner_text("[data-told=group-gone]") == \
+        "O criador finalizou o grupo: ele e suas partidas foram apagados."
     bia.wait_for_selector("[data-groups=none]", timeout=15000)
+    for page in (ana, bia):
+        page.context.close()
+
+
+def test_on_g09_group_changes_reach_the_open_screens_live(browser, server):
+    """An invitation, a new participant and the end of the group reach the others' open
+    screens without a reload, even a participant waiting in the group's lobby."""
+    names = fresh_name(), fresh_name()
+    ana, bia = (subscriber(browser, server, n) for n in names)
+    group = f"Turma {names[0][-4:]}"
+    for page in (ana, bia):
+        page.click("[data-action=groups]")
+        page.wait_for_selector("[data-groups=none]", timeout=15000)
+    ana.fill("#group-name", group)
+    ana.click("[data-action=create-group]")
+    ana.wait_for_selector(f"[data-group-title='{group}']", timeout=15000)
+    ana.fill("#invitee", names[1])
+    ana.click("[data-action=invite]")
+    # The invitation appears on Bia's open list, and her joining on Ana's open group.
+    bia.click(f"[data-invitation='{group}'] [data-action=accept]", timeout=15000)
+    ana.wait_for_selector("[data-members='2']", timeout=15000)
+    open_group(bia, group)
+    bia.click("[data-action=play-group]")
+    bia.wait_for_selector("[data-action=create-match]", timeout=15000)
+    assert bia.evaluate("location.pathname").endswith("/jogar")
+    ana.click("[data-action=finalize]")
+    ana.click("[data-asking=finalize-1] [data-action=confirm]")
+    ana.click("[data-asking=finalize-2] [data-action=confirm]")
+    bia.wait_for_selector("[data-told=group-gone]", timeout=15000)
+    assert bia.inner_text("[data-told=group-gone]") == \
+        "O criador finalizou o grupo: ele e suas partidas foram apagados."
+    bia.wait_for_selector("[data-groups=none]", timeout=15000)
+    assert bia.evaluate("location.pathname") == "/grupos"
+    shot(bia, "group-finalized-live")
     for page in (ana, bia):
         page.context.close()
 

@@ -6,6 +6,7 @@ import pytest
 
 from conftest import shot
 from test_app import play_until_over, status
+from test_online import meet
 
 PHONES = [(360, 640), (390, 844)]
 
@@ -117,7 +118,7 @@ def test_a_refused_move_and_a_games_end_buzz(browser, base_url):
     page.click("[data-mode='1-friend']")
     page.click("[data-action=buttons]")
     page.click("[data-action='L-']")
-    assert "sentido" in page.inner_text("[data-refusal]")
+    assert page.inner_text("[data-refusal]") == "Nas colunas, só para baixo ↓"
     on_screen(page, "[data-refusal]")
     assert page.evaluate("window.__buzz") == [40], "a short buzz for a refused move"
     page.goto(base_url)
@@ -129,3 +130,36 @@ def test_a_refused_move_and_a_games_end_buzz(browser, base_url):
     assert status(page) == "win X"
     assert page.evaluate("window.__buzz") == [120], "a longer one when the game ends"
     context.close()
+
+
+def box_of(page, selector):
+    page.evaluate("window.scrollTo(0, 0)")
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    return box
+
+
+def test_v2_r05_a_lost_turn_moves_no_board(browser, base_url):
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    page = context.new_page()
+    page.goto(base_url + "?clock=2")
+    page.click("[data-game=v2]")
+    page.click("[data-rival=friend]")
+    page.click("[data-cell=e5]")
+    before = box_of(page, ".grid9")
+    page.wait_for_selector("[data-lost-turn=O]", timeout=5000)
+    assert box_of(page, ".grid9") == before, "the banner pushed the boards"
+    shot(page, "v2-lost-turn-floating")
+    context.close()
+
+
+def test_on_m04_the_leave_question_moves_no_cube(browser, server):
+    ana, bia = meet(browser, server)
+    before = box_of(bia, ".cube-canvas")
+    bia.click("[data-action=leave]")
+    bia.wait_for_selector("[role=alertdialog]")
+    assert box_of(bia, ".cube-canvas") == before, "the question pushed the cube"
+    shot(bia, "leave-question-floating")
+    for page in (ana, bia):
+        page.context.close()

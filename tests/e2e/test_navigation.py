@@ -3,7 +3,7 @@ back goes to the previous screen inside the app, a reload (or a link) opens the 
 in a live match back asks first and a reload goes straight back to the match (ON-M04)."""
 
 from conftest import shot
-from test_account import fresh_name, subscribed_phone
+from test_account import fill, fresh_name, subscribed_phone
 from test_online import meet
 
 
@@ -98,5 +98,40 @@ def test_on_m04_a_reload_mid_match_goes_straight_back_to_it(browser, server):
     ana.reload()
     ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
     shot(ana, "reload-mid-match")
+    for page in (ana, bia):
+        page.context.close()
+
+
+def test_on_a03_the_cube_screen_leads_online_through_sign_in_and_back(phone, server):
+    phone.click("[data-game=cube]")
+    phone.click("[data-mode=online]")
+    assert path(phone) == "/cubo/online"
+    phone.click("[data-action=sign-in]")
+    name = fresh_name()
+    phone.wait_for_selector("[data-form]")
+    if phone.get_attribute("[data-form]", "data-form") != "sign-up":
+        phone.click("[data-action=switch-form]")
+    fill(phone, name=name, email=f"{name.lower()}@example.com", password="cubo-gira-9")
+    phone.click("[data-action=submit]")
+    # Signed in, back where online play was asked for: the gate says it is for subscribers.
+    phone.wait_for_selector(".online-gate[data-subscriber=false]", timeout=15000)
+    assert path(phone) == "/cubo/online"
+    server.admin("subscription", "grant", name, "--until", "2099-01-01")
+    phone.reload()
+    phone.wait_for_selector("[data-action=create-match]", timeout=15000)
+
+
+def test_on_m01_the_lobby_remembers_its_scope_and_level_after_a_match(browser, server):
+    ana, bia = meet(browser, server, scope="nacional", level="2")
+    bia.click("[data-action=leave]")
+    bia.click("[data-action=confirm-leave]")
+    bia.wait_for_selector("[data-status=lost]", timeout=15000)
+    bia.click("[data-action=back]")
+    bia.wait_for_selector("[data-game=cube]")
+    bia.click("[data-game=cube]")
+    bia.click("[data-mode=online]")
+    bia.wait_for_selector("[data-action=create-match]", timeout=15000)
+    assert "selected" in bia.get_attribute("[data-scope=nacional]", "class")
+    assert "selected" in bia.get_attribute("[data-level='2']", "class")
     for page in (ana, bia):
         page.context.close()

@@ -37,6 +37,11 @@ def status(page):
     return page.get_attribute("[data-status]", "data-status")
 
 
+def player(page, seat):
+    """The name in `seat` (X or O) as the match's header shows it."""
+    return page.inner_text(f"[data-player={seat}]").split("· ", 1)[1]
+
+
 def test_on_m02_two_phones_meet_in_the_lobby_and_play_to_a_line(browser, server):
     names = fresh_name(), fresh_name()
     ana, bia = (subscriber(browser, server, n) for n in names)
@@ -99,7 +104,7 @@ def test_on_m02_two_phones_meet_in_the_lobby_and_play_to_a_line(browser, server)
     ana.wait_for_selector("[data-status=won]", timeout=15000)
     bia.wait_for_selector("[data-status=lost]", timeout=15000)
     assert ana.inner_text("[data-status]") == "Você venceu com uma linha no lado 1."
-    assert bia.inner_text("[data-status]") == "Você perdeu com uma linha no lado 1."
+    assert bia.inner_text("[data-status]") == f"Você perdeu: {names[0]} ficou com uma linha no lado 1."
     shot(bia, "online-lost")
     bia.click("[data-action=lobby]")
     bia.wait_for_selector("[data-action=create-match]")
@@ -121,6 +126,38 @@ def meet(browser, server, scope="mundial", level="1"):
     for page in (ana, bia):
         page.click("[data-action=buttons]")
     return ana, bia
+
+
+def test_cube_r11_the_loser_reads_whose_line_ended_the_match(browser, server):
+    """Ana reads Portuguese, Bia English: the winner reads that the line was hers, the loser
+    whose it was, by name."""
+    names = fresh_name(), fresh_name()
+    ana = subscribed_phone(browser, server, names[0])
+    bia = subscribed_phone(browser, server, names[1], locale="en-US")
+    for page in (ana, bia):
+        page.click("[data-action=account]")
+        page.click("[data-action=play-online]")
+        page.click("[data-scope=mundial]")
+        page.click("[data-level='1']")
+    ana.click("[data-action=create-match]")
+    ana.wait_for_selector("[data-waiting]")
+    bia.click(f"[data-join='{names[0]}']", timeout=15000)
+    bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    assert bia.inner_text("[data-status]") == f"{names[0]}'s turn"
+    for page in (ana, bia):
+        page.click("[data-action=buttons]")
+    # X: a1; O: a3; X: b1; O turns row 3 (D+), taking her a3 off side 1; X: c1, a line.
+    for mover, action in [(ana, "[data-cell=a1]"), (bia, "[data-cell=a3]"), (ana, "[data-cell=b1]"),
+                          (bia, "[data-action='D+']"), (ana, "[data-cell=c1]")]:
+        mover.wait_for_selector("[data-status=your-turn]", timeout=15000)
+        mover.click(f"{action}:enabled")
+    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    bia.wait_for_selector("[data-status=lost]", timeout=15000)
+    assert ana.inner_text("[data-status]") == "Você venceu com uma linha no lado 1."
+    assert bia.inner_text("[data-status]") == f"You lost: {names[0]} got a line on side 1."
+    shot(bia, "online-lost-line-en")
+    for page in (ana, bia):
+        page.context.close()
 
 
 def test_on_m04_a_phone_cut_off_for_5_s_comes_back_to_the_same_ply(browser, server):
@@ -182,7 +219,8 @@ def test_on_m04_leaving_asks_first_and_loses_by_abandonment(browser, server):
     bia.click("[data-action=confirm-leave]")
     bia.wait_for_selector("[data-status=lost]", timeout=15000)
     ana.wait_for_selector("[data-status=won]", timeout=15000)
-    assert ana.inner_text("[data-status]") == "Você venceu por abandono."
+    assert ana.inner_text("[data-status]") == f"Você venceu: {player(ana, 'O')} abandonou a partida."
+    assert bia.inner_text("[data-status]") == "Você perdeu por abandono."
     for page in (ana, bia):
         page.context.close()
 
@@ -192,7 +230,8 @@ def test_on_m03_the_side_to_move_loses_when_its_time_runs_out(browser, quick):
     assert ana.get_attribute("[data-clock]", "data-clock") in ("0:04", "0:03")
     ana.wait_for_selector("[data-status=lost]", timeout=15000)
     bia.wait_for_selector("[data-status=won]", timeout=15000)
-    assert ana.inner_text("[data-status]") == "Você perdeu por tempo."
+    assert ana.inner_text("[data-status]") == "Você perdeu: o seu tempo acabou."
+    assert bia.inner_text("[data-status]") == f"Você venceu: o tempo de {player(bia, 'X')} acabou."
     shot(ana, "online-lost-on-time")
     for page in (ana, bia):
         page.context.close()
@@ -204,7 +243,7 @@ def test_on_m04_a_phone_cut_off_for_longer_loses_by_abandonment(browser, quick):
     bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
     bia.context.set_offline(True)
     ana.wait_for_selector("[data-status=won]", timeout=15000)
-    assert ana.inner_text("[data-status]") == "Você venceu por abandono."
+    assert ana.inner_text("[data-status]") == f"Você venceu: {player(ana, 'O')} abandonou a partida."
     bia.context.set_offline(False)
     bia.wait_for_selector("[data-status=lost]", timeout=30000)
     for page in (ana, bia):

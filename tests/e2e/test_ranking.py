@@ -18,6 +18,8 @@ from test_account import fill
 
 DAY0 = 1_893_456_000_000  # 2030-01-01 UTC
 PASSWORD = "cubo-gira-9"
+# As long as a name may be (ON-A02): the table must show it whole.
+VIEWER = "Veronica_Albuquerque"
 
 
 def post(served, path, body):
@@ -38,12 +40,12 @@ def league(server):
         first = Served(data, options, postgres=False)
         first.cert = cert
         post(first, "/api/accounts", {"email": "vera@example.com", "password": PASSWORD,
-                                      "name": "Vera", "region": "pt-BR"})
+                                      "name": VIEWER, "region": "pt-BR"})
         first.stop()
         db = sqlite3.connect(os.path.join(data, "velha.db"))
-        (vera,) = db.execute("SELECT id FROM accounts WHERE name = 'Vera'").fetchone()
+        (vera,) = db.execute("SELECT id FROM accounts WHERE name = ?", (VIEWER,)).fetchone()
         ids, countries = [vera], {vera: "BR"}
-        names = {vera: "Vera"}
+        names = {vera: VIEWER}
         for i in range(119):
             account, country = f"acc{i:03}", "BR" if i % 2 else "PT"
             db.execute("INSERT INTO accounts (id, name, name_key, country, created_at) "
@@ -83,7 +85,7 @@ def league(server):
         world = [(names[a], *table[a][:3]) for a in order]
         national = [names[a] for a in order if countries[a] == "BR"]
         again = Served(data, options, postgres=False)
-        yield again, "Vera", world, national
+        yield again, VIEWER, world, national
         again.stop()
 
 
@@ -92,8 +94,8 @@ def rows(page):
             for r in page.query_selector_all(".ranking .ranking-row")]
 
 
-def test_on_k04_the_ranking_pages_as_it_scrolls_with_my_place_pinned(browser, league):
-    served, viewer, world, national = league
+def open_ranking(browser, served):
+    """The viewer's phone, signed in, on the ranking with its first page and her place."""
     context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True, locale="pt-BR")
     page = context.new_page()
@@ -104,6 +106,37 @@ def test_on_k04_the_ranking_pages_as_it_scrolls_with_my_place_pinned(browser, le
     page.click("[data-action=ranking]", timeout=15000)
     page.wait_for_selector(".ranking .ranking-row", timeout=15000)
     page.wait_for_selector("[data-mine=ranked]", timeout=15000)
+    return page
+
+
+# The left and right edges of each cell of the header, the table's first row and the pinned row.
+COLUMNS = """() => [".ranking-head", ".ranking .ranking-row", ".my-place .ranking-row"].map(row =>
+    [...document.querySelector(row).children].map(cell => {
+        const box = cell.getBoundingClientRect();
+        return [Math.round(box.left), Math.round(box.right)];
+    }))"""
+# Whether the pinned name shows all of itself: nothing hidden past its box.
+WHOLE = """() => { const name = document.querySelector(".my-place .name");
+    return name.scrollWidth <= name.clientWidth && name.scrollHeight <= name.clientHeight; }"""
+
+
+def test_on_k04_my_place_shows_the_whole_name_and_the_columns_line_up(browser, league):
+    served, viewer, _, _ = league
+    page = open_ranking(browser, served)
+    assert page.inner_text(".my-place .name") == viewer
+    assert page.evaluate(WHOLE), "the name is cut"
+    head, first, mine = page.evaluate(COLUMNS)
+    assert head == first == mine, (head, first, mine)
+    assert [c.inner_text() for c in page.query_selector_all(".ranking-head span")] == \
+        ["#", "Nome de jogador", "Pts", "V", "D"]
+    shot(page, "ranking-long-name")
+    page.context.close()
+
+
+def test_on_k04_the_ranking_pages_as_it_scrolls_with_my_place_pinned(browser, league):
+    served, viewer, world, national = league
+    page = open_ranking(browser, served)
+    context = page.context
     assert len(rows(page)) == 50, "the first page"
     mine = [i for i, w in enumerate(world) if w[0] == viewer][0]
     name, points, wins, losses = world[mine]

@@ -10,9 +10,9 @@ import pytest
 from conftest import shot
 
 
-def phone(browser, server, path="/", init_script=None):
+def phone(browser, server, path="/", init_script=None, locale="pt-BR"):
     context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, locale="pt-BR")
+                                  is_mobile=True, has_touch=True, locale=locale)
     if init_script:
         context.add_init_script(init_script)
     page = context.new_page()
@@ -20,10 +20,10 @@ def phone(browser, server, path="/", init_script=None):
     return page
 
 
-def new_room(browser, server, pick, game="classic", init_script=None):
+def new_room(browser, server, pick, game="classic", init_script=None, name="Ana", locale="pt-BR"):
     """Ana's phone with a room of `game` she made (as the character `pick` on the classic
     board, with none on the others), and the room's path (/sala/<id>)."""
-    ana = phone(browser, server, init_script=init_script)
+    ana = phone(browser, server, init_script=init_script, locale=locale)
     ana.click(f"[data-game={game}]", timeout=30000)
     ana.click("[data-action=play-with-someone]")
     ana.wait_for_selector("#room-name")
@@ -31,7 +31,10 @@ def new_room(browser, server, pick, game="classic", init_script=None):
         ana.click(f"[data-pick={pick}]")
     else:
         assert ana.query_selector("[data-pick]") is None, "characters are the classic board's"
-    ana.fill("#room-name", "Ana")
+    if game == "super":
+        # Agreed on X, so Ana begins (the coin of SUPER-R05 has a test of its own).
+        ana.click("[data-starter=X]")
+    ana.fill("#room-name", name)
     ana.click("[data-action=create-room]")
     link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
     assert "/sala/" in link
@@ -91,7 +94,7 @@ def test_classic_r10_two_phones_play_a_series_in_a_room_with_rematch_and_resign(
     ana.click("[data-asking=resign] [data-action=confirm]")
     ana.wait_for_selector("[data-status=lost]", timeout=15000)
     bia.wait_for_selector("[data-status=won]", timeout=15000)
-    score = [ana.inner_text(f"[data-series={k}]") for k in ("wins", "draws", "losses")]
+    score = [ana.get_attribute(f"[data-series={k}]", "data-count") for k in ("wins", "draws", "losses")]
     assert score == ["1", "0", "1"], score
     # Her rooms are listed on the classic screen from the seats her device keeps (ON-R05); once
     # the third game starts (X first again), the list marks it as her turn.
@@ -108,6 +111,93 @@ def test_classic_r10_two_phones_play_a_series_in_a_room_with_rematch_and_resign(
     ana.click("[data-game=classic]")
     ana.wait_for_selector("[data-your-turn='1']", timeout=15000)
     shot(ana, "room-list")
+    for page in (ana, bia, caio):
+        page.context.close()
+
+
+def join(browser, server, path, pick, name, locale="pt-BR"):
+    """A second phone that opened the room's link and took its O seat."""
+    page = phone(browser, server, path, locale=locale)
+    if pick:
+        page.click(f"[data-pick={pick}]", timeout=30000)
+    page.fill("#room-name", name, timeout=30000)
+    page.click("[data-action=join-room]")
+    page.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    return page
+
+
+def said(page, selector="[data-status]"):
+    return page.inner_text(selector)
+
+
+def test_classic_r08_a_room_waiting_for_its_o_says_so_in_the_free_seat(browser, server):
+    for locale, waiting in (("pt-BR", "esperando…"), ("en-US", "waiting…")):
+        ana, path = new_room(browser, server, "nino", name="Ana Paula", locale=locale)
+        assert said(ana, "[data-player=O]") == f"O · {waiting}"
+        assert " ".join(said(ana, ".players").split()) == f"X · Ana Paula × O · {waiting}"
+        shot(ana, f"room-waiting-seat-{locale}")
+        bia = join(browser, server, path, "rabisco", "Bia")
+        ana.wait_for_selector("[data-player=O]:has-text('Bia')", timeout=15000)
+        assert " ".join(said(ana, ".players").split()) == "X · Ana Paula × O · Bia"
+        for page in (ana, bia):
+            page.context.close()
+
+
+def test_classic_r11_the_resigner_the_winner_and_spectators_each_read_who_resigned(browser, server):
+    ana, path = new_room(browser, server, "quelonia")
+    bia = join(browser, server, path, "nino", "Bia")
+    caio = phone(browser, server, path)
+    dana = phone(browser, server, path, locale="en-US")
+    for spectator in (caio, dana):
+        spectator.wait_for_selector("[data-watching]", timeout=30000)
+    assert said(caio, "[data-status]") == "Vez de Ana"
+    assert said(dana, "[data-status]") == "Ana's turn"
+    ana.click("[data-cell=a1]:enabled", timeout=15000)
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    ana.click("[data-action=resign]")
+    ana.click("[data-asking=resign] [data-action=confirm]")
+    ana.wait_for_selector("[data-status=lost]", timeout=15000)
+    bia.wait_for_selector("[data-status=won]", timeout=15000)
+    for spectator in (caio, dana):
+        spectator.wait_for_selector("[data-status=over]", timeout=15000)
+    assert said(ana) == "Você desistiu."
+    assert said(bia) == "Você venceu: Ana desistiu."
+    assert said(caio) == "Bia venceu: Ana desistiu."
+    assert said(dana) == "Bia won: Ana resigned."
+    bia.wait_for_selector("[data-spectators='2']", timeout=15000)
+    assert said(caio, "[data-watching]") == "Você e mais 1 pessoa estão assistindo."
+    assert said(bia, "[data-spectators]") == "2 pessoas assistindo"
+    shot(ana, "room-resigned")
+    shot(caio, "room-resigned-watching")
+    for page in (ana, bia, caio, dana):
+        page.context.close()
+
+
+def test_classic_r10_the_other_player_sees_who_wants_another_game(browser, server):
+    ana, path = new_room(browser, server, "rabisco")
+    bia = join(browser, server, path, "quelonia", "Bia")
+    caio = phone(browser, server, path)
+    caio.wait_for_selector("[data-watching]", timeout=30000)
+    for mover, cell in [(ana, "a1"), (bia, "b1"), (ana, "a2"), (bia, "b2"), (ana, "a3")]:
+        mover.click(f"[data-cell={cell}]:enabled", timeout=15000)
+    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    bia.wait_for_selector("[data-status=lost]", timeout=15000)
+    caio.wait_for_selector("[data-status=over]", timeout=15000)
+    assert said(ana) == "Você venceu com uma linha!"
+    assert said(bia) == "Você perdeu: Ana ficou com uma linha."
+    assert said(caio) == "Ana venceu com uma linha."
+    assert said(bia, ".series") == "0 vitórias · 0 velhas · 1 derrota"
+    # Ana asks; Bia is told by name, with the button that accepts.
+    ana.click("[data-action=rematch]")
+    assert said(ana, "[data-rematch]") == "Esperando Bia aceitar outra partida…"
+    bia.wait_for_selector("[data-rematch=offered]", timeout=15000)
+    assert said(bia, "[data-rematch]") == "Ana quer outra partida."
+    assert said(bia, "[data-action=rematch]") == "Aceitar e jogar outra"
+    shot(bia, "room-rematch-offered")
+    bia.click("[data-action=rematch]")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    ana.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    assert said(ana) == "Vez de Bia"
     for page in (ana, bia, caio):
         page.context.close()
 
@@ -196,6 +286,102 @@ def test_on_r04_super_and_v2_rooms_take_names_only_and_run_no_clock(browser, ser
     bia.wait_for_selector("[data-action=play-with-someone]")
     bia.wait_for_timeout(1500)
     assert bia.query_selector("[data-room]") is None
+    for page in (ana, bia):
+        page.context.close()
+
+
+def super_room(browser, server, starter=None):
+    """Ana's phone with a Super room she made, choosing `starter` (the coin when None), what
+    her app asked the server for, and the room's path."""
+    ana = phone(browser, server)
+    asked = []
+    ana.on("request", lambda r: asked.append(r.post_data_json)
+           if r.method == "POST" and r.url.endswith("/api/rooms") else None)
+    ana.click("[data-game=super]", timeout=30000)
+    ana.click("[data-action=play-with-someone]")
+    ana.wait_for_selector("#room-name")
+    if starter:
+        ana.click(f"[data-starter={starter}]")
+    ana.fill("#room-name", "Ana")
+    ana.click("[data-action=create-room]")
+    link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
+    return ana, asked, "/" + link.split("/", 3)[3]
+
+
+def join_as_bia(browser, server, path):
+    bia = phone(browser, server, path)
+    bia.wait_for_selector("[data-action=join-room]", timeout=30000)
+    bia.fill("#room-name", "Bia")
+    bia.click("[data-action=join-room]")
+    return bia
+
+
+def test_super_r05_a_super_room_begins_by_the_servers_coin_or_as_agreed(browser, server):
+    ana = phone(browser, server)
+    ana.click("[data-game=super]", timeout=30000)
+    ana.click("[data-action=play-with-someone]")
+    ana.wait_for_selector("#room-name")
+    assert ana.get_attribute("[data-starter=coin]", "aria-pressed") == "true", "the coin first"
+    assert "O servidor joga a moeda" in ana.inner_text("form")
+    shot(ana, "room-super-starter")
+    ana.context.close()
+
+    # The coin: the app asks for a toss, and the server's answer is who begins.
+    ana, asked, path = super_room(browser, server)
+    assert [a["starter"] for a in asked] == ["coin_toss"], asked
+    tossed = ana.get_attribute("[data-first-starter]", "data-first-starter")
+    assert tossed in ("X", "O")
+    assert ana.inner_text("[data-first-starter]") == f"Primeira partida: {tossed} começa"
+    shot(ana, "room-super-tossed")
+    bia = join_as_bia(browser, server, path)
+    first, second = (ana, bia) if tossed == "X" else (bia, ana)
+    first.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    second.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    assert first.locator("[data-cell]:enabled").count() == 81
+    for page in (ana, bia):
+        page.context.close()
+
+    # Agreed: O, the guest, begins; Ana stays X.
+    ana, asked, path = super_room(browser, server, "O")
+    assert [a["starter"] for a in asked] == ["O"], asked
+    assert ana.get_attribute("[data-first-starter]", "data-first-starter") == "O"
+    bia = join_as_bia(browser, server, path)
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    ana.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    assert bia.inner_text("[data-player=O]").strip() == "O · Bia"
+    assert ana.query_selector("[data-first-starter]") is None, "told until the guest came"
+    shot(bia, "room-super-o-begins")
+    for page in (ana, bia):
+        page.context.close()
+
+
+def players(page):
+    return [page.inner_text(f"[data-player={s}]").strip() for s in ("X", "O")]
+
+
+def test_v2_r08_a_2_0_rooms_rematch_swaps_the_symbols_so_x_starts(browser, server):
+    ana, path = new_room(browser, server, None, "v2")
+    bia = join_as_bia(browser, server, path)
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert players(ana) == ["X · Ana", "O · Bia"]
+    ana.click("[data-action=resign]")
+    ana.click("[data-asking=resign] [data-action=confirm]")
+    bia.wait_for_selector("[data-status=won]", timeout=15000)
+    ana.click("[data-action=rematch]")
+    bia.wait_for_selector("[data-rematch=offered]", timeout=15000)
+    bia.click("[data-action=rematch]")
+    # Bia would begin the second game, so she plays X now, and X begins.
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    ana.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    for page in (ana, bia):
+        assert players(page) == ["X · Bia", "O · Ana"]
+    # Each keeps their own score: Bia's win stays hers though she changed symbols.
+    assert [bia.get_attribute(f"[data-series={k}]", "data-count")
+            for k in ("wins", "draws", "losses")] == ["1", "0", "0"]
+    bia.click("[data-cell=e5]")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert ana.get_attribute("[data-cell=e5]", "aria-label") == "e5, X"
+    shot(ana, "room-v2-swapped")
     for page in (ana, bia):
         page.context.close()
 

@@ -6,9 +6,43 @@ use serde::{Deserialize, Serialize};
 /// bare country code such as `BR`. The server keeps only the country (ON-A02).
 pub type Region = String;
 
+/// Every country an account may have: the ISO 3166-1 alpha-2 codes assigned to countries and
+/// territories, and `XK` (Kosovo), which ISO leaves unassigned but phones' regions and CLDR
+/// use. In code order, so [`is_country`] can search it.
+pub const COUNTRIES: [&str; 250] = [
+    "AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AQ", "AR", "AS", "AT", "AU", "AW", "AX", "AZ",
+    "BA", "BB", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN", "BO", "BQ", "BR", "BS",
+    "BT", "BV", "BW", "BY", "BZ", "CA", "CC", "CD", "CF", "CG", "CH", "CI", "CK", "CL", "CM", "CN",
+    "CO", "CR", "CU", "CV", "CW", "CX", "CY", "CZ", "DE", "DJ", "DK", "DM", "DO", "DZ", "EC", "EE",
+    "EG", "EH", "ER", "ES", "ET", "FI", "FJ", "FK", "FM", "FO", "FR", "GA", "GB", "GD", "GE", "GF",
+    "GG", "GH", "GI", "GL", "GM", "GN", "GP", "GQ", "GR", "GS", "GT", "GU", "GW", "GY", "HK", "HM",
+    "HN", "HR", "HT", "HU", "ID", "IE", "IL", "IM", "IN", "IO", "IQ", "IR", "IS", "IT", "JE", "JM",
+    "JO", "JP", "KE", "KG", "KH", "KI", "KM", "KN", "KP", "KR", "KW", "KY", "KZ", "LA", "LB", "LC",
+    "LI", "LK", "LR", "LS", "LT", "LU", "LV", "LY", "MA", "MC", "MD", "ME", "MF", "MG", "MH", "MK",
+    "ML", "MM", "MN", "MO", "MP", "MQ", "MR", "MS", "MT", "MU", "MV", "MW", "MX", "MY", "MZ", "NA",
+    "NC", "NE", "NF", "NG", "NI", "NL", "NO", "NP", "NR", "NU", "NZ", "OM", "PA", "PE", "PF", "PG",
+    "PH", "PK", "PL", "PM", "PN", "PR", "PS", "PT", "PW", "PY", "QA", "RE", "RO", "RS", "RU", "RW",
+    "SA", "SB", "SC", "SD", "SE", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN", "SO", "SR", "SS",
+    "ST", "SV", "SX", "SY", "SZ", "TC", "TD", "TF", "TG", "TH", "TJ", "TK", "TL", "TM", "TN", "TO",
+    "TR", "TT", "TV", "TW", "TZ", "UA", "UG", "UM", "US", "UY", "UZ", "VA", "VC", "VE", "VG", "VI",
+    "VN", "VU", "WF", "WS", "XK", "YE", "YT", "ZA", "ZM", "ZW",
+];
+
+/// Whether `code` is one of [`COUNTRIES`] (exactly: two upper-case letters).
+pub fn is_country(code: &str) -> bool {
+    COUNTRIES.binary_search(&code).is_ok()
+}
+
+/// A country the player chose: one of [`COUNTRIES`], in any case and with spaces around;
+/// `None` when it is none of them.
+pub fn country_code(chosen: &str) -> Option<String> {
+    let code = chosen.trim().to_ascii_uppercase();
+    is_country(&code).then_some(code)
+}
+
 /// The country of a region setting: `pt-BR`, `en_US.UTF-8`, `zh-Hant-TW` or a bare `BR`
-/// (ISO 3166 two letters, upper case); `None` when it names none. The server and the app read
-/// regions alike with it.
+/// (one of [`COUNTRIES`]); `None` when it names none (a bare language such as `pt`, or two
+/// letters no country has). The server and the app read regions alike with it.
 pub fn country_of(region: &str) -> Option<String> {
     let base = region.trim().split(['.', '@']).next().unwrap_or("");
     let parts: Vec<&str> = base.split(['-', '_']).collect();
@@ -19,7 +53,7 @@ pub fn country_of(region: &str) -> Option<String> {
         [_, rest @ ..] => rest.iter().copied().find(|p| is_code(p)),
         _ => None,
     };
-    code.map(str::to_ascii_uppercase)
+    code.map(str::to_ascii_uppercase).filter(|c| is_country(c))
 }
 
 /// A new account with e-mail and password.
@@ -38,6 +72,11 @@ pub struct SignUp {
     pub name: String,
     /// The phone's region setting.
     pub region: Region,
+    /// The country the player picked: ISO 3166 two letters, any case (`velha_api::COUNTRIES`);
+    /// without it, the region's. A pick other than the region's country is kept as the
+    /// player's choice, which later changes of the region leave alone (ON-A02).
+    #[serde(default)]
+    pub country: Option<String>,
     /// Keep the session in an HttpOnly cookie the server sets, instead of answering its
     /// token (the web app: page scripts never see the token).
     #[serde(default)]
@@ -69,6 +108,9 @@ pub struct GoogleSignIn {
     pub name: Option<String>,
     /// The phone's region setting.
     pub region: Region,
+    /// The first time, the country the player picked, as in `SignUp`.
+    #[serde(default)]
+    pub country: Option<String>,
     /// Keep the session in an HttpOnly cookie the server sets, instead of answering its
     /// token (the web app: page scripts never see the token).
     #[serde(default)]
@@ -91,6 +133,14 @@ pub struct RegionChange {
     pub region: Region,
 }
 
+/// The country the player picks on the profile (ON-A02).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CountryChange {
+    /// ISO 3166 two letters, any case (`velha_api::COUNTRIES`).
+    pub country: String,
+}
+
 /// What the player sees of their own account.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -99,6 +149,10 @@ pub struct Account {
     pub name: String,
     /// ISO 3166 two-letter country code, upper case.
     pub country: String,
+    /// Whether the player picked the country themselves: the phone's region no longer
+    /// changes it.
+    #[serde(default)]
+    pub country_chosen: bool,
     /// The e-mail, when the account has one.
     pub email: Option<String>,
     /// Whether a Google account signs in to it.
@@ -159,4 +213,22 @@ pub struct GoogleDesktop {
     pub authorization_url: String,
     /// Where the app trades the code for an ID token.
     pub token_url: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn on_a02_the_countries_are_in_code_order_and_only_real_ones_count() {
+        assert!(COUNTRIES.windows(2).all(|w| w[0] < w[1]));
+        assert!(COUNTRIES.iter().all(|c| c.len() == 2));
+        assert_eq!(country_code(" br "), Some("BR".into()));
+        for bad in ["", "ZZ", "BRA", "B", "xk-"] {
+            assert_eq!(country_code(bad), None, "{bad}");
+        }
+        assert_eq!(country_of("en-ZZ"), None, "two letters no country has");
+        assert_eq!(country_of("sq-XK"), Some("XK".into()));
+        assert_eq!(country_of("pt"), None);
+    }
 }

@@ -26,8 +26,10 @@ pub enum ErrorCode {
     WeakPassword,
     /// E-mail or password wrong.
     WrongPassword,
-    /// The region names no country.
+    /// The region names no country (and no country was picked).
     BadRegion,
+    /// The country picked is not one of `COUNTRIES` (ISO 3166 two letters).
+    BadCountry,
     /// A new Google account needs a player name.
     NameRequired,
     /// The Google ID token was refused.

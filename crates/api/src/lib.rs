@@ -15,8 +15,9 @@ pub mod replay;
 pub mod room;
 
 pub use account::{
-    Account, GoogleDesktop, GoogleLink, GoogleOptions, GoogleSignIn, LogIn, Region, RegionChange,
-    Session, SignInOptions, SignUp, country_of,
+    Account, COUNTRIES, CountryChange, GoogleDesktop, GoogleLink, GoogleOptions, GoogleSignIn,
+    LogIn, Region, RegionChange, Session, SignInOptions, SignUp, country_code, country_of,
+    is_country,
 };
 pub use competitive::{
     Leaderboard, LeaderboardQuery, QueueStatus, RatingChange, RatingChanges, RatingRow,
@@ -33,7 +34,7 @@ pub use ranking::{MyPosition, RankingPage, RankingQuery, RankingRow};
 pub use replay::{Replay, ReplayEndHow, ReplayGame, ReplayMove, is_link_id, is_replay_id};
 pub use room::{
     Avatar, CreateRoom, JoinRoom, RoomAct, RoomAction, RoomBoard, RoomClientMsg, RoomEndHow,
-    RoomEnding, RoomLookup, RoomPlayer, RoomSeat, RoomServerMsg, RoomView,
+    RoomEnding, RoomLookup, RoomPlayer, RoomSeat, RoomServerMsg, RoomStarter, RoomView,
 };
 
 /// The path of the WebSocket on the server.

@@ -431,6 +431,9 @@ pub enum ServerMsg {
         group: String,
         /// Whether the player takes part in it now.
         member: bool,
+        /// Whether the creator finalized it: it is gone for everyone (ON-G09).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        finalized: bool,
     },
 }
 

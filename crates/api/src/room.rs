@@ -31,6 +31,22 @@ pub enum Avatar {
     Quelonia,
 }
 
+/// Who begins a room's first game (SUPER-R05).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RoomStarter {
+    /// X, the creator: the classic board's and 2.0's only choice (CLASSIC-R05, V2-R08).
+    #[default]
+    #[serde(rename = "X")]
+    X,
+    /// O, the guest (Super only).
+    #[serde(rename = "O")]
+    O,
+    /// A coin the server tosses (Super only).
+    CoinToss,
+}
+
 /// A new room; its creator sits as X.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -42,6 +58,9 @@ pub struct CreateRoom {
     /// The creator's character: required on the classic board, refused on the others.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub avatar: Option<Avatar>,
+    /// Who begins the first game; X when left out.
+    #[serde(default)]
+    pub starter: RoomStarter,
 }
 
 /// Taking the free seat of a room (O).
@@ -120,8 +139,14 @@ pub struct RoomEnding {
     pub how: RoomEndHow,
 }
 
+fn x() -> Seat {
+    Seat::X
+}
+
 /// A room as anyone holding its link sees it; `you` says which seat the credential sent
-/// holds, if any.
+/// holds, if any. Seats are named by the symbols their players have in the game on the table
+/// (begun, or just finished while the rematch waits): on 2.0 the players swap symbols every
+/// game (V2-R08).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RoomView {
@@ -129,11 +154,17 @@ pub struct RoomView {
     pub id: String,
     /// The board.
     pub board: RoomBoard,
-    /// X, the creator.
+    /// X: the creator, but on 2.0 every second game the guest.
     pub x: RoomPlayer,
     /// O, once someone joined.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub o: Option<RoomPlayer>,
+    /// The symbol the creator plays.
+    #[serde(default = "x")]
+    pub creator_plays: Seat,
+    /// Who begins the game (SUPER-R05: on Super the first game may be O's).
+    #[serde(default = "x")]
+    pub starter: Seat,
     /// The viewer's seat, when the request proved one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub you: Option<Seat>,
@@ -149,7 +180,7 @@ pub struct RoomView {
     pub ending: Option<RoomEnding>,
     /// Who has asked for the rematch: X, O.
     pub rematch: [bool; 2],
-    /// The series: games X won, games O won, draws.
+    /// The series: games won by the player now X, by the player now O, draws.
     pub series: [u32; 3],
     /// Games finished in this room.
     pub games: u32,

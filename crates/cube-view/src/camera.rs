@@ -3,6 +3,8 @@
 use glam::{Mat4, Vec3};
 use velha_rules::Level;
 
+use crate::scene::ease;
+
 /// Yaw and pitch of the fixed level-1 view (degrees): side 1 from the front, a little from
 /// the right and above, so U and R show.
 pub const LEVEL1_YAW: f32 = 28.0;
@@ -12,6 +14,8 @@ pub const LEVEL1_PITCH: f32 = 24.0;
 pub const MAX_PITCH: f32 = 80.0;
 /// Degrees of orbit per logical pixel of drag.
 pub const ORBIT_DEGREES_PER_PIXEL: f32 = 0.4;
+/// How long the view takes to come back to the front, about a quarter turn's time.
+pub const BACK_TO_FRONT_MS: f64 = 300.0;
 const FOV_Y: f32 = 30.0;
 /// Radius that must fit in the view: the cube's corner, with room for a turning layer.
 const FIT_RADIUS: f32 = 2.75;
@@ -55,6 +59,21 @@ impl Camera {
         }
     }
 
+    /// The level's starting view: side 1 from the front, U and R showing.
+    pub fn front(&self) -> Camera {
+        Camera::new(self.level)
+    }
+
+    /// Part of the way from this view to `to` (`t` from 0 to 1), the shorter way round.
+    pub fn towards(&self, to: Camera, t: f32) -> Camera {
+        let yaw = (to.yaw - self.yaw + 180.0).rem_euclid(360.0) - 180.0;
+        Camera {
+            level: to.level,
+            yaw: (self.yaw + yaw * t).rem_euclid(360.0),
+            pitch: self.pitch + (to.pitch - self.pitch) * t,
+        }
+    }
+
     /// The level this camera serves.
     pub fn level(&self) -> Level {
         self.level
@@ -95,5 +114,43 @@ impl Camera {
         let d = self.distance(aspect);
         let proj = Mat4::perspective_rh(FOV_Y.to_radians(), aspect, (d - 4.0).max(0.1), d + 4.0);
         proj * view
+    }
+}
+
+/// The view on its way back to the front ("Ver de frente"), driven by the caller's clock.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BackToFront {
+    /// Where the view was when it was asked back.
+    pub from: Camera,
+    /// When, in the caller's milliseconds.
+    pub start_ms: f64,
+}
+
+impl BackToFront {
+    /// The view at `now_ms`, or `None` once it is back at the front.
+    pub fn at(&self, now_ms: f64) -> Option<Camera> {
+        let t = ((now_ms - self.start_ms) / BACK_TO_FRONT_MS).max(0.0);
+        (t < 1.0).then(|| self.from.towards(self.from.front(), ease(t as f32)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn back_to_front_eases_the_shorter_way_round_and_arrives() {
+        let from = Camera::with_angles(Level::Two, 340.0, -50.0);
+        let back = BackToFront {
+            from,
+            start_ms: 1000.0,
+        };
+        assert_eq!(back.at(1000.0), Some(from));
+        let half = back.at(1000.0 + BACK_TO_FRONT_MS / 2.0).unwrap();
+        // From 340° to 28° through 0°, not back through 180°.
+        assert!((half.yaw() - 4.0).abs() < 1e-3, "{}", half.yaw());
+        assert!((half.pitch() - (-13.0)).abs() < 1e-3, "{}", half.pitch());
+        assert_eq!(back.at(1000.0 + BACK_TO_FRONT_MS), None);
+        assert_eq!(from.towards(from.front(), 1.0), Camera::new(Level::Two));
     }
 }

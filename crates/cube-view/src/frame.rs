@@ -3,7 +3,9 @@
 //! stays small), with its own memory: the app hands it each frame as this line.
 //!
 //! `<cube state line>;L<level> <yaw> <pitch>;<turn> <progress>` (`-` for no turn in
-//! progress). Numbers are written in Rust's shortest form that reads back exactly.
+//! progress). Numbers are written in Rust's shortest form that reads back exactly. What the
+//! picture marks is read from the position itself, so it needs no field of its own: the lines
+//! that ended a game (`Cube::winning_lines`) glow in the painter as on native.
 
 use std::fmt;
 use std::str::FromStr;
@@ -118,6 +120,7 @@ fn number(text: &str) -> Result<f32, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scene::{facelet_name, stickers};
     use velha_rules::Position;
 
     /// Random positions of both levels, views and turns in progress read back exactly.
@@ -158,6 +161,26 @@ mod tests {
             let line = frame.to_string();
             assert_eq!(line.parse::<Frame>(), Ok(frame), "{line}");
         }
+    }
+
+    #[test]
+    fn a_won_frame_rings_its_winning_line_where_it_is_painted() {
+        let cube: Cube = "..................XXXOO.O.X........................... O L1 - x=0 o=0"
+            .parse()
+            .unwrap();
+        let line = Frame {
+            cube,
+            camera: Camera::new(Level::One),
+            spin: None,
+        }
+        .to_string();
+        let painted: Frame = line.parse().unwrap();
+        let ringed: Vec<String> = stickers(&painted.cube, painted.spin)
+            .into_iter()
+            .filter(|s| s.winning)
+            .map(|s| facelet_name(s.facelet))
+            .collect();
+        assert_eq!(ringed, ["F1", "F2", "F3"], "{line}");
     }
 
     #[test]

@@ -53,8 +53,9 @@ pub enum Meaning {
     Turn(Turn),
     /// The cube was orbited (level 2, a drag that started off the cube).
     Orbit,
-    /// The gesture asks for an action the rules refuse; the UI says why (CUBE-V04).
-    Refuse(CubeIllegal),
+    /// The gesture asks for an action the rules refuse; the UI says why (CUBE-V04), and for
+    /// a turn the wrong way, which way its layer may go.
+    Refuse(CubeAction, CubeIllegal),
     /// Nothing: a tap off side 1 or off the cube, a long press, or a drag at level 1 off the
     /// cube.
     Nothing,
@@ -67,7 +68,7 @@ impl std::fmt::Display for Meaning {
             Meaning::Tap(cell) => write!(f, "tap {cell}"),
             Meaning::Turn(turn) => write!(f, "turn {turn}"),
             Meaning::Orbit => f.write_str("orbit"),
-            Meaning::Refuse(reason) => write!(f, "refuse {reason}"),
+            Meaning::Refuse(_, reason) => write!(f, "refuse {reason}"),
             Meaning::Nothing => f.write_str("none"),
         }
     }
@@ -170,7 +171,7 @@ fn tap(cube: &Cube, facelet: usize, held_ms: f64) -> Meaning {
 
 fn judge(cube: &Cube, action: CubeAction) -> Meaning {
     match (cube.check(action), action) {
-        (Err(reason), _) => Meaning::Refuse(reason),
+        (Err(reason), _) => Meaning::Refuse(action, reason),
         (Ok(()), CubeAction::Tap(cell)) => Meaning::Tap(cell),
         (Ok(()), CubeAction::Turn(turn)) => Meaning::Turn(turn),
     }

@@ -33,6 +33,8 @@ pub const SPENT: Srgb = Srgb(0xf5, 0xc5, 0x18);
 pub const X_MARK: Srgb = Srgb(0x1f, 0x4e, 0xd8);
 /// The O symbol: red, a ring.
 pub const O_MARK: Srgb = Srgb(0xd8, 0x2a, 0x2a);
+/// The ring around the stickers of a winning line: a green no other part of the cube has.
+pub const WIN: Srgb = Srgb(0x3c, 0xf0, 0x6e);
 
 /// The colour class a pixel belongs to, for tests that read rendered images.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -47,6 +49,8 @@ pub enum ColourClass {
     O,
     /// Near [`SIDE1_BODY`], the sky-blue cubies of side 1.
     SkyBlue,
+    /// Near [`WIN`], the ring of a winning line.
+    Win,
     /// Anything else.
     Other,
 }
@@ -79,6 +83,7 @@ pub fn classify(rgb: [u8; 3]) -> ColourClass {
         // Red: the O's ring and its paler disc.
         h if !(15.0..345.0).contains(&h) && saturation > 0.3 => ColourClass::O,
         h if (35.0..70.0).contains(&h) && saturation > 0.5 => ColourClass::Spent,
+        h if (100.0..170.0).contains(&h) && saturation > 0.5 => ColourClass::Win,
         h if (185.0..213.0).contains(&h) && saturation > 0.4 => ColourClass::SkyBlue,
         h if (213.0..250.0).contains(&h) && saturation > 0.6 => ColourClass::X,
         _ => ColourClass::Other,
@@ -97,6 +102,7 @@ mod tests {
             (X_MARK, ColourClass::X),
             (O_MARK, ColourClass::O),
             (SIDE1_BODY, ColourClass::SkyBlue),
+            (WIN, ColourClass::Win),
             (BODY, ColourClass::Other),
             (BACKGROUND, ColourClass::Other),
         ] {

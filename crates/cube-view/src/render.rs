@@ -19,6 +19,8 @@ pub const SAMPLE_COUNT: u32 = 4;
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24Plus;
 /// Corner radius of a cubie body.
 const BODY_RADIUS: f32 = 0.085;
+/// The bit of a sticker's state that rings it as part of a winning line (`shaders/cube.wgsl`).
+const WINNING: u32 = 4;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -30,6 +32,7 @@ struct FrameUniform {
     spent: [f32; 4],
     x_mark: [f32; 4],
     o_mark: [f32; 4],
+    win: [f32; 4],
 }
 
 #[repr(C)]
@@ -345,6 +348,7 @@ impl CubeRenderer {
             spent: linear4(palette::SPENT),
             x_mark: linear4(palette::X_MARK),
             o_mark: linear4(palette::O_MARK),
+            win: linear4(palette::WIN),
         };
         queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&uniform));
         let bodies: Vec<BodyInstance> = cubies(frame.spin)
@@ -368,7 +372,7 @@ impl CubeRenderer {
                     Sticker::Spent => 1,
                     Sticker::Mark(Player::X) => 2,
                     Sticker::Mark(Player::O) => 3,
-                },
+                } | if s.winning { WINNING } else { 0 },
             })
             .collect();
         queue.write_buffer(&self.sticker_instances, 0, bytemuck::cast_slice(&stickers));

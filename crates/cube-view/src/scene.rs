@@ -6,7 +6,7 @@
 
 use glam::{Mat4, Quat, Vec3};
 use velha_rules::cube::Sticker;
-use velha_rules::cube::geometry::sticker_place;
+use velha_rules::cube::geometry::{F_SHIFT, sticker_place};
 use velha_rules::{Cube, Turn};
 
 /// Half the size of a cubie: a little under 0.5 so that dark gaps show between them.
@@ -104,6 +104,9 @@ pub struct StickerPlace {
     pub axes: [Vec3; 2],
     /// What it shows.
     pub state: Sticker,
+    /// On a line of side 1 that ended the game (CUBE-R11, R12): drawn ringed, so the end
+    /// shows why.
+    pub winning: bool,
 }
 
 impl StickerPlace {
@@ -141,6 +144,10 @@ pub fn cubies(spin: Option<Spin>) -> Vec<CubiePlace> {
 
 /// The 54 stickers of `cube`, with a turn in progress applied.
 pub fn stickers(cube: &Cube, spin: Option<Spin>) -> Vec<StickerPlace> {
+    let lines = cube
+        .winning_lines()
+        .fold(0, |cells, (_, line)| cells | line);
+    let winning = u64::from(lines) << F_SHIFT;
     (0..54)
         .map(|facelet| {
             let (cell, normal) = sticker_place(facelet);
@@ -156,6 +163,7 @@ pub fn stickers(cube: &Cube, spin: Option<Spin>) -> Vec<StickerPlace> {
                 normal: rotation * n,
                 axes: [rotation * a, rotation * b],
                 state: cube.sticker(facelet),
+                winning: winning >> facelet & 1 == 1,
             }
         })
         .collect()

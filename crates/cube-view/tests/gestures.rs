@@ -9,7 +9,7 @@ use velha_cube_view::gesture::{
 use velha_cube_view::picking::{Viewport, pick, project, visible_centres};
 use velha_cube_view::scene::{TurnAnimation, ease, facelet_name, stickers};
 use velha_rules::cube::OneWayRule;
-use velha_rules::{Cube, CubeIllegal, Level, Turn};
+use velha_rules::{Cube, CubeAction, CubeIllegal, Level, Turn};
 
 const PHONE: Viewport = Viewport {
     width: 360.0,
@@ -144,8 +144,10 @@ fn cube_v02_level1_view_shows_f_from_the_front_with_u_and_r() {
 
 #[test]
 fn cube_v02_level1_drags_map_to_canonical_turns_and_refuse_the_other_way() {
-    let wrong = Meaning::Refuse(CubeIllegal::WrongDirection(OneWayRule::Level1));
-    let wrong_free = Meaning::Refuse(CubeIllegal::WrongDirection(OneWayRule::FreeTurn));
+    let refused = |t: &str, rule| {
+        Meaning::Refuse(CubeAction::Turn(turn(t)), CubeIllegal::WrongDirection(rule))
+    };
+    let wrong = |t| refused(t, OneWayRule::Level1);
     let cases = [
         // On F: down → its column +, left → its row +.
         ("F1", DOWN, Meaning::Turn(turn("L+"))),
@@ -154,8 +156,8 @@ fn cube_v02_level1_drags_map_to_canonical_turns_and_refuse_the_other_way() {
         ("F3", LEFT, Meaning::Turn(turn("U+"))),
         ("F4", LEFT, Meaning::Turn(turn("E+"))),
         ("F8", LEFT, Meaning::Turn(turn("D+"))),
-        ("F2", UP, wrong),
-        ("F6", RIGHT, wrong),
+        ("F2", UP, wrong("M-")),
+        ("F6", RIGHT, wrong("E-")),
         // On U: toward the viewer → its column +; right → its front-parallel layer +.
         ("U7", DOWN, Meaning::Turn(turn("L+"))),
         ("U5", DOWN, Meaning::Turn(turn("M+"))),
@@ -163,8 +165,8 @@ fn cube_v02_level1_drags_map_to_canonical_turns_and_refuse_the_other_way() {
         ("U8", RIGHT, Meaning::Turn(turn("F+"))),
         ("U5", RIGHT, Meaning::Turn(turn("S+"))),
         ("U1", RIGHT, Meaning::Turn(turn("B+"))),
-        ("U9", UP, wrong),
-        ("U4", LEFT, wrong_free),
+        ("U9", UP, wrong("R-")),
+        ("U4", LEFT, refused("S-", OneWayRule::FreeTurn)),
         // On R: down → its front-parallel layer +; toward the front (left) → its row +.
         ("R1", DOWN, Meaning::Turn(turn("F+"))),
         ("R5", DOWN, Meaning::Turn(turn("S+"))),
@@ -172,8 +174,8 @@ fn cube_v02_level1_drags_map_to_canonical_turns_and_refuse_the_other_way() {
         ("R2", LEFT, Meaning::Turn(turn("U+"))),
         ("R6", LEFT, Meaning::Turn(turn("E+"))),
         ("R8", LEFT, Meaning::Turn(turn("D+"))),
-        ("R4", UP, wrong),
-        ("R5", RIGHT, wrong),
+        ("R4", UP, wrong("F-")),
+        ("R5", RIGHT, wrong("E-")),
     ];
     for (name, delta, expected) in cases {
         assert_eq!(
@@ -248,7 +250,10 @@ fn cube_v03_level2_alternation_refuses_a_one_way_turn_backwards() {
     let from = centre(&camera, PHONE, "F1");
     assert_eq!(
         drag(&cube, &mut camera, PHONE, from, UP),
-        Meaning::Refuse(CubeIllegal::WrongDirection(OneWayRule::Alternation))
+        Meaning::Refuse(
+            CubeAction::Turn(turn("L-")),
+            CubeIllegal::WrongDirection(OneWayRule::Alternation)
+        )
     );
 }
 
@@ -302,12 +307,13 @@ fn taps_are_judged_by_the_rules() {
         .unwrap();
     let mut camera = Camera::new(Level::One);
     let f1 = centre(&camera, PHONE, "F1");
+    let tap_a1 = CubeAction::Tap("a1".parse().unwrap());
     assert_eq!(
         drag(&cube, &mut camera, PHONE, f1, Vec2::ZERO),
-        Meaning::Refuse(CubeIllegal::OpponentSymbol)
+        Meaning::Refuse(tap_a1, CubeIllegal::OpponentSymbol)
     );
     assert_eq!(
-        Meaning::Refuse(CubeIllegal::OpponentSymbol).to_string(),
+        Meaning::Refuse(tap_a1, CubeIllegal::OpponentSymbol).to_string(),
         "refuse cannot erase the opponent's symbol"
     );
 }

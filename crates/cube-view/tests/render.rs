@@ -107,12 +107,17 @@ fn cube_v01_every_visible_sticker_shows_its_state_and_side1_is_sky_blue() {
             }
             // The margin of a side-1 cubie, outside its sticker, is sky blue (where the face is
             // seen well enough for a margin to be pixels wide).
+            // A winning line's stickers glow there instead (CUBE-R11, R12).
             let towards_eye = (camera.eye(viewport.aspect()) - s.center).normalize();
             if s.facelet / 9 == 2 && s.normal.dot(towards_eye) > 0.5 {
                 let margin = project(&camera, viewport, s.center + s.axes[1] * 0.43);
                 assert_eq!(
                     classify(pixel(&pixels, width, margin)),
-                    ColourClass::SkyBlue,
+                    if s.winning {
+                        ColourClass::Win
+                    } else {
+                        ColourClass::SkyBlue
+                    },
                     "{}",
                     facelet_name(s.facelet)
                 );
@@ -327,6 +332,102 @@ fn the_binary_prints_centres_that_hold_the_right_colours_and_turns_drags_from_th
             assert_eq!(meaning.trim(), "turn M+");
         }
     }
+}
+
+/// A state line with these stickers (facelet name, `X`/`O`), the rest blank.
+fn state_line(stickers: &[(&str, char)], rest: &str) -> String {
+    let mut board = ['.'; 54];
+    for &(name, c) in stickers {
+        let face = "URFDLB".find(&name[..1]).unwrap();
+        board[face * 9 + name[1..].parse::<usize>().unwrap() - 1] = c;
+    }
+    format!("{} {rest}", board.iter().collect::<String>())
+}
+
+/// Pixels of the winning ring's colour in a square around `at` that reaches past its sticker's
+/// edge (0.4 of the sticker pitch) but not into its neighbours' margins (0.53).
+fn ring_pixels(pixels: &[u8], width: u32, at: Vec2, pitch: f32) -> usize {
+    let r = (pitch * 0.45) as i32;
+    (-r..=r)
+        .flat_map(|dy| (-r..=r).map(move |dx| at + Vec2::new(dx as f32, dy as f32)))
+        .filter(|&p| classify(pixel(pixels, width, p)) == ColourClass::Win)
+        .count()
+}
+
+/// Snapshots `state` with the binary (and saves the PNG), then checks by the centres it prints
+/// that the `glowing` stickers are ringed and the `plain` ones, of the same symbol, are not.
+fn assert_glow(name: &str, state: &str, view: &[&str], glowing: &[&str], plain: &[&str]) {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cube-view-{name}.png"));
+    let mut args = vec![
+        "snapshot",
+        "--state",
+        state,
+        "--size",
+        "360x640",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(view);
+    let (ok, json, err) = cube_view(&args);
+    assert!(ok, "{err}");
+    let (pixels, width, _) = read_png(&out);
+    let printed = centres(&json);
+    let at = |n: &str| printed.iter().find(|(p, _)| p == n).unwrap().1;
+    // Seen at an angle, the face's nearer pitch is the smaller one.
+    let pitch = at("F5").distance(at("F2")).min(at("F5").distance(at("F4")));
+    let glow = |n: &str| ring_pixels(&pixels, width, at(n), pitch);
+    let least = glowing.iter().map(|n| glow(n)).min().unwrap();
+    assert!(
+        least as f32 > pitch * pitch * 0.05,
+        "{name}: a winning sticker has only {least} glowing pixels; see {}",
+        out.display()
+    );
+    for n in plain {
+        assert_eq!(glow(n), 0, "{name}: {n} holds the same symbol, on no line");
+        // The same symbol: the centres look alike, only the ring tells the line apart.
+        assert_eq!(
+            classify(pixel(&pixels, width, at(n))),
+            classify(pixel(&pixels, width, at(glowing[0])))
+        );
+    }
+}
+
+#[test]
+fn cube_r11_r12_the_stickers_of_the_lines_that_ended_the_game_glow_and_no_others() {
+    // X's top row, won by a tap; X's fourth symbol is on c3.
+    let won = state_line(
+        &[
+            ("F1", 'X'),
+            ("F2", 'X'),
+            ("F3", 'X'),
+            ("F9", 'X'),
+            ("F4", 'O'),
+            ("F5", 'O'),
+            ("F7", 'O'),
+        ],
+        "O L1 - x=0 o=0",
+    );
+    assert_glow("won-by-tap", &won, &[], &["F1", "F2", "F3"], &["F9"]);
+    // A turn that made a line of each symbol (CUBE-R12), seen orbited at level 2: both glow.
+    let both = state_line(
+        &[
+            ("F1", 'X'),
+            ("F2", 'X'),
+            ("F3", 'X'),
+            ("F7", 'O'),
+            ("F8", 'O'),
+            ("F9", 'O'),
+            ("F5", 'X'),
+        ],
+        "O L2 - x=1 o=0",
+    );
+    assert_glow(
+        "both-lines",
+        &both,
+        &["--yaw", "-35", "--pitch", "-25"],
+        &["F1", "F2", "F3", "F7", "F8", "F9"],
+        &["F5"],
+    );
 }
 
 #[test]

@@ -17,7 +17,8 @@ use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 use velha_api::{
     Account, ApiError, Avatar, ClientMsg, CreateMatch, CreateRoom, ErrorCode, GoogleSignIn,
     JoinRoom, LIVE_PATH, LogIn, MatchView, OpenMatch, RoomAct, RoomAction, RoomBoard,
-    RoomClientMsg, RoomSeat, RoomServerMsg, RoomView, Scope, ServerMsg, Session, SignUp,
+    RoomClientMsg, RoomSeat, RoomServerMsg, RoomStarter, RoomView, Scope, ServerMsg, Session,
+    SignUp,
 };
 
 /// One player's view of the server.
@@ -242,6 +243,7 @@ impl Client {
             password: password.into(),
             name: name.into(),
             region: region.into(),
+            country: None,
             cookie: false,
         };
         let s = self.post("/api/accounts", &body).await;
@@ -270,6 +272,7 @@ impl Client {
             id_token: id_token.into(),
             name: name.map(Into::into),
             region: region.into(),
+            country: None,
             cookie: false,
         };
         let s = self.post("/api/sessions/google", &body).await;
@@ -332,17 +335,30 @@ impl Client {
         self.post("/api/lobby", &body).await
     }
 
-    /// Makes an invitation room and sits as X.
+    /// Makes an invitation room and sits as X; X begins its first game.
     pub async fn create_room(
         &self,
         board: RoomBoard,
         name: &str,
         avatar: Option<Avatar>,
     ) -> Answer<RoomSeat> {
+        self.create_room_begun_by(board, name, avatar, RoomStarter::X)
+            .await
+    }
+
+    /// Makes an invitation room, sits as X, and says who begins its first game.
+    pub async fn create_room_begun_by(
+        &self,
+        board: RoomBoard,
+        name: &str,
+        avatar: Option<Avatar>,
+        starter: RoomStarter,
+    ) -> Answer<RoomSeat> {
         let body = CreateRoom {
             board,
             name: name.to_owned(),
             avatar,
+            starter,
         };
         self.post("/api/rooms", &body).await
     }

@@ -1,5 +1,6 @@
 //! Invitation rooms (CLASSIC-R08 … R13, online.md ON-R01): two seats, spectators, a series of
-//! games with the starter alternating, resignation, the absence claim and the idle close.
+//! games with the starter alternating (on 2.0 the symbols instead, V2-R08), resignation, the
+//! absence claim and the idle close.
 //!
 //! Pure like the rest of the crate: the caller stores the room and passes the time of every
 //! request (milliseconds since the Unix epoch); nothing here reads a clock.
@@ -112,7 +113,7 @@ impl Board {
     }
 }
 
-/// How a game of the room ended.
+/// How a game of the room ended, in the symbols of that game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Ending {
     /// On the board: a line or a draw.
@@ -151,6 +152,9 @@ pub enum RoomError {
     AvatarRequired,
     /// Super and 2.0 rooms have no characters.
     NoAvatars,
+    /// Only Super's first game may be begun by O (SUPER-R05); the others begin with X
+    /// (CLASSIC-R05, V2-R08).
+    StarterFixed,
     /// That character is taken by the other player.
     AvatarTaken,
     /// Both seats and all 50 spectator places are taken.
@@ -177,6 +181,7 @@ impl std::fmt::Display for RoomError {
             RoomError::BadName => write!(f, "the name must have 1 to {MAX_NAME_CHARS} characters"),
             RoomError::AvatarRequired => f.write_str("pick a character"),
             RoomError::NoAvatars => f.write_str("this board has no characters"),
+            RoomError::StarterFixed => f.write_str("this board's first game begins with X"),
             RoomError::AvatarTaken => f.write_str("that character is taken"),
             RoomError::RoomFull => f.write_str("the room is full"),
             RoomError::WaitingForOpponent => f.write_str("waiting for the opponent to join"),
@@ -196,12 +201,14 @@ impl std::error::Error for RoomError {}
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Room {
     game: RoomGame,
-    /// X (the creator) and O.
+    /// The creator's seat and the guest's, named by the symbols they play in the room's first
+    /// game (X, O); on 2.0 they swap symbols every game (V2-R08).
     seats: [Option<Seat>; 2],
     spectators: u32,
     board: Board,
     series: Series,
     ending: Option<Ending>,
+    /// By seat.
     rematch: [bool; 2],
     /// The last move, or the start of the current game; absence and idleness count from it.
     last_activity_ms: u64,
@@ -217,11 +224,13 @@ fn check_name(name: &str) -> Result<String, RoomError> {
 }
 
 impl Room {
-    /// A new room: the creator sits as X and waits (CLASSIC-R08).
+    /// A new room: the creator sits as X and waits (CLASSIC-R08); `starter` begins its first
+    /// game, which only Super leaves to the players (SUPER-R05).
     pub fn create(
         game: RoomGame,
         name: &str,
         avatar: Option<Avatar>,
+        starter: Player,
         now_ms: u64,
     ) -> Result<Room, RoomError> {
         let name = check_name(name)?;
@@ -230,7 +239,12 @@ impl Room {
             (RoomGame::Super | RoomGame::V2, Some(_)) => return Err(RoomError::NoAvatars),
             _ => {}
         }
-        let series = Series::new(Player::X, Player::X);
+        let series = match game {
+            RoomGame::Super => Series::new(starter, Player::X),
+            _ if starter != Player::X => return Err(RoomError::StarterFixed),
+            RoomGame::Classic => Series::new(Player::X, Player::X),
+            RoomGame::V2 => Series::swapping(Player::X),
+        };
         Ok(Room {
             game,
             seats: [Some(Seat { name, avatar }), None],
@@ -283,7 +297,7 @@ impl Room {
     /// A seated player's move (CLASSIC-R09). Spectators have no seat and so can never move.
     pub fn play(&mut self, seat: Player, cell: &str, now_ms: u64) -> Result<Status, RoomError> {
         self.check_playing(now_ms)?;
-        if self.board.status() != Status::Ongoing(seat) {
+        if self.board.status() != Status::Ongoing(self.plays(seat)) {
             return Err(RoomError::NotYourTurn);
         }
         let status = self.board.play(cell)?;
@@ -297,7 +311,7 @@ impl Room {
     /// `seat` resigns and the game goes to the other (CLASSIC-R11).
     pub fn resign(&mut self, seat: Player, now_ms: u64) -> Result<Ending, RoomError> {
         self.check_playing(now_ms)?;
-        let ending = Ending::Resigned(seat);
+        let ending = Ending::Resigned(self.plays(seat));
         self.finish(ending);
         Ok(ending)
     }
@@ -307,16 +321,18 @@ impl Room {
     pub fn claim_absence(&mut self, claimant: Player, now_ms: u64) -> Result<Ending, RoomError> {
         self.check_playing(now_ms)?;
         let away = now_ms.saturating_sub(self.last_activity_ms);
-        if self.board.status() != Status::Ongoing(!claimant) || away <= ABSENCE_MS {
+        let absent = !self.plays(claimant);
+        if self.board.status() != Status::Ongoing(absent) || away <= ABSENCE_MS {
             return Err(RoomError::NotAbsent);
         }
-        let ending = Ending::Absent(!claimant);
+        let ending = Ending::Absent(absent);
         self.finish(ending);
         Ok(ending)
     }
 
     /// `seat` asks for a rematch; when both have, the next game starts with the other starter
-    /// (CLASSIC-R10, R05). Returns whether it started.
+    /// (CLASSIC-R10, R05), or on 2.0 with the symbols swapped (V2-R08). Returns whether it
+    /// started.
     pub fn rematch(&mut self, seat: Player, now_ms: u64) -> Result<bool, RoomError> {
         self.check_open(now_ms)?;
         if self.ending.is_none() {
@@ -348,9 +364,41 @@ impl Room {
         &self.board
     }
 
-    /// The seat of X (the creator) or O.
-    pub fn seat(&self, player: Player) -> Option<&Seat> {
-        self.seats[player.index()].as_ref()
+    /// The creator's seat (X) or the guest's (O), as they sat for the room's first game.
+    pub fn seat(&self, seat: Player) -> Option<&Seat> {
+        self.seats[seat.index()].as_ref()
+    }
+
+    /// Which game of the room is on the table: 0 for the first, and the one just finished
+    /// while the rematch waits.
+    pub fn game_on_table(&self) -> u32 {
+        self.series.games_played() - u32::from(self.ending.is_some())
+    }
+
+    /// The seat playing `symbol` in game `game` of the room (0 for the first).
+    pub fn seat_playing_in(&self, game: u32, symbol: Player) -> Player {
+        let creator = self.series.side_in(game);
+        if symbol == creator {
+            Player::X
+        } else {
+            Player::O
+        }
+    }
+
+    /// The seat playing `symbol` in the game on the table.
+    pub fn seat_playing(&self, symbol: Player) -> Player {
+        self.seat_playing_in(self.game_on_table(), symbol)
+    }
+
+    /// The symbol `seat` plays in the game on the table.
+    pub fn plays(&self, seat: Player) -> Player {
+        // Swapping two symbols between two seats is its own inverse.
+        self.seat_playing(seat)
+    }
+
+    /// Who plays `symbol` in the game on the table.
+    pub fn playing(&self, symbol: Player) -> Option<&Seat> {
+        self.seat(self.seat_playing(symbol))
     }
 
     /// People watching.
@@ -368,12 +416,12 @@ impl Room {
         self.last_activity_ms
     }
 
-    /// Whether each seat (X, O) has asked for the rematch.
+    /// Whether each seat (the creator's, the guest's) has asked for the rematch.
     pub fn rematch_asked(&self) -> [bool; 2] {
         self.rematch
     }
 
-    /// The series so far, scored for X (the creator).
+    /// The series so far, scored for the creator's seat (who begins the 2.0 series as X).
     pub fn series(&self) -> &Series {
         &self.series
     }
@@ -416,17 +464,8 @@ pub struct GameReplay {
     pub ending: Option<Ending>,
 }
 
-/// Who begins game `number` of a room (0 for the first): X, then alternating (CLASSIC-R10).
-pub fn starter_of_game(number: u32) -> Player {
-    if number.is_multiple_of(2) {
-        Player::X
-    } else {
-        Player::O
-    }
-}
-
-/// Replays a game of a `game` board that `starter` began (see [`starter_of_game`]) from its
-/// actions as recorded, each with who made it: cells, [`RESIGN_ACTION`], [`ABSENT_ACTION`],
+/// Replays a game of a `game` board that `starter` began (see [`Series::starter_of`]) from
+/// its actions as recorded, each with the symbol that made it: cells, [`RESIGN_ACTION`], [`ABSENT_ACTION`],
 /// and on 2.0 [`TIMEOUT_ACTION`].
 /// Every move is checked by the rules, so a tampered record is refused rather than shown.
 pub fn replay_game(

@@ -1,4 +1,5 @@
-//! A series of games between the same two sides: who starts each game and the running score.
+//! A series of games between the same two sides: who starts each game, which symbol each side
+//! plays, and the running score.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,11 +17,16 @@ pub struct SeriesScore {
     pub losses: u32,
 }
 
-/// A series of games: the first is started by X, then the starter alternates every game
-/// (CLASSIC-R05, SUPER-R05), and the score is kept for one side.
+/// A series of games. The right to start alternates every game (CLASSIC-R05, SUPER-R05); in
+/// 2.0 X always starts, so there the sides swap symbols instead (V2-R08). The score is kept
+/// for one side, whatever symbol it plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Series {
     first_starter: Player,
+    /// Series stored before V2-R08 read as not swapping: their games keep the symbols they
+    /// were begun with.
+    #[serde(default)]
+    swaps: bool,
     games: u32,
     side: Player,
     score: SeriesScore,
@@ -28,10 +34,12 @@ pub struct Series {
 
 impl Series {
     /// A series whose first game `first_starter` starts (X in the classic game; the coin
-    /// toss in Super), scored for `side` (the person against the computer).
+    /// toss in Super), scored for `side` (the person against the computer), who plays the
+    /// same symbol every game.
     pub const fn new(first_starter: Player, side: Player) -> Series {
         Series {
             first_starter,
+            swaps: false,
             games: 0,
             side,
             score: SeriesScore {
@@ -42,13 +50,41 @@ impl Series {
         }
     }
 
-    /// Who starts the next game.
-    pub const fn next_starter(&self) -> Player {
-        if self.games.is_multiple_of(2) {
+    /// A 2.0 series (V2-R08): X starts every game and the sides swap symbols each game, so
+    /// the side whose turn it is to start plays X. Scored for `side`, the symbol that side
+    /// plays in the first game.
+    pub const fn swapping(side: Player) -> Series {
+        let mut series = Series::new(Player::X, side);
+        series.swaps = true;
+        series
+    }
+
+    /// Who starts game `game` (0 for the first).
+    pub const fn starter_of(&self, game: u32) -> Player {
+        if self.swaps || game.is_multiple_of(2) {
             self.first_starter
         } else {
             self.first_starter.opponent()
         }
+    }
+
+    /// The symbol the scored side plays in game `game` (0 for the first).
+    pub const fn side_in(&self, game: u32) -> Player {
+        if self.swaps && !game.is_multiple_of(2) {
+            self.side.opponent()
+        } else {
+            self.side
+        }
+    }
+
+    /// Who starts the next game.
+    pub const fn next_starter(&self) -> Player {
+        self.starter_of(self.games)
+    }
+
+    /// The symbol the scored side plays in the next game.
+    pub const fn next_side(&self) -> Player {
+        self.side_in(self.games)
     }
 
     /// Games finished so far.
@@ -61,12 +97,13 @@ impl Series {
         self.score
     }
 
-    /// Records a finished game. Returns `false` and records nothing for a game still going on.
+    /// Records a finished game, the one [`Series::next_side`] named the side's symbol for.
+    /// Returns `false` and records nothing for a game still going on.
     pub fn record(&mut self, result: Status) -> bool {
         match result {
             Status::Ongoing(_) => return false,
             Status::Draw => self.score.draws += 1,
-            Status::Win(p) if p == self.side => self.score.wins += 1,
+            Status::Win(p) if p == self.next_side() => self.score.wins += 1,
             Status::Win(_) => self.score.losses += 1,
         }
         self.games += 1;

@@ -373,6 +373,85 @@ fn cube_r12_lines_of_both_symbols_lose_for_the_player_who_turned() {
     assert_eq!(back.status(), Status::Win(Player::O));
 }
 
+/// The cells named (`a1 b2 c3`) as a 9-bit mask, bit = the cell's index.
+fn cells(names: &str) -> u16 {
+    names
+        .split_whitespace()
+        .map(|n| 1 << n.parse::<Cell>().unwrap().index())
+        .sum()
+}
+
+#[test]
+fn cube_r11_the_winning_line_is_the_tapped_line_and_only_once_it_is_made() {
+    let mut c = cube(
+        &[("F1", 'O'), ("F5", 'O'), ("F2", 'X'), ("F3", 'X')],
+        'O',
+        1,
+        false,
+        (0, 0),
+    );
+    assert_eq!(
+        c.winning_lines().count(),
+        0,
+        "no line while the game goes on"
+    );
+    play(&mut c, "c3");
+    assert_eq!(
+        c.winning_lines().collect::<Vec<_>>(),
+        [(Player::O, cells("a1 b2 c3"))]
+    );
+}
+
+#[test]
+fn cube_r12_the_winning_lines_of_a_turn_are_both_symbols_lines_when_it_made_both() {
+    // R+ completes X's top row only: O turned, X's line is the winning one.
+    let mut one = cube(
+        &[("F1", 'X'), ("F2", 'X'), ("U3", 'X'), ("F4", 'X')],
+        'O',
+        1,
+        false,
+        (0, 0),
+    );
+    play(&mut one, "R+");
+    assert_eq!(
+        one.winning_lines().collect::<Vec<_>>(),
+        [(Player::X, cells("a1 b1 c1"))],
+        "X's fourth symbol, a2, is on no line"
+    );
+    // R+ completes X's top row and O's bottom row: both lines ended the game.
+    let mut both = cube(
+        &[
+            ("F1", 'X'),
+            ("F2", 'X'),
+            ("U3", 'X'),
+            ("F7", 'O'),
+            ("F8", 'O'),
+            ("U9", 'O'),
+        ],
+        'X',
+        1,
+        false,
+        (0, 0),
+    );
+    play(&mut both, "R+");
+    let lines = [
+        (Player::X, cells("a1 b1 c1")),
+        (Player::O, cells("a3 b3 c3")),
+    ];
+    assert_eq!(both.winning_lines().collect::<Vec<_>>(), lines);
+    let back: Cube = both.to_string().parse().unwrap();
+    assert_eq!(
+        back.winning_lines().collect::<Vec<_>>(),
+        lines,
+        "the state line tells them too"
+    );
+    // A game the clock ended has no line to show.
+    let mut timed = Cube::new(Level::One);
+    play(&mut timed, "a1");
+    timed.timeout().unwrap();
+    assert_eq!(timed.winning_lines().count(), 0);
+}
+
 #[test]
 fn cube_r13_no_draw_and_always_a_main_action() {
     let mut rng = TestRng(13);

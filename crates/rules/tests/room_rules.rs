@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use velha_rules::room::{
     ABSENCE_MS, ABSENT_ACTION, Avatar, Board, Ending, IDLE_CLOSE_MS, Joined, MAX_SPECTATORS,
-    RESIGN_ACTION, Room, RoomError, RoomGame, TIMEOUT_ACTION, replay_game, starter_of_game,
+    RESIGN_ACTION, Room, RoomError, RoomGame, TIMEOUT_ACTION, replay_game,
 };
 use velha_rules::{Player, Position, Status};
 
@@ -12,7 +12,8 @@ const T0: u64 = 1_800_000_000_000;
 const HOUR: u64 = 60 * 60 * 1000;
 
 fn classic_room() -> Room {
-    let mut room = Room::create(RoomGame::Classic, "Ana", Some(Avatar::Nino), T0).unwrap();
+    let mut room =
+        Room::create(RoomGame::Classic, "Ana", Some(Avatar::Nino), Player::X, T0).unwrap();
     assert_eq!(
         room.join("Beto", Some(Avatar::Quelonia), T0 + 1),
         Ok(Joined::Player(Player::O))
@@ -32,7 +33,14 @@ fn play_all(room: &mut Room, moves: &[(Player, &str)], at: u64) -> Status {
 
 #[test]
 fn classic_r08_the_creator_is_x_and_the_guest_picks_a_character_left() {
-    let mut room = Room::create(RoomGame::Classic, "  Ana ", Some(Avatar::Rabisco), T0).unwrap();
+    let mut room = Room::create(
+        RoomGame::Classic,
+        "  Ana ",
+        Some(Avatar::Rabisco),
+        Player::X,
+        T0,
+    )
+    .unwrap();
     assert_eq!(room.seat(Player::X).unwrap().name, "Ana");
     assert_eq!(
         room.play(Player::X, "a1", T0),
@@ -57,7 +65,7 @@ fn classic_r08_the_creator_is_x_and_the_guest_picks_a_character_left() {
     );
     assert_eq!(room.seat(Player::O).unwrap().avatar, Some(Avatar::Nino));
     assert_eq!(
-        Room::create(RoomGame::Classic, "Ana", None, T0),
+        Room::create(RoomGame::Classic, "Ana", None, Player::X, T0),
         Err(RoomError::AvatarRequired)
     );
 }
@@ -123,6 +131,14 @@ fn classic_r10_rematch_needs_both_and_the_starter_alternates() {
         Err(RoomError::GameNotOver)
     );
     assert_eq!(room.series().score().wins, 1);
+    // The symbols stay: the classic game alternates the starter instead (V2-R08 is 2.0's).
+    assert_eq!(
+        (
+            room.plays(Player::X),
+            room.playing(Player::X).unwrap().name.as_str()
+        ),
+        (Player::X, "Ana")
+    );
 }
 
 #[test]
@@ -189,10 +205,10 @@ fn classic_r13_up_to_50_spectators_who_never_move() {
 fn on_r01_super_and_2_0_rooms_use_names_only() {
     for game in [RoomGame::Super, RoomGame::V2] {
         assert_eq!(
-            Room::create(game, "Ana", Some(Avatar::Nino), T0),
+            Room::create(game, "Ana", Some(Avatar::Nino), Player::X, T0),
             Err(RoomError::NoAvatars)
         );
-        let mut room = Room::create(game, "Ana", None, T0).unwrap();
+        let mut room = Room::create(game, "Ana", None, Player::X, T0).unwrap();
         assert_eq!(
             room.join("Beto", Some(Avatar::Nino), T0),
             Err(RoomError::NoAvatars)
@@ -236,10 +252,13 @@ proptest! {
     #[test]
     fn on_p01_a_rooms_games_replay_from_their_recorded_actions(
         game in prop_oneof![Just(RoomGame::Classic), Just(RoomGame::Super), Just(RoomGame::V2)],
+        o_begins in any::<bool>(),
         choices in proptest::collection::vec(0usize..1000, 20..400),
     ) {
         let avatar = (game == RoomGame::Classic).then_some(Avatar::Nino);
-        let mut room = Room::create(game, "Ana", avatar, T0).unwrap();
+        // SUPER-R05: Super's first game may be O's.
+        let starter = if game == RoomGame::Super && o_begins { Player::O } else { Player::X };
+        let mut room = Room::create(game, "Ana", avatar, starter, T0).unwrap();
         let other = (game == RoomGame::Classic).then_some(Avatar::Rabisco);
         room.join("Bia", other, T0).unwrap();
         let mut at = T0;
@@ -248,6 +267,7 @@ proptest! {
         let mut boards = vec![*room.board()];
         for pick in choices {
             at += HOUR;
+            // Recorded by symbol, as the server records it; the room is asked by seat.
             let Status::Ongoing(mover) = room.board().status() else {
                 let ending = room.ending().expect("a finished game has an ending");
                 games.push((std::mem::take(&mut actions), std::mem::take(&mut boards), ending));
@@ -256,19 +276,20 @@ proptest! {
                 boards.push(*room.board());
                 continue;
             };
+            let seat = room.seat_playing(mover);
             match pick % 50 {
                 0 => {
-                    room.resign(mover, at).unwrap();
+                    room.resign(seat, at).unwrap();
                     actions.push((mover, RESIGN_ACTION.to_owned()));
                 }
                 1 => {
                     at += ABSENCE_MS + 1;
-                    room.claim_absence(!mover, at).unwrap();
+                    room.claim_absence(!seat, at).unwrap();
                     actions.push((!mover, ABSENT_ACTION.to_owned()));
                 }
                 _ => {
                     let cell = some_cell(room.board(), pick);
-                    room.play(mover, &cell, at).unwrap();
+                    room.play(seat, &cell, at).unwrap();
                     actions.push((mover, cell));
                     boards.push(*room.board());
                 }
@@ -283,13 +304,14 @@ proptest! {
         for (number, (actions, boards, ending)) in games.iter().enumerate() {
             let recorded: Vec<(Player, &str)> =
                 actions.iter().map(|(p, a)| (*p, a.as_str())).collect();
-            let replayed = replay_game(game, starter_of_game(number as u32), &recorded).unwrap();
+            let starter = room.series().starter_of(number as u32);
+            let replayed = replay_game(game, starter, &recorded).unwrap();
             prop_assert_eq!(&replayed.boards, boards);
             prop_assert_eq!(replayed.ending, Some(*ending));
         }
         // The game in progress replays to where it stands, with no ending.
         let recorded: Vec<(Player, &str)> = actions.iter().map(|(p, a)| (*p, a.as_str())).collect();
-        let now = replay_game(game, starter_of_game(games.len() as u32), &recorded).unwrap();
+        let now = replay_game(game, room.series().starter_of(games.len() as u32), &recorded).unwrap();
         prop_assert_eq!(now.boards, boards);
         prop_assert_eq!(now.ending, None);
     }
@@ -333,11 +355,113 @@ fn on_p01_a_tampered_record_is_refused() {
     let lost = replay_game(RoomGame::V2, Player::X, &[(x, TIMEOUT_ACTION), (o, "e5")]).unwrap();
     assert_eq!(lost.boards.len(), 3);
     assert_eq!(lost.boards[2].status(), Status::Ongoing(x));
-    // The second game is O's to begin (CLASSIC-R10).
+    // A game O begins (a classic rematch, CLASSIC-R10).
     assert_eq!(
-        replay_game(game, starter_of_game(1), &[(x, "a1")]),
+        replay_game(game, o, &[(x, "a1")]),
         Err(RoomError::NotYourTurn)
     );
-    let second = replay_game(game, starter_of_game(1), &[(o, "a1")]).unwrap();
+    let second = replay_game(game, o, &[(o, "a1")]).unwrap();
     assert_eq!(second.boards.len(), 2);
+}
+
+#[test]
+fn super_r05_a_super_room_begins_with_the_starter_chosen_or_tossed_then_alternates() {
+    let mut room = Room::create(RoomGame::Super, "Ana", None, Player::O, T0).unwrap();
+    room.join("Beto", None, T0).unwrap();
+    assert_eq!(room.board().status(), Status::Ongoing(Player::O));
+    assert_eq!(room.play(Player::X, "e5", T0), Err(RoomError::NotYourTurn));
+    room.play(Player::O, "e5", T0).unwrap();
+    room.resign(Player::X, T0).unwrap();
+    room.rematch(Player::X, T0).unwrap();
+    room.rematch(Player::O, T0).unwrap();
+    assert_eq!(room.board().status(), Status::Ongoing(Player::X));
+    assert_eq!(room.series().starter_of(2), Player::O);
+    // The other boards' first games are X's: CLASSIC-R05, V2-R08.
+    for (game, avatar) in [
+        (RoomGame::Classic, Some(Avatar::Nino)),
+        (RoomGame::V2, None),
+    ] {
+        assert_eq!(
+            Room::create(game, "Ana", avatar, Player::O, T0),
+            Err(RoomError::StarterFixed)
+        );
+    }
+}
+
+/// A 2.0 room with Ana (the creator) and Beto seated.
+fn v2_room() -> Room {
+    let mut room = Room::create(RoomGame::V2, "Ana", None, Player::X, T0).unwrap();
+    room.join("Beto", None, T0).unwrap();
+    room
+}
+
+fn name_of(room: &Room, symbol: Player) -> &str {
+    room.playing(symbol).unwrap().name.as_str()
+}
+
+#[test]
+fn v2_r08_a_rooms_rematch_swaps_the_symbols_so_x_always_starts() {
+    let (ana, beto) = (Player::X, Player::O);
+    let mut room = v2_room();
+    assert_eq!(
+        (name_of(&room, Player::X), room.plays(ana)),
+        ("Ana", Player::X)
+    );
+    room.play(ana, "e5", T0).unwrap();
+    room.resign(ana, T0).unwrap();
+    assert_eq!(room.ending().unwrap().winner(), Some(Player::O));
+    // While the rematch waits, the finished game keeps its symbols.
+    room.rematch(beto, T0).unwrap();
+    assert_eq!(room.plays(beto), Player::O);
+    room.rematch(ana, T0).unwrap();
+    // Beto would begin the second game, so he plays X, and X begins.
+    assert_eq!(room.board().status(), Status::Ongoing(Player::X));
+    assert_eq!(
+        (name_of(&room, Player::X), name_of(&room, Player::O)),
+        ("Beto", "Ana")
+    );
+    assert_eq!(
+        (room.plays(beto), room.seat_playing(Player::O)),
+        (Player::X, ana)
+    );
+    assert_eq!(room.play(ana, "e5", T0), Err(RoomError::NotYourTurn));
+    assert_eq!(room.play(beto, "e5", T0), Ok(Status::Ongoing(Player::O)));
+    // Ana (O) is to move: Beto may claim her absence, she may not claim his.
+    let late = T0 + ABSENCE_MS + 1;
+    assert_eq!(room.claim_absence(ana, late), Err(RoomError::NotAbsent));
+    assert_eq!(
+        room.claim_absence(beto, late),
+        Ok(Ending::Absent(Player::O))
+    );
+    // The score is each player's, not each symbol's: Ana lost both games, as X then as O.
+    let score = room.series().score();
+    assert_eq!((score.wins, score.losses, score.draws), (0, 2, 0));
+    room.rematch(ana, late).unwrap();
+    room.rematch(beto, late).unwrap();
+    assert_eq!(
+        (name_of(&room, Player::X), room.board().status()),
+        ("Ana", Status::Ongoing(Player::X))
+    );
+    room.play(ana, "a1", late).unwrap();
+    room.resign(beto, late).unwrap();
+    assert_eq!(
+        room.series().score().wins,
+        1,
+        "Ana won the third game, as X"
+    );
+}
+
+#[test]
+fn v2_r08_a_2_0_room_stored_before_the_swap_keeps_its_symbols() {
+    let mut room = v2_room();
+    room.resign(Player::X, T0).unwrap();
+    let stored = serde_json::to_string(&room).unwrap();
+    assert!(stored.contains(r#""swaps":true"#), "{stored}");
+    let mut old: Room = serde_json::from_str(&stored.replace(r#""swaps":true,"#, "")).unwrap();
+    old.rematch(Player::X, T0).unwrap();
+    old.rematch(Player::O, T0).unwrap();
+    assert_eq!(
+        (name_of(&old, Player::X), old.board().status()),
+        ("Ana", Status::Ongoing(Player::O))
+    );
 }

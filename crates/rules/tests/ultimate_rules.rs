@@ -412,3 +412,29 @@ fn v2_r06_rating_moves_plus30_0_minus20_from_1000_never_below_0() {
     assert_eq!(rating_after(15, RatedResult::Loss), 0);
     assert_eq!(rating_after(0, RatedResult::Loss), 0);
 }
+
+#[test]
+fn v2_r08_x_always_starts_and_the_players_swap_symbols_so_the_score_stays_each_players() {
+    use Player::{O, X};
+    let mut series = Series::swapping(X);
+    let mut starters = vec![];
+    let mut person = vec![];
+    // The person wins the first game as X and the second as O, then loses the third as X.
+    for winner in [X, O, O] {
+        starters.push(series.next_starter());
+        person.push(series.next_side());
+        assert_eq!(
+            Ultimate::new(Variant::V2, series.next_starter()).side_to_move(),
+            X
+        );
+        assert!(series.record(Status::Win(winner)));
+    }
+    assert_eq!(starters, [X, X, X]);
+    assert_eq!(person, [X, O, X]);
+    assert_eq!((series.side_in(1), series.starter_of(1)), (O, X));
+    let score = series.score();
+    assert_eq!((score.wins, score.draws, score.losses), (2, 0, 1));
+    // Super keeps the symbols and alternates the starter instead (SUPER-R05).
+    let kept = Series::new(X, X);
+    assert_eq!((kept.side_in(1), kept.starter_of(1)), (X, O));
+}

@@ -175,6 +175,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(accounts::log_out))
         .routes(routes!(accounts::me))
         .routes(routes!(accounts::set_region))
+        .routes(routes!(accounts::set_country))
         .routes(routes!(accounts::link_google))
         .routes(routes!(accounts::sign_in_options))
         .routes(routes!(lobby::list, lobby::create))

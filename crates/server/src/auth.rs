@@ -116,9 +116,38 @@ pub fn country_of(region: &str) -> Result<String, AppError> {
     velha_api::country_of(region).ok_or_else(|| {
         AppError::new(
             ErrorCode::BadRegion,
-            format!("{region:?} names no country; send the phone's region, like pt-BR"),
+            format!(
+                "{region:?} names no country; send the phone's region, like pt-BR, or the \
+                 country the player picks"
+            ),
         )
     })
+}
+
+/// A country the player picked (`velha_api::country_code`), refusing what is none.
+pub fn picked_country(picked: &str) -> Result<String, AppError> {
+    check_text("the country", picked, ErrorCode::BadCountry)?;
+    velha_api::country_code(picked).ok_or_else(|| {
+        AppError::new(
+            ErrorCode::BadCountry,
+            format!("{picked:?} is not a country: send its ISO 3166 two letters, like BR"),
+        )
+    })
+}
+
+/// A new account's country: the one picked, else the region's (ON-A02); and whether it is the
+/// player's own choice — a pick other than what the region proposed — that later changes of
+/// the region leave alone.
+pub fn new_account_country(region: &str, picked: Option<&str>) -> Result<(String, bool), AppError> {
+    match picked {
+        Some(picked) => {
+            let country = picked_country(picked)?;
+            let proposed = velha_api::country_of(region);
+            let chosen = proposed.as_deref() != Some(country.as_str());
+            Ok((country, chosen))
+        }
+        None => Ok((country_of(region)?, false)),
+    }
 }
 
 fn weak(problem: PasswordProblem) -> AppError {
@@ -188,6 +217,7 @@ pub fn account_view(a: &AccountRow, now: i64) -> Account {
     Account {
         name: a.name.clone(),
         country: a.country.clone(),
+        country_chosen: a.country_chosen,
         email: a.email.clone(),
         google: a.google_sub.is_some(),
         subscribed_until: a.subscribed_until.map(last_day),
@@ -420,10 +450,30 @@ mod tests {
         ] {
             assert_eq!(country_of(region).unwrap(), country, "{region}");
         }
-        for bad in ["", "pt", "br", "portuguese", "pt-", "123"] {
+        for bad in ["", "pt", "br", "portuguese", "pt-", "123", "en-ZZ"] {
             assert_eq!(
                 country_of(bad).unwrap_err().0.code,
                 ErrorCode::BadRegion,
+                "{bad}"
+            );
+        }
+        let country = |region, picked| new_account_country(region, picked);
+        assert_eq!(country("pt", Some(" br")).unwrap(), ("BR".into(), true));
+        assert_eq!(country("en-US", Some("BR")).unwrap(), ("BR".into(), true));
+        assert_eq!(
+            country("pt-BR", Some("BR")).unwrap(),
+            ("BR".into(), false),
+            "the region's own country, kept, is not a choice"
+        );
+        assert_eq!(country("pt-PT", None).unwrap(), ("PT".into(), false));
+        assert_eq!(
+            country("pt", None).unwrap_err().0.code,
+            ErrorCode::BadRegion
+        );
+        for bad in ["ZZ", "BRA", "", "Brasil"] {
+            assert_eq!(
+                country("pt-BR", Some(bad)).unwrap_err().0.code,
+                ErrorCode::BadCountry,
                 "{bad}"
             );
         }

@@ -34,6 +34,7 @@ impl AppError {
             | ErrorCode::BadName
             | ErrorCode::WeakPassword
             | ErrorCode::BadRegion
+            | ErrorCode::BadCountry
             | ErrorCode::NameRequired
             | ErrorCode::TooLong => StatusCode::BAD_REQUEST,
             ErrorCode::WrongPassword | ErrorCode::Unauthorized | ErrorCode::BadGoogleToken => {

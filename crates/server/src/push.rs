@@ -34,8 +34,9 @@ impl Push for NotConfigured {
     }
 }
 
-/// The seat a change handed the turn to, if it did: the game goes on, both seats are taken,
-/// and the side to move is another than before (a move), or a new game began.
+/// The seat (the creator's X, the guest's O) a change handed the turn to, if it did: the game
+/// goes on, both seats are taken, and the side to move is another than before (a move), or a
+/// new game began.
 pub fn turn_passed(before: &Room, after: &Room) -> Option<Player> {
     let to_move = |r: &Room| match (r.board().status(), r.seat(Player::O), r.ending()) {
         (velha_rules::Status::Ongoing(p), Some(_), None) => Some(p),
@@ -44,7 +45,7 @@ pub fn turn_passed(before: &Room, after: &Room) -> Option<Player> {
     let now = to_move(after)?;
     let began = before.series().games_played() != after.series().games_played()
         || before.ending().is_some();
-    (to_move(before) != Some(now) || began).then_some(now)
+    (to_move(before) != Some(now) || began).then(|| after.seat_playing(now))
 }
 
 #[cfg(test)]
@@ -54,7 +55,8 @@ mod tests {
 
     #[test]
     fn classic_r09_a_move_hands_the_turn_and_nothing_else_does() {
-        let mut room = Room::create(RoomGame::Classic, "Ana", Some(Avatar::Nino), 0).unwrap();
+        let mut room =
+            Room::create(RoomGame::Classic, "Ana", Some(Avatar::Nino), Player::X, 0).unwrap();
         let alone = room.clone();
         room.join("Bia", Some(Avatar::Rabisco), 1).unwrap();
         // Bia's joining gives Ana (X) her first turn.
@@ -74,6 +76,22 @@ mod tests {
         room.rematch(Player::X, 5).unwrap();
         let before = room.clone();
         room.rematch(Player::O, 6).unwrap();
+        assert_eq!(turn_passed(&before, &room), Some(Player::O));
+    }
+
+    #[test]
+    fn v2_r08_the_guest_is_told_of_the_rematch_they_begin_as_x() {
+        let mut room = Room::create(RoomGame::V2, "Ana", None, Player::X, 0).unwrap();
+        room.join("Bia", None, 1).unwrap();
+        room.resign(Player::X, 2).unwrap();
+        room.rematch(Player::X, 3).unwrap();
+        let before = room.clone();
+        room.rematch(Player::O, 4).unwrap();
+        // X begins, and X is now Bia's: her seat (the guest's, O) is told.
+        assert_eq!(
+            room.board().status(),
+            velha_rules::Status::Ongoing(Player::X)
+        );
         assert_eq!(turn_passed(&before, &room), Some(Player::O));
     }
 }

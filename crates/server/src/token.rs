@@ -12,6 +12,14 @@ pub fn random_text(bytes: usize) -> String {
     URL_SAFE_NO_PAD.encode(buf)
 }
 
+/// A fair coin from the operating system's generator: a room's toss for who begins
+/// (SUPER-R05).
+pub fn coin() -> bool {
+    let mut byte = [0u8; 1];
+    getrandom::fill(&mut byte).expect("the operating system's random generator failed");
+    byte[0] & 1 == 1
+}
+
 /// A new id for an account or a match (96 random bits: unguessable, short in URLs).
 pub fn new_id() -> String {
     random_text(12)

@@ -9,7 +9,7 @@ pub mod geometry;
 
 use serde::{Deserialize, Serialize};
 
-use crate::lines::{has_line, middles_of_lines};
+use crate::lines::{LINES, has_line, middles_of_lines};
 use crate::{Cell, Player, Position, Status};
 use geometry::{F_MASK, F_SHIFT, Face, TurnTable, build_turn};
 
@@ -521,6 +521,21 @@ impl Cube {
     #[inline]
     pub const fn side1_blank(&self) -> u16 {
         ((!(self.x | self.o | self.spent) >> F_SHIFT) & 0x1FF) as u16
+    }
+
+    /// The lines of side 1 that ended the game (CUBE-R11, R12), each with the player whose
+    /// symbol fills it, as a 9-bit mask of cells (bit = [`Cell::index`]): one line, or one of
+    /// each symbol after a turn that made both. Never two of one symbol: they would need five
+    /// cells, past the limit of CUBE-R09. None while the game goes on or after a timeout.
+    pub fn winning_lines(&self) -> impl Iterator<Item = (Player, u16)> + use<> {
+        let cube = *self;
+        Player::BOTH.into_iter().flat_map(move |player| {
+            let marks = cube.side1_marks(player);
+            LINES
+                .into_iter()
+                .filter(move |&line| marks & line == line)
+                .map(move |line| (player, line))
+        })
     }
 
     /// What tapping `cell` would do for the side to move.

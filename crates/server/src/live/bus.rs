@@ -57,6 +57,8 @@ pub enum Event {
         members: Vec<String>,
         /// Who does not (any more, or yet): their watches of its lobby end.
         others: Vec<String>,
+        /// Whether it was finalized.
+        finalized: bool,
     },
     /// A room changed (everyone watching it gets it, with their own seat).
     Room {

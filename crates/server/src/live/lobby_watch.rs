@@ -167,6 +167,7 @@ mod tests {
             password_hash: None,
             google_sub: None,
             country: country.into(),
+            country_chosen: false,
             subscribed_until: None,
         }
     }

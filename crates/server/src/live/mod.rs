@@ -325,6 +325,19 @@ impl Hub {
             group: group.to_owned(),
             members,
             others,
+            finalized: false,
+        }])
+        .await;
+    }
+
+    /// A group was finalized: everyone who took part in it or was invited hears of it, and
+    /// their watches of its lobby end.
+    pub async fn group_finalized(self: &Arc<Self>, group: &str, people: Vec<String>) {
+        self.publish(vec![Event::Group {
+            group: group.to_owned(),
+            members: vec![],
+            others: people,
+            finalized: true,
         }])
         .await;
     }
@@ -510,12 +523,14 @@ impl Hub {
                 group,
                 members,
                 others,
+                finalized,
             } => {
                 self.lock().lobby.left(&group, &others);
                 for (accounts, member) in [(members, true), (others, false)] {
                     let msg = ServerMsg::GroupChanged {
                         group: group.clone(),
                         member,
+                        finalized,
                     };
                     for account in &accounts {
                         self.send_to(account, &msg);

@@ -47,7 +47,13 @@ impl<'a> Views<'a> {
         self.encoded[slot]
             .get_or_insert_with(|| {
                 let mut room = self.view.clone();
-                room.you = seat;
+                // A connection holds the seat its credential proved; the view names seats by the
+                // symbols of the game on the table, which 2.0 swaps every game (V2-R08).
+                room.you = seat.map(|s| match (s, room.creator_plays) {
+                    (s, Seat::X) => s,
+                    (Seat::X, Seat::O) => Seat::O,
+                    (Seat::O, Seat::O) => Seat::X,
+                });
                 room_frame(&RoomServerMsg::Room { room })
             })
             .clone()
@@ -197,6 +203,8 @@ mod tests {
                 avatar: None,
             },
             o: None,
+            creator_plays: Seat::X,
+            starter: Seat::X,
             you: None,
             position: String::new(),
             ply,
@@ -258,5 +266,21 @@ mod tests {
                 .iter()
                 .all(|f| f.as_str().as_ptr() == frames[0].as_str().as_ptr())
         );
+    }
+
+    #[test]
+    fn v2_r08_each_seat_reads_the_symbol_it_plays_in_this_game() {
+        let watches = RoomWatches::default();
+        let mut creator = watches.watch("r", Some(Seat::X)).unwrap();
+        let mut guest = watches.watch("r", Some(Seat::O)).unwrap();
+        watches.changed(
+            &RoomView {
+                creator_plays: Seat::O,
+                ..view(0)
+            },
+            1,
+        );
+        assert_eq!(room_of(&creator.rx.try_recv().unwrap()).you, Some(Seat::O));
+        assert_eq!(room_of(&guest.rx.try_recv().unwrap()).you, Some(Seat::X));
     }
 }

@@ -7,18 +7,18 @@ use axum::extract::State;
 use axum::http::header::SET_COOKIE;
 use axum::http::{HeaderMap, StatusCode};
 use velha_api::{
-    Account, ErrorCode, GoogleLink, GoogleSignIn, LogIn, RegionChange, Session, SignInOptions,
-    SignUp,
+    Account, CountryChange, ErrorCode, GoogleLink, GoogleSignIn, LogIn, RegionChange, Session,
+    SignInOptions, SignUp,
 };
 
 use crate::app::App;
 use crate::auth::{
     Player, account_view, check_lengths, check_name, check_password, country_of,
-    expired_session_cookie, normalise_email, session_cookie,
+    expired_session_cookie, new_account_country, normalise_email, picked_country, session_cookie,
 };
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
-use crate::store::{AccountRow, InsertError};
+use crate::store::{AccountRow, CountryFrom, InsertError};
 use crate::token::{new_id, new_token, now_ms, token_hash};
 
 fn taken(e: InsertError) -> AppError {
@@ -75,7 +75,7 @@ async fn hash(app: &App, password: String) -> AppResult<String> {
     request_body = SignUp,
     responses(
         (status = 201, description = "Account made and signed in (with `cookie`, the session cookie is set and the token not answered)", body = Session),
-        (status = 400, description = "bad_email, bad_name, weak_password (with password_problem), bad_region, too_long (an e-mail over 254 bytes or a password over 1 KiB) or bad_request", body = velha_api::ApiError),
+        (status = 400, description = "bad_email, bad_name, weak_password (with password_problem), bad_country (the country picked is none), bad_region (no country picked and the region names none), too_long (an e-mail over 254 bytes or a password over 1 KiB) or bad_request", body = velha_api::ApiError),
         (status = 409, description = "email_taken or name_taken", body = velha_api::ApiError),
         (status = 429, description = "rate_limited: too many new accounts from this address", body = velha_api::ApiError),
     )
@@ -88,7 +88,7 @@ pub async fn sign_up(
     check_lengths(&body.email, &body.password)?;
     let email = normalise_email(&body.email)?;
     let name = check_name(&body.name)?;
-    let country = country_of(&body.region)?;
+    let country = new_account_country(&body.region, body.country.as_deref())?;
     check_password(&body.password, &email, &name)?;
     let limit = &app.limits.signups_by_address;
     limit.take(&address, now_ms())?;
@@ -99,12 +99,13 @@ pub async fn sign_up(
     Ok((StatusCode::CREATED, headers, session))
 }
 
-/// Stores a new password account, or says which of its e-mail and name is taken.
+/// Stores a new password account, or says which of its e-mail and name is taken. `country`:
+/// the country and whether the player chose it (`new_account_country`).
 async fn make_account(
     app: &App,
     email: String,
     name: String,
-    country: String,
+    (country, country_chosen): (String, bool),
     password: String,
 ) -> AppResult<AccountRow> {
     // Clear answers before the slow hash; the unique indexes still decide races.
@@ -121,6 +122,7 @@ async fn make_account(
         password_hash: Some(hash(app, password).await?),
         google_sub: None,
         country,
+        country_chosen,
         subscribed_until: None,
     };
     app.store
@@ -188,7 +190,7 @@ pub async fn sign_in_options(State(app): State<Arc<App>>) -> Json<SignInOptions>
     request_body = GoogleSignIn,
     responses(
         (status = 200, description = "Signed in; `created` tells whether the account is new", body = Session),
-        (status = 400, description = "name_required for a new account without a name, bad_name, bad_region", body = velha_api::ApiError),
+        (status = 400, description = "name_required for a new account without a name, bad_name, and for a new account bad_country (the country picked is none) or bad_region (no country picked and the region names none)", body = velha_api::ApiError),
         (status = 401, description = "bad_google_token", body = velha_api::ApiError),
         (status = 409, description = "name_taken, or email_taken: a password account has this e-mail (its owner links Google with PUT /api/me/google)", body = velha_api::ApiError),
         (status = 503, description = "google_unavailable", body = velha_api::ApiError),
@@ -198,7 +200,6 @@ pub async fn google(
     State(app): State<Arc<App>>,
     Json(body): Json<GoogleSignIn>,
 ) -> AppResult<(HeaderMap, Json<Session>)> {
-    let country = country_of(&body.region)?;
     let claims = app.google.verify(&body.id_token).await?;
     if let Some(account) = app.store.account_by_google(&claims.sub).await? {
         return open_session(&app, &account, false, body.cookie).await;
@@ -229,13 +230,17 @@ pub async fn google(
             "a new account needs a player name",
         ));
     };
+    // Only a new account needs a country: a player whose browser names none still signs in.
+    let name = check_name(name)?;
+    let (country, country_chosen) = new_account_country(&body.region, body.country.as_deref())?;
     let account = AccountRow {
         id: new_id(),
-        name: check_name(name)?,
+        name,
         email: verified_email,
         password_hash: None,
         google_sub: Some(claims.sub.clone()),
         country,
+        country_chosen,
         subscribed_until: None,
     };
     if let Err(e) = app.store.insert_account(&account, now_ms()).await {
@@ -325,7 +330,8 @@ pub async fn me(player: Player) -> Json<Account> {
     Json(account_view(&player.account, now_ms()))
 }
 
-/// Updates the country from the phone's region setting (ON-A02).
+/// Updates the country from the phone's region setting, unless the player picked the country
+/// (ON-A02): then the account answered is unchanged.
 #[utoipa::path(
     put,
     path = "/api/me/region",
@@ -333,8 +339,8 @@ pub async fn me(player: Player) -> Json<Account> {
     request_body = RegionChange,
     security(("session" = []), ("session_cookie" = [])),
     responses(
-        (status = 200, body = Account),
-        (status = 400, body = velha_api::ApiError),
+        (status = 200, description = "The account, with the region's country unless `country_chosen`", body = Account),
+        (status = 400, description = "bad_region: the region names no country", body = velha_api::ApiError),
         (status = 401, body = velha_api::ApiError),
     )
 )]
@@ -344,9 +350,52 @@ pub async fn set_region(
     Json(body): Json<RegionChange>,
 ) -> AppResult<Json<Account>> {
     let country = country_of(&body.region)?;
-    app.store.set_country(&player.account.id, &country).await?;
+    let id = &player.account.id;
+    if player.account.country_chosen {
+        return Ok(Json(account_view(&player.account, now_ms())));
+    }
+    let account = if app
+        .store
+        .set_country(id, &country, CountryFrom::Region)
+        .await?
+    {
+        AccountRow {
+            country,
+            ..player.account
+        }
+    } else {
+        // The player picked a country since this request's session was read.
+        app.store.account_by_id(id).await?.unwrap_or(player.account)
+    };
+    Ok(Json(account_view(&account, now_ms())))
+}
+
+/// Sets the country the player picked (ON-A02): the national rankings follow, and the phone's
+/// region no longer changes it.
+#[utoipa::path(
+    put,
+    path = "/api/me/country",
+    tag = "accounts",
+    request_body = CountryChange,
+    security(("session" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, body = Account),
+        (status = 400, description = "bad_country: not an ISO 3166 two-letter country code", body = velha_api::ApiError),
+        (status = 401, body = velha_api::ApiError),
+    )
+)]
+pub async fn set_country(
+    State(app): State<Arc<App>>,
+    player: Player,
+    Json(body): Json<CountryChange>,
+) -> AppResult<Json<Account>> {
+    let country = picked_country(&body.country)?;
+    app.store
+        .set_country(&player.account.id, &country, CountryFrom::Picked)
+        .await?;
     let account = AccountRow {
         country,
+        country_chosen: true,
         ..player.account
     };
     Ok(Json(account_view(&account, now_ms())))

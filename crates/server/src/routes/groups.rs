@@ -394,7 +394,7 @@ pub async fn finalize(
     for (match_id, list) in finalized.open {
         app.hub.lobby_closed(&match_id, &list).await;
     }
-    app.hub.group_changed(&id, vec![], finalized.people).await;
+    app.hub.group_finalized(&id, finalized.people).await;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -117,7 +117,7 @@ pub async fn of_room_game(
         .iter()
         .map(|(by, action)| (side(*by), action.as_str()))
         .collect();
-    let starter = room::starter_of_game(number - 1);
+    let starter = r.series().starter_of(number - 1);
     let replayed = room::replay_game(r.game(), starter, &actions).map_err(|e| {
         tracing::error!(room = %id, game = number, error = %e, "a room's record does not replay");
         AppError::new(ErrorCode::Internal, "this game's record is damaged")
@@ -130,9 +130,14 @@ pub async fn of_room_game(
         ));
     };
     let starter = seat(starter);
-    let nobody = || RoomPlayer {
-        name: String::new(),
-        avatar: None,
+    let player = |symbol| {
+        r.seat(r.seat_playing_in(number - 1, symbol)).map_or_else(
+            || RoomPlayer {
+                name: String::new(),
+                avatar: None,
+            },
+            room_player,
+        )
     };
     Ok(Json(Replay {
         id: format!("{id}/{number}"),
@@ -141,8 +146,10 @@ pub async fn of_room_game(
             RoomGame::Super => ReplayGame::Super { starter },
             RoomGame::V2 => ReplayGame::V2 { starter },
         },
-        x: room_player(r, Side::X).unwrap_or_else(nobody),
-        o: room_player(r, Side::O).unwrap_or_else(nobody),
+        // The players as seated for that game: on 2.0 the creator is X every other game
+        // (V2-R08).
+        x: player(Side::X),
+        o: player(Side::O),
         moves: recorded
             .into_iter()
             .filter(|(_, action)| action != room::RESIGN_ACTION && action != room::ABSENT_ACTION)

@@ -8,7 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use velha_api::{
     Avatar, CreateRoom, ErrorCode, JoinRoom, RoomAct, RoomAction, RoomBoard, RoomEndHow,
-    RoomEnding, RoomLookup, RoomPlayer, RoomSeat, RoomView, Seat,
+    RoomEnding, RoomLookup, RoomPlayer, RoomSeat, RoomStarter, RoomView, Seat,
 };
 use velha_rules::room::{
     self, ABSENCE_MS, ABSENT_ACTION, Board, Ending, IDLE_CLOSE_MS, Joined, RESIGN_ACTION, Room,
@@ -24,7 +24,7 @@ use crate::live::RoomNews;
 use crate::push::{self, TurnNotice};
 use crate::store::{RoomRow, RoomSave, row_after_join};
 use crate::text::check_text;
-use crate::token::{new_ordered_id, new_seat_credential, now_ms, seat_key};
+use crate::token::{coin, new_ordered_id, new_seat_credential, now_ms, seat_key};
 
 /// A room read again this many times when other changes keep coming first.
 const TRIES: usize = 8;
@@ -58,11 +58,11 @@ fn avatar(a: Avatar) -> room::Avatar {
 }
 
 /// A seated player as everyone sees them.
-pub(crate) fn room_player(r: &Room, side: Side) -> Option<RoomPlayer> {
-    r.seat(side).map(|s| RoomPlayer {
+pub(crate) fn room_player(s: &room::Seat) -> RoomPlayer {
+    RoomPlayer {
         name: s.name.clone(),
         avatar: s.avatar.map(shown_avatar),
-    })
+    }
 }
 
 fn shown_avatar(a: room::Avatar) -> Avatar {
@@ -91,7 +91,9 @@ pub(crate) fn side(seat: Seat) -> Side {
 fn refused(e: RoomError) -> AppError {
     let code = match &e {
         RoomError::BadName => ErrorCode::BadName,
-        RoomError::AvatarRequired | RoomError::NoAvatars => ErrorCode::BadRequest,
+        RoomError::AvatarRequired | RoomError::NoAvatars | RoomError::StarterFixed => {
+            ErrorCode::BadRequest
+        }
         RoomError::AvatarTaken => ErrorCode::AvatarTaken,
         RoomError::RoomFull => ErrorCode::RoomFull,
         RoomError::WaitingForOpponent | RoomError::GameOver | RoomError::GameNotOver => {
@@ -113,14 +115,25 @@ fn ms(t: i64) -> u64 {
     u64::try_from(t).unwrap_or(0)
 }
 
-/// The room as `you` see it at `now`, with `spectators` watching.
+/// A pair kept by seat (the creator's, the guest's), in the order of the symbols they play.
+fn by_symbol<T>(creator_plays: Side, [creator, guest]: [T; 2]) -> [T; 2] {
+    match creator_plays {
+        Side::X => [creator, guest],
+        Side::O => [guest, creator],
+    }
+}
+
+/// The room as the holder of seat `you` (the creator's X, the guest's O) sees it at `now`,
+/// with `spectators` watching: in the symbols of the game on the table (V2-R08).
 pub fn view(row: &RoomRow, you: Option<Seat>, spectators: u32, now: i64) -> RoomView {
     let r = &row.room;
-    let player = |side: Side| room_player(r, side);
+    let player = |symbol: Side| r.playing(symbol).map(room_player);
     let status = r.board().status();
     let playing = r.seat(Side::O).is_some() && r.ending().is_none();
     let idle = ms(now).saturating_sub(r.last_activity_ms());
     let score = r.series().score();
+    let creator_plays = r.plays(Side::X);
+    let [x_wins, o_wins] = by_symbol(creator_plays, [score.wins, score.losses]);
     RoomView {
         id: row.id.clone(),
         board: board(r.game()),
@@ -129,7 +142,9 @@ pub fn view(row: &RoomRow, you: Option<Seat>, spectators: u32, now: i64) -> Room
             avatar: None,
         }),
         o: player(Side::O),
-        you,
+        creator_plays: seat(creator_plays),
+        starter: seat(r.series().starter_of(r.game_on_table())),
+        you: you.map(|s| seat(r.plays(side(s)))),
         position: match r.board() {
             Board::Classic(b) => b.to_string(),
             Board::Ultimate(b) => b.to_string(),
@@ -157,8 +172,8 @@ pub fn view(row: &RoomRow, you: Option<Seat>, spectators: u32, now: i64) -> Room
                 how: RoomEndHow::Absent,
             },
         }),
-        rematch: r.rematch_asked(),
-        series: [score.wins, score.losses, score.draws],
+        rematch: by_symbol(creator_plays, r.rematch_asked()),
+        series: [x_wins, o_wins, score.draws],
         games: r.series().games_played(),
         spectators,
         idle_ms: idle,
@@ -189,14 +204,16 @@ fn tell_turn(app: &App, before: &Room, row: &RoomRow) {
         app.push.turn(TurnNotice {
             room: row.id.clone(),
             seat,
-            mover: room_player(&row.room, !seat)
-                .map(|p| p.name)
+            mover: row
+                .room
+                .seat(!seat)
+                .map(|s| s.name.clone())
                 .unwrap_or_default(),
         });
     }
 }
 
-/// Carries out a seated player's action, reading the room again when another change came
+/// Carries out the action of seat `you`, reading the room again when another change came
 /// first; the room after it, and how many watch it.
 pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<(RoomRow, u32)> {
     for _ in 0..TRIES {
@@ -204,6 +221,8 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<(Ro
         let (before, watching) = read_watched(app, id).await?;
         let mut after = before.room.clone();
         let at = ms(now);
+        // Recorded by the symbol it was made with, which the replay checks turns by.
+        let by = seat(before.room.plays(side(you)));
         let (action, new_game) = match act {
             RoomAct::Play { cell } => {
                 after.play(side(you), cell.trim(), at).map_err(refused)?;
@@ -222,7 +241,7 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<(Ro
         let mut save = RoomSave {
             before: &before,
             after: &after,
-            action: action.as_deref().map(|a| (you, a)),
+            action: action.as_deref().map(|a| (by, a)),
             new_game,
             now,
             told: None,
@@ -261,8 +280,9 @@ pub async fn seat_of(app: &App, id: &str, credential: &str) -> AppResult<Option<
     Ok(app.store.room_seat(id, &seat_key(credential)).await?)
 }
 
-/// Makes a room; its creator sits as X (CLASSIC-R08). Signed in, it is listed under the
-/// account too (ON-R05).
+/// Makes a room; its creator sits as X (CLASSIC-R08). Super's first game may be O's, or the
+/// coin's, which the server tosses (SUPER-R05). Signed in, it is listed under the account too
+/// (ON-R05).
 #[utoipa::path(
     post,
     path = "/api/rooms",
@@ -270,7 +290,7 @@ pub async fn seat_of(app: &App, id: &str, credential: &str) -> AppResult<Option<
     request_body = CreateRoom,
     responses(
         (status = 201, description = "The room and the creator's credential", body = RoomSeat),
-        (status = 400, description = "A bad name, a missing or needless character", body = velha_api::ApiError),
+        (status = 400, description = "A bad name, a missing or needless character, a starter other than X off the Super board", body = velha_api::ApiError),
         (status = 429, description = "Too many new rooms from this address", body = velha_api::ApiError),
     )
 )]
@@ -284,10 +304,24 @@ pub async fn create(
     // would let a player look like someone else, or like nobody.
     check_text("the name", &body.name, ErrorCode::BadName)?;
     let now = now_ms();
+    let starter = match body.starter {
+        RoomStarter::X => Side::X,
+        RoomStarter::O => Side::O,
+        // Drawn here, never by the app: neither player can pick the toss they claim was made.
+        RoomStarter::CoinToss if body.board == RoomBoard::Super => {
+            if coin() {
+                Side::O
+            } else {
+                Side::X
+            }
+        }
+        RoomStarter::CoinToss => return Err(refused(RoomError::StarterFixed)),
+    };
     let room = Room::create(
         game(body.board),
         &body.name,
         body.avatar.map(avatar),
+        starter,
         ms(now),
     )
     .map_err(refused)?;

@@ -20,8 +20,19 @@ pub struct AccountRow {
     pub google_sub: Option<String>,
     /// Two-letter country code.
     pub country: String,
+    /// Whether the player picked the country: the phone's region no longer changes it.
+    pub country_chosen: bool,
     /// End of the subscription (exclusive), ms since the epoch.
     pub subscribed_until: Option<i64>,
+}
+
+/// Where a new country comes from (ON-A02).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountryFrom {
+    /// The player picked it.
+    Picked,
+    /// The phone's region changed.
+    Region,
 }
 
 /// Why an account could not be stored.
@@ -43,8 +54,8 @@ impl From<sqlx::Error> for InsertError {
     }
 }
 
-pub(super) const ACCOUNT_COLUMNS: &str =
-    "id, name, email, password_hash, google_sub, country, subscribed_until FROM accounts";
+pub(super) const ACCOUNT_COLUMNS: &str = "id, name, email, password_hash, google_sub, country, \
+     country_chosen, subscribed_until FROM accounts";
 
 pub(super) fn account_from(row: &AnyRow) -> Result<AccountRow, sqlx::Error> {
     Ok(AccountRow {
@@ -54,6 +65,7 @@ pub(super) fn account_from(row: &AnyRow) -> Result<AccountRow, sqlx::Error> {
         password_hash: row.try_get("password_hash")?,
         google_sub: row.try_get("google_sub")?,
         country: row.try_get("country")?,
+        country_chosen: row.try_get::<i64, _>("country_chosen")? != 0,
         subscribed_until: row.try_get("subscribed_until")?,
     })
 }
@@ -64,7 +76,8 @@ impl Store {
         let mut tx = self.write().await?;
         let result = sqlx::query(
             "INSERT INTO accounts (id, name, name_key, email, password_hash, google_sub, \
-             country, subscribed_until, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+             country, country_chosen, subscribed_until, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         )
         .bind(&a.id)
         .bind(&a.name)
@@ -73,6 +86,7 @@ impl Store {
         .bind(&a.password_hash)
         .bind(&a.google_sub)
         .bind(&a.country)
+        .bind(i64::from(a.country_chosen))
         .bind(a.subscribed_until)
         .bind(now)
         .execute(&mut *tx)
@@ -118,6 +132,11 @@ impl Store {
         self.account_where("google_sub", sub).await
     }
 
+    /// The account with this id.
+    pub async fn account_by_id(&self, id: &str) -> Result<Option<AccountRow>, sqlx::Error> {
+        self.account_where("id", id).await
+    }
+
     /// The account with this player name, whatever its case.
     pub async fn account_by_name(&self, name: &str) -> Result<Option<AccountRow>, sqlx::Error> {
         self.account_where("name_key", &name.to_lowercase()).await
@@ -140,14 +159,33 @@ impl Store {
         }
     }
 
-    /// Sets the account's country.
-    pub async fn set_country(&self, id: &str, country: &str) -> Result<(), sqlx::Error> {
+    /// Sets the account's country: the one the player picked (`Picked`), which the region
+    /// never changes after, or the phone region's, unless the player picked one (even in a
+    /// request that raced this one); whether it was set.
+    pub async fn set_country(
+        &self,
+        id: &str,
+        country: &str,
+        from: CountryFrom,
+    ) -> Result<bool, sqlx::Error> {
         let mut tx = self.write().await?;
-        sqlx::query("UPDATE accounts SET country = $1 WHERE id = $2")
+        let sql = match from {
+            CountryFrom::Picked => {
+                "UPDATE accounts SET country = $1, country_chosen = 1 WHERE id = $2"
+            }
+            CountryFrom::Region => {
+                "UPDATE accounts SET country = $1 WHERE id = $2 AND country_chosen = 0"
+            }
+        };
+        let set = sqlx::query(sql)
             .bind(country)
             .bind(id)
             .execute(&mut *tx)
             .await?;
+        if set.rows_affected() == 0 {
+            tx.commit().await?;
+            return Ok(false);
+        }
         // The national rankings follow the player to the new country, and so do the counts of
         // players per points.
         let standings = sqlx::query(
@@ -169,7 +207,8 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         super::rankings::apply_counts(&mut tx, changes).await?;
-        tx.commit().await
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// Sets or clears the subscription of the player so named; false if there is none.

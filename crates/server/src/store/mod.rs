@@ -20,7 +20,7 @@ mod room_cache;
 mod rooms;
 mod write;
 
-pub use accounts::{AccountRow, InsertError};
+pub use accounts::{AccountRow, CountryFrom, InsertError};
 pub use cluster::{CHANNEL, SeatChange};
 pub use competitive::{Waiting, pairs};
 pub use groups::{Finalized, GroupError, GroupRow, InvitationRow, TableLine};

@@ -125,7 +125,7 @@ mod tests {
     fn row(id: &str, version: i64) -> RoomRow {
         RoomRow {
             id: id.into(),
-            room: Room::create(RoomGame::Super, "Ana", None, 0).unwrap(),
+            room: Room::create(RoomGame::Super, "Ana", None, velha_rules::Player::X, 0).unwrap(),
             version,
             game: 0,
             ply: 0,

@@ -231,6 +231,228 @@ async fn on_a02_country_from_the_region_and_its_changes(db: Db) {
 }
 on_both!(on_a02_country_from_the_region_and_its_changes);
 
+/// A sign-up's body, as JSON, with `extra` fields added (ON-A02's `country`).
+fn sign_up_body(name: &str, region: &str, extra: serde_json::Value) -> String {
+    let mut body = serde_json::json!({
+        "email": format!("{name}@example.com"), "password": "cubo-gira-9",
+        "name": name, "region": region,
+    });
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    body.to_string()
+}
+
+/// Signs up with a raw body; the client keeps the session. The status and the answer.
+async fn raw_sign_up(c: &mut velha_load::Client, body: &str) -> (u16, serde_json::Value) {
+    let (status, json) = c
+        .raw(Method::POST, "/api/accounts", Some(body))
+        .await
+        .unwrap();
+    if let Some(token) = json["token"].as_str() {
+        c.token = Some(token.into());
+    }
+    (status, json)
+}
+
+async fn on_a02_a_region_naming_no_country_signs_up_with_the_country_picked(db: Db) {
+    let server = Server::start(db, &[]).await;
+    // A browser that says only "pt": a language, no country.
+    let (status, json) = raw_sign_up(
+        &mut server.client(),
+        &sign_up_body("nina", "pt", serde_json::json!({})),
+    )
+    .await;
+    assert_eq!((status, json["code"].as_str()), (400, Some("bad_region")));
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains("country the player picks"),
+        "{json}"
+    );
+    let mut nina = server.client();
+    let (status, json) = raw_sign_up(
+        &mut nina,
+        &sign_up_body("nina", "pt", serde_json::json!({"country": "BR"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{json}");
+    assert_eq!(json["account"]["country"], "BR");
+    assert_eq!(json["account"]["country_chosen"], true);
+    assert_eq!(nina.me().await.unwrap().country, "BR");
+    // Any case is the same country; keeping the region's proposal is not a choice of one's own.
+    let (status, json) = raw_sign_up(
+        &mut server.client(),
+        &sign_up_body("lia", "pt-BR", serde_json::json!({"country": " br "})),
+    )
+    .await;
+    assert_eq!(status, 201, "{json}");
+    assert_eq!(json["account"]["country"], "BR");
+    assert_eq!(json["account"]["country_chosen"], false);
+    // An old app sends no country: the region's, as before.
+    let (status, json) = raw_sign_up(
+        &mut server.client(),
+        &sign_up_body("rui", "pt-PT", serde_json::json!({})),
+    )
+    .await;
+    assert_eq!(status, 201, "{json}");
+    assert_eq!(json["account"]["country"], "PT");
+}
+on_both!(on_a02_a_region_naming_no_country_signs_up_with_the_country_picked);
+
+async fn on_a02_a_country_that_is_none_is_refused_with_a_clear_error(db: Db) {
+    let server = Server::start(db, &[]).await;
+    for bad in ["ZZ", "BRA", "Brasil", "", "B\u{0}R"] {
+        let (status, json) = raw_sign_up(
+            &mut server.client(),
+            &sign_up_body("nina", "pt-BR", serde_json::json!({"country": bad})),
+        )
+        .await;
+        assert_eq!(
+            (status, json["code"].as_str()),
+            (400, Some("bad_country")),
+            "{bad:?}"
+        );
+        let message = json["message"].as_str().unwrap();
+        assert!(
+            message.contains("not a country") || message.contains("U+0000"),
+            "{message}"
+        );
+    }
+    let (status, json) = raw_sign_up(
+        &mut server.client(),
+        &sign_up_body("nina", "pt-BR", serde_json::json!({"country": 55})),
+    )
+    .await;
+    assert_eq!((status, json["code"].as_str()), (400, Some("bad_request")));
+    assert_eq!(stored(&server, "SELECT name FROM accounts").await.len(), 0);
+
+    let nina = server.player("nina", "pt-BR", None).await;
+    for (body, code) in [
+        (r#"{"country":"XX"}"#, "bad_country"),
+        (r#"{"country":"pt-BR"}"#, "bad_country"),
+        (r#"{"region":"pt-PT"}"#, "bad_request"),
+    ] {
+        let (status, json) = nina
+            .raw(Method::PUT, "/api/me/country", Some(body))
+            .await
+            .unwrap();
+        assert_eq!((status, json["code"].as_str()), (400, Some(code)), "{body}");
+    }
+    let me = nina.me().await.unwrap();
+    assert_eq!(
+        (me.country.as_str(), me.country_chosen),
+        ("BR", false),
+        "nothing changed"
+    );
+    let (status, json) = server
+        .client()
+        .raw(Method::PUT, "/api/me/country", Some(r#"{"country":"PT"}"#))
+        .await
+        .unwrap();
+    assert_eq!((status, json["code"].as_str()), (401, Some("unauthorized")));
+}
+on_both!(on_a02_a_country_that_is_none_is_refused_with_a_clear_error);
+
+async fn on_a02_changing_the_country_moves_the_national_standing(db: Db) {
+    use crate::rankings::{DAY0, HOUR, League};
+    use velha_api::{EndHow, Seat};
+    let l = League::new(db, &[("joe", "en-US"), ("ana", "pt-BR")]).await;
+    l.play("joe", "ana", 1, Seat::X, EndHow::Line, DAY0 + HOUR)
+        .await;
+    let names = |rows: Vec<velha_api::RankingRow>| {
+        rows.into_iter()
+            .map(|r| (r.name, r.country))
+            .collect::<Vec<_>>()
+    };
+    let us = l.whole("joe", "scope=nacional&level=1", 50).await;
+    assert_eq!(names(us), [("joe".into(), "US".into())]);
+    // A Brazilian with an English browser picks Brazil on the profile.
+    let (status, json) = l.players["joe"]
+        .raw(Method::PUT, "/api/me/country", Some(r#"{"country":"BR"}"#))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{json}");
+    assert_eq!(
+        (json["country"].as_str(), json["country_chosen"].as_bool()),
+        (Some("BR"), Some(true))
+    );
+    let br = l.whole("joe", "scope=nacional&level=1", 50).await;
+    assert_eq!(
+        names(br),
+        [("joe".into(), "BR".into()), ("ana".into(), "BR".into())]
+    );
+    assert!(
+        l.whole("ana", "scope=nacional&level=1&country=US", 50)
+            .await
+            .is_empty()
+    );
+    let (ok, report) = l.server.admin(&["rankings", "rebuild", "--check"]).await;
+    assert!(ok, "the counts of players per points moved too: {report}");
+}
+on_both!(on_a02_changing_the_country_moves_the_national_standing);
+
+async fn on_a02_the_region_no_longer_changes_a_country_picked_by_hand(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let region = |region: &str| format!(r#"{{"region":"{region}"}}"#);
+    let country = |c: &str| format!(r#"{{"country":"{c}"}}"#);
+    let joe = server.player("joe", "en-US", None).await;
+    // Until the player picks, the country follows the phone's region.
+    let (_, json) = joe
+        .raw(Method::PUT, "/api/me/region", Some(&region("en-GB")))
+        .await
+        .unwrap();
+    assert_eq!(
+        (json["country"].as_str(), json["country_chosen"].as_bool()),
+        (Some("GB"), Some(false))
+    );
+    let (status, _) = joe
+        .raw(Method::PUT, "/api/me/country", Some(&country("br")))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let (status, json) = joe
+        .raw(Method::PUT, "/api/me/region", Some(&region("en-US")))
+        .await
+        .unwrap();
+    assert_eq!(
+        status, 200,
+        "the app's refresh is answered, and changes nothing"
+    );
+    assert_eq!(
+        (json["country"].as_str(), json["country_chosen"].as_bool()),
+        (Some("BR"), Some(true))
+    );
+    let me = joe.me().await.unwrap();
+    assert_eq!((me.country.as_str(), me.country_chosen), ("BR", true));
+    // Picking again is still the player's to do.
+    let (_, json) = joe
+        .raw(Method::PUT, "/api/me/country", Some(&country("PT")))
+        .await
+        .unwrap();
+    assert_eq!(json["country"], "PT");
+
+    // A country picked at sign-up other than the region's is kept the same way.
+    let mut bia = server.client();
+    raw_sign_up(
+        &mut bia,
+        &sign_up_body("bia", "en-US", serde_json::json!({"country": "BR"})),
+    )
+    .await;
+    bia.raw(Method::PUT, "/api/me/region", Some(&region("en-US")))
+        .await
+        .unwrap();
+    assert_eq!(bia.me().await.unwrap().country, "BR");
+    let countries = stored(
+        &server,
+        "SELECT name || ':' || country || ':' || country_chosen FROM accounts ORDER BY name",
+    )
+    .await;
+    assert_eq!(countries, ["bia:BR:1", "joe:PT:1"]);
+}
+on_both!(on_a02_the_region_no_longer_changes_a_country_picked_by_hand);
+
 async fn on_a03_online_cube_play_is_for_subscribers(db: Db) {
     let server = Server::start(db, &[]).await;
     let ana = server.player("ana", "pt-BR", None).await;

@@ -230,6 +230,66 @@ async fn on_a01_google_id_tokens_are_verified(db: Db) {
 }
 on_both!(on_a01_google_id_tokens_are_verified);
 
+/// A Google sign-in with a raw body: the status and the answer.
+async fn google_raw(server: &Server, body: serde_json::Value) -> (u16, serde_json::Value) {
+    server
+        .client()
+        .raw(
+            Method::POST,
+            "/api/sessions/google",
+            Some(&body.to_string()),
+        )
+        .await
+        .unwrap()
+}
+
+async fn on_a02_a_new_google_account_takes_the_country_picked(db: Db) {
+    let (url, _keys) = jwks_server().await;
+    let server = Server::start(
+        db,
+        &["--google-client-id", CLIENT_ID, "--google-jwks-url", &url],
+    )
+    .await;
+    let nina = token(
+        KEY1,
+        "test-key-1",
+        claims("g-nina", "nina@gmail.com", |_| {}),
+    );
+    // A browser that says only "pt": the app first learns the account is new…
+    let (status, json) = google_raw(&server, json!({"id_token": nina, "region": "pt"})).await;
+    assert_eq!(
+        (status, json["code"].as_str()),
+        (400, Some("name_required"))
+    );
+    // …then sends the name with the country the player picked.
+    let new = |country: serde_json::Value| json!({"id_token": nina, "region": "pt", "name": "Nina", "country": country});
+    let (status, json) = google_raw(&server, new(json!(null))).await;
+    assert_eq!(
+        (status, json["code"].as_str()),
+        (400, Some("bad_region")),
+        "{json}"
+    );
+    let (status, json) = google_raw(&server, new(json!("ZZ"))).await;
+    assert_eq!(
+        (status, json["code"].as_str()),
+        (400, Some("bad_country")),
+        "{json}"
+    );
+    let (status, json) = google_raw(&server, new(json!("BR"))).await;
+    assert_eq!(status, 200, "{json}");
+    assert_eq!(json["created"], true);
+    assert_eq!(json["account"]["country"], "BR");
+    assert_eq!(json["account"]["country_chosen"], true);
+    // Signing in again needs no country, though the region still names none.
+    let (status, json) = google_raw(&server, json!({"id_token": nina, "region": "pt"})).await;
+    assert_eq!(status, 200, "{json}");
+    assert_eq!(
+        (json["created"].as_bool(), json["account"]["name"].as_str()),
+        (Some(false), Some("Nina"))
+    );
+}
+on_both!(on_a02_a_new_google_account_takes_the_country_picked);
+
 async fn on_a01_google_sign_in_off_without_a_client_id(db: Db) {
     let server = Server::start(db, &[]).await;
     let e = server

@@ -710,10 +710,17 @@ async fn on_g08_a_lobby_watch_ends_when_its_watcher_leaves_the_group(db: Db) {
     let gone = ServerMsg::GroupChanged {
         group: g.clone(),
         member: false,
+        finalized: false,
     };
     let changed = ServerMsg::GroupChanged {
         group: g.clone(),
         member: true,
+        finalized: false,
+    };
+    let finalized = ServerMsg::GroupChanged {
+        group: g.clone(),
+        member: false,
+        finalized: true,
     };
     let (status, e) = call(
         &p[1],
@@ -768,8 +775,11 @@ async fn on_g08_a_lobby_watch_ends_when_its_watcher_leaves_the_group(db: Db) {
     let (status, e) = call(&p[0], Method::DELETE, &format!("/api/groups/{g}"), None).await;
     assert_eq!(status, 204, "{e}");
     let closed = heard_until_pong(&mut caio).await;
-    assert!(closed.ends_with(std::slice::from_ref(&gone)), "{closed:?}");
-    assert_eq!(heard_until_pong(&mut dani).await, [gone]);
+    assert!(
+        closed.ends_with(std::slice::from_ref(&finalized)),
+        "{closed:?}"
+    );
+    assert_eq!(heard_until_pong(&mut dani).await, [finalized]);
     p[2].create_in_group(&g, 1).await.unwrap_err();
     assert_eq!(heard_until_pong(&mut caio).await, []);
 }

@@ -16,21 +16,23 @@ use velha_server::store::{MatchRow, Store};
 use crate::common::{Db, Server};
 
 /// 2030-01-01 00:00 UTC.
-const DAY0: i64 = 1_893_456_000_000;
-const HOUR: i64 = 3_600_000;
+pub(crate) const DAY0: i64 = 1_893_456_000_000;
+pub(crate) const HOUR: i64 = 3_600_000;
 const DAY: i64 = 24 * HOUR;
 
-struct League {
-    server: Server,
+/// Players signed up on a server, and matches between them played straight into its store.
+pub(crate) struct League {
+    pub(crate) server: Server,
     store: Store,
     /// Signed-in clients by name.
-    players: HashMap<String, Client>,
+    pub(crate) players: HashMap<String, Client>,
     ids: HashMap<String, String>,
     countries: HashMap<String, String>,
 }
 
 impl League {
-    async fn new(db: Db, players: &[(&str, &str)]) -> League {
+    /// A server where each (name, region) signed up.
+    pub(crate) async fn new(db: Db, players: &[(&str, &str)]) -> League {
         let server = Server::start(db, &["--signups-per-address-per-hour", "1000"]).await;
         let store = Store::open(&server.database_url()).await.expect("store");
         let mut league = League {
@@ -51,7 +53,7 @@ impl League {
     }
 
     /// A match between x and o at `level` that ended `how` at `at`, won by `winner`; its id.
-    async fn play(
+    pub(crate) async fn play(
         &self,
         x: &str,
         o: &str,
@@ -108,7 +110,7 @@ impl League {
     }
 
     /// Every row of a ranking, read page by page with `limit`.
-    async fn whole(&self, viewer: &str, query: &str, limit: u32) -> Vec<RankingRow> {
+    pub(crate) async fn whole(&self, viewer: &str, query: &str, limit: u32) -> Vec<RankingRow> {
         let mut rows = Vec::new();
         let mut cursor = String::new();
         loop {

@@ -1,6 +1,7 @@
 //! CLASSIC-R08 … R13, ON-R01 … ON-R05: invitation rooms on the server — a link, two seats
-//! proved by credentials, spectators who only watch, the series, and the absence claim and
-//! the 7-day close by the server's clock, across a restart.
+//! proved by credentials, spectators who only watch, the series (Super's first starter by
+//! choice or the server's coin, SUPER-R05; 2.0's symbols swapped every game, V2-R08), and the
+//! absence claim and the 7-day close by the server's clock, across a restart.
 
 use std::time::Duration;
 
@@ -9,7 +10,7 @@ use reqwest::Method;
 use serde_json::json;
 use velha_api::{
     Avatar, ErrorCode, ReplayEndHow, ReplayGame, RoomAct, RoomBoard, RoomEndHow, RoomServerMsg,
-    RoomView, Seat,
+    RoomStarter, RoomView, Seat,
 };
 use velha_load::{Client, RoomLive};
 use velha_rules::Player;
@@ -440,7 +441,14 @@ async fn room_played_ago(store: &Store, ago: i64) -> (String, String, String) {
     let then = (now_ms() - ago) as u64;
     let id = new_id();
     let (x, o) = (new_token(), new_token());
-    let created = Room::create(RoomGame::Classic, "Ana", Some(RulesAvatar::Nino), then).unwrap();
+    let created = Room::create(
+        RoomGame::Classic,
+        "Ana",
+        Some(RulesAvatar::Nino),
+        Player::X,
+        then,
+    )
+    .unwrap();
     store
         .create_room(&id, "classic", &created, &token_hash(&x), None, then as i64)
         .await
@@ -761,3 +769,165 @@ async fn on_r01_seat_names_refuse_invisible_characters(db: Db) {
     assert_eq!(joined.room.o.map(|o| o.name).as_deref(), Some("Bia"));
 }
 on_both!(on_r01_seat_names_refuse_invisible_characters);
+
+/// A room seen with a seat's credential, as the app reads it on opening.
+async fn seen_by(c: &Client, id: &str, credential: &str) -> RoomView {
+    let headers = [("x-room-credential", credential)];
+    let (status, _, seen) = c
+        .raw_with_headers(Method::GET, &format!("/api/rooms/{id}"), &headers, None)
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{seen}");
+    serde_json::from_value(seen).unwrap()
+}
+
+async fn v2_r08_a_rooms_rematch_swaps_the_symbols_so_x_always_starts(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    // SUPER-R05 is Super's: the classic board's and 2.0's first games are X's.
+    for (board, avatar) in [
+        (RoomBoard::Classic, Some(Avatar::Nino)),
+        (RoomBoard::V2, None),
+    ] {
+        for starter in [RoomStarter::O, RoomStarter::CoinToss] {
+            let e = c
+                .create_room_begun_by(board, "Ana", avatar, starter)
+                .await
+                .unwrap_err();
+            assert_eq!(code(&e), ErrorCode::BadRequest, "{board:?} {starter:?}");
+        }
+    }
+    let made = c.create_room(RoomBoard::V2, "Ana", None).await.unwrap();
+    let id = made.room.id.clone();
+    let joined = c.join_room(&id, "Bia", None).await.unwrap();
+    let (ana, bia) = (made.credential, joined.credential);
+    let mut bia_live = c.room_live(&id, &bia).await.unwrap();
+    c.room_act(&id, &ana, play("e5")).await.unwrap();
+    let room = c.room_act(&id, &ana, RoomAct::Resign).await.unwrap();
+    assert_eq!(
+        (room.you, room.ending.unwrap().winner, room.series),
+        (Some(Seat::X), Some(Seat::O), [0, 1, 0])
+    );
+    c.room_act(&id, &ana, RoomAct::Rematch).await.unwrap();
+    let room = c.room_act(&id, &bia, RoomAct::Rematch).await.unwrap();
+    // Bia would begin the second game, so she plays X, and X begins; her win stays hers.
+    assert_eq!(
+        (
+            room.you,
+            room.to_move,
+            room.x.name.as_str(),
+            room.o.unwrap().name
+        ),
+        (Some(Seat::X), Some(Seat::X), "Bia", "Ana".to_owned())
+    );
+    assert_eq!(
+        (room.creator_plays, room.starter, room.series, room.rematch),
+        (Seat::O, Seat::X, [1, 0, 0], [false, false])
+    );
+    let seen = seen_by(&c, &id, &ana).await;
+    assert_eq!((seen.you, seen.to_move), (Some(Seat::O), Some(Seat::X)));
+    let RoomServerMsg::Room { room } = heard(
+        &mut bia_live,
+        |m| matches!(m, RoomServerMsg::Room { room } if room.games == 1 && room.ending.is_none()),
+    )
+    .await
+    else {
+        unreachable!()
+    };
+    assert_eq!(
+        room.you,
+        Some(Seat::X),
+        "her live connection follows the swap"
+    );
+    let e = c.room_act(&id, &ana, play("e5")).await.unwrap_err();
+    assert_eq!(code(&e), ErrorCode::NotYourTurn);
+    c.room_act(&id, &bia, play("e5")).await.unwrap();
+    c.room_act(&id, &ana, play("d4")).await.unwrap();
+    let room = c.room_act(&id, &bia, RoomAct::Resign).await.unwrap();
+    assert_eq!(
+        (room.you, room.ending.unwrap().winner, room.series),
+        (Some(Seat::X), Some(Seat::O), [1, 1, 0])
+    );
+    // The guest's list reads her seat by this game's symbols too.
+    let body = json!({ "credentials": [bia] }).to_string();
+    let (_, listed) = c
+        .raw(Method::POST, "/api/rooms/lookup", Some(&body))
+        .await
+        .unwrap();
+    assert_eq!(listed[0]["you"], "X", "{listed}");
+
+    // ON-P01: each game replays with its own players and its moves by their symbols.
+    let first = c.replay(&format!("{id}/1")).await.unwrap();
+    let second = c.replay(&format!("{id}/2")).await.unwrap();
+    for (replay, x, o, moves) in [(&first, "Ana", "Bia", 1), (&second, "Bia", "Ana", 2)] {
+        assert_eq!(
+            (replay.game, replay.x.name.as_str(), replay.o.name.as_str()),
+            (ReplayGame::V2 { starter: Seat::X }, x, o)
+        );
+        assert_eq!(replay.moves.len(), moves);
+        assert_eq!(replay.moves[0].by, Seat::X);
+        assert_eq!(replay.winner, Some(Seat::O));
+    }
+}
+on_both!(v2_r08_a_rooms_rematch_swaps_the_symbols_so_x_always_starts);
+
+async fn super_r05_a_super_room_begins_by_choice_or_by_the_servers_coin(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    let made = c
+        .create_room_begun_by(RoomBoard::Super, "Ana", None, RoomStarter::O)
+        .await
+        .unwrap();
+    assert_eq!((made.room.starter, made.room.to_move), (Seat::O, None));
+    let id = made.room.id.clone();
+    let joined = c.join_room(&id, "Bia", None).await.unwrap();
+    assert_eq!(joined.room.to_move, Some(Seat::O), "the guest begins");
+    let e = c
+        .room_act(&id, &made.credential, play("e5"))
+        .await
+        .unwrap_err();
+    assert_eq!(code(&e), ErrorCode::NotYourTurn);
+    c.room_act(&id, &joined.credential, RoomAct::Resign)
+        .await
+        .unwrap();
+    c.room_act(&id, &made.credential, RoomAct::Rematch)
+        .await
+        .unwrap();
+    let room = c
+        .room_act(&id, &joined.credential, RoomAct::Rematch)
+        .await
+        .unwrap();
+    assert_eq!(
+        (room.starter, room.to_move, room.creator_plays),
+        (Seat::X, Some(Seat::X), Seat::X),
+        "then it alternates; the symbols stay"
+    );
+    let replay = c.replay(&format!("{id}/1")).await.unwrap();
+    assert_eq!(replay.game, ReplayGame::Super { starter: Seat::O });
+
+    // The coin is the server's: the body says only that there is one, and both faces come up.
+    let mut starters = std::collections::HashSet::new();
+    for _ in 0..30 {
+        let tossed = c
+            .create_room_begun_by(RoomBoard::Super, "Ana", None, RoomStarter::CoinToss)
+            .await
+            .unwrap();
+        starters.insert(tossed.room.starter);
+    }
+    assert_eq!(starters.len(), 2, "30 tosses, one face: {starters:?}");
+    // An app from before the choice sends none: X begins.
+    let (status, old) = c
+        .raw(
+            Method::POST,
+            "/api/rooms",
+            Some(r#"{"board": "super", "name": "Ana"}"#),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, &old["room"]["starter"]),
+        (201, &json!("X")),
+        "{old}"
+    );
+}
+on_both!(super_r05_a_super_room_begins_by_choice_or_by_the_servers_coin);
