@@ -62,7 +62,7 @@ fn RoomList(go: EventHandler<Screen>, board: RoomBoard) -> Element {
         section { class: "room-list", "data-rooms": "{rooms.read().len()}",
             h2 { "{r.your_rooms} "
                 if waiting > 0 {
-                    span { class: "badge", "data-your-turn": "{waiting}", "aria-label": "{waiting} {r.your_turn}", "{waiting}" }
+                    span { class: "badge", "data-your-turn": "{waiting}", "aria-label": crate::i18n::counted(waiting as u32, r.waiting_counted[0], r.waiting_counted[1]), "{waiting}" }
                 }
             }
             for room in rooms() {

@@ -12,6 +12,8 @@ use super::texts::{OnlineTexts, sentence};
 pub struct GroupTexts {
     pub title: &'static str,
     pub invitations: &'static str,
+    /// A count of invitations: one, many.
+    pub invitation_counted: [&'static str; 2],
     pub invited_by: &'static str,
     pub participants: &'static str,
     pub participant: &'static str,
@@ -64,6 +66,7 @@ pub struct GroupTexts {
 pub static GROUPS_PT: GroupTexts = GroupTexts {
     title: "Mini ranking",
     invitations: "Convites",
+    invitation_counted: ["convite", "convites"],
     invited_by: "convite de",
     participants: "participantes",
     participant: "participante",
@@ -114,6 +117,7 @@ pub static GROUPS_PT: GroupTexts = GroupTexts {
 pub static GROUPS_EN: GroupTexts = GroupTexts {
     title: "Mini ranking",
     invitations: "Invitations",
+    invitation_counted: ["invitation", "invitations"],
     invited_by: "invited by",
     participants: "participants",
     participant: "participant",

@@ -52,12 +52,12 @@ pub static REPLAYS_PT: ReplayTexts = ReplayTexts {
     won: "venceu",
     line: "com uma linha.",
     cube_line: "com uma linha no lado 1.",
-    both_lines: "porque o giro do outro formou linhas dos dois.",
+    both_lines: "porque o giro de {loser} formou linhas dos dois.",
     draw: "Deu velha.",
     time: "por tempo.",
     abandonment: "por abandono.",
-    resigned: "porque o outro desistiu.",
-    absent: "porque o outro ficou ausente.",
+    resigned: "porque {loser} desistiu.",
+    absent: "porque {loser} ficou ausente.",
     share: "Compartilhar a partida",
     shared: "Link da partida pronto para enviar.",
     watch: "Rever a partida",
@@ -81,12 +81,12 @@ pub static REPLAYS_EN: ReplayTexts = ReplayTexts {
     won: "won",
     line: "with a line.",
     cube_line: "with a line on side 1.",
-    both_lines: "because the other's turn made lines for both.",
+    both_lines: "because {loser}'s turn made lines for both.",
     draw: "A draw.",
     time: "on time.",
     abandonment: "by abandonment.",
-    resigned: "because the other resigned.",
-    absent: "because the other was away.",
+    resigned: "because {loser} resigned.",
+    absent: "because {loser} was away.",
     share: "Share this game",
     shared: "The game's link is ready to send.",
     watch: "Watch the replay",
@@ -94,9 +94,10 @@ pub static REPLAYS_EN: ReplayTexts = ReplayTexts {
     damaged: "This game's record is damaged.",
 };
 
-/// How the game ended, after the winner's name.
-pub fn how_text(r: &ReplayTexts, how: ReplayEndHow, cube: bool) -> &'static str {
-    match how {
+/// How the game ended, after the winner's name; `loser` names the other player where the
+/// sentence is about what they did.
+pub fn how_text(r: &ReplayTexts, how: ReplayEndHow, cube: bool, loser: &str) -> String {
+    let said = match how {
         ReplayEndHow::Line if cube => r.cube_line,
         ReplayEndHow::Line => r.line,
         ReplayEndHow::BothLines => r.both_lines,
@@ -105,7 +106,8 @@ pub fn how_text(r: &ReplayTexts, how: ReplayEndHow, cube: bool) -> &'static str 
         ReplayEndHow::Abandonment => r.abandonment,
         ReplayEndHow::Resigned => r.resigned,
         ReplayEndHow::Absent => r.absent,
-    }
+    };
+    said.replace("{loser}", loser)
 }
 
 /// Why a replay cannot be shown, as a sentence.
@@ -128,16 +130,24 @@ mod tests {
     fn on_p01_every_ending_is_a_sentence_of_its_own() {
         use ReplayEndHow::*;
         for r in [&REPLAYS_PT, &REPLAYS_EN] {
-            let mut said: Vec<&str> = [Line, BothLines, Draw, Time, Abandonment, Resigned, Absent]
-                .into_iter()
-                .map(|h| how_text(r, h, false))
-                .collect();
-            said.push(how_text(r, Line, true));
+            let mut said: Vec<String> =
+                [Line, BothLines, Draw, Time, Abandonment, Resigned, Absent]
+                    .into_iter()
+                    .map(|h| how_text(r, h, false, "Bia"))
+                    .collect();
+            said.push(how_text(r, Line, true, "Bia"));
             let before = said.len();
             said.sort();
             said.dedup();
             assert_eq!(said.len(), before, "{said:?}");
         }
         assert_ne!(REPLAYS_PT.gone, REPLAYS_EN.gone);
+    }
+
+    #[test]
+    fn on_p01_a_resignation_names_who_resigned() {
+        let said = |r| how_text(r, ReplayEndHow::Resigned, false, "Bia");
+        assert_eq!(said(&REPLAYS_PT), "porque Bia desistiu.");
+        assert_eq!(said(&REPLAYS_EN), "because Bia resigned.");
     }
 }

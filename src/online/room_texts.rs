@@ -25,6 +25,8 @@ pub struct RoomTexts {
     pub shared: &'static str,
     pub waiting: &'static str,
     pub your_turn: &'static str,
+    /// A count of rooms waiting for the player's move: one, many.
+    pub waiting_counted: [&'static str; 2],
     pub turn_of: fn(&str) -> String,
     /// The O seat before anyone took it.
     pub seat_free: &'static str,
@@ -93,6 +95,7 @@ pub static ROOMS_PT: RoomTexts = RoomTexts {
     shared: "Link pronto para enviar.",
     waiting: "Esperando alguém abrir o link…",
     your_turn: "Sua vez",
+    waiting_counted: ["sala esperando a sua vez", "salas esperando a sua vez"],
     turn_of: |name| format!("Vez de {name}"),
     seat_free: "esperando…",
     who_starts: "Quem começa a primeira partida",
@@ -161,6 +164,7 @@ pub static ROOMS_EN: RoomTexts = RoomTexts {
     shared: "The link is ready to send.",
     waiting: "Waiting for someone to open the link…",
     your_turn: "Your turn",
+    waiting_counted: ["room waiting for your move", "rooms waiting for your move"],
     turn_of: |name| format!("{name}'s turn"),
     seat_free: "waiting…",
     who_starts: "Who begins the first game",

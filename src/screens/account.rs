@@ -448,7 +448,6 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
                 }
             }
         }
-        CountryChange { country: account.country.clone() }
         section { class: "online-gate", "data-subscriber": if account.subscriber { "true" } else { "false" },
             h2 { "{t.online_play}" }
             if account.subscriber {
@@ -458,7 +457,7 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
                     "{groups.title}"
                     if invitations() > 0 {
                         " "
-                        span { class: "badge", "data-badge": "{invitations()}", "aria-label": "{invitations()} {groups.invitations}",
+                        span { class: "badge", "data-badge": "{invitations()}", "aria-label": crate::i18n::counted(invitations() as u32, groups.invitation_counted[0], groups.invitation_counted[1]),
                             "{invitations()}"
                         }
                     }
@@ -486,5 +485,7 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
             },
             if busy() { "{t.working}" } else { "{t.sign_out}" }
         }
+        // Last: it opens a long list, and the way to play stays where the eye expects it.
+        CountryChange { country: account.country.clone() }
     }
 }

@@ -375,7 +375,13 @@ pub fn MatchHeader(
             None => ("draw", o.drawn.to_owned()),
             Some(w) => {
                 let won = w == seat;
-                let said = match_ending(o, view.game, ending.how, won, &opponent);
+                // Against the server's Velha (ON-G05) the sentence names her with her article.
+                let who = if view.velha {
+                    o.the_velha.to_owned()
+                } else {
+                    opponent.clone()
+                };
+                let said = match_ending(o, view.game, ending.how, won, &who);
                 (if won { "won" } else { "lost" }, said)
             }
         },

@@ -225,14 +225,17 @@ fn Projector(go: EventHandler<Screen>, replay: Replay, film: Film) -> Element {
         format!("{} {at} {} {last}", r.move_word, r.of)
     };
     let result = match replay.winner {
-        Some(w) => format!(
-            "{} ({}) {} {}",
-            name(w),
-            player(w),
-            r.won,
-            how_text(r, replay.how, cube)
-        ),
-        None => how_text(r, replay.how, cube).to_owned(),
+        Some(w) => {
+            let loser = name(if w == Seat::X { Seat::O } else { Seat::X });
+            format!(
+                "{} ({}) {} {}",
+                name(w),
+                player(w),
+                r.won,
+                how_text(r, replay.how, cube, &loser)
+            )
+        }
+        None => how_text(r, replay.how, cube, ""),
     };
     let url = platform::link_to(&format!("/partida/{}", replay.id));
     let header = rsx! {

@@ -274,7 +274,7 @@ def test_on_r04_super_and_v2_rooms_take_names_only_and_run_no_clock(browser, ser
     bia.wait_for_selector("[data-steps='2']", timeout=15000)
     assert bia.locator("[data-cell]").count() == 81
     bia.click("[data-action=to-last]")
-    assert bia.inner_text("[data-result]") == "Bia (O) venceu porque o outro desistiu."
+    assert bia.inner_text("[data-result]") == "Bia (O) venceu porque Ana desistiu."
     assert bia.get_attribute("[data-cell=e5]", "aria-label") == "e5, X"
     shot(bia, f"replay-{game}")
     bia.click("[data-action=back]")

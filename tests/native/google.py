@@ -60,8 +60,8 @@ def kept_in_keyring():
     return found.stdout
 xdo, grab, wait_for, launch = tools(env, OUT)
 # The window is 800x600 (style.css at 1x): "Entrar", the Google button's G, the sentence under
-# it; the name form's field and button.
-ACCOUNT, GOOGLE, NAME, NAME_SUBMIT = (631, 28), (319, 462), (400, 190), (400, 265)
+# it; the name form's field and button (below the country, ON-A02).
+ACCOUNT, GOOGLE, NAME, NAME_SUBMIT = (631, 28), (319, 462), (400, 190), (400, 364)
 # The profile's "Ranking" and "Sair da conta"; the top bar's "Voltar".
 RANKING, SIGN_OUT, BACK = (400, 396), (400, 450), (182, 33)
 
