@@ -4,7 +4,7 @@ use reqwest::Method;
 use sqlx::Row;
 use velha_api::{ErrorCode, Scope};
 
-use crate::common::{Db, Server};
+use crate::common::{Db, Server, limited_at_once};
 
 async fn stored(server: &Server, sql: &str) -> Vec<String> {
     sqlx::query(sql)
@@ -702,33 +702,19 @@ async fn on_a01_the_new_accounts_limit_holds_under_concurrent_sign_ups(db: Db) {
     )
     .await;
     for round in 0..10 {
-        let address = format!("198.51.100.{round}");
-        let answers = futures_util::future::join_all((0..20).map(|i| {
-            let (c, address) = (server.client(), address.clone());
-            let body = serde_json::json!({
-                "email": format!("r{round}n{i}@example.com"),
-                "password": "cubo-gira-9",
-                "name": format!("R{round}n{i}"),
-                "region": "pt-BR",
+        let bodies = (0..20)
+            .map(|i| {
+                serde_json::json!({
+                    "email": format!("r{round}n{i}@example.com"),
+                    "password": "cubo-gira-9",
+                    "name": format!("R{round}n{i}"),
+                    "region": "pt-BR",
+                })
+                .to_string()
             })
-            .to_string();
-            async move {
-                let headers = [("x-forwarded-for", address.as_str())];
-                c.raw_with_headers(Method::POST, "/api/accounts", &headers, Some(&body))
-                    .await
-                    .unwrap()
-            }
-        }))
-        .await;
-        let statuses: Vec<u16> = answers.iter().map(|(s, _, _)| *s).collect();
-        assert_eq!(
-            statuses.iter().filter(|s| **s == 201).count(),
-            5,
-            "round {round}: {statuses:?}"
-        );
-        for (_, _, refusal) in answers.iter().filter(|(s, _, _)| *s != 201) {
-            assert_eq!(refusal["code"], "rate_limited", "round {round}: {refusal}");
-        }
+            .collect();
+        let address = format!("198.51.100.{round}");
+        limited_at_once(&server, "/api/accounts", &address, bodies, 5).await;
     }
     let made = stored(&server, "SELECT name FROM accounts WHERE name LIKE 'R%n%'").await;
     assert_eq!(made.len(), 50);

@@ -273,6 +273,36 @@ macro_rules! on_both {
     };
 }
 
+/// Fires one POST of each body at once from `address` (the proxy's header says it): exactly
+/// `allowed` are made (201), every other is refused as rate-limited.
+pub async fn limited_at_once(
+    server: &Server,
+    path: &str,
+    address: &str,
+    bodies: Vec<String>,
+    allowed: usize,
+) {
+    let answers = futures_util::future::join_all(bodies.into_iter().map(|body| {
+        let c = server.client();
+        async move {
+            let headers = [("x-forwarded-for", address)];
+            c.raw_with_headers(reqwest::Method::POST, path, &headers, Some(&body))
+                .await
+                .unwrap()
+        }
+    }))
+    .await;
+    let statuses: Vec<u16> = answers.iter().map(|(s, _, _)| *s).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        allowed,
+        "{address}: {statuses:?}"
+    );
+    for (_, _, refusal) in answers.iter().filter(|(s, _, _)| *s != 201) {
+        assert_eq!(refusal["code"], "rate_limited", "{address}: {refusal}");
+    }
+}
+
 /// Sends a frame one byte over the limit and reads the close: its code and reason.
 pub async fn send_oversized<Out: serde::Serialize, In: serde::de::DeserializeOwned>(
     socket: &mut velha_load::Socket<Out, In>,

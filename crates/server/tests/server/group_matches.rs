@@ -104,27 +104,7 @@ async fn on_g03_group_matches_start_at_two_participants_and_stay_in_the_group(db
     .await;
     assert_eq!(status, 404);
     let mut caio = welcomed(&p[2]).await;
-    caio.send(&velha_api::ClientMsg::WatchLobby {
-        scope: Scope::Mundial,
-        level: 1,
-        group: Some(g.clone()),
-    })
-    .await
-    .unwrap();
-    let refused = expect(&mut caio, "a refusal", |m| {
-        matches!(m, ServerMsg::Error { .. })
-    })
-    .await;
-    assert!(
-        matches!(
-            refused,
-            ServerMsg::Error {
-                code: ErrorCode::NotFound,
-                ..
-            }
-        ),
-        "{refused:?}"
-    );
+    refused_watch(&mut caio, &g).await;
 
     // Bia watches the group's list and sees Ana's match come; the Mundial list never has it.
     let mut bia = welcomed(&p[1]).await;
@@ -684,6 +664,28 @@ async fn heard_until_pong(live: &mut Live) -> Vec<ServerMsg> {
     }
 }
 
+/// Asks to watch a group's list and is refused as a stranger is (ON-G08).
+async fn refused_watch(live: &mut Live, group: &str) {
+    live.send(&velha_api::ClientMsg::WatchLobby {
+        scope: Scope::Mundial,
+        level: 1,
+        group: Some(group.to_owned()),
+    })
+    .await
+    .unwrap();
+    let refused = expect(live, "a refusal", |m| matches!(m, ServerMsg::Error { .. })).await;
+    assert!(
+        matches!(
+            refused,
+            ServerMsg::Error {
+                code: ErrorCode::NotFound,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+}
+
 async fn watching(c: &Client, group: &str) -> Live {
     let mut live = welcomed(c).await;
     live.send(&velha_api::ClientMsg::WatchLobby {
@@ -747,27 +749,7 @@ async fn on_g08_a_lobby_watch_ends_when_its_watcher_leaves_the_group(db: Db) {
         "she left: she hears nothing of it"
     );
     // Asking to watch it again is refused like any stranger's.
-    bia.send(&velha_api::ClientMsg::WatchLobby {
-        scope: Scope::Mundial,
-        level: 1,
-        group: Some(g.clone()),
-    })
-    .await
-    .unwrap();
-    let refused = expect(&mut bia, "a refusal", |m| {
-        matches!(m, ServerMsg::Error { .. })
-    })
-    .await;
-    assert!(
-        matches!(
-            refused,
-            ServerMsg::Error {
-                code: ErrorCode::NotFound,
-                ..
-            }
-        ),
-        "{refused:?}"
-    );
+    refused_watch(&mut bia, &g).await;
     // An invitation reaches the invitee and the participants; finalizing ends every watch.
     assert_eq!(invite(&p[0], &g, "dani").await.0, 204);
     assert_eq!(heard_until_pong(&mut caio).await, [changed]);
