@@ -60,6 +60,8 @@ pub struct RoomTexts {
     /// Everyone watching, the reader among them.
     pub watching: fn(u32) -> String,
     pub spectators: fn(u32) -> String,
+    /// A player's wins in the series, for spectators, who have no side of their own.
+    pub wins_of: fn(&str, u32) -> String,
     pub closed: &'static str,
     pub full: &'static str,
     pub gone: &'static str,
@@ -129,6 +131,7 @@ pub static ROOMS_PT: RoomTexts = RoomTexts {
         n => format!("Você e mais {} pessoas estão assistindo.", n - 1),
     },
     spectators: |n| counted(n, "pessoa assistindo", "pessoas assistindo"),
+    wins_of: |name, n| format!("{name}: {}", counted(n, "vitória", "vitórias")),
     closed: "Sala fechada: ficou 7 dias sem jogada.",
     full: "Esta sala já tem 50 pessoas assistindo. Tente mais tarde.",
     gone: "Esta sala não existe. Confira o link.",
@@ -198,6 +201,7 @@ pub static ROOMS_EN: RoomTexts = RoomTexts {
         n => format!("You and {} other people are watching.", n - 1),
     },
     spectators: |n| counted(n, "person watching", "people watching"),
+    wins_of: |name, n| format!("{name}: {}", counted(n, "win", "wins")),
     closed: "Room closed: 7 days without a move.",
     full: "This room already has 50 people watching. Try later.",
     gone: "This room does not exist. Check the link.",

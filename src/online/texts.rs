@@ -52,10 +52,8 @@ pub struct OnlineTexts {
     pub bad_region: &'static str,
     pub empty_country: &'static str,
     pub bad_country: &'static str,
-    /// Followed by the time to wait.
-    pub rate_limited: &'static str,
-    pub seconds: &'static str,
-    pub minutes: &'static str,
+    /// The seconds to wait, said in seconds under two minutes and in minutes above.
+    pub rate_limited: fn(u64) -> String,
     pub expired: &'static str,
     pub server_failed: &'static str,
     pub play_online: &'static str,
@@ -70,8 +68,10 @@ pub struct OnlineTexts {
     pub waiting: &'static str,
     pub cancel: &'static str,
     pub connecting: &'static str,
-    pub reconnecting_in: &'static str,
-    pub come_back_within: &'static str,
+    /// The seconds until the next try.
+    pub reconnecting_in: fn(u64) -> String,
+    /// The seconds of grace left.
+    pub come_back_within: fn(u64) -> String,
     pub your_turn: &'static str,
     pub turn_of_name: fn(&str) -> String,
     /// How a match ended, for its winner and its loser, naming the opponent
@@ -188,9 +188,12 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     bad_region: "A região deste aparelho não diz o país: escolha seu país na lista.",
     empty_country: "Escolha seu país na lista.",
     bad_country: "Esse país não está na lista. Escolha outro.",
-    rate_limited: "Muitas tentativas. Tente de novo em",
-    seconds: "s",
-    minutes: "min",
+    rate_limited: |s| {
+        format!(
+            "Muitas tentativas. Tente de novo em {}.",
+            wait(s, ("segundo", "segundos"), ("minuto", "minutos"))
+        )
+    },
     expired: "Sua sessão terminou. Entre de novo.",
     server_failed: "O servidor não conseguiu atender agora. Tente de novo.",
     play_online: "Jogar online",
@@ -204,8 +207,8 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     waiting: "Esperando adversário…",
     cancel: "Cancelar",
     connecting: "Conectando…",
-    reconnecting_in: "Sem conexão. Tentando de novo em",
-    come_back_within: "A partida é perdida por abandono se você não voltar em",
+    reconnecting_in: |s| format!("Sem conexão. Tentando de novo em {s} s…"),
+    come_back_within: |s| format!("A partida é perdida por abandono se você não voltar em {s} s."),
     your_turn: "Sua vez",
     turn_of_name: |name| format!("Vez de {name}"),
     won_line: "Você venceu com uma linha no lado 1.",
@@ -310,9 +313,12 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     bad_region: "This device's region names no country: choose yours from the list.",
     empty_country: "Choose your country from the list.",
     bad_country: "That country is not on the list. Choose another.",
-    rate_limited: "Too many tries. Try again in",
-    seconds: "s",
-    minutes: "min",
+    rate_limited: |s| {
+        format!(
+            "Too many tries. Try again in {}.",
+            wait(s, ("second", "seconds"), ("minute", "minutes"))
+        )
+    },
     expired: "Your session ended. Sign in again.",
     server_failed: "The server could not answer now. Try again.",
     play_online: "Play online",
@@ -326,8 +332,10 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     waiting: "Waiting for an opponent…",
     cancel: "Cancel",
     connecting: "Connecting…",
-    reconnecting_in: "No connection. Trying again in",
-    come_back_within: "The match is lost by abandonment unless you are back within",
+    reconnecting_in: |s| format!("No connection. Trying again in {s} s…"),
+    come_back_within: |s| {
+        format!("The match is lost by abandonment unless you are back within {s} s.")
+    },
     your_turn: "Your turn",
     turn_of_name: |name| format!("{name}'s turn"),
     won_line: "You won with a line on side 1.",
@@ -415,6 +423,17 @@ pub fn match_ending(
     }
 }
 
+/// A wait in seconds below two minutes and in whole minutes (rounded up) above, so "60
+/// seconds" never reads as "1 minute" rounded down.
+fn wait(s: u64, seconds: (&str, &str), minutes: (&str, &str)) -> String {
+    let (n, (one, many)) = if s < 120 {
+        (s, seconds)
+    } else {
+        (s.div_ceil(60), minutes)
+    };
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// A refusal of a form or of the server, as the player reads it.
 pub fn sentence(t: &OnlineTexts, problem: &Problem) -> String {
     let error = match problem {
@@ -435,14 +454,7 @@ pub fn sentence(t: &OnlineTexts, problem: &Problem) -> String {
         ErrorCode::TooLong | ErrorCode::TooLarge => t.too_long.into(),
         ErrorCode::BadRegion => t.bad_region.into(),
         ErrorCode::BadCountry => t.bad_country.into(),
-        ErrorCode::RateLimited => {
-            let s = error.retry_after_s.unwrap_or(60).max(1);
-            if s < 120 {
-                format!("{} {s} {}.", t.rate_limited, t.seconds)
-            } else {
-                format!("{} {} {}.", t.rate_limited, s.div_ceil(60), t.minutes)
-            }
-        }
+        ErrorCode::RateLimited => (t.rate_limited)(error.retry_after_s.unwrap_or(60).max(1)),
         ErrorCode::Unauthorized => t.expired.into(),
         ErrorCode::SubscribersOnly => t.subscribers_only.into(),
         _ => t.server_failed.into(),
@@ -680,12 +692,34 @@ mod tests {
         e.retry_after_s = Some(42);
         assert_eq!(
             sentence(&ONLINE_PT, &Problem::Refused(e.clone())),
-            "Muitas tentativas. Tente de novo em 42 s."
+            "Muitas tentativas. Tente de novo em 42 segundos."
+        );
+        e.retry_after_s = Some(1);
+        assert_eq!(
+            sentence(&ONLINE_EN, &Problem::Refused(e.clone())),
+            "Too many tries. Try again in 1 second."
         );
         e.retry_after_s = Some(601);
         assert_eq!(
-            sentence(&ONLINE_EN, &Problem::Refused(e)),
-            "Too many tries. Try again in 11 min."
+            sentence(&ONLINE_EN, &Problem::Refused(e.clone())),
+            "Too many tries. Try again in 11 minutes."
+        );
+        e.retry_after_s = Some(120);
+        assert_eq!(
+            sentence(&ONLINE_PT, &Problem::Refused(e)),
+            "Muitas tentativas. Tente de novo em 2 minutos."
+        );
+    }
+
+    #[test]
+    fn the_link_banner_counts_its_seconds() {
+        assert_eq!(
+            (ONLINE_PT.reconnecting_in)(3),
+            "Sem conexão. Tentando de novo em 3 s…"
+        );
+        assert_eq!(
+            (ONLINE_EN.come_back_within)(25),
+            "The match is lost by abandonment unless you are back within 25 s."
         );
     }
 }

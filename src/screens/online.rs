@@ -120,9 +120,9 @@ pub fn LinkBanner(live: Live, in_match: bool) -> Element {
             let left = (GRACE_S - (now() - since) / 1000.0).ceil().max(0.0);
             rsx! {
                 div { class: "banner warning", role: "alert", "data-link": "down",
-                    p { "{o.reconnecting_in} {retry} s…" }
+                    p { {(o.reconnecting_in)(retry as u64)} }
                     if in_match {
-                        p { "data-grace": "{left}", "{o.come_back_within} {left} s." }
+                        p { "data-grace": "{left}", {(o.come_back_within)(left as u64)} }
                     }
                 }
             }

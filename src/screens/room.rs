@@ -489,7 +489,17 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
             },
             None => rsx! {},
         }
-        ScoreLine { wins, draws: series[2], losses }
+        if you.is_some() {
+            ScoreLine { wins, draws: series[2], losses }
+        } else {
+            p { class: "series", "data-series-of": "seats",
+                span { "data-series": "x", "data-count": "{series[0]}", {(r.wins_of)(&room.x.name, series[0])} } " · "
+                span { "data-series": "o", "data-count": "{series[1]}",
+                    {(r.wins_of)(room.o.as_ref().map_or(r.seat_free, |o| o.name.as_str()), series[1])} }
+                " · "
+                span { "data-series": "draws", "data-count": "{series[2]}", "{(t.draws)(series[2])}" }
+            }
+        }
         if let Some(says) = problem() {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
         }

@@ -163,3 +163,32 @@ def test_on_m04_the_leave_question_moves_no_cube(browser, server):
     shot(bia, "leave-question-floating")
     for page in (ana, bia):
         page.context.close()
+
+
+@pytest.mark.parametrize("size", [(568, 320), (640, 360), (844, 390)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("locale", ["pt-BR", "en-US"])
+def test_cube_r08_the_longest_warning_reads_whole_on_a_landscape_phone(browser, base_url, size, locale):
+    """Front, middle and back turn only clockwise at level 1: the longest of the one-way warnings,
+    shown whole (no ellipsis, nothing clipped) above a cube that stays on screen."""
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True,
+                                  has_touch=True, locale=locale)
+    page = context.new_page()
+    page.goto(base_url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    page.click("[data-game=cube]")
+    page.click("[data-mode='1-friend']")
+    page.click("[data-action=buttons]")
+    page.evaluate("window.scrollTo(0, 0)")
+    before = box_of(page, "#cube-canvas")
+    page.click("[data-action='F-']")
+    expected = {"pt-BR": "Frente, meio e trás, só no sentido horário ↻",
+                "en-US": "Front, middle and back turn only clockwise ↻"}[locale]
+    assert page.inner_text("[data-refusal]") == expected
+    clipped = page.eval_on_selector("[data-refusal]", "e => e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight")
+    assert not clipped, "the warning is cut"
+    on_screen(page, "[data-refusal]")
+    on_screen(page, "#cube-canvas")
+    assert box_of(page, "#cube-canvas") == before, "the warning moved the cube"
+    shot(page, f"cube-warning-{width}x{height}-{locale}")
+    context.close()

@@ -167,6 +167,11 @@ def test_classic_r11_the_resigner_the_winner_and_spectators_each_read_who_resign
     bia.wait_for_selector("[data-spectators='2']", timeout=15000)
     assert said(caio, "[data-watching]") == "Você e mais 1 pessoa estão assistindo."
     assert said(bia, "[data-spectators]") == "2 pessoas assistindo"
+    # Each player counts from their own side; a spectator has none, so the wins are named.
+    assert said(bia, ".series") == "1 vitória · 0 velhas · 0 derrotas"
+    assert said(ana, ".series") == "0 vitórias · 0 velhas · 1 derrota"
+    assert said(caio, ".series") == "Ana: 0 vitórias · Bia: 1 vitória · 0 velhas"
+    assert said(dana, ".series") == "Ana: 0 wins · Bia: 1 win · 0 draws"
     shot(ana, "room-resigned")
     shot(caio, "room-resigned-watching")
     for page in (ana, bia, caio, dana):

@@ -393,6 +393,62 @@ async fn on_a02_changing_the_country_moves_the_national_standing(db: Db) {
 }
 on_both!(on_a02_changing_the_country_moves_the_national_standing);
 
+async fn on_a02_country_changes_at_once_keep_the_national_counts_true(db: Db) {
+    use crate::rankings::{DAY0, HOUR, League};
+    use velha_api::{EndHow, Seat};
+    let l = League::new(db, &[("joe", "en-US"), ("ana", "pt-BR")]).await;
+    l.play("joe", "ana", 1, Seat::X, EndHow::Line, DAY0 + HOUR)
+        .await;
+    l.play("ana", "joe", 2, Seat::X, EndHow::Line, DAY0 + 2 * HOUR)
+        .await;
+    let joe = &l.players["joe"];
+    let countries = ["BR", "PT", "US", "AR", "GB"];
+    for round in 0..10 {
+        // Picks and region refreshes of one player at once, as two devices and a retrying
+        // network send them: each moves both standings and the counts, or nothing.
+        let answers = futures_util::future::join_all((0..12).map(|i| {
+            let c = countries[(round + i) % countries.len()];
+            let (path, body) = if i % 3 == 0 {
+                ("/api/me/region", format!(r#"{{"region":"en-{c}"}}"#))
+            } else {
+                ("/api/me/country", format!(r#"{{"country":"{c}"}}"#))
+            };
+            async move { joe.raw(Method::PUT, path, Some(&body)).await.unwrap() }
+        }))
+        .await;
+        for (status, json) in &answers {
+            assert_eq!(*status, 200, "round {round}: {json}");
+        }
+        let (ok, report) = l.server.admin(&["rankings", "rebuild", "--check"]).await;
+        assert!(ok, "round {round}: the counts drifted: {report}");
+        let me = joe.me().await.unwrap();
+        let standings = stored(
+            &l.server,
+            "SELECT DISTINCT s.country FROM standings s JOIN accounts a ON a.id = s.account_id \
+             WHERE a.name = 'joe'",
+        )
+        .await;
+        assert_eq!(
+            standings,
+            std::slice::from_ref(&me.country),
+            "round {round}"
+        );
+        for level in [1, 2] {
+            let national = l
+                .whole("joe", &format!("scope=nacional&level={level}"), 50)
+                .await;
+            assert!(
+                national
+                    .iter()
+                    .any(|r| r.name == "joe" && r.country == me.country),
+                "round {round}, level {level}: joe in {}'s ranking",
+                me.country
+            );
+        }
+    }
+}
+on_both!(on_a02_country_changes_at_once_keep_the_national_counts_true);
+
 async fn on_a02_the_region_no_longer_changes_a_country_picked_by_hand(db: Db) {
     let server = Server::start(db, &[]).await;
     let region = |region: &str| format!(r#"{{"region":"{region}"}}"#);

@@ -912,3 +912,36 @@ async fn super_r05_a_super_room_begins_by_choice_or_by_the_servers_coin(db: Db) 
     );
 }
 on_both!(super_r05_a_super_room_begins_by_choice_or_by_the_servers_coin);
+
+async fn super_r05_only_a_super_room_may_begin_with_o_or_the_coin(db: Db) {
+    // One room an hour: the refusals below must not spend it.
+    let server = Server::start(db, &["--rooms-per-address-per-hour", "1"]).await;
+    let c = server.client();
+    for (board, avatar) in [
+        (RoomBoard::Classic, Some(Avatar::Nino)),
+        (RoomBoard::V2, None),
+    ] {
+        for starter in [RoomStarter::O, RoomStarter::CoinToss] {
+            let e = c
+                .create_room_begun_by(board, "Ana", avatar, starter)
+                .await
+                .unwrap_err();
+            assert_eq!(code(&e), ErrorCode::BadRequest, "{board:?} {starter:?}");
+            assert_eq!(
+                e.message, "this board's first game begins with X",
+                "{board:?} {starter:?}"
+            );
+        }
+    }
+    let made = c
+        .create_room_begun_by(
+            RoomBoard::Classic,
+            "Ana",
+            Some(Avatar::Nino),
+            RoomStarter::X,
+        )
+        .await
+        .unwrap();
+    assert_eq!(made.room.starter, Seat::X);
+}
+on_both!(super_r05_only_a_super_room_may_begin_with_o_or_the_coin);
