@@ -68,7 +68,8 @@ fi
 # The server's tests run on SQLite and on this PostgreSQL; its cluster tests start their own
 # PostgreSQL and put nginx in front of several server processes.
 if wants server; then
-  apt_install nginx-light
+  # The payment tests run the Stripe stand-in (tests/standins/stripe.py, standard library only).
+  apt_install nginx-light python3
   source scripts/test-postgres.sh
   step "PostgreSQL for the server's tests"
   start_test_postgres

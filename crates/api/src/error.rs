@@ -75,6 +75,13 @@ pub enum ErrorCode {
     /// The other player has not been away 2 days yet, or it is the claimant's own turn
     /// (CLASSIC-R12).
     NotAbsentYet,
+    /// Payments are not configured on this server, or the provider did not answer; nothing
+    /// was charged.
+    PaymentsUnavailable,
+    /// The player has never paid, so there is no subscription to manage at the provider.
+    NoCustomer,
+    /// A payment provider's notice whose signature is missing, wrong or too old.
+    BadSignature,
     /// This method is not served at this path.
     MethodNotAllowed,
     /// The request body is not JSON (the Content-Type says otherwise).

@@ -13,6 +13,7 @@ pub mod lobby;
 pub mod ranking;
 pub mod replay;
 pub mod room;
+pub mod subscription;
 
 pub use account::{
     Account, COUNTRIES, CountryChange, GoogleDesktop, GoogleLink, GoogleOptions, GoogleSignIn,
@@ -36,6 +37,7 @@ pub use room::{
     Avatar, CreateRoom, JoinRoom, RoomAct, RoomAction, RoomBoard, RoomClientMsg, RoomEndHow,
     RoomEnding, RoomLookup, RoomPlayer, RoomSeat, RoomServerMsg, RoomStarter, RoomView,
 };
+pub use subscription::{PageRequest, PaidState, Period, Plan, ProviderPage, SubscriptionView};
 
 /// The path of the WebSocket on the server.
 pub const LIVE_PATH: &str = "/api/live";

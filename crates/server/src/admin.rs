@@ -18,16 +18,32 @@ pub async fn subscription(store: &Store, action: &SubscriptionAction) -> Result<
             if end <= now_ms() {
                 return Err(format!("{until} is already past; give a later date"));
             }
-            if !store.set_subscription(name, Some(end)).await.map_err(db)? {
+            if !store.set_grant(name, Some(end)).await.map_err(db)? {
                 return Err(missing(name));
             }
-            Ok(format!("{name} subscribes through {} (UTC)", last_day(end)))
+            Ok(format!(
+                "{name} is granted a subscription through {} (UTC)",
+                last_day(end)
+            ))
         }
         SubscriptionAction::Revoke { name } => {
-            if !store.set_subscription(name, None).await.map_err(db)? {
+            if !store.set_grant(name, None).await.map_err(db)? {
                 return Err(missing(name));
             }
-            Ok(format!("{name} no longer subscribes"))
+            // What the player paid for is the provider's to end (a refund), not this command's.
+            let paid = store
+                .account_by_name(name)
+                .await
+                .map_err(db)?
+                .and_then(|a| a.subscribed_until)
+                .filter(|end| *end > now_ms());
+            Ok(match paid {
+                Some(end) => format!(
+                    "{name}'s grant is revoked; a paid subscription lasts through {} (UTC)",
+                    last_day(end)
+                ),
+                None => format!("{name} no longer subscribes"),
+            })
         }
         SubscriptionAction::Show { name } => {
             let account = store

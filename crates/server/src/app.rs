@@ -20,20 +20,23 @@ use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use velha_api::{
-    ClientMsg, ErrorCode, GoogleDesktop, GoogleOptions, RoomClientMsg, RoomServerMsg, ServerMsg,
-    SignInOptions,
+    ClientMsg, ErrorCode, GoogleDesktop, GoogleOptions, Period, Plan, RoomClientMsg, RoomServerMsg,
+    ServerMsg, SignInOptions,
 };
 
-use crate::config::{Serve, Storage};
+use crate::config::{PaymentsProvider, PlanPeriod, Serve, Storage};
 use crate::error::AppError;
 use crate::google::Google;
 use crate::headers;
 use crate::limits::{Limits, Window};
 use crate::live::{Clocks, Hub, VelhaPool};
 use crate::passwords::Passwords;
+use crate::payments::stripe::Stripe;
+use crate::payments::{Payments, Provider};
 use crate::push::{NotConfigured, Push};
 use crate::routes::{
     accounts, competitive, groups, lobby, rankings, replays, room_socket, rooms, socket,
+    subscription,
 };
 use crate::store::Store;
 use crate::tls;
@@ -60,6 +63,8 @@ pub struct App {
     pub push: Box<dyn Push>,
     /// Seals the rankings' page cursors.
     pub cursors: rankings::Cursors,
+    /// The subscription's seller, if one is configured.
+    pub payments: Option<Payments>,
 }
 
 /// Google sign-in as configured: the web button needs the web client; the desktop client is
@@ -128,6 +133,7 @@ impl Modify for SessionAuth {
         (name = "rooms", description = "Invitation rooms (ON-R01 … ON-R05, CLASSIC-R08 … R13); free, no account needed"),
         (name = "competitive", description = "Jogo da Velha 2.0's competitive mode: the queue by rating and the leaderboard (ON-V01, ON-V02); signed-in players"),
         (name = "replays", description = "Finished games move by move (ON-P01); public to whoever holds the link"),
+        (name = "subscription", description = "Buying the subscription (ON-A03): the plan, checkout, the provider's portal, and the provider's signed notices"),
     )
 )]
 struct ApiDoc;
@@ -207,6 +213,10 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(replays::of_room_game))
         .routes(routes!(room_socket::live))
         .routes(routes!(socket::live))
+        .routes(routes!(subscription::get))
+        .routes(routes!(subscription::checkout))
+        .routes(routes!(subscription::portal))
+        .routes(routes!(subscription::webhook))
         .routes(routes!(health))
         .with_state(app)
         .split_for_parts();
@@ -304,6 +314,64 @@ async fn shutdown_signal() {
     let _ = ctrl_c.await;
 }
 
+/// The provider the flags configure, its secrets read from their files.
+pub fn payments(serve: &Serve) -> Result<Option<Payments>, String> {
+    let secret = |flag: &str, file: &Option<PathBuf>| -> Result<String, String> {
+        let path = file
+            .as_ref()
+            .ok_or_else(|| format!("--payments-provider stripe needs {flag}"))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {flag} {}: {e}", path.display()))?;
+        match text.trim() {
+            "" => Err(format!("{flag} {} is empty", path.display())),
+            t => Ok(t.to_owned()),
+        }
+    };
+    let provider: Box<dyn Provider> = match serve.payments_provider {
+        PaymentsProvider::None => return Ok(None),
+        PaymentsProvider::Stripe => {
+            let key = secret("--stripe-secret-key-file", &serve.stripe_secret_key_file)?;
+            let webhook = secret(
+                "--stripe-webhook-secret-file",
+                &serve.stripe_webhook_secret_file,
+            )?;
+            let price = serve
+                .stripe_price
+                .as_deref()
+                .ok_or("--payments-provider stripe needs --stripe-price")?;
+            Box::new(Stripe::new(
+                serve.stripe_api_url.as_str(),
+                &key,
+                &webhook,
+                price,
+            ))
+        }
+    };
+    let currency = serve.plan_currency.to_ascii_uppercase();
+    if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_uppercase()) {
+        return Err(format!(
+            "--plan-currency {:?} is not an ISO 4217 code such as BRL",
+            serve.plan_currency
+        ));
+    }
+    Ok(Some(Payments {
+        provider,
+        plans: vec![Plan {
+            amount: serve.plan_amount,
+            currency,
+            period: match serve.plan_period {
+                PlanPeriod::Month => Period::Month,
+                PlanPeriod::Year => Period::Year,
+            },
+        }],
+        grace_ms: i64::from(serve.payments_grace_hours) * 3_600_000,
+        public_url: serve
+            .public_url
+            .as_ref()
+            .map(|u| u.as_str().trim_end_matches('/').to_owned()),
+    }))
+}
+
 /// Serves until SIGTERM or Ctrl-C.
 pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     std::fs::create_dir_all(&storage.data_dir).map_err(|e| {
@@ -345,7 +413,9 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         .ranking_cursor_secret()
         .await
         .map_err(|e| format!("cannot read the ranking cursors' secret: {e}"))?;
+    let payments = payments(serve)?;
     let app = Arc::new(App {
+        payments,
         cursors: rankings::Cursors::new(cursor_secret.as_bytes()),
         push: Box::new(NotConfigured),
         store: store.clone(),

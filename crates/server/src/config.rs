@@ -122,6 +122,43 @@ pub struct Serve {
         default_value = "https://oauth2.googleapis.com/token"
     )]
     pub google_token_url: reqwest::Url,
+    /// Who sells the subscription (docs/payments.md). Without one the app is told nothing is
+    /// on sale, and only `admin subscription grant` makes subscribers.
+    #[arg(long, env = "VELHA_PAYMENTS_PROVIDER", value_enum, default_value_t = PaymentsProvider::None)]
+    pub payments_provider: PaymentsProvider,
+    /// File holding Stripe's secret API key (sk_live_… or a restricted key), read at start.
+    #[arg(long, env = "VELHA_STRIPE_SECRET_KEY_FILE")]
+    pub stripe_secret_key_file: Option<PathBuf>,
+    /// File holding the webhook endpoint's signing secret (whsec_…), read at start.
+    #[arg(long, env = "VELHA_STRIPE_WEBHOOK_SECRET_FILE")]
+    pub stripe_webhook_secret_file: Option<PathBuf>,
+    /// Stripe's API; the tests point it at their stand-in.
+    #[arg(
+        long,
+        env = "VELHA_STRIPE_API_URL",
+        default_value = "https://api.stripe.com"
+    )]
+    pub stripe_api_url: reqwest::Url,
+    /// The Stripe price (price_…) of the plan on sale.
+    #[arg(long, env = "VELHA_STRIPE_PRICE")]
+    pub stripe_price: Option<String>,
+    /// The plan's price as the app shows it, in the currency's minor unit (990 is 9,90); it
+    /// must be the Stripe price's.
+    #[arg(long, env = "VELHA_PLAN_AMOUNT", default_value_t = 990, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub plan_amount: u64,
+    /// The plan's currency, ISO 4217.
+    #[arg(long, env = "VELHA_PLAN_CURRENCY", default_value = "BRL")]
+    pub plan_currency: String,
+    /// How often the plan is charged.
+    #[arg(long, env = "VELHA_PLAN_PERIOD", value_enum, default_value_t = PlanPeriod::Month)]
+    pub plan_period: PlanPeriod,
+    /// How long access outlasts a paid period, in hours, while a renewal's payment is retried.
+    #[arg(long, env = "VELHA_PAYMENTS_GRACE_HOURS", default_value_t = 72, value_parser = clap::value_parser!(u32).range(0..=720))]
+    pub payments_grace_hours: u32,
+    /// The app's public address (https://cubodavelha.com.br), which the provider's pages
+    /// return to. Without it, the address the request came to.
+    #[arg(long, env = "VELHA_PUBLIC_URL")]
+    pub public_url: Option<reqwest::Url>,
     /// Failed sign-ins allowed per account in the window.
     #[arg(long, env = "VELHA_LOGIN_FAILURES_PER_ACCOUNT", default_value_t = 5)]
     pub login_failures_per_account: usize,
@@ -161,6 +198,24 @@ pub struct Serve {
     /// On SIGTERM or Ctrl-C, how long open connections get to finish, in seconds.
     #[arg(long, env = "VELHA_SHUTDOWN_GRACE_S", default_value_t = 5)]
     pub shutdown_grace_s: u64,
+}
+
+/// A payment provider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PaymentsProvider {
+    /// Nothing on sale.
+    None,
+    /// Stripe Billing.
+    Stripe,
+}
+
+/// How often a plan is charged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PlanPeriod {
+    /// Monthly.
+    Month,
+    /// Yearly.
+    Year,
 }
 
 /// Log line format.
@@ -215,7 +270,8 @@ pub enum RankingsAction {
 /// What to do to a subscription.
 #[derive(Debug, Subcommand)]
 pub enum SubscriptionAction {
-    /// Makes NAME a subscriber through the end of DATE (UTC).
+    /// Grants NAME a subscription through the end of DATE (UTC), beside any paid one (the
+    /// longer counts).
     Grant {
         /// The player name.
         name: String,
@@ -223,7 +279,7 @@ pub enum SubscriptionAction {
         #[arg(long)]
         until: String,
     },
-    /// Ends NAME's subscription now.
+    /// Ends NAME's grant now; a paid subscription stands (refund it at the provider).
     Revoke {
         /// The player name.
         name: String,

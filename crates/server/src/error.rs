@@ -36,6 +36,7 @@ impl AppError {
             | ErrorCode::BadRegion
             | ErrorCode::BadCountry
             | ErrorCode::NameRequired
+            | ErrorCode::BadSignature
             | ErrorCode::TooLong => StatusCode::BAD_REQUEST,
             ErrorCode::WrongPassword | ErrorCode::Unauthorized | ErrorCode::BadGoogleToken => {
                 StatusCode::UNAUTHORIZED
@@ -62,9 +63,12 @@ impl AppError {
             | ErrorCode::AvatarTaken
             | ErrorCode::NotYourTurn
             | ErrorCode::IllegalMove
-            | ErrorCode::NotAbsentYet => StatusCode::CONFLICT,
+            | ErrorCode::NotAbsentYet
+            | ErrorCode::NoCustomer => StatusCode::CONFLICT,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::GoogleUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::GoogleUnavailable | ErrorCode::PaymentsUnavailable => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -15,6 +15,7 @@ pub mod headers;
 pub mod limits;
 pub mod live;
 pub mod passwords;
+pub mod payments;
 pub mod push;
 pub mod routes;
 pub mod store;

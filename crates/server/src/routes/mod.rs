@@ -9,6 +9,7 @@ pub mod replays;
 pub mod room_socket;
 pub mod rooms;
 pub mod socket;
+pub mod subscription;
 
 use velha_api::ErrorCode;
 use velha_rules::Level;

@@ -211,22 +211,6 @@ impl Store {
         Ok(true)
     }
 
-    /// Sets or clears the subscription of the player so named; false if there is none.
-    pub async fn set_subscription(
-        &self,
-        name: &str,
-        until: Option<i64>,
-    ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.write().await?;
-        let done = sqlx::query("UPDATE accounts SET subscribed_until = $1 WHERE name_key = $2")
-            .bind(until)
-            .bind(name.to_lowercase())
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(done.rows_affected() == 1)
-    }
-
     /// Stores a session by the hash of its token (and forgets the account's expired ones, so
     /// the table holds only sessions that can still be used).
     pub async fn insert_session(

@@ -16,6 +16,7 @@ mod groups;
 mod hardening;
 mod live;
 mod lobby;
+mod payments;
 mod rankings;
 mod replays;
 mod rooms;

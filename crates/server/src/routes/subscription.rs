@@ -1,0 +1,253 @@
+//! Buying the subscription (ON-A03, docs/payments.md): what is on sale and the player's
+//! standing, the provider's checkout and portal, and the provider's signed notices.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use velha_api::{ErrorCode, PageRequest, PaidState, ProviderPage, SubscriptionView};
+
+use crate::app::App;
+use crate::auth::{Player, is_subscriber};
+use crate::dates::last_day;
+use crate::error::{AppError, AppResult};
+use crate::payments::{Locale, NoticeError, Order, Payments};
+use crate::store::Claim;
+use crate::token::now_ms;
+
+/// How long a checkout's page takes payment: Stripe's shortest, so an abandoned one soon
+/// lets the player open another.
+const CHECKOUT_TTL_MS: i64 = 31 * 60_000;
+/// A claim this old was left by a request that died while asking the provider.
+const CLAIM_STALE_MS: i64 = 20_000;
+/// How long a request waits for another one's checkout page.
+const WAIT_FOR_CLAIM: Duration = Duration::from_secs(12);
+
+fn unavailable(why: &str) -> AppError {
+    AppError::new(ErrorCode::PaymentsUnavailable, why)
+}
+
+fn configured(app: &App) -> AppResult<&Payments> {
+    app.payments
+        .as_ref()
+        .ok_or_else(|| unavailable("this server sells no subscription"))
+}
+
+/// The app's address the provider's pages return to: the configured one, else the host the
+/// request came to (only a host name and port: anything else is refused, not echoed).
+fn origin(payments: &Payments, headers: &HeaderMap) -> AppResult<String> {
+    if let Some(url) = &payments.public_url {
+        return Ok(url.clone());
+    }
+    let host = headers
+        .get(axum::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| {
+            !h.is_empty()
+                && h.len() <= 255
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+        })
+        .ok_or_else(|| AppError::new(ErrorCode::BadRequest, "the request names no host"))?;
+    Ok(format!("https://{host}"))
+}
+
+/// What is on sale, and the player's subscription.
+#[utoipa::path(
+    get,
+    path = "/api/subscription",
+    tag = "subscription",
+    security(("session" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, body = SubscriptionView),
+        (status = 401, body = velha_api::ApiError),
+    )
+)]
+pub async fn get(State(app): State<Arc<App>>, player: Player) -> AppResult<Json<SubscriptionView>> {
+    let now = now_ms();
+    let paid = app.store.paid_summary(&player.account.id, now).await?;
+    Ok(Json(SubscriptionView {
+        plans: app
+            .payments
+            .as_ref()
+            .map(|p| p.plans.clone())
+            .unwrap_or_default(),
+        subscriber: is_subscriber(&player.account, now),
+        until: player.account.subscribed_until.map(last_day),
+        paid: paid.state,
+        manageable: paid.manageable,
+    }))
+}
+
+/// Opens the provider's checkout for the signed-in player; while one is open, the same page.
+#[utoipa::path(
+    post,
+    path = "/api/subscription/checkout",
+    tag = "subscription",
+    request_body = PageRequest,
+    security(("session" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The checkout page to open", body = ProviderPage),
+        (status = 401, body = velha_api::ApiError),
+        (status = 409, description = "conflict: a paid subscription runs; manage it in the portal", body = velha_api::ApiError),
+        (status = 503, description = "payments_unavailable: none configured, or the provider did not answer", body = velha_api::ApiError),
+    )
+)]
+pub async fn checkout(
+    State(app): State<Arc<App>>,
+    player: Player,
+    headers: HeaderMap,
+    Json(body): Json<PageRequest>,
+) -> AppResult<Json<ProviderPage>> {
+    let payments = configured(&app)?;
+    let account = &player.account;
+    let now = now_ms();
+    // A second subscription would charge twice: a running one, even canceled and still
+    // lasting, is changed in the portal.
+    if app.store.paid_summary(&account.id, now).await?.state != PaidState::None {
+        return Err(AppError::new(
+            ErrorCode::Conflict,
+            "a paid subscription runs already: manage it in the portal",
+        ));
+    }
+    let origin = origin(payments, &headers)?;
+    let claimed_at = match app
+        .store
+        .claim_checkout(&account.id, now, CHECKOUT_TTL_MS, CLAIM_STALE_MS)
+        .await?
+    {
+        Claim::Open(url) => return Ok(Json(ProviderPage { url })),
+        Claim::Pending => return wait_for_page(&app, &account.id).await,
+        Claim::Mine { claimed_at } => claimed_at,
+    };
+    let provider = &payments.provider;
+    let customer = app.store.customer_of(&account.id, provider.name()).await?;
+    let order = Order {
+        account: &account.id,
+        email: account.email.as_deref(),
+        customer: customer.as_deref(),
+        success_url: format!("{origin}/assinatura/confirmando?sessao={{SESSION}}"),
+        cancel_url: format!("{origin}/assinatura"),
+        locale: Locale::of(body.locale.as_deref()),
+        expires_at: (claimed_at + CHECKOUT_TTL_MS) / 1000,
+        idempotency_key: format!("checkout-{}-{claimed_at}", account.id),
+    };
+    match provider.checkout(order).await {
+        Ok(page) => {
+            app.store
+                .fill_checkout(
+                    &account.id,
+                    claimed_at,
+                    &page.id,
+                    &page.url,
+                    page.expires_at * 1000,
+                )
+                .await?;
+            Ok(Json(ProviderPage { url: page.url }))
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "no checkout");
+            app.store.release_checkout(&account.id, claimed_at).await?;
+            Err(unavailable("the payment provider did not open a checkout"))
+        }
+    }
+}
+
+/// The page another request of the player's is asking the provider for.
+async fn wait_for_page(app: &App, account: &str) -> AppResult<Json<ProviderPage>> {
+    let deadline = tokio::time::Instant::now() + WAIT_FOR_CLAIM;
+    while tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        match app.store.checkout_page(account).await? {
+            Some(Some(url)) => return Ok(Json(ProviderPage { url })),
+            Some(None) => break,
+            None => {}
+        }
+    }
+    Err(unavailable("the payment provider did not open a checkout"))
+}
+
+/// Opens the provider's customer portal: cancel, resume, change the card, the invoices.
+#[utoipa::path(
+    post,
+    path = "/api/subscription/portal",
+    tag = "subscription",
+    request_body = PageRequest,
+    security(("session" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "The portal page to open", body = ProviderPage),
+        (status = 401, body = velha_api::ApiError),
+        (status = 409, description = "no_customer: the player never paid", body = velha_api::ApiError),
+        (status = 503, description = "payments_unavailable", body = velha_api::ApiError),
+    )
+)]
+pub async fn portal(
+    State(app): State<Arc<App>>,
+    player: Player,
+    headers: HeaderMap,
+    Json(body): Json<PageRequest>,
+) -> AppResult<Json<ProviderPage>> {
+    let payments = configured(&app)?;
+    let provider = &payments.provider;
+    let customer = app
+        .store
+        .customer_of(&player.account.id, provider.name())
+        .await?
+        .ok_or_else(|| {
+            AppError::new(
+                ErrorCode::NoCustomer,
+                "there is no paid subscription to manage",
+            )
+        })?;
+    let back = format!("{}/conta", origin(payments, &headers)?);
+    match provider
+        .portal(&customer, &back, Locale::of(body.locale.as_deref()))
+        .await
+    {
+        Ok(page) => Ok(Json(ProviderPage { url: page.url })),
+        Err(e) => {
+            tracing::error!(error = %e, "no portal");
+            Err(unavailable("the payment provider did not open its portal"))
+        }
+    }
+}
+
+/// The provider's notices (Stripe's webhook). The signature is checked over the raw body
+/// before any of it is read; each notice applies once, in the provider's order.
+#[utoipa::path(
+    post,
+    path = "/api/payments/webhook",
+    tag = "subscription",
+    request_body(content = String, description = "The provider's event, as it signed it", content_type = "application/json"),
+    responses(
+        (status = 200, description = "Kept (or seen before, or none of ours)", body = String),
+        (status = 400, description = "bad_signature, or bad_request for a signed body that is no event", body = velha_api::ApiError),
+        (status = 503, description = "payments_unavailable: none configured", body = velha_api::ApiError),
+    )
+)]
+pub async fn webhook(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> AppResult<&'static str> {
+    let payments = configured(&app)?;
+    let provider = &payments.provider;
+    let notice = provider
+        .notice(&headers, &body, now_ms() / 1000)
+        .map_err(|e| match e {
+            NoticeError::Signature(why) => {
+                tracing::warn!(why, "a payment notice refused");
+                AppError::new(ErrorCode::BadSignature, why)
+            }
+            NoticeError::Malformed(why) => AppError::new(ErrorCode::BadRequest, why),
+        })?;
+    let fresh = app
+        .store
+        .apply_notice(provider.name(), &notice, payments.grace_ms, now_ms())
+        .await?;
+    tracing::info!(id = %notice.id, kind = %notice.kind, fresh, "payment notice");
+    Ok("ok")
+}
