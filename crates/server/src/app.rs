@@ -447,6 +447,12 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
                 keys,
                 "too many new rooms from this address",
             ),
+            provider_pages_by_account: Window::new(
+                3_600_000,
+                30,
+                keys,
+                "too many payment pages asked for this account",
+            ),
         },
         google: Google::new(
             serve

@@ -166,6 +166,9 @@ pub struct Limits {
     pub signups_by_address: Window,
     /// New invitation rooms per client address.
     pub rooms_by_address: Window,
+    /// Payment provider pages (checkouts, portals) per account: each is a call to the
+    /// provider, whose rate limit is the whole server's.
+    pub provider_pages_by_account: Window,
 }
 
 impl Limits {
@@ -288,6 +291,7 @@ mod tests {
                 "too many new accounts from this address",
             ),
             rooms_by_address: Window::new(60_000, 2, 1000, "too many new rooms"),
+            provider_pages_by_account: Window::new(60_000, 2, 1000, "too many payment pages"),
         }
     }
 

@@ -114,6 +114,7 @@ pub async fn checkout(
         ));
     }
     let origin = origin(payments, &headers)?;
+    // Answering an open page costs nothing; only asking the provider counts.
     let claimed_at = match app
         .store
         .claim_checkout(&account.id, now, CHECKOUT_TTL_MS, CLAIM_STALE_MS)
@@ -123,6 +124,10 @@ pub async fn checkout(
         Claim::Pending => return wait_for_page(&app, &account.id).await,
         Claim::Mine { claimed_at } => claimed_at,
     };
+    if let Err(e) = app.limits.provider_pages_by_account.take(&account.id, now) {
+        app.store.release_checkout(&account.id, claimed_at).await?;
+        return Err(e);
+    }
     let provider = &payments.provider;
     let customer = app.store.customer_of(&account.id, provider.name()).await?;
     let order = Order {
@@ -192,6 +197,9 @@ pub async fn portal(
 ) -> AppResult<Json<ProviderPage>> {
     let payments = configured(&app)?;
     let provider = &payments.provider;
+    app.limits
+        .provider_pages_by_account
+        .take(&player.account.id, now_ms())?;
     let customer = app
         .store
         .customer_of(&player.account.id, provider.name())

@@ -578,3 +578,27 @@ async fn on_a03_without_a_provider_nothing_is_on_sale_and_its_failures_are_said(
     assert_eq!(count(&server, "SELECT COUNT(*) FROM checkouts").await, 0);
 }
 on_both!(on_a03_without_a_provider_nothing_is_on_sale_and_its_failures_are_said);
+
+async fn on_a03_a_player_cannot_make_the_server_spend_the_providers_rate_limit(db: Db) {
+    let stripe = Stripe::start().await;
+    let server = stripe.server(db, &[]).await;
+    let ana = server.player("ana", "pt-BR", None).await;
+    subscribe(&stripe, &ana, 0).await;
+    let asks = futures_util::future::join_all(
+        (0..40).map(|_| ana.raw(Method::POST, "/api/subscription/portal", Some("{}"))),
+    )
+    .await;
+    let statuses: Vec<u16> = asks.iter().map(|a| a.as_ref().unwrap().0).collect();
+    // The checkout took one of the hour's 30 pages.
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        29,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 429).count(),
+        11,
+        "{statuses:?}"
+    );
+}
+on_both!(on_a03_a_player_cannot_make_the_server_spend_the_providers_rate_limit);
