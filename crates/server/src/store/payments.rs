@@ -74,7 +74,9 @@ impl Store {
         Ok(fresh)
     }
 
-    /// The player's paid subscription at `now`.
+    /// The player's paid subscription at `now`: one that lasts, or one the provider still
+    /// runs even past its access (a renewal refused beyond the grace, whose card the player
+    /// can still update), which a second checkout would charge beside.
     pub async fn paid_summary(&self, account: &str, now: i64) -> Result<PaidSummary, sqlx::Error> {
         let mut db = self.pool.acquire().await?;
         let rows = sqlx::query(
@@ -83,7 +85,8 @@ impl Store {
              AND f.paid = 0 AND f.period_end > COALESCE((SELECT MAX(p.period_end) FROM invoices p \
              WHERE p.provider = s.provider AND p.subscription_id = s.subscription_id \
              AND p.paid = 1), 0)) THEN 1 ELSE 0 END AS refused FROM paid_subscriptions s WHERE s.account_id = $1 \
-             AND s.access_until > $2 ORDER BY s.access_until DESC",
+             AND (s.access_until > $2 OR s.status IN ('active', 'trialing', 'past_due', 'unpaid')) \
+             ORDER BY COALESCE(s.access_until, 0) DESC",
         )
         .bind(account)
         .bind(now)
@@ -95,7 +98,7 @@ impl Store {
                 let status: String = r.try_get("status")?;
                 let canceling: i64 = r.try_get("cancel_at_period_end")?;
                 let refused: bool = r.try_get::<i64, _>("refused")? != 0;
-                if status == "past_due" || refused {
+                if status == "past_due" || status == "unpaid" || refused {
                     PaidState::PaymentFailed
                 } else if status == "canceled" || canceling != 0 {
                     PaidState::Canceled

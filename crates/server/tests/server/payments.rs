@@ -424,7 +424,20 @@ async fn on_a03_a_refused_renewal_lasts_the_grace_then_closes_online_play(db: Db
         .call("renew", json!({"subscription": sub, "paid": false}))
         .await;
     let closed = view(&bia).await;
-    assert_eq!(closed["subscriber"], false);
+    assert_eq!(
+        (&closed["subscriber"], &closed["paid"]),
+        (&json!(false), &json!("payment_failed")),
+        "closed, and still Stripe's to retry: the card is updated in the portal"
+    );
+    let (status, e) = bia
+        .raw(Method::POST, "/api/subscription/checkout", Some("{}"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, e["code"].as_str()),
+        (409, Some("conflict")),
+        "no second subscription"
+    );
     let e = bia.lobby(Scope::Mundial, 1).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::SubscribersOnly);
 }
