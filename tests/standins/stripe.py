@@ -220,9 +220,12 @@ class StripeStandIn:
             self.events[event["id"]] = event
         return event["id"]
 
-    def pay(self, session, deliver=True):
+    def pay(self, session, deliver=True, confirmed_later=False):
         """The checkout paid with a card that works: its customer, subscription, invoice and
-        payment made, and their events (sent unless `deliver` is false); the event ids."""
+        payment made, and their events (sent unless `deliver` is false); the event ids. With
+        `confirmed_later` the subscription is made `incomplete` and updated to `active` once
+        the invoice is paid, all within one second, as when the bank asks the card holder to
+        confirm."""
         with self.lock:
             s = self.sessions[session]
             if s["status"] != "open":
@@ -239,10 +242,15 @@ class StripeStandIn:
                    "items": {"object": "list", "data": [{"id": new_id("si"), "price": self.price}]}}
             self.subscriptions[sub["id"]] = sub
             s.update(status="complete", payment_status="paid", customer=customer, subscription=sub["id"], url=None)
-            ids = [self.event("checkout.session.completed", s),
-                   self.event("customer.subscription.created", sub)]
+            ids = [self.event("checkout.session.completed", s)]
+            if confirmed_later:
+                sub["status"] = "incomplete"
+            ids.append(self.event("customer.subscription.created", sub))
             invoice = self._invoice(sub, "subscription_create", paid=True)
             ids.append(self.event("invoice.paid", invoice))
+            if confirmed_later:
+                sub["status"] = "active"
+                ids.append(self.event("customer.subscription.updated", sub, {"status": "incomplete"}))
         if deliver and self.delay:
             threading.Timer(self.delay, self.send, [ids]).start()
         elif deliver:
@@ -355,13 +363,19 @@ class StripeStandIn:
             self.send(ids)
         return ids
 
-    def dispute(self, invoice, outcome=None, deliver=True):
-        """The card holder disputes the invoice's payment; `outcome` won or lost closes it."""
+    def dispute(self, invoice, outcome=None, inquiry=False, deliver=True):
+        """The card holder disputes the invoice's payment; `outcome` won or lost closes it. An
+        `inquiry` (the card network asking, no money taken) has the warning_… statuses and
+        closes as warning_closed."""
         with self.lock:
             charge = self.charges[self.invoices[invoice]["charge"]]
+            if inquiry:
+                status = "warning_closed" if outcome else "warning_needs_response"
+            else:
+                status = outcome or "needs_response"
             dispute = {"id": "dp_" + charge["id"][3:], "object": "dispute", "charge": charge["id"],
                        "payment_intent": charge["payment_intent"], "amount": charge["amount"],
-                       "reason": "fraudulent", "status": outcome or "needs_response"}
+                       "reason": "fraudulent", "status": status}
             kind = "charge.dispute.closed" if outcome else "charge.dispute.created"
             ids = [self.event(kind, dispute)]
         if deliver:
@@ -378,6 +392,18 @@ class StripeStandIn:
             self.send(ids)
         return ids
 
+    def erase_customer(self, customer):
+        """The customer deleted at Stripe (an erasure asked by the card holder)."""
+        with self.lock:
+            del self.customers[customer]
+        return True
+
+    def customer_of_session(self, session):
+        return self.sessions[session]["customer"]
+
+    def session(self, session):
+        return self._public(self.sessions[session])
+
     def subscription_of(self, session):
         return self.sessions[session]["subscription"]
 
@@ -392,10 +418,21 @@ class StripeStandIn:
         v0 = hmac.new(b"whsec_test_mode", f"{t}.".encode() + body, hashlib.sha256).hexdigest()
         return f"t={t},v1={v1},v0={v0}"
 
-    def send(self, ids, signature="valid", times=1, at_once=False, age=0, body=None):
-        """Delivers each event (in the order given) `times` times, all at once if `at_once`;
+    def send(self, ids, signature="valid", times=1, at_once=False, age=0, body=None, together=False):
+        """Delivers each event (in the order given) `times` times, all at once if `at_once`, or
+        every event at once if `together`;
         `signature` is valid, forged (another secret), none, or tampered (the body changed
         after signing); `age` seconds makes the signature's time that old. The statuses."""
+        if together:
+            results = {}
+            def one(event_id):
+                results[event_id] = self.send([event_id], signature, times, at_once, age, body)
+            threads = [threading.Thread(target=one, args=(i,)) for i in ids]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            return [status for i in ids for status in results[i]]
         statuses = []
         for event_id in ids:
             raw = body.encode() if body is not None else json.dumps(self.events[event_id]).encode()

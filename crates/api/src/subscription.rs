@@ -52,6 +52,10 @@ pub struct SubscriptionView {
     pub subscriber: bool,
     /// The last day (UTC, `YYYY-MM-DD`) online play is open, paid or granted, if ever.
     pub until: Option<String>,
+    /// The last day (UTC, `YYYY-MM-DD`) of the period paid, if one was: a renewing
+    /// subscription renews the day after; `until` may be later by the grace or a grant.
+    #[serde(default)]
+    pub paid_through: Option<String>,
     /// The paid subscription's state.
     pub paid: PaidState,
     /// Whether the player has a customer account at the provider, so the portal can open.

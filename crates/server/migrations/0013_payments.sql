@@ -11,12 +11,13 @@ CREATE TABLE subscription_grants (
 INSERT INTO subscription_grants (account_id, until)
     SELECT id, subscribed_until FROM accounts WHERE subscribed_until IS NOT NULL;
 
--- Each provider's customer, once a checkout made one: the portal opens on it, and the next
+-- The player's customer at each provider, once a checkout made one: the portal opens on it, and the next
 -- checkout reuses it.
 CREATE TABLE payment_customers (
-    account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
     provider TEXT NOT NULL,
     customer_id TEXT NOT NULL,
+    PRIMARY KEY (account_id, provider),
     UNIQUE (provider, customer_id)
 );
 

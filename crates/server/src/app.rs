@@ -344,7 +344,7 @@ pub fn payments(serve: &Serve) -> Result<Option<Payments>, String> {
                 &key,
                 &webhook,
                 price,
-            ))
+            )?)
         }
     };
     let currency = serve.plan_currency.to_ascii_uppercase();

@@ -63,11 +63,27 @@ pub struct Page {
 /// Why the provider could not be used; the player reads only that payments are unavailable,
 /// the log the provider's own words.
 #[derive(Debug)]
-pub struct ProviderError(pub String);
+pub struct ProviderError {
+    /// The provider's words, for the log.
+    pub message: String,
+    /// The customer given is gone at the provider (erased, or another account's key): the
+    /// checkout is asked again without it.
+    pub missing_customer: bool,
+}
+
+impl ProviderError {
+    /// A failure of no particular kind.
+    pub fn new(message: String) -> ProviderError {
+        ProviderError {
+            message,
+            missing_customer: false,
+        }
+    }
+}
 
 impl std::fmt::Display for ProviderError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 

@@ -18,9 +18,9 @@ use crate::payments::{Locale, NoticeError, Order, Payments};
 use crate::store::Claim;
 use crate::token::now_ms;
 
-/// How long a checkout's page takes payment: Stripe's shortest, so an abandoned one soon
-/// lets the player open another.
-const CHECKOUT_TTL_MS: i64 = 31 * 60_000;
+/// How long a checkout's page takes payment: near Stripe's shortest (30 minutes by its
+/// clock, with room for ours to differ), so an abandoned one soon lets the player open another.
+const CHECKOUT_TTL_MS: i64 = 40 * 60_000;
 /// A claim this old was left by a request that died while asking the provider.
 const CLAIM_STALE_MS: i64 = 20_000;
 /// How long a request waits for another one's checkout page.
@@ -77,6 +77,7 @@ pub async fn get(State(app): State<Arc<App>>, player: Player) -> AppResult<Json<
             .unwrap_or_default(),
         subscriber: is_subscriber(&player.account, now),
         until: player.account.subscribed_until.map(last_day),
+        paid_through: paid.paid_through.map(last_day),
         paid: paid.state,
         manageable: paid.manageable,
     }))
@@ -106,7 +107,7 @@ pub async fn checkout(
     let account = &player.account;
     let now = now_ms();
     // A second subscription would charge twice: a running one, even canceled and still
-    // lasting, is changed in the portal.
+    // lasting or with its renewal refused, is changed in the portal.
     if app.store.paid_summary(&account.id, now).await?.state != PaidState::None {
         return Err(AppError::new(
             ErrorCode::Conflict,
@@ -129,36 +130,61 @@ pub async fn checkout(
         return Err(e);
     }
     let provider = &payments.provider;
-    let customer = app.store.customer_of(&account.id, provider.name()).await?;
-    let order = Order {
-        account: &account.id,
-        email: account.email.as_deref(),
-        customer: customer.as_deref(),
-        success_url: format!("{origin}/assinatura/confirmando?sessao={{SESSION}}"),
-        cancel_url: format!("{origin}/assinatura"),
-        locale: Locale::of(body.locale.as_deref()),
-        expires_at: (claimed_at + CHECKOUT_TTL_MS) / 1000,
-        idempotency_key: format!("checkout-{}-{claimed_at}", account.id),
-    };
-    match provider.checkout(order).await {
-        Ok(page) => {
-            app.store
-                .fill_checkout(
-                    &account.id,
-                    claimed_at,
-                    &page.id,
-                    &page.url,
-                    page.expires_at * 1000,
-                )
-                .await?;
-            Ok(Json(ProviderPage { url: page.url }))
+    let mut customer = app.store.customer_of(&account.id, provider.name()).await?;
+    let expires_at = (claimed_at + CHECKOUT_TTL_MS) / 1000;
+    let asked = loop {
+        let order = Order {
+            account: &account.id,
+            email: account.email.as_deref(),
+            customer: customer.as_deref(),
+            success_url: format!("{origin}/assinatura/confirmando?sessao={{SESSION}}"),
+            cancel_url: format!("{origin}/assinatura"),
+            locale: Locale::of(body.locale.as_deref()),
+            expires_at,
+            idempotency_key: format!(
+                "checkout-{}-{claimed_at}-{}",
+                account.id,
+                customer.as_deref().unwrap_or("new")
+            ),
+        };
+        match provider.checkout(order).await {
+            // The customer was erased at the provider: a new one, or the player could never
+            // subscribe again.
+            Err(e) if e.missing_customer && customer.is_some() => {
+                tracing::warn!(error = %e, "the player's customer is gone at the provider");
+                app.store
+                    .forget_customer(&account.id, provider.name())
+                    .await?;
+                customer = None;
+            }
+            other => break other,
         }
+    };
+    let page = match asked {
+        Ok(page) => page,
         Err(e) => {
             tracing::error!(error = %e, "no checkout");
             app.store.release_checkout(&account.id, claimed_at).await?;
-            Err(unavailable("the payment provider did not open a checkout"))
+            app.limits.provider_pages_by_account.give_back(&account.id);
+            return Err(unavailable("the payment provider did not open a checkout"));
         }
+    };
+    let expires_ms = if page.expires_at > 0 {
+        page.expires_at * 1000
+    } else {
+        expires_at * 1000
+    };
+    if app
+        .store
+        .fill_checkout(&account.id, claimed_at, &page.id, &page.url, expires_ms)
+        .await?
+    {
+        return Ok(Json(ProviderPage { url: page.url }));
     }
+    // The claim was taken over while the provider answered (this request was thought dead):
+    // this page is never shown, so the player has one to pay, the other request's.
+    tracing::warn!(session = %page.id, "a checkout made after its claim was taken over");
+    wait_for_page(&app, &account.id).await
 }
 
 /// The page another request of the player's is asking the provider for.

@@ -19,6 +19,8 @@ pub struct PaidSummary {
     pub state: PaidState,
     /// Whether the provider has a customer of the player's (the portal opens on it).
     pub manageable: bool,
+    /// The end of the period paid (ms), if one was: a renewing subscription renews then.
+    pub paid_through: Option<i64>,
 }
 
 /// What asking for a checkout found.
@@ -80,31 +82,38 @@ impl Store {
     pub async fn paid_summary(&self, account: &str, now: i64) -> Result<PaidSummary, sqlx::Error> {
         let mut db = self.pool.acquire().await?;
         let rows = sqlx::query(
-            "SELECT s.status, s.cancel_at_period_end, s.access_until, CASE WHEN EXISTS (SELECT 1 FROM \
-             invoices f WHERE f.provider = s.provider AND f.subscription_id = s.subscription_id \
-             AND f.paid = 0 AND f.period_end > COALESCE((SELECT MAX(p.period_end) FROM invoices p \
-             WHERE p.provider = s.provider AND p.subscription_id = s.subscription_id \
-             AND p.paid = 1), 0)) THEN 1 ELSE 0 END AS refused FROM paid_subscriptions s WHERE s.account_id = $1 \
-             AND (s.access_until > $2 OR s.status IN ('active', 'trialing', 'past_due', 'unpaid')) \
+            "SELECT s.status, s.cancel_at_period_end, s.access_until, \
+             (SELECT MAX(p.period_end) FROM invoices p WHERE p.provider = s.provider \
+             AND p.subscription_id = s.subscription_id AND p.paid = 1 AND NOT EXISTS \
+             (SELECT 1 FROM withdrawn_payments w WHERE w.provider = p.provider \
+             AND w.payment_id = p.payment_id AND w.withdrawn = 1)) AS paid_through, \
+             CASE WHEN EXISTS (SELECT 1 FROM invoices f WHERE f.provider = s.provider \
+             AND f.subscription_id = s.subscription_id AND f.paid = 0 AND f.period_end > \
+             COALESCE((SELECT MAX(p.period_end) FROM invoices p WHERE p.provider = s.provider \
+             AND p.subscription_id = s.subscription_id AND p.paid = 1), 0)) THEN 1 ELSE 0 END \
+             AS refused FROM paid_subscriptions s WHERE s.account_id = $1 \
+             AND (s.access_until > $2 OR s.status IN ('active', 'trialing', 'past_due', 'unpaid', 'paused')) \
              ORDER BY COALESCE(s.access_until, 0) DESC",
         )
         .bind(account)
         .bind(now)
         .fetch_all(&mut *db)
         .await?;
-        let state = match rows.first() {
-            None => PaidState::None,
+        let (state, paid_through) = match rows.first() {
+            None => (PaidState::None, None),
             Some(r) => {
                 let status: String = r.try_get("status")?;
                 let canceling: i64 = r.try_get("cancel_at_period_end")?;
                 let refused: bool = r.try_get::<i64, _>("refused")? != 0;
-                if status == "past_due" || status == "unpaid" || refused {
-                    PaidState::PaymentFailed
-                } else if status == "canceled" || canceling != 0 {
-                    PaidState::Canceled
-                } else {
-                    PaidState::Renewing
-                }
+                let state =
+                    if ["past_due", "unpaid", "paused"].contains(&status.as_str()) || refused {
+                        PaidState::PaymentFailed
+                    } else if status == "canceled" || canceling != 0 {
+                        PaidState::Canceled
+                    } else {
+                        PaidState::Renewing
+                    };
+                (state, r.try_get("paid_through")?)
             }
         };
         let manageable = sqlx::query("SELECT 1 FROM payment_customers WHERE account_id = $1")
@@ -112,7 +121,11 @@ impl Store {
             .fetch_optional(&mut *db)
             .await?
             .is_some();
-        Ok(PaidSummary { state, manageable })
+        Ok(PaidSummary {
+            state,
+            manageable,
+            paid_through,
+        })
     }
 
     /// The provider's customer of the player's, if a checkout made one.
@@ -201,7 +214,8 @@ impl Store {
         })
     }
 
-    /// Keeps the page the provider made for the claim.
+    /// Keeps the page the provider made for the claim; false if the claim is no longer this
+    /// request's (taken over after it was thought dead, or closed by a payment).
     pub async fn fill_checkout(
         &self,
         account: &str,
@@ -209,9 +223,9 @@ impl Store {
         session: &str,
         url: &str,
         expires_at: i64,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<bool, sqlx::Error> {
         let mut tx = self.write().await?;
-        sqlx::query(
+        let filled = sqlx::query(
             "UPDATE checkouts SET session_id = $3, url = $4, expires_at = $5 \
              WHERE account_id = $1 AND created_at = $2",
         )
@@ -221,7 +235,21 @@ impl Store {
         .bind(url)
         .bind(expires_at)
         .execute(&mut *tx)
-        .await?;
+        .await?
+        .rows_affected()
+            == 1;
+        tx.commit().await?;
+        Ok(filled)
+    }
+
+    /// Forgets the player's customer at the provider, which no longer has it.
+    pub async fn forget_customer(&self, account: &str, provider: &str) -> Result<(), sqlx::Error> {
+        let mut tx = self.write().await?;
+        sqlx::query("DELETE FROM payment_customers WHERE account_id = $1 AND provider = $2")
+            .bind(account)
+            .bind(provider)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await
     }
 
@@ -324,7 +352,8 @@ impl Apply<'_, '_> {
                 if !lock_account(self.tx, self.backend, account).await? {
                     return Ok(());
                 }
-                sqlx::query("DELETE FROM checkouts WHERE account_id = $1 AND (session_id = $2 OR session_id IS NULL)")
+                // Only that session's row: a claim still being asked for is another request's.
+                sqlx::query("DELETE FROM checkouts WHERE account_id = $1 AND session_id = $2")
                     .bind(account)
                     .bind(session)
                     .execute(&mut **self.tx)
@@ -356,6 +385,9 @@ impl Apply<'_, '_> {
                 payment,
                 paid,
             } => {
+                if let Some(payment) = payment {
+                    self.lock_payment(payment).await?;
+                }
                 let Some(account) = self
                     .owner(subscription, account.as_deref(), customer.as_deref())
                     .await?
@@ -387,6 +419,7 @@ impl Apply<'_, '_> {
                 reason,
                 withdrawn,
             } => {
+                self.lock_payment(payment).await?;
                 let touched = sqlx::query(
                     "SELECT DISTINCT s.subscription_id, s.account_id FROM invoices i \
                      JOIN paid_subscriptions s ON s.provider = i.provider \
@@ -439,7 +472,9 @@ impl Apply<'_, '_> {
             self.keep_customer(&account, customer).await?;
         }
         // The state is the object's, replacing the row's only when this notice is not older
-        // than the one that wrote it; at the same second an end wins, as nothing follows one.
+        // than the one that wrote it. Times are whole seconds: at the same second the state
+        // further on its way wins (incomplete, then live, then ended), as a subscription
+        // never goes back.
         sqlx::query(
             "INSERT INTO paid_subscriptions (provider, subscription_id, account_id, status, \
              cancel_at_period_end, ended_at, state_at, state_event) \
@@ -449,7 +484,10 @@ impl Apply<'_, '_> {
              state_at = excluded.state_at, state_event = excluded.state_event \
              WHERE paid_subscriptions.state_at < excluded.state_at \
              OR (paid_subscriptions.state_at = excluded.state_at \
-             AND (excluded.status = 'canceled' OR paid_subscriptions.status <> 'canceled'))",
+             AND CASE excluded.status WHEN 'incomplete' THEN 0 WHEN 'canceled' THEN 2 \
+             WHEN 'incomplete_expired' THEN 2 ELSE 1 END >= CASE paid_subscriptions.status \
+             WHEN 'incomplete' THEN 0 WHEN 'canceled' THEN 2 WHEN 'incomplete_expired' THEN 2 \
+             ELSE 1 END)",
         )
         .bind(self.provider)
         .bind(&s.id)
@@ -501,6 +539,19 @@ impl Apply<'_, '_> {
         Ok(lock_account(self.tx, self.backend, &account)
             .await?
             .then_some(account))
+    }
+
+    /// On PostgreSQL, takes the payment's lock, before any account's: a refund and the invoice
+    /// it refunds, told at once, apply one after the other, so the later sees the earlier.
+    /// (SQLite's writes run one at a time.)
+    async fn lock_payment(&mut self, payment: &str) -> Result<(), sqlx::Error> {
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT pg_advisory_xact_lock(hashtext($1))")
+                .bind(format!("{}:{payment}", self.provider))
+                .execute(&mut **self.tx)
+                .await?;
+        }
+        Ok(())
     }
 
     async fn keep_customer(&mut self, account: &str, customer: &str) -> Result<(), sqlx::Error> {

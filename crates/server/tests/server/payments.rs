@@ -186,7 +186,8 @@ async fn on_a03_a_paid_checkout_opens_online_play_and_a_renewal_extends_it(db: D
     assert_eq!(
         before,
         json!({"plans": [{"amount": 990, "currency": "BRL", "period": "month"}],
-               "subscriber": false, "until": null, "paid": "none", "manageable": false})
+               "subscriber": false, "until": null, "paid_through": null, "paid": "none",
+               "manageable": false})
     );
     let (status, refused) = ana
         .raw(Method::POST, "/api/subscription/portal", Some("{}"))
@@ -210,6 +211,7 @@ async fn on_a03_a_paid_checkout_opens_online_play_and_a_renewal_extends_it(db: D
         (&json!(true), &json!("renewing"), &json!(true))
     );
     // A month, and the grace for the renewal's payment.
+    assert_eq!(paid["paid_through"], json!(day_in(30 * DAY)));
     assert_eq!(paid["until"], json!(day_in(30 * DAY + 2 * DAY)));
     assert!(
         ana.lobby(Scope::Mundial, 1).await.is_ok(),
@@ -273,7 +275,6 @@ async fn on_a03_a_forged_or_stale_notice_is_refused_and_nothing_is_kept(db: Db) 
         json!({"signature": "none"}),
         json!({"signature": "tampered"}),
         json!({"age": 301}),
-        json!({"age": -301}),
     ] {
         let statuses = stripe.send(&ids, how.clone()).await;
         assert_eq!(statuses, [400, 400, 400], "{how}");
@@ -615,3 +616,109 @@ async fn on_a03_a_player_cannot_make_the_server_spend_the_providers_rate_limit(d
     );
 }
 on_both!(on_a03_a_player_cannot_make_the_server_spend_the_providers_rate_limit);
+
+async fn on_a03_notices_of_one_second_end_further_on_whatever_their_order(db: Db) {
+    let stripe = Stripe::start().await;
+    let server = stripe.server(db, &[]).await;
+    for round in 0..3 {
+        let player = server.player(&format!("ana{round}"), "pt-BR", None).await;
+        let (_, session) = checkout(&player).await;
+        // Made incomplete, its invoice paid, then active: one second, told backwards.
+        let mut ids = stripe
+            .events("pay", json!({"session": session, "confirmed_later": true}))
+            .await;
+        ids.reverse();
+        assert_eq!(stripe.send(&ids, json!({})).await, [200; 4]);
+        let seen = view(&player).await;
+        assert_eq!(
+            (&seen["subscriber"], &seen["paid"]),
+            (&json!(true), &json!("renewing")),
+            "round {round}"
+        );
+    }
+}
+on_both!(on_a03_notices_of_one_second_end_further_on_whatever_their_order);
+
+async fn on_a03_an_inquiry_takes_nothing_and_a_won_dispute_undoes_no_refund(db: Db) {
+    let stripe = Stripe::start().await;
+    let server = stripe.server(db, &[]).await;
+    let ana = server.player("ana", "pt-BR", None).await;
+    let sub = subscribe(&stripe, &ana, 0).await;
+    let invoice = stripe
+        .call("latest_invoice", json!({"subscription": sub}))
+        .await;
+    stripe
+        .call("dispute", json!({"invoice": invoice, "inquiry": true}))
+        .await;
+    assert!(
+        ana.me().await.unwrap().subscriber,
+        "an inquiry takes no money"
+    );
+    stripe
+        .call(
+            "dispute",
+            json!({"invoice": invoice, "inquiry": true, "outcome": "closed"}),
+        )
+        .await;
+    assert!(ana.me().await.unwrap().subscriber);
+    // Refunded, then a dispute on the same payment won: the refund still stands.
+    stripe.call("refund", json!({"invoice": invoice})).await;
+    stripe
+        .call("dispute", json!({"invoice": invoice, "outcome": "won"}))
+        .await;
+    assert!(!ana.me().await.unwrap().subscriber);
+}
+on_both!(on_a03_an_inquiry_takes_nothing_and_a_won_dispute_undoes_no_refund);
+
+async fn on_a03_a_refund_told_with_its_invoice_at_once_still_counts(db: Db) {
+    let stripe = Stripe::start().await;
+    let server = stripe.server(db, &[]).await;
+    for round in 0..8 {
+        let player = server.player(&format!("ana{round}"), "pt-BR", None).await;
+        let (_, session) = checkout(&player).await;
+        let paid = stripe.events("pay", json!({"session": session})).await;
+        assert_eq!(stripe.send(&paid[..2], json!({})).await, [200, 200]);
+        let sub = stripe
+            .call("subscription_of", json!({"session": session}))
+            .await;
+        let invoice = stripe
+            .call("latest_invoice", json!({"subscription": sub}))
+            .await;
+        let refund = stripe.events("refund", json!({"invoice": invoice})).await;
+        let both = [paid[2].clone(), refund[0].clone()];
+        assert_eq!(
+            stripe.send(&both, json!({"together": true})).await,
+            [200, 200]
+        );
+        assert!(!player.me().await.unwrap().subscriber, "round {round}");
+    }
+}
+on_both!(on_a03_a_refund_told_with_its_invoice_at_once_still_counts);
+
+async fn on_a03_a_customer_erased_at_the_provider_does_not_lock_the_player_out(db: Db) {
+    let stripe = Stripe::start().await;
+    let server = stripe.server(db, &[]).await;
+    let ana = server.player("ana", "pt-BR", None).await;
+    let (_, first) = checkout(&ana).await;
+    stripe.call("pay", json!({"session": first})).await;
+    let sub = stripe
+        .call("subscription_of", json!({"session": first}))
+        .await;
+    stripe.call("end", json!({"subscription": sub})).await;
+    let customer = stripe
+        .call("customer_of_session", json!({"session": first}))
+        .await;
+    stripe
+        .call("erase_customer", json!({"customer": customer}))
+        .await;
+    let (_, second) = checkout(&ana).await;
+    let made = stripe.call("session", json!({"session": second})).await;
+    assert_eq!(
+        (&made["customer"], &made["customer_email"]),
+        (&Value::Null, &json!("ana@example.com")),
+        "asked again without the erased customer"
+    );
+    stripe.call("pay", json!({"session": second})).await;
+    assert!(ana.me().await.unwrap().subscriber);
+}
+on_both!(on_a03_a_customer_erased_at_the_provider_does_not_lock_the_player_out);
