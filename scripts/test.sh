@@ -148,11 +148,13 @@ if wants web; then
   E2E_SHOTS="$CARGO_TARGET_DIR/e2e-shots" python3 -m pytest -q tests/e2e
 
   if [ -n "${VELHA_TEST_POSTGRES_URL:-}" ]; then
-    step "browser tests of accounts, Google sign-in, online play, the mini ranking, rooms and 2.0 competitive, the server on PostgreSQL"
+    step "browser tests of accounts, Google sign-in, online play, the mini ranking, rooms, 2.0 competitive and subscribing, the server on PostgreSQL"
     E2E_DATABASE_URL=$(new_test_database velha_e2e) E2E_SHOTS="$CARGO_TARGET_DIR/e2e-shots-pg" \
       E2E_QUICK_DATABASE_URL=$(new_test_database velha_e2e_quick) \
+      E2E_PAYMENTS_DATABASE_URL=$(new_test_database velha_e2e_payments) \
       python3 -m pytest -q tests/e2e/test_account.py tests/e2e/test_google.py tests/e2e/test_online.py \
-      tests/e2e/test_groups.py tests/e2e/test_rooms.py tests/e2e/test_competitive.py
+      tests/e2e/test_groups.py tests/e2e/test_rooms.py tests/e2e/test_competitive.py \
+      tests/e2e/test_subscription.py
   fi
 fi
 

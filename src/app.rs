@@ -22,6 +22,7 @@ use crate::screens::{
     ranking::RankingScreen,
     replay::{ReplayScreen, ReplayTarget},
     room::{RoomGoal, RoomScreen, RoomTarget},
+    subscription::{ConfirmingPaymentScreen, SubscriptionScreen},
     ultimate::UltimateScreen,
 };
 
@@ -61,6 +62,10 @@ pub enum Screen {
     Replay,
     /// Jogo da Velha 2.0's competitive mode: the queue, the match, the leaderboard.
     Competitive,
+    /// The subscription: what it opens, its price, subscribing and managing it (ON-A03).
+    Subscription,
+    /// Back from the payment provider's checkout: waiting for the payment's confirmation.
+    ConfirmingPayment,
 }
 
 /// Whether leaving the screen now loses something (a live match: ON-M04's abandonment), and
@@ -133,7 +138,11 @@ pub fn App() -> Element {
                 return;
             }
             match (&*before, &here) {
-                (Route::Room(RoomGoal::Make(_)), Route::Room(RoomGoal::Open(_))) => {
+                (Route::Room(RoomGoal::Make(_)), Route::Room(RoomGoal::Open(_)))
+                // The wait for a payment is no place to go back to, and online play sends a
+                // non-subscriber on to the subscription in its place.
+                | (Route::Screen(Screen::ConfirmingPayment), _)
+                | (Route::Screen(Screen::Online), Route::Screen(Screen::Subscription)) => {
                     platform::history_replace(&here.path())
                 }
                 _ => platform::history_push(&here.path()),
@@ -227,6 +236,8 @@ pub fn App() -> Element {
                 Screen::Room => rsx! { RoomScreen { go } },
                 Screen::Replay => rsx! { ReplayScreen { go } },
                 Screen::Competitive => rsx! { CompetitiveScreen { go } },
+                Screen::Subscription => rsx! { SubscriptionScreen { go } },
+                Screen::ConfirmingPayment => rsx! { ConfirmingPaymentScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },

@@ -7,6 +7,7 @@ use crate::online::competitive_texts::{COMPETITIVE_EN, COMPETITIVE_PT, Competiti
 use crate::online::group_texts::{GROUPS_EN, GROUPS_PT, GroupTexts};
 use crate::online::replay_texts::{REPLAYS_EN, REPLAYS_PT, ReplayTexts};
 use crate::online::room_texts::{ROOMS_EN, ROOMS_PT, RoomTexts};
+use crate::online::subscription_texts::{SUBSCRIPTION_EN, SUBSCRIPTION_PT, SubscriptionTexts};
 use crate::online::texts::{ONLINE_EN, ONLINE_PT, OnlineTexts};
 
 /// All the app's texts in one language. Field names say where each text goes.
@@ -25,6 +26,8 @@ pub struct Texts {
     pub replays: &'static ReplayTexts,
     /// Jogo da Velha 2.0's competitive mode.
     pub competitive: &'static CompetitiveTexts,
+    /// The subscription that opens online play (ON-A03).
+    pub subscription: &'static SubscriptionTexts,
     /// On the home screen: sign in, or open the account.
     pub account: &'static str,
     pub back: &'static str,
@@ -132,6 +135,7 @@ pub static PT: Texts = Texts {
     rooms: &ROOMS_PT,
     replays: &REPLAYS_PT,
     competitive: &COMPETITIVE_PT,
+    subscription: &SUBSCRIPTION_PT,
     account: "Entrar",
     back: "Voltar",
     play: "Jogar",
@@ -244,6 +248,7 @@ pub static EN: Texts = Texts {
     rooms: &ROOMS_EN,
     replays: &REPLAYS_EN,
     competitive: &COMPETITIVE_EN,
+    subscription: &SUBSCRIPTION_EN,
     account: "Sign in",
     back: "Back",
     play: "Play",

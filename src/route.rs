@@ -62,6 +62,8 @@ impl Route {
                 Screen::Online => "/cubo/online".into(),
                 Screen::Ranking => "/ranking".into(),
                 Screen::Competitive => "/jogo-da-velha-2.0/competitivo".into(),
+                Screen::Subscription => "/assinatura".into(),
+                Screen::ConfirmingPayment => "/assinatura/confirmando".into(),
                 // These carry what they show: see the other routes.
                 Screen::Groups => "/grupos".into(),
                 Screen::Room => board_path(RoomBoard::Classic).into(),
@@ -89,6 +91,9 @@ impl Route {
             "/cubo/online" => return screen(Screen::Online),
             "/ranking" => return screen(Screen::Ranking),
             "/jogo-da-velha-2.0/competitivo" => return screen(Screen::Competitive),
+            "/assinatura" => return screen(Screen::Subscription),
+            // Where the payment provider sends the player back after paying.
+            "/assinatura/confirmando" => return screen(Screen::ConfirmingPayment),
             "/grupos" => return Some(Route::Groups(GroupPart::List)),
             _ => {}
         }
@@ -140,6 +145,8 @@ mod tests {
             Screen::Online,
             Screen::Ranking,
             Screen::Competitive,
+            Screen::Subscription,
+            Screen::ConfirmingPayment,
         ]
         .into_iter()
         .chain(GAMES.map(Screen::Play))
@@ -171,6 +178,24 @@ mod tests {
         assert_eq!(paths.len(), places.len(), "one address per place");
     }
 
+    /// ON-A03: the payment provider's returns open the subscription's screens.
+    #[test]
+    fn on_a03_the_providers_returns_name_the_subscription_screens() {
+        assert_eq!(
+            Route::from_path("/assinatura"),
+            Some(Route::Screen(Screen::Subscription))
+        );
+        assert_eq!(
+            Route::from_path("/assinatura/confirmando"),
+            Some(Route::Screen(Screen::ConfirmingPayment))
+        );
+        assert_eq!(
+            Route::from_path("/conta"),
+            Some(Route::Screen(Screen::Account)),
+            "the customer portal's return"
+        );
+    }
+
     #[test]
     fn on_p01_links_name_a_room_or_a_replay_and_nothing_else_names_a_place() {
         let id = "AbC-d_e12345678x";
@@ -191,6 +216,7 @@ mod tests {
             "/grupos/a/b",
             "/cubo/x",
             "/sala/nova/x",
+            "/assinatura/x",
         ] {
             assert_eq!(Route::from_path(other), None, "{other}");
         }

@@ -6,8 +6,9 @@ use serde::de::DeserializeOwned;
 use velha_api::{
     Account, ApiError, Avatar, CountryChange, CreateGroup, CreateMatch, CreateRoom, GoogleLink,
     GoogleSignIn, Group, Invite, JoinRoom, LogIn, MatchView, MyGroups, MyPosition, OpenMatch,
-    PlayVelha, RankingPage, RegionChange, RoomAct, RoomAction, RoomBoard, RoomLookup, RoomSeat,
-    RoomView, Scope, Session, SignInOptions, SignUp,
+    PageRequest, PlayVelha, ProviderPage, RankingPage, RegionChange, RoomAct, RoomAction,
+    RoomBoard, RoomLookup, RoomSeat, RoomView, Scope, Session, SignInOptions, SignUp,
+    SubscriptionView,
 };
 
 use crate::platform;
@@ -156,6 +157,29 @@ pub async fn set_country(country: &str) -> Result<Account, Problem> {
         country: country.into(),
     };
     send("PUT", "/api/me/country", &body).await
+}
+
+/// The plans on sale and the player's subscription (ON-A03).
+pub async fn subscription() -> Result<SubscriptionView, Problem> {
+    call("GET", "/api/subscription", None).await
+}
+
+/// The provider's checkout page for the plan on sale, in the app's language (`pt-BR`, `en`);
+/// asked again while it is open, the same page.
+pub async fn checkout(locale: &str) -> Result<ProviderPage, Problem> {
+    let body = PageRequest {
+        locale: Some(locale.into()),
+    };
+    send("POST", "/api/subscription/checkout", &body).await
+}
+
+/// The provider's customer portal (cancel, change the card); `no_customer` for a player who
+/// never paid.
+pub async fn portal(locale: &str) -> Result<ProviderPage, Problem> {
+    let body = PageRequest {
+        locale: Some(locale.into()),
+    };
+    send("POST", "/api/subscription/portal", &body).await
 }
 
 /// Opens a match in the lobby, or in a group's list; the creator plays X (ON-M02, ON-G03).

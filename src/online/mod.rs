@@ -13,4 +13,5 @@ pub mod membership;
 pub mod replay_texts;
 pub mod room_live;
 pub mod room_texts;
+pub mod subscription_texts;
 pub mod texts;

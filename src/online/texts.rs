@@ -32,12 +32,10 @@ pub struct OnlineTexts {
     pub country_search: &'static str,
     pub no_country_found: &'static str,
     pub change_country: &'static str,
-    pub subscription: &'static str,
-    pub subscriber_until: &'static str,
-    pub subscription_ended: &'static str,
-    pub no_subscription: &'static str,
     pub online_play: &'static str,
     pub subscribers_only: &'static str,
+    pub payments_unavailable: &'static str,
+    pub no_customer: &'static str,
     pub try_again: &'static str,
     pub offline: &'static str,
     pub empty_email: &'static str,
@@ -168,12 +166,10 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     country_search: "Procurar país",
     no_country_found: "Nenhum país com esse nome.",
     change_country: "Mudar país",
-    subscription: "Assinatura",
-    subscriber_until: "Assinante até",
-    subscription_ended: "A assinatura terminou em",
-    no_subscription: "Sem assinatura",
     online_play: "Jogo online",
     subscribers_only: "O jogo online e o mini ranking são para assinantes. Com a assinatura você joga o Cubo da Velha contra pessoas do mundo todo ou do seu país.",
+    payments_unavailable: "O pagamento não está disponível agora, e nada foi cobrado. Tente de novo mais tarde.",
+    no_customer: "Você ainda não tem uma assinatura paga para gerenciar.",
     try_again: "Tentar de novo",
     offline: "Sem conexão com o servidor.",
     empty_email: "Digite seu e-mail.",
@@ -293,12 +289,10 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     country_search: "Search for a country",
     no_country_found: "No country by that name.",
     change_country: "Change country",
-    subscription: "Subscription",
-    subscriber_until: "Subscriber until",
-    subscription_ended: "The subscription ended on",
-    no_subscription: "No subscription",
     online_play: "Online play",
     subscribers_only: "Online play and the mini ranking are for subscribers. With a subscription you play Cubo da Velha against people from all over the world or from your country.",
+    payments_unavailable: "Payments are not available right now, and nothing was charged. Try again later.",
+    no_customer: "You have no paid subscription to manage yet.",
     try_again: "Try again",
     offline: "No connection to the server.",
     empty_email: "Type your e-mail.",
@@ -457,6 +451,8 @@ pub fn sentence(t: &OnlineTexts, problem: &Problem) -> String {
         ErrorCode::RateLimited => (t.rate_limited)(error.retry_after_s.unwrap_or(60).max(1)),
         ErrorCode::Unauthorized => t.expired.into(),
         ErrorCode::SubscribersOnly => t.subscribers_only.into(),
+        ErrorCode::PaymentsUnavailable => t.payments_unavailable.into(),
+        ErrorCode::NoCustomer => t.no_customer.into(),
         _ => t.server_failed.into(),
     }
 }
@@ -576,6 +572,31 @@ mod tests {
                 PasswordProblem::Common.sentence(t.pt)
             );
         }
+    }
+
+    /// ON-A03: buying and managing the subscription, each refusal is its own sentence.
+    #[test]
+    fn on_a03_every_payment_refusal_is_a_sentence_of_its_own() {
+        use ErrorCode::*;
+        for t in [&ONLINE_PT, &ONLINE_EN] {
+            let codes = [
+                PaymentsUnavailable,
+                NoCustomer,
+                SubscribersOnly,
+                Unauthorized,
+            ];
+            let mut said: Vec<String> = codes.iter().map(|c| sentence(t, &refused(*c))).collect();
+            said.push(sentence(t, &Problem::Offline));
+            all_distinct(said);
+        }
+        assert_eq!(
+            sentence(&ONLINE_PT, &refused(PaymentsUnavailable)),
+            "O pagamento não está disponível agora, e nada foi cobrado. Tente de novo mais tarde."
+        );
+        assert_eq!(
+            sentence(&ONLINE_EN, &refused(NoCustomer)),
+            "You have no paid subscription to manage yet."
+        );
     }
 
     /// ON-A01 with Google: its refusals are sentences of their own, apart from the forms'.

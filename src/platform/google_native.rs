@@ -135,14 +135,15 @@ pub async fn google_sign_in(
         .append_pair("code_challenge_method", "S256")
         .append_pair("prompt", "select_account");
     let address = authorize.to_string();
-    let mut opened = tokio::task::spawn_blocking(move || webbrowser::open(&address));
+    let opened = super::native::open_page(&address);
+    tokio::pin!(opened);
     let mut browser_open = false;
     let deadline = tokio::time::sleep(PATIENCE);
     tokio::pin!(deadline);
     let code = loop {
         tokio::select! {
-            result = &mut opened, if !browser_open => {
-                if !matches!(result, Ok(Ok(()))) {
+            open = &mut opened, if !browser_open => {
+                if !open {
                     return Err(GoogleFailure::NoBrowser);
                 }
                 browser_open = true;

@@ -218,6 +218,15 @@ pub fn history_moves() -> futures_channel::mpsc::UnboundedReceiver<String> {
     rx
 }
 
+/// Opens a page in the system browser (the payment provider's, Google's); whether one opened.
+pub async fn open_page(url: &str) -> bool {
+    let url = url.to_owned();
+    matches!(
+        tokio::task::spawn_blocking(move || webbrowser::open(&url)).await,
+        Ok(Ok(()))
+    )
+}
+
 /// The whole address of a path of the server, as a link to share.
 pub fn link_to(path: &str) -> String {
     format!("{}{path}", server_base())

@@ -144,10 +144,13 @@ fn history() -> Option<web_sys::History> {
     web_sys::window()?.history().ok()
 }
 
-/// `path` with the address's query, which the page keeps from place to place (`?clock=N`).
+/// `path` with the address's query, which the page keeps from place to place (`?clock=N`),
+/// but for the checkout's `?sessao=`: it names one return from the payment provider, not the
+/// places after it.
 fn with_query(path: &str) -> String {
     let query = web_sys::window()
         .and_then(|w| w.location().search().ok())
+        .filter(|q| !q.starts_with("?sessao="))
         .unwrap_or_default();
     format!("{path}{query}")
 }
@@ -192,6 +195,12 @@ pub fn history_moves() -> futures_channel::mpsc::UnboundedReceiver<String> {
         on_pop.forget();
     }
     rx
+}
+
+/// Leaves the app for another site's page (the payment provider's): the tab goes there, and
+/// the site sends it back to one of the app's addresses. Whether the browser took it.
+pub async fn open_page(url: &str) -> bool {
+    web_sys::window().is_some_and(|w| w.location().assign(url).is_ok())
 }
 
 /// The whole address of a path of this site, as a link to share.

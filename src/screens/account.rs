@@ -2,9 +2,10 @@
 //! subscription that opens online play (ON-A01 … ON-A03).
 
 use dioxus::prelude::*;
-use velha_api::{Account, ErrorCode, GoogleOptions, SignInOptions};
+use velha_api::{Account, ErrorCode, GoogleOptions, PaidState, SignInOptions};
 
 use super::TopBar;
+use super::subscription::{PaymentPage, ProviderButton, SubscribeLink, ask};
 use crate::app::{AfterSignIn, Screen, use_texts};
 use crate::components::country_picker::CountryPicker;
 use crate::components::google_button::GoogleButton;
@@ -12,7 +13,8 @@ use crate::countries::country_name;
 use crate::online::check;
 use crate::online::client::{self, Problem};
 use crate::online::membership::{Membership, remember, use_membership};
-use crate::online::texts::{OnlineTexts, google_sentence, sentence};
+use crate::online::subscription_texts::{shown_day, standing};
+use crate::online::texts::{google_sentence, sentence};
 use crate::platform;
 
 /// Google sign-in as the server offers it; `None` while asking, when it is off, or when the
@@ -348,14 +350,6 @@ fn LinkGoogle() -> Element {
     }
 }
 
-/// `YYYY-MM-DD` as the player's language writes dates.
-fn day(t: &OnlineTexts, iso: &str) -> String {
-    match iso.split('-').collect::<Vec<_>>()[..] {
-        [y, m, d] if t.pt => format!("{d}/{m}/{y}"),
-        _ => iso.to_owned(),
-    }
-}
-
 /// `text` cut after each `@` and `.`: where a long e-mail may go on to the next line, rather
 /// than in the middle of a word.
 fn break_points(text: &str) -> Vec<String> {
@@ -400,6 +394,7 @@ fn CountryChange(country: String) -> Element {
 #[component]
 fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
     let t = use_texts().online;
+    let s = use_texts().subscription;
     let groups = use_texts().groups;
     // The mini ranking's invitations waiting for an answer, shown as a badge.
     let mut invitations = use_signal(|| 0usize);
@@ -415,10 +410,24 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
     });
     let mut membership = use_membership();
     let mut busy = use_signal(|| false);
-    let subscription = match (&account.subscribed_until, account.subscriber) {
-        (Some(until), true) => format!("{} {}", t.subscriber_until, day(t, until)),
-        (Some(until), false) => format!("{} {}", t.subscription_ended, day(t, until)),
-        (None, _) => t.no_subscription.to_owned(),
+    // Whether it renews or was canceled, and the portal, come from the subscription's own
+    // answer; until it comes, or without it, the account's dates say what they can.
+    let answer = use_signal(|| None);
+    use_hook(move || ask(answer, membership));
+    let (subscription, manageable) = match &*answer.read() {
+        Some(Ok(view)) => (
+            standing(s, view.subscriber, shown_day(view), view.paid),
+            view.manageable,
+        ),
+        _ => (
+            standing(
+                s,
+                account.subscriber,
+                account.subscribed_until.as_deref(),
+                PaidState::None,
+            ),
+            false,
+        ),
     };
     // Rows from a list: a conditional inside the grid would leave a placeholder that Blitz
     // lays out as a cell.
@@ -436,7 +445,7 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
     if account.google {
         rows.push((t.google, "google", t.google_linked.to_owned()));
     }
-    rows.push((t.subscription, "subscription", subscription));
+    rows.push((s.title, "subscription", subscription));
     rsx! {
         section { class: "profile",
             dl {
@@ -446,6 +455,9 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
                         for piece in break_points(&value) { "{piece}" wbr {} }
                     }
                 }
+            }
+            if manageable {
+                ProviderButton { page: PaymentPage::Portal, go }
             }
         }
         section { class: "online-gate", "data-subscriber": if account.subscriber { "true" } else { "false" },
@@ -464,6 +476,7 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
                 }
             } else {
                 p { "{t.subscribers_only}" }
+                SubscribeLink { go }
             }
         }
         button { class: "wide", "data-action": "ranking", onclick: move |_| go.call(Screen::Ranking),

@@ -7,6 +7,7 @@ use velha_api::{Group, Invitation, MatchState, MyGroups};
 
 use super::TopBar;
 use super::online::{GroupPlay, Online};
+use super::subscription::SubscribeLink;
 use crate::app::{GroupTarget, Screen, use_texts};
 use crate::online::client;
 use crate::online::group_texts::{Doing, GroupTexts, group_sentence};
@@ -36,7 +37,10 @@ pub fn GroupsScreen(go: EventHandler<Screen>) -> Element {
         }
         Membership::Member(_) => rsx! {
             TopBar { title: t.groups.title, go }
-            section { class: "online-gate", "data-subscriber": "false", p { "{t.online.subscribers_only}" } }
+            section { class: "online-gate", "data-subscriber": "false",
+                p { "{t.online.subscribers_only}" }
+                SubscribeLink { go }
+            }
         },
         Membership::Guest | Membership::Checking => rsx! {
             TopBar { title: t.groups.title, go }

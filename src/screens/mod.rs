@@ -11,6 +11,7 @@ pub mod online;
 pub mod ranking;
 pub mod replay;
 pub mod room;
+pub mod subscription;
 pub mod ultimate;
 
 use dioxus::prelude::*;

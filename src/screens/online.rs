@@ -40,19 +40,22 @@ pub struct GroupPlay {
     pub with_velha: bool,
 }
 
-/// Online play: subscribers play; everyone else is told how to.
+/// Online play: subscribers play; a guest signs in first, anyone else subscribes first.
 #[component]
 pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let o = t.online;
     let membership = use_membership();
     let mut back_to = use_context::<AfterSignIn>().0;
+    // A signed-in player without a subscription goes on to subscribing (ON-A03).
+    use_effect(move || {
+        if matches!(&*membership.read(), Membership::Member(account) if !account.subscriber) {
+            go.call(Screen::Subscription);
+        }
+    });
     match membership() {
         Membership::Member(account) if account.subscriber => rsx! { Online { go, group: None } },
-        Membership::Member(_) => rsx! {
-            TopBar { title: o.online_play, go }
-            section { class: "online-gate", "data-subscriber": "false", p { "{o.subscribers_only}" } }
-        },
+        Membership::Member(_) => rsx! { TopBar { title: o.online_play, go } },
         Membership::Guest | Membership::Checking => rsx! {
             TopBar { title: o.online_play, go }
             p { "{o.sign_in_first}" }

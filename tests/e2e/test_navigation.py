@@ -113,12 +113,20 @@ def test_on_a03_the_cube_screen_leads_online_through_sign_in_and_back(phone, ser
         phone.click("[data-action=switch-form]")
     fill(phone, name=name, email=f"{name.lower()}@example.com", password="cubo-gira-9")
     phone.click("[data-action=submit]")
-    # Signed in, back where online play was asked for: the gate says it is for subscribers.
-    phone.wait_for_selector(".online-gate[data-subscriber=false]", timeout=15000)
-    assert path(phone) == "/cubo/online"
+    # Signed in, online play sends a non-subscriber on to the subscription, in its place in
+    # the history; this server sells none, and says so.
+    phone.wait_for_selector("[data-problem=not-on-sale]", timeout=15000)
+    assert path(phone) == "/assinatura"
+    assert phone.inner_text("[data-problem=not-on-sale]") == \
+        "A assinatura não está à venda agora. Tente de novo mais tarde."
+    assert phone.query_selector("[data-action=checkout]") is None
     server.admin("subscription", "grant", name, "--until", "2099-01-01")
     phone.reload()
+    phone.wait_for_selector("[data-subscription=true]", timeout=15000)
+    assert phone.inner_text("[data-subscription]") == "Assinante até 01/01/2099"
+    phone.click("[data-action=play-online]")
     phone.wait_for_selector("[data-action=create-match]", timeout=15000)
+    assert path(phone) == "/cubo/online"
 
 
 def test_on_m01_the_lobby_remembers_its_scope_and_level_after_a_match(browser, server):

@@ -564,7 +564,7 @@ async fn bench(args: Args) -> Result<(), String> {
     let store = Store::open(&db_url).await.map_err(|e| e.to_string())?;
     for i in 0..everyone {
         store
-            .set_subscription(&format!("player{i}"), Some(i64::MAX / 2))
+            .set_grant(&format!("player{i}"), Some(i64::MAX / 2))
             .await
             .map_err(|e| e.to_string())?;
     }
