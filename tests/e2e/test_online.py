@@ -112,6 +112,16 @@ def test_on_m02_two_phones_meet_in_the_lobby_and_play_to_a_line(browser, server)
         page.context.close()
 
 
+def play_to_x_line(x, o):
+    """A level-1 match from its first move to X's line, by the buttons: X a1; O a3; X b1; O
+    turns row 3 (D+), taking her a3 off side 1; X c1."""
+    for mover, action in [(x, "[data-cell=a1]"), (o, "[data-cell=a3]"), (x, "[data-cell=b1]"),
+                          (o, "[data-action='D+']"), (x, "[data-cell=c1]")]:
+        mover.wait_for_selector("[data-status=your-turn]", timeout=15000)
+        mover.click(f"{action}:enabled")
+    x.wait_for_selector("[data-status=won]", timeout=15000)
+
+
 def meet(browser, server, scope="mundial", level="1"):
     """Two subscribers in a live match: the creator (X) and the one who joined (O)."""
     names = fresh_name(), fresh_name()
@@ -146,12 +156,7 @@ def test_cube_r11_the_loser_reads_whose_line_ended_the_match(browser, server):
     assert bia.inner_text("[data-status]") == f"{names[0]}'s turn"
     for page in (ana, bia):
         page.click("[data-action=buttons]")
-    # X: a1; O: a3; X: b1; O turns row 3 (D+), taking her a3 off side 1; X: c1, a line.
-    for mover, action in [(ana, "[data-cell=a1]"), (bia, "[data-cell=a3]"), (ana, "[data-cell=b1]"),
-                          (bia, "[data-action='D+']"), (ana, "[data-cell=c1]")]:
-        mover.wait_for_selector("[data-status=your-turn]", timeout=15000)
-        mover.click(f"{action}:enabled")
-    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    play_to_x_line(ana, bia)
     bia.wait_for_selector("[data-status=lost]", timeout=15000)
     assert ana.inner_text("[data-status]") == "Você venceu com uma linha no lado 1."
     assert bia.inner_text("[data-status]") == f"You lost: {names[0]} got a line on side 1."
@@ -335,12 +340,7 @@ def test_from_entrar_to_the_lobby_figures(browser, server):
 
 def test_on_p01_a_cube_match_replays_in_a_fresh_browser_with_no_account(browser, server):
     ana, bia = meet(browser, server)
-    # X: a1; O: a3; X: b1; O turns row 3 (D+), taking her a3 off side 1; X: c1, a line.
-    for mover, action in [(ana, "[data-cell=a1]"), (bia, "[data-cell=a3]"), (ana, "[data-cell=b1]"),
-                          (bia, "[data-action='D+']"), (ana, "[data-cell=c1]")]:
-        mover.wait_for_selector("[data-status=your-turn]", timeout=15000)
-        mover.click(f"{action}:enabled")
-    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    play_to_x_line(ana, bia)
     url = ana.get_attribute("[data-replay-url]", "data-replay-url")
     assert "/partida/" in url
 

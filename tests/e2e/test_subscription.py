@@ -15,6 +15,7 @@ import pytest
 from conftest import Served, shot
 from standins.stripe import StripeStandIn
 from test_account import fill, fresh_name, sign_up, subscribed_phone
+from test_online import play_to_x_line
 
 PRICE = "R$ 9,90 por mês"
 
@@ -133,12 +134,7 @@ def test_on_a03_a_new_player_subscribes_plays_online_and_cancels(phone_of, brows
     ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
     for page in (ana, bia):
         page.click("[data-action=buttons]")
-    # X: a1; O: a3; X: b1; O turns row 3 (D+), taking her a3 off side 1; X: c1, a line.
-    for mover, action in [(ana, "[data-cell=a1]"), (bia, "[data-cell=a3]"), (ana, "[data-cell=b1]"),
-                          (bia, "[data-action='D+']"), (ana, "[data-cell=c1]")]:
-        mover.wait_for_selector("[data-status=your-turn]", timeout=15000)
-        mover.click(f"{action}:enabled")
-    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    play_to_x_line(ana, bia)
     shot(ana, "subscription-match-won")
     bia.context.close()
 
