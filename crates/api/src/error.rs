@@ -75,6 +75,8 @@ pub enum ErrorCode {
     /// The other player has not been away 2 days yet, or it is the claimant's own turn
     /// (CLASSIC-R12).
     NotAbsentYet,
+    /// The device holds 10 push subscriptions for this seat or account already.
+    TooManySubscriptions,
     /// Payments are not configured on this server, or the provider did not answer; nothing
     /// was charged.
     PaymentsUnavailable,

@@ -10,6 +10,7 @@ pub mod error;
 pub mod group;
 pub mod live;
 pub mod lobby;
+pub mod push;
 pub mod ranking;
 pub mod replay;
 pub mod room;
@@ -31,6 +32,7 @@ pub use live::{
     Seat, ServerMsg,
 };
 pub use lobby::{CreateMatch, LobbyQuery, OpenMatch, Scope};
+pub use push::{PushKey, PushKeys, PushSubscribe, PushSubscribed};
 pub use ranking::{MyPosition, RankingPage, RankingQuery, RankingRow};
 pub use replay::{Replay, ReplayEndHow, ReplayGame, ReplayMove, is_link_id, is_replay_id};
 pub use room::{

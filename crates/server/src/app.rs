@@ -35,11 +35,12 @@ use crate::payments::stripe::Stripe;
 use crate::payments::{Payments, Provider};
 use crate::push::{NotConfigured, Push};
 use crate::routes::{
-    accounts, competitive, groups, lobby, rankings, replays, room_socket, rooms, socket,
-    subscription,
+    accounts, competitive, groups, lobby, push as push_routes, rankings, replays, room_socket,
+    rooms, socket, subscription,
 };
 use crate::store::Store;
 use crate::tls;
+use crate::vapid::Vapid;
 
 /// What every request handler shares.
 pub struct App {
@@ -65,6 +66,10 @@ pub struct App {
     pub cursors: rankings::Cursors,
     /// The subscription's seller, if one is configured.
     pub payments: Option<Payments>,
+    /// The key Web Push requests are signed with.
+    pub vapid: Vapid,
+    /// The push services devices' endpoints may be on.
+    pub push_services: Vec<String>,
 }
 
 /// Google sign-in as configured: the web button needs the web client; the desktop client is
@@ -133,6 +138,7 @@ impl Modify for SessionAuth {
         (name = "rooms", description = "Invitation rooms (ON-R01 … ON-R05, CLASSIC-R08 … R13); free, no account needed"),
         (name = "competitive", description = "Jogo da Velha 2.0's competitive mode: the queue by rating and the leaderboard (ON-V01, ON-V02); signed-in players"),
         (name = "replays", description = "Finished games move by move (ON-P01); public to whoever holds the link"),
+        (name = "push", description = "Turn notices while the app is closed (docs/push.md): the VAPID key and a device's push subscription"),
         (name = "subscription", description = "Buying the subscription (ON-A03): the plan, checkout, the provider's portal, and the provider's signed notices"),
     )
 )]
@@ -213,6 +219,9 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(replays::of_room_game))
         .routes(routes!(room_socket::live))
         .routes(routes!(socket::live))
+        .routes(routes!(push_routes::key))
+        .routes(routes!(push_routes::subscribe))
+        .routes(routes!(push_routes::unsubscribe))
         .routes(routes!(subscription::get))
         .routes(routes!(subscription::checkout))
         .routes(routes!(subscription::portal))
@@ -414,8 +423,11 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot read the ranking cursors' secret: {e}"))?;
     let payments = payments(serve)?;
+    let vapid = Vapid::load(&store, serve.vapid_private_key_file.as_deref()).await?;
     let app = Arc::new(App {
         payments,
+        vapid,
+        push_services: serve.push_services.clone(),
         cursors: rankings::Cursors::new(cursor_secret.as_bytes()),
         push: Box::new(NotConfigured),
         store: store.clone(),

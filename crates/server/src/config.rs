@@ -155,6 +155,19 @@ pub struct Serve {
     /// How long access outlasts a paid period, in hours, while a renewal's payment is retried.
     #[arg(long, env = "VELHA_PAYMENTS_GRACE_HOURS", default_value_t = 72, value_parser = clap::value_parser!(u32).range(0..=720))]
     pub payments_grace_hours: u32,
+    /// File holding the VAPID private key (PKCS#8, PEM or DER, P-256) that signs Web Push
+    /// requests. Without it, one is made once and kept in the database, shared by every process.
+    #[arg(long, env = "VELHA_VAPID_PRIVATE_KEY_FILE")]
+    pub vapid_private_key_file: Option<PathBuf>,
+    /// The push services a device's endpoint may be on, comma-separated origins
+    /// (`https://*.example.com` for any host under one): the server posts only there.
+    #[arg(
+        long,
+        env = "VELHA_PUSH_SERVICES",
+        value_delimiter = ',',
+        default_value = "https://fcm.googleapis.com,https://updates.push.services.mozilla.com,https://*.push.apple.com,https://*.notify.windows.com"
+    )]
+    pub push_services: Vec<String>,
     /// The app's public address (https://cubodavelha.com.br), which the provider's pages
     /// return to. Without it, the address the request came to.
     #[arg(long, env = "VELHA_PUBLIC_URL")]

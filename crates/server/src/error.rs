@@ -64,7 +64,8 @@ impl AppError {
             | ErrorCode::NotYourTurn
             | ErrorCode::IllegalMove
             | ErrorCode::NotAbsentYet
-            | ErrorCode::NoCustomer => StatusCode::CONFLICT,
+            | ErrorCode::NoCustomer
+            | ErrorCode::TooManySubscriptions => StatusCode::CONFLICT,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::GoogleUnavailable | ErrorCode::PaymentsUnavailable => {
                 StatusCode::SERVICE_UNAVAILABLE

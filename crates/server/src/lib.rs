@@ -22,4 +22,5 @@ pub mod store;
 pub mod text;
 pub mod tls;
 pub mod token;
+pub mod vapid;
 pub mod view;

@@ -4,6 +4,7 @@ pub mod accounts;
 pub mod competitive;
 pub mod groups;
 pub mod lobby;
+pub mod push;
 pub mod rankings;
 pub mod replays;
 pub mod room_socket;

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -13,7 +12,7 @@ use velha_api::{ErrorCode, PageRequest, PaidState, ProviderPage, SubscriptionVie
 use crate::app::App;
 use crate::auth::{Player, is_subscriber};
 use crate::dates::last_day;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, Json};
 use crate::payments::{Locale, NoticeError, Order, Payments};
 use crate::store::Claim;
 use crate::token::now_ms;

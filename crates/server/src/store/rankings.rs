@@ -623,20 +623,8 @@ impl Store {
     /// then read back by every other one on this database, so a cursor one process gave opens
     /// on any other and after a restart.
     pub async fn ranking_cursor_secret(&self) -> Result<String, sqlx::Error> {
-        let mut tx = self.write().await?;
-        // The update that changes nothing makes the statement answer the stored value whether
-        // this insert or an earlier one made it.
-        let row = sqlx::query(
-            "INSERT INTO secrets (name, value) VALUES ($1, $2) \
-             ON CONFLICT (name) DO UPDATE SET value = secrets.value RETURNING value",
-        )
-        .bind(CURSOR_SECRET)
-        .bind(crate::token::random_text(32))
-        .fetch_one(&mut *tx)
-        .await?;
-        let secret = row.try_get("value")?;
-        tx.commit().await?;
-        Ok(secret)
+        self.secret(CURSOR_SECRET, crate::token::random_text(32))
+            .await
     }
 
     /// Whether some finished match was never scored (it ended before the rankings existed).

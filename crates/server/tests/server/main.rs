@@ -17,6 +17,7 @@ mod hardening;
 mod live;
 mod lobby;
 mod payments;
+mod push;
 mod rankings;
 mod replays;
 mod rooms;

@@ -111,6 +111,16 @@ impl Stripe {
         answer.json().await.unwrap()
     }
 
+    async fn latest_invoice(&self, subscription: &impl serde::Serialize) -> Value {
+        self.call("latest_invoice", json!({"subscription": subscription}))
+            .await
+    }
+
+    async fn subscription_of(&self, session: &str) -> Value {
+        self.call("subscription_of", json!({"session": session}))
+            .await
+    }
+
     /// Event ids of a call made with deliver false.
     async fn events(&self, method: &str, mut args: Value) -> Vec<String> {
         args["deliver"] = json!(false);
@@ -171,7 +181,7 @@ async fn subscribe(stripe: &Stripe, player: &Client, ago: i64) -> String {
     stripe.call("pay", json!({"session": session})).await;
     stripe.call("advance", json!({"seconds": ago})).await;
     stripe
-        .call("subscription_of", json!({"session": session}))
+        .subscription_of(&session)
         .await
         .as_str()
         .unwrap()
@@ -227,9 +237,7 @@ async fn on_a03_a_paid_checkout_opens_online_play_and_a_renewal_extends_it(db: D
         "no second subscription: {again}"
     );
 
-    let sub = stripe
-        .call("subscription_of", json!({"session": session}))
-        .await;
+    let sub = stripe.subscription_of(&session).await;
     stripe.call("renew", json!({"subscription": sub})).await;
     assert_eq!(view(&ana).await["until"], json!(day_in(60 * DAY + 2 * DAY)));
     let (status, portal) = ana
@@ -363,9 +371,7 @@ async fn on_a03_notices_out_of_order_end_in_the_providers_order(db: Db) {
         // Made in the last half minute, each later than the one before, as Stripe times them.
         stripe.call("advance", json!({"seconds": -30})).await;
         let mut ids = stripe.events("pay", json!({"session": session})).await;
-        let sub = stripe
-            .call("subscription_of", json!({"session": session}))
-            .await;
+        let sub = stripe.subscription_of(&session).await;
         stripe.call("advance", json!({"seconds": 10})).await;
         ids.extend(stripe.events("renew", json!({"subscription": sub})).await);
         stripe.call("advance", json!({"seconds": 10})).await;
@@ -449,9 +455,7 @@ async fn on_a03_a_refund_or_a_dispute_ends_access(db: Db) {
     let server = stripe.server(db, &[]).await;
     let ana = server.player("ana", "pt-BR", None).await;
     let sub = subscribe(&stripe, &ana, 0).await;
-    let invoice = stripe
-        .call("latest_invoice", json!({"subscription": sub}))
-        .await;
+    let invoice = stripe.latest_invoice(&sub).await;
     stripe
         .call("refund", json!({"invoice": invoice, "amount": 100}))
         .await;
@@ -464,9 +468,7 @@ async fn on_a03_a_refund_or_a_dispute_ends_access(db: Db) {
 
     let bia = server.player("bia", "pt-BR", None).await;
     let sub = subscribe(&stripe, &bia, 0).await;
-    let invoice = stripe
-        .call("latest_invoice", json!({"subscription": sub}))
-        .await;
+    let invoice = stripe.latest_invoice(&sub).await;
     stripe.call("dispute", json!({"invoice": invoice})).await;
     assert!(!bia.me().await.unwrap().subscriber, "disputed");
     stripe
@@ -478,12 +480,8 @@ async fn on_a03_a_refund_or_a_dispute_ends_access(db: Db) {
     let caio = server.player("caio", "pt-BR", None).await;
     let (_, session) = checkout(&caio).await;
     let paid = stripe.events("pay", json!({"session": session})).await;
-    let sub = stripe
-        .call("subscription_of", json!({"session": session}))
-        .await;
-    let invoice = stripe
-        .call("latest_invoice", json!({"subscription": sub}))
-        .await;
+    let sub = stripe.subscription_of(&session).await;
+    let invoice = stripe.latest_invoice(&sub).await;
     let refund = stripe.events("refund", json!({"invoice": invoice})).await;
     assert_eq!(stripe.send(&refund, json!({})).await, [200]);
     assert_eq!(stripe.send(&paid, json!({})).await, [200, 200, 200]);
@@ -644,9 +642,7 @@ async fn on_a03_an_inquiry_takes_nothing_and_a_won_dispute_undoes_no_refund(db: 
     let server = stripe.server(db, &[]).await;
     let ana = server.player("ana", "pt-BR", None).await;
     let sub = subscribe(&stripe, &ana, 0).await;
-    let invoice = stripe
-        .call("latest_invoice", json!({"subscription": sub}))
-        .await;
+    let invoice = stripe.latest_invoice(&sub).await;
     stripe
         .call("dispute", json!({"invoice": invoice, "inquiry": true}))
         .await;
@@ -678,12 +674,8 @@ async fn on_a03_a_refund_told_with_its_invoice_at_once_still_counts(db: Db) {
         let (_, session) = checkout(&player).await;
         let paid = stripe.events("pay", json!({"session": session})).await;
         assert_eq!(stripe.send(&paid[..2], json!({})).await, [200, 200]);
-        let sub = stripe
-            .call("subscription_of", json!({"session": session}))
-            .await;
-        let invoice = stripe
-            .call("latest_invoice", json!({"subscription": sub}))
-            .await;
+        let sub = stripe.subscription_of(&session).await;
+        let invoice = stripe.latest_invoice(&sub).await;
         let refund = stripe.events("refund", json!({"invoice": invoice})).await;
         let both = [paid[2].clone(), refund[0].clone()];
         assert_eq!(
@@ -701,9 +693,7 @@ async fn on_a03_a_customer_erased_at_the_provider_does_not_lock_the_player_out(d
     let ana = server.player("ana", "pt-BR", None).await;
     let (_, first) = checkout(&ana).await;
     stripe.call("pay", json!({"session": first})).await;
-    let sub = stripe
-        .call("subscription_of", json!({"session": first}))
-        .await;
+    let sub = stripe.subscription_of(&first).await;
     stripe.call("end", json!({"subscription": sub})).await;
     let customer = stripe
         .call("customer_of_session", json!({"session": first}))

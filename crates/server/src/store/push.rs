@@ -1,0 +1,162 @@
+//! Push subscriptions (docs/push.md): a device's endpoint and keys, the seats it is told of
+//! and its account; at most [`MOST_PER_HOLDER`] per seat and per account, counted under the
+//! rows' locks so requests at once cannot pass it.
+
+use sqlx::Row;
+
+use super::{Backend, Store};
+
+/// The most subscriptions (devices) one seat or one account is told on.
+pub const MOST_PER_HOLDER: i64 = 10;
+
+/// A subscription to keep.
+#[derive(Clone, Debug)]
+pub struct NewPush<'a> {
+    /// A fresh id, kept only if the endpoint is new.
+    pub id: &'a str,
+    /// The push service's endpoint.
+    pub endpoint: &'a str,
+    /// The browser's key and secret, base64url.
+    pub p256dh: &'a str,
+    /// The browser's authentication secret, base64url.
+    pub auth: &'a str,
+    /// The notices' language.
+    pub language: &'a str,
+    /// The signed-in account, if any.
+    pub account: Option<&'a str>,
+    /// The hashes of the seats' credentials, sorted and without repeats.
+    pub seats: &'a [String],
+    /// Now, ms.
+    pub now: i64,
+}
+
+/// Why a subscription was not kept.
+#[derive(Debug)]
+pub enum PushError {
+    /// A credential holds no seat (a spectator's, or made up).
+    UnknownSeat,
+    /// A seat or the account is told on as many devices as it may be.
+    TooMany,
+    /// The database failed.
+    Db(sqlx::Error),
+}
+
+impl From<sqlx::Error> for PushError {
+    fn from(e: sqlx::Error) -> PushError {
+        PushError::Db(e)
+    }
+}
+
+impl Store {
+    /// A secret the server keeps in the database: made by the first process that asks (as
+    /// `fresh`), then read back by every other one on this database.
+    pub async fn secret(&self, name: &str, fresh: String) -> Result<String, sqlx::Error> {
+        let mut tx = self.write().await?;
+        // The update that changes nothing makes the statement answer the stored value whether
+        // this insert or an earlier one made it.
+        let row = sqlx::query(
+            "INSERT INTO secrets (name, value) VALUES ($1, $2) \
+             ON CONFLICT (name) DO UPDATE SET value = secrets.value RETURNING value",
+        )
+        .bind(name)
+        .bind(fresh)
+        .fetch_one(&mut *tx)
+        .await?;
+        let secret = row.try_get("value")?;
+        tx.commit().await?;
+        Ok(secret)
+    }
+
+    /// Keeps a device's subscription (or replaces the keys and seats of the one with its
+    /// endpoint): its id.
+    pub async fn save_push(&self, new: &NewPush<'_>) -> Result<String, PushError> {
+        let mut tx = self.write().await?;
+        // Each seat's row, then the account's, in one order for every request: requests for
+        // one seat apply one after the other, each counting what the one before kept. (SQLite's
+        // writes run one at a time.)
+        let lock = match self.backend() {
+            Backend::Postgres => " FOR UPDATE",
+            Backend::Sqlite => "",
+        };
+        for seat in new.seats {
+            let found = sqlx::query(&format!(
+                "SELECT credential_hash FROM room_seats WHERE credential_hash = $1{lock}"
+            ))
+            .bind(seat)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if found.is_none() {
+                return tx.refuse(PushError::UnknownSeat).await;
+            }
+        }
+        if let Some(account) = new.account {
+            sqlx::query(&format!("SELECT id FROM accounts WHERE id = $1{lock}"))
+                .bind(account)
+                .fetch_optional(&mut *tx)
+                .await?;
+        }
+        let id: String = sqlx::query_scalar(
+            "INSERT INTO push_subscriptions (id, kind, endpoint, p256dh, auth, language, \
+             account_id, created_at) VALUES ($1, 'webpush', $2, $3, $4, $5, $6, $7) \
+             ON CONFLICT (kind, endpoint) DO UPDATE SET p256dh = excluded.p256dh, \
+             auth = excluded.auth, language = excluded.language, \
+             account_id = COALESCE(excluded.account_id, push_subscriptions.account_id), \
+             failures = 0 RETURNING id",
+        )
+        .bind(new.id)
+        .bind(new.endpoint)
+        .bind(new.p256dh)
+        .bind(new.auth)
+        .bind(new.language)
+        .bind(new.account)
+        .bind(new.now)
+        .fetch_one(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM push_seats WHERE subscription_id = $1")
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+        for seat in new.seats {
+            sqlx::query(
+                "INSERT INTO push_seats (subscription_id, credential_hash) VALUES ($1, $2)",
+            )
+            .bind(&id)
+            .bind(seat)
+            .execute(&mut *tx)
+            .await?;
+            let told: i64 =
+                sqlx::query_scalar("SELECT COUNT(*) FROM push_seats WHERE credential_hash = $1")
+                    .bind(seat)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            if told > MOST_PER_HOLDER {
+                return tx.refuse(PushError::TooMany).await;
+            }
+        }
+        if let Some(account) = new.account {
+            let told: i64 =
+                sqlx::query_scalar("SELECT COUNT(*) FROM push_subscriptions WHERE account_id = $1")
+                    .bind(account)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            if told > MOST_PER_HOLDER {
+                return tx.refuse(PushError::TooMany).await;
+            }
+        }
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    /// Ends a subscription; false if there is none by that id.
+    pub async fn delete_push(&self, id: &str) -> Result<bool, sqlx::Error> {
+        let mut tx = self.write().await?;
+        let gone = sqlx::query("DELETE FROM push_subscriptions WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+            == 1;
+        tx.commit().await?;
+        Ok(gone)
+    }
+}
