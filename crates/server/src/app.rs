@@ -33,7 +33,7 @@ use crate::live::{Clocks, Hub, VelhaPool};
 use crate::passwords::Passwords;
 use crate::payments::stripe::Stripe;
 use crate::payments::{Payments, Provider};
-use crate::push::{NotConfigured, Push};
+use crate::push::Push;
 use crate::routes::{
     accounts, competitive, groups, lobby, push as push_routes, rankings, replays, room_socket,
     rooms, socket, subscription,
@@ -41,6 +41,7 @@ use crate::routes::{
 use crate::store::Store;
 use crate::tls;
 use crate::vapid::Vapid;
+use crate::webpush::{self, WebPush};
 
 /// What every request handler shares.
 pub struct App {
@@ -67,7 +68,7 @@ pub struct App {
     /// The subscription's seller, if one is configured.
     pub payments: Option<Payments>,
     /// The key Web Push requests are signed with.
-    pub vapid: Vapid,
+    pub vapid: Arc<Vapid>,
     /// The push services devices' endpoints may be on.
     pub push_services: Vec<String>,
 }
@@ -423,13 +424,24 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot read the ranking cursors' secret: {e}"))?;
     let payments = payments(serve)?;
-    let vapid = Vapid::load(&store, serve.vapid_private_key_file.as_deref()).await?;
+    let vapid = Arc::new(Vapid::load(&store, serve.vapid_private_key_file.as_deref()).await?);
+    let push_http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| format!("cannot make the push client: {e}"))?;
+    let push = WebPush::start(webpush::Sender {
+        store: store.clone(),
+        hub: hub.clone(),
+        vapid: vapid.clone(),
+        subject: serve.vapid_subject.clone(),
+        http: push_http,
+    });
     let app = Arc::new(App {
         payments,
         vapid,
         push_services: serve.push_services.clone(),
         cursors: rankings::Cursors::new(cursor_secret.as_bytes()),
-        push: Box::new(NotConfigured),
+        push: Box::new(push),
         store: store.clone(),
         hub: hub.clone(),
         passwords: Passwords::new(serve.argon2_memory_kib)?,

@@ -159,6 +159,14 @@ pub struct Serve {
     /// requests. Without it, one is made once and kept in the database, shared by every process.
     #[arg(long, env = "VELHA_VAPID_PRIVATE_KEY_FILE")]
     pub vapid_private_key_file: Option<PathBuf>,
+    /// Who push services may contact about this server's pushes (a mailto: or https: URL),
+    /// named in every VAPID signature.
+    #[arg(
+        long,
+        env = "VELHA_VAPID_SUBJECT",
+        default_value = "mailto:contato@cubodavelha.com.br"
+    )]
+    pub vapid_subject: String,
     /// The push services a device's endpoint may be on, comma-separated origins
     /// (`https://*.example.com` for any host under one): the server posts only there.
     #[arg(

@@ -24,3 +24,4 @@ pub mod tls;
 pub mod token;
 pub mod vapid;
 pub mod view;
+pub mod webpush;

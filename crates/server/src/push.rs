@@ -1,10 +1,10 @@
 //! Telling a player of their turn while the app is closed: the next step of CLASSIC-R09,
 //! designed in docs/push.md. Every change that hands a room's turn to a seat goes through
-//! [`Push::turn`]; a delivery service (Web Push, FCM, APNs) implements the trait. None is
-//! configured yet, so the server runs [`NotConfigured`], which only logs what it would send.
+//! [`Push::turn`]; a delivery service implements the trait: Web Push (`webpush.rs`) today,
+//! FCM and APNs for phone apps later.
 
 use velha_rules::Player;
-use velha_rules::room::Room;
+use velha_rules::room::{Room, RoomGame};
 
 /// A seat whose turn it now is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,6 +15,8 @@ pub struct TurnNotice {
     pub seat: Player,
     /// Who moved, as the notification names them.
     pub mover: String,
+    /// The room's board, which the notification names.
+    pub game: RoomGame,
 }
 
 /// Delivers turn notices to the devices subscribed for a seat (see docs/push.md). Called on
@@ -22,16 +24,6 @@ pub struct TurnNotice {
 pub trait Push: Send + Sync {
     /// It is now `notice.seat`'s turn in `notice.room`.
     fn turn(&self, notice: TurnNotice);
-}
-
-/// No delivery service configured: the notice is logged, and the open app hears the change
-/// over the room's WebSocket as always.
-pub struct NotConfigured;
-
-impl Push for NotConfigured {
-    fn turn(&self, notice: TurnNotice) {
-        tracing::debug!(room = %notice.room, seat = %notice.seat, "no push service: turn notice not sent");
-    }
 }
 
 /// The seat (the creator's X, the guest's O) a change handed the turn to, if it did: the game

@@ -12,10 +12,12 @@ use crate::store::Store;
 
 const SECRET: &str = "vapid_private_key";
 
-/// The key's public half, as browsers take it: the uncompressed P-256 point, base64url.
+/// The key, and its public half as browsers take it.
 pub struct Vapid {
-    /// `applicationServerKey`.
+    /// `applicationServerKey`: the uncompressed P-256 point, base64url.
     pub public_key: String,
+    pair: EcdsaKeyPair,
+    rng: SystemRandom,
 }
 
 impl Vapid {
@@ -44,7 +46,28 @@ impl Vapid {
             .map_err(|e| format!("the VAPID key is not a P-256 PKCS#8 key: {e}"))?;
         Ok(Vapid {
             public_key: URL_SAFE_NO_PAD.encode(pair.public_key().as_ref()),
+            pair,
+            rng,
         })
+    }
+
+    /// The `Authorization` header of a push to `endpoint` (RFC 8292): a JWT (ES256) for the
+    /// endpoint's origin, valid 12 hours (services take at most 24), naming `subject` to
+    /// contact, with the public key.
+    pub fn authorization(&self, endpoint: &str, subject: &str, now_s: i64) -> Option<String> {
+        let audience = reqwest::Url::parse(endpoint)
+            .ok()?
+            .origin()
+            .ascii_serialization();
+        let header = URL_SAFE_NO_PAD.encode(br#"{"typ":"JWT","alg":"ES256"}"#);
+        let claims = serde_json::json!({"aud": audience, "exp": now_s + 12 * 3600, "sub": subject});
+        let signed = format!("{header}.{}", URL_SAFE_NO_PAD.encode(claims.to_string()));
+        let signature = self.pair.sign(&self.rng, signed.as_bytes()).ok()?;
+        Some(format!(
+            "vapid t={signed}.{}, k={}",
+            URL_SAFE_NO_PAD.encode(signature.as_ref()),
+            self.public_key
+        ))
     }
 }
 

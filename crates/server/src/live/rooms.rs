@@ -147,6 +147,13 @@ impl RoomWatches {
         }
     }
 
+    /// Whether a player of `seat` is connected to `room` on this process now.
+    pub fn seat_connected(&self, room: &str, seat: Seat) -> bool {
+        self.lock()
+            .get(room)
+            .is_some_and(|watched| watched.watchers.iter().any(|w| w.seat == Some(seat)))
+    }
+
     /// Spectators watching `room` on this process now.
     pub fn spectators(&self, room: &str) -> u32 {
         let rooms = self.lock();

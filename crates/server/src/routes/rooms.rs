@@ -209,6 +209,7 @@ fn tell_turn(app: &App, before: &Room, row: &RoomRow) {
                 .seat(!seat)
                 .map(|s| s.name.clone())
                 .unwrap_or_default(),
+            game: row.room.game(),
         });
     }
 }

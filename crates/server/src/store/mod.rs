@@ -28,7 +28,7 @@ pub use competitive::{Waiting, pairs};
 pub use groups::{Finalized, GroupError, GroupRow, InvitationRow, TableLine};
 pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
 pub use payments::{Claim, PaidSummary};
-pub use push::{MOST_PER_HOLDER, NewPush, PushError};
+pub use push::{MOST_PER_HOLDER, NewPush, PushError, PushTarget};
 pub use rankings::{After, Rebuild, Standing, Tally};
 use room_cache::RoomCache;
 pub use rooms::{RoomRow, RoomSave, row_after_join};

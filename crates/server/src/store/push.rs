@@ -30,6 +30,21 @@ pub struct NewPush<'a> {
     pub now: i64,
 }
 
+/// A device to tell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PushTarget {
+    /// The subscription's id.
+    pub id: String,
+    /// Where to post.
+    pub endpoint: String,
+    /// The browser's key, base64url.
+    pub p256dh: String,
+    /// The browser's secret, base64url.
+    pub auth: String,
+    /// The notices' language.
+    pub language: String,
+}
+
 /// Why a subscription was not kept.
 #[derive(Debug)]
 pub enum PushError {
@@ -158,5 +173,61 @@ impl Store {
             == 1;
         tx.commit().await?;
         Ok(gone)
+    }
+
+    /// The devices of a room's seat: those of its credential, and of the account it was taken
+    /// by.
+    pub async fn push_targets(
+        &self,
+        room: &str,
+        seat: &str,
+    ) -> Result<Vec<PushTarget>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT DISTINCT p.id, p.endpoint, p.p256dh, p.auth, p.language \
+             FROM room_seats s JOIN push_subscriptions p ON p.id IN \
+             (SELECT subscription_id FROM push_seats WHERE credential_hash = s.credential_hash) \
+             OR (s.account_id IS NOT NULL AND p.account_id = s.account_id) \
+             WHERE s.room_id = $1 AND s.seat = $2",
+        )
+        .bind(room)
+        .bind(seat)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(PushTarget {
+                    id: r.try_get("id")?,
+                    endpoint: r.try_get("endpoint")?,
+                    p256dh: r.try_get("p256dh")?,
+                    auth: r.try_get("auth")?,
+                    language: r.try_get("language")?,
+                })
+            })
+            .collect()
+    }
+
+    /// A push taken: the failures in a row start again.
+    pub async fn push_sent(&self, id: &str) -> Result<(), sqlx::Error> {
+        let mut tx = self.write().await?;
+        sqlx::query("UPDATE push_subscriptions SET failures = 0 WHERE id = $1 AND failures <> 0")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
+    /// A push failed: counted, and the subscription deleted at `most` in a row.
+    pub async fn push_failed(&self, id: &str, most: i64) -> Result<(), sqlx::Error> {
+        let mut tx = self.write().await?;
+        sqlx::query("UPDATE push_subscriptions SET failures = failures + 1 WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM push_subscriptions WHERE id = $1 AND failures >= $2")
+            .bind(id)
+            .bind(most)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
     }
 }

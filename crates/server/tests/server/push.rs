@@ -5,7 +5,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use reqwest::Method;
 use serde_json::{Value, json};
-use velha_api::{Avatar, RoomBoard};
+use velha_api::{Avatar, RoomAct, RoomBoard};
 use velha_load::Client;
 
 use crate::common::{Db, Server};
@@ -207,3 +207,223 @@ async fn classic_r09_twenty_devices_at_once_leave_ten_per_seat_and_account(db: D
     );
 }
 on_both!(classic_r09_twenty_devices_at_once_leave_ten_per_seat_and_account);
+
+/// The push service stand-in (tests/standins/webpush.py), a child process for the test.
+struct PushService {
+    _child: tokio::process::Child,
+    url: String,
+    http: reqwest::Client,
+}
+
+impl PushService {
+    async fn start() -> PushService {
+        use tokio::io::AsyncBufReadExt;
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/standins/webpush.py"
+        );
+        let mut child = tokio::process::Command::new("python3")
+            .arg(script)
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("python3 runs the push stand-in");
+        let mut line = String::new();
+        tokio::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .await
+            .unwrap();
+        let said: Value = serde_json::from_str(&line).expect("the stand-in's first line");
+        PushService {
+            _child: child,
+            url: said["url"].as_str().unwrap().to_owned(),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    async fn call(&self, method: &str, args: Value) -> Value {
+        let answer = self
+            .http
+            .post(format!("{}/_standin/{method}", self.url))
+            .json(&args)
+            .send()
+            .await
+            .unwrap();
+        assert!(answer.status().is_success(), "stand-in {method}");
+        answer.json().await.unwrap()
+    }
+
+    /// A browser subscribing with the server's key, then telling the server (as `c`, for
+    /// `credentials`): the subscription's endpoint.
+    async fn device(
+        &self,
+        server: &Server,
+        c: &Client,
+        credentials: &[&str],
+        language: &str,
+    ) -> String {
+        let (_, key) = c.raw(Method::GET, "/api/push/key", None).await.unwrap();
+        let mut browser = self
+            .call(
+                "subscribe",
+                json!({"application_server_key": key["public_key"]}),
+            )
+            .await;
+        browser["credentials"] = json!(credentials);
+        browser["language"] = json!(language);
+        let (status, kept) = subscribe(c, &browser).await;
+        assert_eq!(status, 201, "{kept} ({})", server.base);
+        browser["endpoint"].as_str().unwrap().to_owned()
+    }
+
+    /// The pushes taken for `endpoint`, once none more came for a while after the last.
+    async fn settled(&self, endpoint: &str, at_least: usize) -> Vec<Value> {
+        for _ in 0..50 {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            let seen = self
+                .call("messages", json!({"endpoint": endpoint}))
+                .await
+                .as_array()
+                .unwrap()
+                .clone();
+            if seen.len() >= at_least {
+                break;
+            }
+        }
+        // Past the settling time of any notice still queued.
+        tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+        self.call("messages", json!({"endpoint": endpoint}))
+            .await
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+}
+
+async fn classic_r09_a_move_tells_the_other_player_once_and_not_while_they_look(db: Db) {
+    let push = PushService::start().await;
+    let server = Server::start(db, &["--push-services", &push.url]).await;
+    let c = server.client();
+    let made = c
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let id = made.room.id.clone();
+    let joined = c
+        .join_room(&id, "Bia", Some(Avatar::Quelonia))
+        .await
+        .unwrap();
+    let ana = push.device(&server, &c, &[&made.credential], "pt-BR").await;
+    let bia = push.device(&server, &c, &[&joined.credential], "en").await;
+    // Joining gave Ana the first turn: one notice for her.
+    let told = push.settled(&ana, 1).await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(
+        told[0]["payload"],
+        json!({"title": "Sua vez!", "body": "Bia jogou no Jogo da Velha.",
+               "url": format!("/sala/{id}"), "tag": format!("room-{id}")})
+    );
+    let (ttl, urgency, topic) = (&told[0]["ttl"], &told[0]["urgency"], &told[0]["topic"]);
+    assert_eq!((ttl, urgency), (&json!(86_400), &json!("normal")));
+    assert_eq!(topic.as_str().unwrap().len(), 32);
+
+    // Bia looks at the room while Ana moves: she is not told.
+    let mut looking = c.room_live(&id, &joined.credential).await.unwrap();
+    looking
+        .recv(std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
+    c.room_act(&id, &made.credential, RoomAct::Play { cell: "a1".into() })
+        .await
+        .unwrap();
+    assert!(push.settled(&bia, 1).await.is_empty(), "Bia was looking");
+    drop(looking);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // She moves and goes away; Ana, told a minute ago, is not told again so soon; Ana moves
+    // and Bia, away now, is told once, in English.
+    c.room_act(&id, &joined.credential, RoomAct::Play { cell: "b1".into() })
+        .await
+        .unwrap();
+    c.room_act(&id, &made.credential, RoomAct::Play { cell: "a2".into() })
+        .await
+        .unwrap();
+    let told = push.settled(&bia, 1).await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(
+        told[0]["payload"]["body"],
+        "Ana moved in Jogo da Velha (tic-tac-toe)."
+    );
+    assert_eq!(
+        push.settled(&ana, 1).await.len(),
+        1,
+        "one notice per few minutes"
+    );
+    let refused = push.call("refused", json!({})).await;
+    assert_eq!(
+        refused,
+        json!([]),
+        "every push was signed and encrypted right"
+    );
+}
+on_both!(classic_r09_a_move_tells_the_other_player_once_and_not_while_they_look);
+
+async fn classic_r09_a_gone_device_is_forgotten_and_a_hanging_service_holds_no_move(db: Db) {
+    let push = PushService::start().await;
+    let server = Server::start(db, &["--push-services", &push.url]).await;
+    let c = server.client();
+    let made = c
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let ana = push.device(&server, &c, &[&made.credential], "pt-BR").await;
+    // The browser dropped the subscription: its service answers 410 from now on.
+    push.call("gone", json!({"endpoint": ana})).await;
+    c.join_room(&made.room.id, "Bia", Some(Avatar::Quelonia))
+        .await
+        .unwrap();
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        if count(&server, "SELECT COUNT(*) FROM push_subscriptions").await == 0 {
+            break;
+        }
+    }
+    assert_eq!(
+        count(&server, "SELECT COUNT(*) FROM push_subscriptions").await,
+        0,
+        "410 deletes the subscription"
+    );
+    assert_eq!(
+        push.call("refused", json!({})).await,
+        json!([{"status": 410, "why": "push subscription has unsubscribed or expired"}])
+    );
+
+    // A push service that never answers: moves go on as ever.
+    let room = c
+        .create_room(RoomBoard::Classic, "Dana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let guest = c
+        .join_room(&room.room.id, "Eva", Some(Avatar::Quelonia))
+        .await
+        .unwrap();
+    push.device(&server, &c, &[&room.credential], "pt-BR").await;
+    push.device(&server, &c, &[&guest.credential], "pt-BR")
+        .await;
+    push.call("hang", json!({"on": true})).await;
+    for (credential, cell) in [
+        (&room.credential, "a1"),
+        (&guest.credential, "b1"),
+        (&room.credential, "a2"),
+        (&guest.credential, "b2"),
+    ] {
+        c.room_act(
+            &room.room.id,
+            credential,
+            RoomAct::Play { cell: cell.into() },
+        )
+        .await
+        .unwrap();
+    }
+    push.call("hang", json!({"on": false})).await;
+}
+on_both!(classic_r09_a_gone_device_is_forgotten_and_a_hanging_service_holds_no_move);
