@@ -92,6 +92,11 @@ impl WebPush {
                 }
                 if last.len() >= REMEMBERED {
                     last.retain(|_, at| now - *at < QUIET_MS);
+                    // Still full: more seats told in the quiet minutes than it remembers. It
+                    // forgets them all rather than grow; a device may then hear twice.
+                    if last.len() >= REMEMBERED {
+                        last.clear();
+                    }
                 }
                 last.insert(key, now);
                 let Ok(permit) = permits.clone().acquire_owned().await else {
