@@ -62,8 +62,8 @@ xdo, grab, wait_for, launch = tools(env, OUT)
 # The window is 800x600 (style.css at 1x): "Entrar", the Google button's G, the sentence under
 # it; the name form's field and button (below the country, ON-A02).
 ACCOUNT, GOOGLE, NAME, NAME_SUBMIT = (631, 28), (319, 462), (400, 190), (400, 364)
-# The profile's "Ranking" and "Sair da conta"; the top bar's "Voltar".
-RANKING, SIGN_OUT, BACK = (400, 396), (400, 450), (182, 33)
+# The profile's "Ranking" and "Sair da conta" (below "Assinar"); the top bar's "Voltar".
+RANKING, SIGN_OUT, BACK = (400, 450), (400, 504), (182, 33)
 
 
 def white(rgb):
