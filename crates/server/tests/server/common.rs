@@ -318,3 +318,58 @@ pub async fn send_oversized<Out: serde::Serialize, In: serde::de::DeserializeOwn
         .unwrap()
         .expect("a close frame")
 }
+
+/// A stand-in of an outside service (tests/standins/<script>) run as a child process for the
+/// test's length: what it printed first (a JSON line), and its calls (`POST /_standin/<method>`
+/// with the keyword arguments as JSON).
+pub struct StandIn {
+    _child: Child,
+    /// Its first line.
+    pub said: serde_json::Value,
+    /// Its address.
+    pub url: String,
+    http: reqwest::Client,
+}
+
+impl StandIn {
+    pub async fn start(script: &str) -> StandIn {
+        let path = format!(
+            "{}/../../tests/standins/{script}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let mut child = Command::new("python3")
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("python3 runs {script}: {e}"));
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .await
+            .unwrap();
+        let said: serde_json::Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("{script}'s first line: {e}"));
+        StandIn {
+            _child: child,
+            url: said["url"].as_str().unwrap().to_owned(),
+            said,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    pub async fn call(&self, method: &str, args: serde_json::Value) -> serde_json::Value {
+        let answer = self
+            .http
+            .post(format!("{}/_standin/{method}", self.url))
+            .json(&args)
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            answer.status().is_success(),
+            "stand-in {method}: {answer:?}"
+        );
+        answer.json().await.unwrap()
+    }
+}

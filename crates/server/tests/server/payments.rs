@@ -2,57 +2,36 @@
 //! stand-in of tests/standins/stripe.py: the server's calls to its API, and its webhook
 //! events signed as Stripe signs them, sent on time, twice, at once, out of order and forged.
 
-use std::process::Stdio;
-
 use reqwest::Method;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
 use velha_api::{ErrorCode, Scope};
 use velha_load::Client;
 
-use crate::common::{Db, Server};
+use crate::common::{Db, Server, StandIn};
 
 const DAY: i64 = 86_400;
 
 /// The stand-in, a child process for the length of a test.
 struct Stripe {
-    _child: Child,
+    standin: StandIn,
     url: String,
     secret_key: String,
     webhook_secret: String,
     price: String,
-    http: reqwest::Client,
     secrets: tempfile::TempDir,
 }
 
 impl Stripe {
     async fn start() -> Stripe {
-        let script = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/standins/stripe.py"
-        );
-        let mut child = Command::new("python3")
-            .arg(script)
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("python3 runs the Stripe stand-in");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .await
-            .unwrap();
-        let said: Value = serde_json::from_str(&line).expect("the stand-in's first line");
-        let text = |k: &str| said[k].as_str().unwrap().to_owned();
+        let standin = StandIn::start("stripe.py").await;
+        let text = |k: &str| standin.said[k].as_str().unwrap().to_owned();
         Stripe {
-            _child: child,
             url: text("url"),
             secret_key: text("secret_key"),
             webhook_secret: text("webhook_secret"),
             price: text("price"),
-            http: reqwest::Client::new(),
             secrets: tempfile::tempdir().unwrap(),
+            standin,
         }
     }
 
@@ -97,18 +76,7 @@ impl Stripe {
     }
 
     async fn call(&self, method: &str, args: Value) -> Value {
-        let answer = self
-            .http
-            .post(format!("{}/_standin/{method}", self.url))
-            .json(&args)
-            .send()
-            .await
-            .unwrap();
-        assert!(
-            answer.status().is_success(),
-            "stand-in {method}: {answer:?}"
-        );
-        answer.json().await.unwrap()
+        self.standin.call(method, args).await
     }
 
     async fn latest_invoice(&self, subscription: &impl serde::Serialize) -> Value {

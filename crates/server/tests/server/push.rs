@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use velha_api::{Avatar, RoomAct, RoomBoard};
 use velha_load::Client;
 
-use crate::common::{Db, Server};
+use crate::common::{Db, Server, StandIn};
 
 const SERVICE: &str = "http://127.0.0.1:9";
 
@@ -210,47 +210,21 @@ on_both!(classic_r09_twenty_devices_at_once_leave_ten_per_seat_and_account);
 
 /// The push service stand-in (tests/standins/webpush.py), a child process for the test.
 struct PushService {
-    _child: tokio::process::Child,
+    standin: StandIn,
     url: String,
-    http: reqwest::Client,
 }
 
 impl PushService {
     async fn start() -> PushService {
-        use tokio::io::AsyncBufReadExt;
-        let script = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/standins/webpush.py"
-        );
-        let mut child = tokio::process::Command::new("python3")
-            .arg(script)
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("python3 runs the push stand-in");
-        let mut line = String::new();
-        tokio::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .await
-            .unwrap();
-        let said: Value = serde_json::from_str(&line).expect("the stand-in's first line");
+        let standin = StandIn::start("webpush.py").await;
         PushService {
-            _child: child,
-            url: said["url"].as_str().unwrap().to_owned(),
-            http: reqwest::Client::new(),
+            url: standin.url.clone(),
+            standin,
         }
     }
 
     async fn call(&self, method: &str, args: Value) -> Value {
-        let answer = self
-            .http
-            .post(format!("{}/_standin/{method}", self.url))
-            .json(&args)
-            .send()
-            .await
-            .unwrap();
-        assert!(answer.status().is_success(), "stand-in {method}");
-        answer.json().await.unwrap()
+        self.standin.call(method, args).await
     }
 
     /// A browser subscribing with the server's key, then telling the server (as `c`, for
