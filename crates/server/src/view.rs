@@ -40,13 +40,17 @@ pub fn seat_of(row: &MatchRow, account: &str) -> Seat {
     }
 }
 
+/// The API's seat of the rules' player.
+pub fn seat_of_player(player: Player) -> Seat {
+    match player {
+        Player::X => Seat::X,
+        Player::O => Seat::O,
+    }
+}
+
 /// The match as `seat` sees it at `now` (ms since the epoch).
 pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running>, now: i64) -> MatchView {
     let left = |t: i64| ms_until(t, now);
-    let seat_of_player = |p: Player| match p {
-        Player::X => Seat::X,
-        Player::O => Seat::O,
-    };
     let mut view = MatchView {
         id: row.id.clone(),
         game: row.game,

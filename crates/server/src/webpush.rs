@@ -78,10 +78,7 @@ impl WebPush {
             let mut last: HashMap<(String, String), i64> = HashMap::new();
             while let Some((notice, due)) = rx.recv().await {
                 tokio::time::sleep_until(due).await;
-                let seat = match notice.seat {
-                    velha_rules::Player::X => velha_api::Seat::X,
-                    velha_rules::Player::O => velha_api::Seat::O,
-                };
+                let seat = crate::view::seat_of_player(notice.seat);
                 if sender.hub.rooms.seat_connected(&notice.room, seat) {
                     continue;
                 }

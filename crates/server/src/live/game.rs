@@ -1,16 +1,11 @@
 //! What the referee of a live match needs of its game beyond the rules' `Position`: the wire's words for
 //! refusals and endings, and whether a turn run out on the clock is a move of the game.
 
-use velha_api::{EndHow, Illegal, Seat};
+use velha_api::{EndHow, Illegal};
 use velha_rules::cube::{EndKind, OneWayRule};
 use velha_rules::{Cube, CubeIllegal, Player, Position, Ultimate, UltimateIllegal};
 
-fn seat(player: Player) -> Seat {
-    match player {
-        Player::X => Seat::X,
-        Player::O => Seat::O,
-    }
-}
+use crate::view::seat_of_player as seat;
 
 /// A game a live match plays.
 pub(crate) trait LiveGame:

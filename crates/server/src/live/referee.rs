@@ -16,7 +16,7 @@ use super::bus::Event;
 use super::game::LiveGame;
 use crate::store::{MatchRow, MoveCommit};
 use crate::token::now_ms;
-use crate::view::{Running, match_view};
+use crate::view::{Running, match_view, seat_of_player as seat};
 
 /// How a turn lost on the clock is written among the moves (the engine protocol's word).
 pub(super) const TIMEOUT: &str = "timeout";
@@ -25,13 +25,6 @@ pub(super) fn player(seat: Seat) -> Player {
     match seat {
         Seat::X => Player::X,
         Seat::O => Player::O,
-    }
-}
-
-fn seat(player: Player) -> Seat {
-    match player {
-        Player::X => Seat::X,
-        Player::O => Seat::O,
     }
 }
 
