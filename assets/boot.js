@@ -34,3 +34,40 @@ started
       navigator.serviceWorker.register("sw.js").catch((e) => console.warn("no offline copy:", e));
     }
   });
+
+// Notices while the app is closed (docs/push.md): the push manager of the service worker's
+// registration, for src/platform/push_web.rs. `subscribe` answers the subscription's JSON
+// (endpoint and keys) or throws a reason the app turns into a sentence.
+const pushManager = async () => {
+  if (!("serviceWorker" in navigator) || !("PushManager" in window)) throw new Error("unsupported");
+  // A worker the browser refused (an untrusted certificate, a private window) is never ready.
+  const late = new Promise((_, refuse) => setTimeout(() => refuse(new Error("unsupported")), 10000));
+  const registration = await Promise.race([navigator.serviceWorker.ready, late]);
+  return registration.pushManager;
+};
+const fromBase64Url = (text) => {
+  const plain = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(plain, (c) => c.charCodeAt(0));
+};
+window.velhaPush = {
+  async subscribe(publicKey) {
+    const manager = await pushManager();
+    const key = fromBase64Url(publicKey);
+    let subscription = await manager.getSubscription();
+    // A subscription made for another server key would be refused by the push service.
+    const same = (s) => {
+      const had = s.options && s.options.applicationServerKey;
+      return !had || new Uint8Array(had).every((b, i) => b === key[i]);
+    };
+    if (subscription && !same(subscription)) {
+      await subscription.unsubscribe();
+      subscription = null;
+    }
+    subscription ??= await manager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+    return JSON.stringify(subscription.toJSON());
+  },
+  async unsubscribe() {
+    const subscription = await (await pushManager()).getSubscription();
+    if (subscription) await subscription.unsubscribe();
+  },
+};

@@ -32,3 +32,53 @@ self.addEventListener("fetch", (event) => {
     caches.match(event.request, { ignoreSearch: true }).then((hit) => hit || fetch(event.request))
   );
 });
+
+// A notice from the server while no page may be open (docs/push.md): the payload is what the
+// notification shows and where it leads, nothing more. The badge counts the notices shown.
+self.addEventListener("push", (event) => {
+  let notice;
+  try {
+    notice = event.data.json();
+  } catch {
+    return;
+  }
+  const url = typeof notice.url === "string" && notice.url.startsWith("/") ? notice.url : "/";
+  event.waitUntil(
+    self.registration
+      .showNotification(String(notice.title || "Cubo da Velha"), {
+        body: String(notice.body || ""),
+        tag: String(notice.tag || url),
+        icon: "/icons/icon-192.png",
+        badge: "/icons/badge-96.png",
+        renotify: true,
+        data: { url },
+      })
+      .then(() => self.registration.getNotifications())
+      .then((shown) => self.navigator.setAppBadge && self.navigator.setAppBadge(shown.length))
+      .catch(() => {})
+  );
+});
+
+// A tap opens the notice's room: in a window of the app already open (brought to the front
+// and led there), or a new one.
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const url = new URL((event.notification.data && event.notification.data.url) || "/", self.location.origin).href;
+  event.waitUntil(
+    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then(async (windows) => {
+      const there = windows.find((w) => w.url === url) || windows.find((w) => new URL(w.url).origin === self.location.origin);
+      if (self.navigator.clearAppBadge) {
+        const left = await self.registration.getNotifications();
+        if (left.length === 0) self.navigator.clearAppBadge().catch(() => {});
+        else self.navigator.setAppBadge(left.length).catch(() => {});
+      }
+      if (there) {
+        const focused = await there.focus().catch(() => there);
+        if (focused.url === url) return focused;
+        // Only a window the worker controls can be led; another gets a window of its own.
+        return focused.navigate(url).catch(() => self.clients.openWindow(url));
+      }
+      return self.clients.openWindow(url);
+    })
+  );
+});

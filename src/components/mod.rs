@@ -5,6 +5,7 @@ pub mod country_picker;
 pub mod cube_stage;
 pub mod cube_table;
 pub mod google_button;
+pub mod push_row;
 pub mod room_list;
 pub mod scope_tabs;
 pub mod ultimate_grid;

@@ -6,6 +6,7 @@ use dioxus::prelude::*;
 use velha_api::{RoomBoard, RoomView};
 
 use crate::app::{Screen, use_texts};
+use crate::components::push_row::NoticesSetting;
 use crate::online::{client, room_live};
 use crate::screens::room::{RoomGoal, RoomTarget};
 
@@ -83,6 +84,7 @@ fn RoomList(go: EventHandler<Screen>, board: RoomBoard) -> Element {
                     }
                 }
             }
+            NoticesSetting {}
         }
     }
 }

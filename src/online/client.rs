@@ -394,3 +394,27 @@ pub async fn rooms_of_device(credentials: Vec<String>) -> Result<Vec<RoomView>, 
 pub async fn rooms_of_account() -> Result<Vec<RoomView>, Problem> {
     call("GET", "/api/rooms", None).await
 }
+
+/// The key the browser's push manager subscribes with.
+pub async fn push_key() -> Result<velha_api::PushKey, Problem> {
+    call("GET", "/api/push/key", None).await
+}
+
+/// Keeps this device's push subscription for its seats (and the account, signed in).
+pub async fn push_subscribe(
+    body: &velha_api::PushSubscribe,
+) -> Result<velha_api::PushSubscribed, Problem> {
+    send("POST", "/api/push/subscriptions", body).await
+}
+
+/// Ends this device's push subscription.
+pub async fn push_unsubscribe(id: &str) -> Result<(), Problem> {
+    if id.is_empty()
+        || !id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(Problem::Offline);
+    }
+    call_empty("DELETE", &format!("/api/push/subscriptions/{id}")).await
+}

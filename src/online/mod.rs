@@ -10,6 +10,7 @@ pub mod live_state;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod masking;
 pub mod membership;
+pub mod push;
 pub mod replay_texts;
 pub mod room_live;
 pub mod room_texts;

@@ -38,6 +38,11 @@ pub fn credentials() -> Vec<String> {
     seats().into_iter().map(|(_, c)| c).collect()
 }
 
+/// The rooms this device holds seats in, the latest first.
+pub fn rooms() -> Vec<String> {
+    seats().into_iter().map(|(id, _)| id).collect()
+}
+
 /// Keeps the credential of a seat just taken.
 pub fn keep(room: &str, credential: &str) {
     let mut all = seats();

@@ -79,6 +79,15 @@ pub struct RoomTexts {
     pub alert_title: &'static str,
     pub alert_ask: &'static str,
     pub alert_on: &'static str,
+    /// Told with the app closed too (the device is subscribed).
+    pub push_on: &'static str,
+    pub push_turn_off: &'static str,
+    /// Notifications refused by the player or the browser's settings.
+    pub push_denied: &'static str,
+    /// A browser with no push manager.
+    pub push_unsupported: &'static str,
+    /// The browser's push service, or the server, did not answer.
+    pub push_failed: &'static str,
 }
 
 /// Brazilian Portuguese (wording from the seed).
@@ -149,6 +158,11 @@ pub static ROOMS_PT: RoomTexts = RoomTexts {
     alert_title: "Sua vez!",
     alert_ask: "Avise-me quando for a minha vez",
     alert_on: "Você será avisado quando for a sua vez, mesmo com a página em segundo plano.",
+    push_on: "Você será avisado quando for a sua vez, mesmo com o app fechado.",
+    push_turn_off: "Desligar avisos",
+    push_denied: "As notificações estão bloqueadas neste navegador. Para ser avisado, permita as notificações deste site nas configurações do navegador.",
+    push_unsupported: "Este navegador não avisa com o app fechado.",
+    push_failed: "Não foi possível ligar os avisos com o app fechado agora. Tente de novo daqui a pouco.",
 };
 
 /// English.
@@ -219,6 +233,11 @@ pub static ROOMS_EN: RoomTexts = RoomTexts {
     alert_title: "Your turn!",
     alert_ask: "Tell me when it is my turn",
     alert_on: "You will be told when it is your turn, even with the page in the background.",
+    push_on: "You will be told when it is your turn, even with the app closed.",
+    push_turn_off: "Turn notices off",
+    push_denied: "Notifications are blocked in this browser. To be told, allow this site's notifications in the browser's settings.",
+    push_unsupported: "This browser cannot tell you with the app closed.",
+    push_failed: "Notices with the app closed could not be turned on now. Try again in a moment.",
 };
 
 /// How a room's game ended, as its reader sees it: a seated player (`you`) or a spectator;

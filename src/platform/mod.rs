@@ -17,6 +17,10 @@ mod google_web;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
 #[cfg(not(target_arch = "wasm32"))]
+mod push_native;
+#[cfg(target_arch = "wasm32")]
+mod push_web;
+#[cfg(not(target_arch = "wasm32"))]
 mod session_native;
 #[cfg(not(target_arch = "wasm32"))]
 mod socket_native;
@@ -42,21 +46,25 @@ pub use alert_web::{alert_permission, alert_turn, ask_alert_permission};
 pub use canvas_native::{CANVAS_AT_ORIGIN, CubeCanvas};
 #[cfg(target_arch = "wasm32")]
 pub use canvas_web::CubeCanvas;
+#[cfg(not(target_arch = "wasm32"))]
+pub use push_native::{push_subscribe, push_supported, push_unsubscribe};
+#[cfg(target_arch = "wasm32")]
+pub use push_web::{push_subscribe, push_supported, push_unsubscribe};
 /// The web canvas can sit anywhere: pointer events carry element coordinates.
 #[cfg(target_arch = "wasm32")]
 pub const CANVAS_AT_ORIGIN: bool = false;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{
-    after_next_frame, history_back, history_moves, history_push, history_replace, http, link_to,
-    load, locale, now_ms, open_page, opened_path, random_seed, region, save, share_link, sleep_ms,
-    turn_seconds_override, vibrate,
+    after_next_frame, forget, history_back, history_moves, history_push, history_replace, http,
+    link_to, load, locale, now_ms, open_page, opened_path, random_seed, region, save, share_link,
+    sleep_ms, turn_seconds_override, vibrate,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use session_native::{keep_session_token, session_token};
 #[cfg(target_arch = "wasm32")]
 pub use web::{
-    after_next_frame, history_back, history_moves, history_push, history_replace, http,
+    after_next_frame, forget, history_back, history_moves, history_push, history_replace, http,
     keep_session_token, link_to, load, locale, now_ms, open_page, opened_path, random_seed, region,
     save, session_token, share_link, sleep_ms, turn_seconds_override, vibrate,
 };
@@ -70,6 +78,19 @@ pub enum AlertPermission {
     Ask,
     /// Refused, or the platform cannot.
     Refused,
+}
+
+/// Why the device could not be subscribed to notices while the app is closed.
+// The desktop has no push manager, so only `Unsupported` is made there.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PushFailure {
+    /// The browser (or the platform) has no push manager.
+    Unsupported,
+    /// The player, or the browser's settings, refused notifications.
+    Denied,
+    /// The browser's push service could not be reached.
+    Service,
 }
 
 /// How long the device buzzes when a move is refused, and when a game ends (ms).

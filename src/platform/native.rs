@@ -34,6 +34,13 @@ pub fn save(key: &str, value: &str) {
         .and_then(|()| std::fs::rename(&temporary, &path));
 }
 
+/// Forgets a value kept on this device.
+pub fn forget(key: &str) {
+    if let Some(path) = path(key) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> f64 {
     SystemTime::now()

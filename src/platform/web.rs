@@ -23,6 +23,13 @@ pub fn save(key: &str, value: &str) {
     }
 }
 
+/// Forgets a value kept on this device.
+pub fn forget(key: &str) {
+    if let Some(s) = storage() {
+        let _ = s.remove_item(key);
+    }
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> f64 {
     js_sys::Date::now()

@@ -14,6 +14,7 @@ use super::TopBar;
 use super::classic::{ClassicGrid, ScoreLine};
 use crate::app::{Screen, use_texts};
 use crate::components::character::{self, Avatar};
+use crate::components::push_row::TurnNotices;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::online::client;
 use crate::online::room_live::{self, use_room_live};
@@ -372,7 +373,6 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
             platform::alert_turn(r.alert_title, &body, &room.id);
         }
     });
-    let mut alerts = use_signal(platform::alert_permission);
     if let Some(code) = (link.refused)()
         && (link.room)().is_none()
     {
@@ -518,14 +518,8 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
                     onclick: move |_| act.call(RoomAct::Rematch), "{r.rematch}" }
             }
         }
-        if you.is_some() && playing && !room.to_move.is_some_and(mine) && alerts() == platform::AlertPermission::Ask {
-            button { class: "wide", "data-action": "allow-alerts",
-                onclick: move |_| async move { alerts.set(platform::ask_alert_permission().await) },
-                "{r.alert_ask}"
-            }
-        }
-        if alerts() == platform::AlertPermission::Granted && you.is_some() && cfg!(target_arch = "wasm32") {
-            p { class: "muted hint", "data-alerts": "on", "{r.alert_on}" }
+        if you.is_some() {
+            TurnNotices { offer: playing && !room.to_move.is_some_and(mine) }
         }
         if you.is_some() && playing {
             if let (Some(left), false) = (room.claim_in_ms, room.to_move.is_some_and(mine)) {
