@@ -9,6 +9,7 @@
 //! workload of boardgame.io's load harness: see `peer_bench`.
 
 mod peer_bench;
+mod push_bench;
 mod rooms_bench;
 
 use std::path::PathBuf;
@@ -88,6 +89,13 @@ struct Args {
     /// server. Its CPU and memory are then not measured.
     #[arg(long, conflicts_with_all = ["nginx", "processes", "plain_http", "server", "database_url"])]
     target: Option<String>,
+    /// Instead: the push bench (push_bench.rs) on this many rooms per round, the bench being
+    /// the push service.
+    #[arg(long, default_value_t = 0, conflicts_with_all = ["target", "processes", "rooms", "peer_matches"])]
+    push_rooms: usize,
+    /// The push service the started server sends to (the push bench's own).
+    #[arg(skip)]
+    push_sink: Option<String>,
     /// With `--target`: the certificates its certificate is checked against (PEM).
     #[arg(long, default_value = "/etc/ssl/certs/ca-certificates.crt")]
     ca: PathBuf,
@@ -317,6 +325,9 @@ async fn start_one(
     if args.plain_http {
         command.arg("--plain-http");
     }
+    if let Some(sink) = &args.push_sink {
+        command.args(["--push-services", sink]);
+    }
     if let Some(first) = tls_from {
         command
             .arg("--tls-cert")
@@ -507,6 +518,15 @@ async fn bench(args: Args) -> Result<(), String> {
         } else {
             Err("--target plays rooms (--rooms) or peer games (--peer-matches): cube matches need accounts made in the server's database".into())
         };
+    }
+    if args.push_rooms > 0 {
+        let sink = push_bench::Sink::start().await?;
+        let mut args = args;
+        args.push_sink = Some(sink.url.clone());
+        let started = start_servers(&args).await?;
+        let result = push_bench::run(&started.base, &sink, args.push_rooms).await;
+        started.stop().await;
+        return result;
     }
     let started = start_servers(&args).await?;
     let (pids, base, db_url) = (

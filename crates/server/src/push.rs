@@ -3,47 +3,193 @@
 //! [`Push::turn`]; a delivery service implements the trait: Web Push (`webpush.rs`) today,
 //! FCM and APNs for phone apps later.
 
-use velha_rules::Player;
-use velha_rules::room::{Room, RoomGame};
+use velha_rules::room::{ABSENCE_MS, Ending, IDLE_CLOSE_MS, Room, RoomGame};
+use velha_rules::{Player, Status};
 
-/// A seat whose turn it now is.
+/// What a seat of a room is told.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoomAbout {
+    /// The other moved (or a game began): the seat's turn.
+    Turn,
+    /// The other asked for a rematch.
+    Rematch,
+    /// The other resigned: the seat won.
+    Resigned,
+    /// The other claimed the game for this seat's absence.
+    Absent,
+    /// The other, to move, has been away long enough for this seat to claim the game.
+    MayClaim,
+    /// The room closes tomorrow without a move (day 6 of 7).
+    ClosesTomorrow,
+}
+
+/// A notice for a room's seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TurnNotice {
+pub struct RoomNotice {
     /// The room.
     pub room: String,
     /// The seat to tell.
     pub seat: Player,
-    /// Who moved, as the notification names them.
-    pub mover: String,
+    /// The other seat's name, as the notification names them.
+    pub other: String,
     /// The room's board, which the notification names.
     pub game: RoomGame,
+    /// What happened.
+    pub about: RoomAbout,
 }
 
-/// Delivers turn notices to the devices subscribed for a seat (see docs/push.md). Called on
-/// the request's task after the change is committed: it must hand the work off, not wait.
+/// What an account is told of a mini-ranking group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupAbout {
+    /// Invited to the group.
+    Invited,
+    /// The match the account opened in the group was joined: it is on.
+    MatchJoined,
+}
+
+/// A notice for an account, of a group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupNotice {
+    /// The account to tell.
+    pub account: String,
+    /// The group's id.
+    pub group: String,
+    /// The group's name.
+    pub name: String,
+    /// Who invited, or joined.
+    pub other: String,
+    /// What happened.
+    pub about: GroupAbout,
+}
+
+/// Something a player is told while the app may be closed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// Of a room's seat.
+    Room(RoomNotice),
+    /// Of a group, to an account.
+    Group(GroupNotice),
+}
+
+/// Delivers notices to the devices subscribed for a seat or an account (see docs/push.md).
+/// Called on the request's task after the change is committed: it must hand the work off,
+/// not wait.
 pub trait Push: Send + Sync {
-    /// It is now `notice.seat`'s turn in `notice.room`.
-    fn turn(&self, notice: TurnNotice);
+    /// Tells the notice's seat or account.
+    fn tell(&self, notice: Notice);
 }
 
-/// The seat (the creator's X, the guest's O) a change handed the turn to, if it did: the game
-/// goes on, both seats are taken, and the side to move is another than before (a move), or a
-/// new game began.
-pub fn turn_passed(before: &Room, after: &Room) -> Option<Player> {
-    let to_move = |r: &Room| match (r.board().status(), r.seat(Player::O), r.ending()) {
-        (velha_rules::Status::Ongoing(p), Some(_), None) => Some(p),
+/// What a room's quiet days tell, swept for by the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quiet {
+    /// The room closes within a day (day 6 of 7 without a move).
+    Closing,
+    /// The player to move has been away long enough for the other to claim the game.
+    Away,
+}
+
+impl Quiet {
+    /// The sweeps in the order they tell: a room about to close matters most.
+    pub const ALL: [Quiet; 2] = [Quiet::Closing, Quiet::Away];
+
+    /// How long a room has been quiet when this is told (ms).
+    pub fn after_ms(self) -> u64 {
+        match self {
+            Quiet::Closing => IDLE_CLOSE_MS - 24 * 60 * 60 * 1000,
+            Quiet::Away => ABSENCE_MS + 1,
+        }
+    }
+
+    /// Its name in the database.
+    pub fn name(self) -> &'static str {
+        match self {
+            Quiet::Closing => "closing",
+            Quiet::Away => "away",
+        }
+    }
+}
+
+/// Whom a room quiet this long tells: both players that it closes tomorrow, or the player
+/// waiting that the other, to move, has been away long enough to be claimed.
+pub fn quiet_notices(room: &Room, quiet: Quiet) -> Vec<(Player, RoomAbout)> {
+    match quiet {
+        Quiet::Closing if room.seat(Player::O).is_some() => vec![
+            (Player::X, RoomAbout::ClosesTomorrow),
+            (Player::O, RoomAbout::ClosesTomorrow),
+        ],
+        Quiet::Closing => Vec::new(),
+        Quiet::Away => to_move(room)
+            .map(|absent| vec![(room.seat_playing(!absent), RoomAbout::MayClaim)])
+            .unwrap_or_default(),
+    }
+}
+
+/// The notice for a seat of room `id`, naming the player in the other seat.
+pub fn room_notice(id: &str, room: &Room, seat: Player, about: RoomAbout) -> Notice {
+    Notice::Room(RoomNotice {
+        room: id.to_owned(),
+        seat,
+        other: room.seat(!seat).map(|s| s.name.clone()).unwrap_or_default(),
+        game: room.game(),
+        about,
+    })
+}
+
+/// Who moves now, when the game goes on with both seats taken.
+fn to_move(r: &Room) -> Option<Player> {
+    match (r.board().status(), r.seat(Player::O), r.ending()) {
+        (Status::Ongoing(p), Some(_), None) => Some(p),
         _ => None,
-    };
-    let now = to_move(after)?;
-    let began = before.series().games_played() != after.series().games_played()
-        || before.ending().is_some();
-    (to_move(before) != Some(now) || began).then(|| after.seat_playing(now))
+    }
+}
+
+/// What a change tells each seat (the creator's X, the guest's O): the turn it handed over (a
+/// move, or a new game begun), a rematch asked, the game ended by the other's resignation or
+/// by a claim of this seat's absence.
+pub fn room_notices(before: &Room, after: &Room) -> Vec<(Player, RoomAbout)> {
+    let mut told = Vec::new();
+    if let Some(now) = to_move(after) {
+        let began = before.series().games_played() != after.series().games_played()
+            || before.ending().is_some();
+        if to_move(before) != Some(now) || began {
+            told.push((after.seat_playing(now), RoomAbout::Turn));
+        }
+    }
+    if before.ending().is_none() {
+        match after.ending() {
+            Some(Ending::Resigned(symbol)) => {
+                told.push((after.seat_playing(!symbol), RoomAbout::Resigned));
+            }
+            Some(Ending::Absent(symbol)) => {
+                told.push((after.seat_playing(symbol), RoomAbout::Absent));
+            }
+            _ => {}
+        }
+    }
+    if after.ending().is_some() {
+        let [was_x, was_o] = before.rematch_asked();
+        let [x, o] = after.rematch_asked();
+        if x && !was_x && !o {
+            told.push((Player::O, RoomAbout::Rematch));
+        }
+        if o && !was_o && !x {
+            told.push((Player::X, RoomAbout::Rematch));
+        }
+    }
+    told
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use velha_rules::room::{Avatar, RoomGame};
+
+    fn turn_passed(before: &Room, after: &Room) -> Option<Player> {
+        let told = room_notices(before, after);
+        told.iter()
+            .find(|(_, about)| *about == RoomAbout::Turn)
+            .map(|(seat, _)| *seat)
+    }
 
     #[test]
     fn classic_r09_a_move_hands_the_turn_and_nothing_else_does() {
@@ -85,5 +231,95 @@ mod tests {
             velha_rules::Status::Ongoing(Player::X)
         );
         assert_eq!(turn_passed(&before, &room), Some(Player::O));
+    }
+
+    #[test]
+    fn classic_r10_r11_r12_an_ending_and_a_rematch_are_told_to_the_other_seat() {
+        let mut room =
+            Room::create(RoomGame::Classic, "Ana", Some(Avatar::Nino), Player::X, 0).unwrap();
+        room.join("Bia", Some(Avatar::Rabisco), 1).unwrap();
+        // Bia (O) resigns: Ana is told she won, Bia nothing.
+        let before = room.clone();
+        room.resign(Player::O, 2).unwrap();
+        assert_eq!(
+            room_notices(&before, &room),
+            vec![(Player::X, RoomAbout::Resigned)]
+        );
+        // Ana asks for the rematch: Bia is told; asking again tells nobody.
+        let before = room.clone();
+        room.rematch(Player::X, 3).unwrap();
+        assert_eq!(
+            room_notices(&before, &room),
+            vec![(Player::O, RoomAbout::Rematch)]
+        );
+        let before = room.clone();
+        room.rematch(Player::X, 4).unwrap();
+        assert_eq!(room_notices(&before, &room), vec![]);
+        // Bia accepts: the game begins, with Bia (O) to move, and nobody hears of a rematch.
+        let before = room.clone();
+        room.rematch(Player::O, 5).unwrap();
+        assert_eq!(
+            room_notices(&before, &room),
+            vec![(Player::O, RoomAbout::Turn)]
+        );
+        // Bia is away more than 2 days; Ana claims: Bia (absent) is told.
+        let before = room.clone();
+        let later = 5 + velha_rules::room::ABSENCE_MS + 1;
+        room.claim_absence(Player::X, later).unwrap();
+        assert_eq!(
+            room_notices(&before, &room),
+            vec![(Player::O, RoomAbout::Absent)]
+        );
+    }
+
+    #[test]
+    fn v2_r08_an_ending_tells_the_seat_whatever_symbol_it_plays() {
+        let mut room = Room::create(RoomGame::V2, "Ana", None, Player::X, 0).unwrap();
+        room.join("Bia", None, 1).unwrap();
+        room.resign(Player::X, 2).unwrap();
+        room.rematch(Player::X, 3).unwrap();
+        room.rematch(Player::O, 4).unwrap();
+        // Bia's seat (O) plays X now; Ana (the creator, X's seat) resigns playing O.
+        let before = room.clone();
+        room.resign(Player::X, 5).unwrap();
+        assert_eq!(
+            room_notices(&before, &room),
+            vec![(Player::O, RoomAbout::Resigned)]
+        );
+    }
+
+    #[test]
+    fn classic_r12_quiet_days_tell_the_waiting_player_and_then_both() {
+        let mut room =
+            Room::create(RoomGame::Classic, "Ana", Some(Avatar::Nino), Player::X, 0).unwrap();
+        assert_eq!(
+            quiet_notices(&room, Quiet::Closing),
+            vec![],
+            "nobody to tell yet"
+        );
+        room.join("Bia", Some(Avatar::Rabisco), 1).unwrap();
+        room.play(Player::X, "a1", 2).unwrap();
+        // Bia (O) is to move: Ana may claim once she has been away.
+        assert_eq!(
+            quiet_notices(&room, Quiet::Away),
+            vec![(Player::X, RoomAbout::MayClaim)]
+        );
+        assert_eq!(
+            quiet_notices(&room, Quiet::Closing),
+            vec![
+                (Player::X, RoomAbout::ClosesTomorrow),
+                (Player::O, RoomAbout::ClosesTomorrow)
+            ]
+        );
+        let Notice::Room(n) = room_notice("r", &room, Player::X, RoomAbout::MayClaim) else {
+            panic!("a room's notice")
+        };
+        assert_eq!(n.other, "Bia");
+        // A finished game has nobody to claim.
+        room.resign(Player::O, 3).unwrap();
+        assert_eq!(quiet_notices(&room, Quiet::Away), vec![]);
+        // The claim is open just after 2 days; the room closes on day 7, told on day 6.
+        assert_eq!(Quiet::Away.after_ms(), 2 * 24 * 3_600_000 + 1);
+        assert_eq!(Quiet::Closing.after_ms(), 6 * 24 * 3_600_000);
     }
 }

@@ -1,8 +1,10 @@
-//! Web Push (docs/push.md): turn notices queued off the request's path, sent a moment after
-//! the move unless the player is there to see it, at most one per seat of a room every few
-//! minutes, encrypted for each of the seat's devices (RFC 8291, `aes128gcm`) and signed with
-//! the server's VAPID key (RFC 8292). A subscription the push service says is gone is deleted;
-//! one that keeps failing is deleted after [`MOST_FAILURES`].
+//! Web Push (docs/push.md): notices queued off the request's path — a room's a moment after
+//! the change unless the player is there to see it, a group's at once — at most one per seat
+//! of a room (or per account and group) every few minutes, encrypted for each device (RFC 8291,
+//! `aes128gcm`) and signed with the server's VAPID key (RFC 8292). A subscription the push
+//! service says is gone is deleted; one that keeps failing is deleted after [`MOST_FAILURES`].
+//! The rooms' quiet days are swept for what time alone tells: the other away long enough to
+//! claim the game, the room closing tomorrow.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,10 +16,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ring::{aead, agreement, hkdf, rand::SecureRandom, rand::SystemRandom};
 use sha2::Digest;
 use tokio::sync::{Semaphore, mpsc};
-use velha_rules::room::RoomGame;
+use velha_rules::room::{IDLE_CLOSE_MS, RoomGame};
 
 use crate::live::Hub;
-use crate::push::{Push, TurnNotice};
+use crate::push::{GroupAbout, Notice, Push, Quiet, RoomAbout, quiet_notices, room_notice};
 use crate::store::{PushTarget, Store};
 use crate::token::now_ms;
 use crate::vapid::Vapid;
@@ -36,20 +38,30 @@ pub const MOST_FAILURES: i64 = 20;
 const SENDING: usize = 32;
 /// The seats remembered for [`QUIET_MS`] at most.
 const REMEMBERED: usize = 100_000;
+/// How often the quiet rooms are swept, and how soon after the start (catching up on what
+/// passed while no process ran).
+const SWEEP_EVERY: Duration = Duration::from_secs(10 * 60);
+const FIRST_SWEEP: Duration = Duration::from_secs(1);
+/// Rooms looked at per kind and sweep: more wait for the next.
+const SWEPT_MOST: i64 = 1_000;
 
 /// Queues notices for the sending task.
 pub struct WebPush {
-    queue: mpsc::Sender<(TurnNotice, tokio::time::Instant)>,
+    queue: mpsc::Sender<(Notice, tokio::time::Instant)>,
     /// Notices dropped because the queue was full.
     pub dropped: Arc<AtomicU64>,
 }
 
 impl Push for WebPush {
-    fn turn(&self, notice: TurnNotice) {
-        let due = tokio::time::Instant::now() + SETTLE;
+    fn tell(&self, notice: Notice) {
+        let due = tokio::time::Instant::now()
+            + match notice {
+                Notice::Room(_) => SETTLE,
+                Notice::Group(_) => Duration::ZERO,
+            };
         if self.queue.try_send((notice, due)).is_err() {
             let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-            tracing::warn!(dropped, "the push queue is full: a turn notice is dropped");
+            tracing::warn!(dropped, "the push queue is full: a notice is dropped");
         }
     }
 }
@@ -71,19 +83,34 @@ pub struct Sender {
 impl WebPush {
     /// Starts the sending task.
     pub fn start(sender: Sender) -> WebPush {
-        let (queue, mut rx) = mpsc::channel::<(TurnNotice, tokio::time::Instant)>(QUEUE);
+        let (queue, mut rx) = mpsc::channel::<(Notice, tokio::time::Instant)>(QUEUE);
         let sender = Arc::new(sender);
+        let sweeper = (sender.clone(), queue.clone());
+        tokio::spawn(async move {
+            let (sender, queue) = sweeper;
+            tokio::time::sleep(FIRST_SWEEP).await;
+            loop {
+                if let Err(e) = sender.sweep(&queue).await {
+                    tracing::error!(error = %e, "cannot sweep the quiet rooms");
+                }
+                tokio::time::sleep(SWEEP_EVERY).await;
+            }
+        });
         tokio::spawn(async move {
             let permits = Arc::new(Semaphore::new(SENDING));
-            let mut last: HashMap<(String, String), i64> = HashMap::new();
+            let mut last: HashMap<String, i64> = HashMap::new();
             while let Some((notice, due)) = rx.recv().await {
                 tokio::time::sleep_until(due).await;
-                let seat = crate::view::seat_of_player(notice.seat);
-                if sender.hub.rooms.seat_connected(&notice.room, seat) {
+                if let Notice::Room(n) = &notice
+                    && sender
+                        .hub
+                        .rooms
+                        .seat_connected(&n.room, crate::view::seat_of_player(n.seat))
+                {
                     continue;
                 }
                 let now = now_ms();
-                let key = (notice.room.clone(), notice.seat.to_string());
+                let key = quiet_key(&notice);
                 if last.get(&key).is_some_and(|at| now - at < QUIET_MS) {
                     continue;
                 }
@@ -114,12 +141,52 @@ impl WebPush {
 }
 
 impl Sender {
-    async fn deliver(&self, notice: &TurnNotice) {
-        let targets = match self
-            .store
-            .push_targets(&notice.room, &notice.seat.to_string())
+    /// Tells what rooms quiet for days tell (docs/push.md). Every process sweeps; a quiet
+    /// stretch is marked in the database by the one that tells it.
+    async fn sweep(
+        &self,
+        queue: &mpsc::Sender<(Notice, tokio::time::Instant)>,
+    ) -> Result<(), sqlx::Error> {
+        let now = now_ms();
+        let closes = i64::try_from(IDLE_CLOSE_MS).unwrap_or(i64::MAX);
+        for quiet in Quiet::ALL {
+            let after = i64::try_from(quiet.after_ms()).unwrap_or(i64::MAX);
+            let rooms = self
+                .store
+                .rooms_to_sweep(quiet.name(), now - closes, now - after, SWEPT_MOST)
+                .await?;
+            for row in rooms {
+                let activity = i64::try_from(row.room.last_activity_ms()).unwrap_or(0);
+                if !self
+                    .store
+                    .mark_swept(&row.id, quiet.name(), activity)
+                    .await?
+                {
+                    continue;
+                }
+                for (seat, about) in quiet_notices(&row.room, quiet) {
+                    let notice = room_notice(&row.id, &row.room, seat, about);
+                    if queue
+                        .try_send((notice, tokio::time::Instant::now()))
+                        .is_err()
+                    {
+                        tracing::warn!("the push queue is full: a quiet room's notice is dropped");
+                    }
+                }
+            }
+        }
+        // Stretches of rooms closed a day ago are no longer looked at.
+        self.store
+            .forget_sweeps(now - closes - 24 * 60 * 60 * 1000)
             .await
-        {
+    }
+
+    async fn deliver(&self, notice: &Notice) {
+        let targets = match notice {
+            Notice::Room(n) => self.store.push_targets(&n.room, &n.seat.to_string()).await,
+            Notice::Group(n) => self.store.push_targets_of_account(&n.account).await,
+        };
+        let targets = match targets {
             Ok(t) => t,
             Err(e) => {
                 tracing::error!(error = %e, "cannot read the push subscriptions");
@@ -142,7 +209,7 @@ impl Sender {
         }
     }
 
-    async fn send(&self, notice: &TurnNotice, target: &PushTarget) -> Sent {
+    async fn send(&self, notice: &Notice, target: &PushTarget) -> Sent {
         let payload = payload(notice, &target.language);
         let Some(body) = encrypt(&target.p256dh, &target.auth, payload.as_bytes()) else {
             return Sent::Failed("the subscription's keys do not encrypt");
@@ -159,7 +226,7 @@ impl Sender {
             .header("Authorization", authorization)
             .header("TTL", "86400")
             .header("Urgency", "normal")
-            .header("Topic", topic(&notice.room, &notice.seat.to_string()))
+            .header("Topic", topic(&quiet_key(notice)))
             .header("Content-Encoding", "aes128gcm")
             .header("Content-Type", "application/octet-stream")
             .body(body)
@@ -180,35 +247,128 @@ enum Sent {
     Failed(&'static str),
 }
 
-/// What the notification shows, in the subscription's language, and where it opens: no move,
-/// no credential.
-pub fn payload(notice: &TurnNotice, language: &str) -> String {
-    let pt = !language.starts_with("en");
-    let board = match (notice.game, pt) {
+/// The seat of a room, or the account and group and what of it, a notice is about: one notice
+/// per key in [`QUIET_MS`], and a newer one replaces an older on a device that is away.
+fn quiet_key(notice: &Notice) -> String {
+    match notice {
+        Notice::Room(n) => format!("room/{}/{}", n.room, n.seat),
+        Notice::Group(n) => format!("group/{}/{}/{:?}", n.account, n.group, n.about),
+    }
+}
+
+/// The board as a notification names it.
+fn board_name(game: RoomGame, pt: bool) -> &'static str {
+    match (game, pt) {
         (RoomGame::Classic, true) => "Jogo da Velha",
         (RoomGame::Classic, false) => "Jogo da Velha (tic-tac-toe)",
         (RoomGame::Super, true) => "Super Jogo da Velha",
         (RoomGame::Super, false) => "Super Jogo da Velha (ultimate tic-tac-toe)",
         (RoomGame::V2, _) => "Jogo da Velha 2.0",
-    };
-    let (title, body) = if pt {
-        ("Sua vez!", format!("{} jogou no {board}.", notice.mover))
-    } else {
-        ("Your turn!", format!("{} moved in {board}.", notice.mover))
-    };
-    serde_json::json!({
-        "title": title,
-        "body": body,
-        "url": format!("/sala/{}", notice.room),
-        "tag": format!("room-{}", notice.room),
-    })
-    .to_string()
+    }
 }
 
-/// A notice replaces the one before it for the same seat of the room, while the device is
-/// away: at most 32 characters of URL-safe base64 (RFC 8030), so a digest.
-fn topic(room: &str, seat: &str) -> String {
-    let digest = sha2::Sha256::digest(format!("{room}/{seat}").as_bytes());
+/// The title and body of a notice, in Portuguese or English.
+fn words(notice: &Notice, pt: bool) -> (String, String) {
+    match notice {
+        Notice::Room(n) => {
+            let (other, board) = (&n.other, board_name(n.game, pt));
+            match (n.about, pt) {
+                (RoomAbout::Turn, true) => {
+                    ("Sua vez!".into(), format!("{other} jogou no {board}."))
+                }
+                (RoomAbout::Turn, false) => {
+                    ("Your turn!".into(), format!("{other} moved in {board}."))
+                }
+                (RoomAbout::Rematch, true) => (
+                    "Revanche?".into(),
+                    format!("{other} quer a revanche no {board}."),
+                ),
+                (RoomAbout::Rematch, false) => (
+                    "Rematch?".into(),
+                    format!("{other} asks for a rematch in {board}."),
+                ),
+                (RoomAbout::Resigned, true) => (
+                    "Você venceu!".into(),
+                    format!("{other} desistiu no {board}."),
+                ),
+                (RoomAbout::Resigned, false) => {
+                    ("You won!".into(), format!("{other} resigned in {board}."))
+                }
+                (RoomAbout::Absent, true) => (
+                    "Partida encerrada".into(),
+                    format!("{other} encerrou a partida do {board} pela sua ausência."),
+                ),
+                (RoomAbout::Absent, false) => (
+                    "Game over".into(),
+                    format!("{other} ended the {board} game for your absence."),
+                ),
+                (RoomAbout::MayClaim, true) => (
+                    format!("{other} está ausente"),
+                    format!(
+                        "{other} não joga há 2 dias no {board}: você pode encerrar a partida e vencer."
+                    ),
+                ),
+                (RoomAbout::MayClaim, false) => (
+                    format!("{other} is away"),
+                    format!(
+                        "{other} has not played for 2 days in {board}: you may end the game and win."
+                    ),
+                ),
+                (RoomAbout::ClosesTomorrow, true) => (
+                    "A sala fecha amanhã".into(),
+                    format!("A sala do {board} com {other} fecha amanhã se ninguém jogar."),
+                ),
+                (RoomAbout::ClosesTomorrow, false) => (
+                    "The room closes tomorrow".into(),
+                    format!("The {board} room with {other} closes tomorrow unless someone plays."),
+                ),
+            }
+        }
+        Notice::Group(n) => {
+            let (other, name) = (&n.other, &n.name);
+            match (n.about, pt) {
+                (GroupAbout::Invited, true) => (
+                    "Convite para mini-ranking".into(),
+                    format!("{other} convidou você para o grupo {name}."),
+                ),
+                (GroupAbout::Invited, false) => (
+                    "Mini-ranking invitation".into(),
+                    format!("{other} invited you to the group {name}."),
+                ),
+                (GroupAbout::MatchJoined, true) => (
+                    "Sua partida começou!".into(),
+                    format!("{other} entrou na sua partida do grupo {name}."),
+                ),
+                (GroupAbout::MatchJoined, false) => (
+                    "Your match has begun!".into(),
+                    format!("{other} joined your match in the group {name}."),
+                ),
+            }
+        }
+    }
+}
+
+/// What the notification shows, in the subscription's language, and where it opens: no move,
+/// no credential.
+pub fn payload(notice: &Notice, language: &str) -> String {
+    let (title, body) = words(notice, !language.starts_with("en"));
+    let (url, tag) = match notice {
+        Notice::Room(n) => (format!("/sala/{}", n.room), format!("room-{}", n.room)),
+        Notice::Group(n) => match n.about {
+            GroupAbout::Invited => ("/grupos".to_owned(), format!("group-{}", n.group)),
+            GroupAbout::MatchJoined => (
+                format!("/grupos/{}/jogar", n.group),
+                format!("group-{}", n.group),
+            ),
+        },
+    };
+    serde_json::json!({"title": title, "body": body, "url": url, "tag": tag}).to_string()
+}
+
+/// A notice replaces the one before it of the same key while the device is away: at most 32
+/// characters of URL-safe base64 (RFC 8030), so a digest.
+fn topic(key: &str) -> String {
+    let digest = sha2::Sha256::digest(key.as_bytes());
     URL_SAFE_NO_PAD.encode(digest)[..32].to_owned()
 }
 
@@ -273,15 +433,17 @@ pub fn encrypt(p256dh: &str, auth: &str, plain: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::push::{GroupNotice, RoomNotice};
 
     #[test]
     fn classic_r09_a_notice_names_the_mover_and_the_room_and_nothing_else() {
-        let notice = TurnNotice {
+        let notice = Notice::Room(RoomNotice {
             room: "r1".into(),
             seat: velha_rules::Player::O,
-            mover: "Ana".into(),
+            other: "Ana".into(),
             game: RoomGame::Super,
-        };
+            about: RoomAbout::Turn,
+        });
         let pt: serde_json::Value = serde_json::from_str(&payload(&notice, "pt-BR")).unwrap();
         assert_eq!(
             pt,
@@ -293,13 +455,71 @@ mod tests {
             en["body"],
             "Ana moved in Super Jogo da Velha (ultimate tic-tac-toe)."
         );
-        let t = topic("a-room-id-that-is-long-enough-to-matter", "O");
+        let t = topic("room/a-room-id-that-is-long-enough-to-matter/O");
         assert_eq!(t.len(), 32);
         assert!(
             t.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         );
-        assert_ne!(t, topic("a-room-id-that-is-long-enough-to-matter", "X"));
+        assert_ne!(t, topic("room/a-room-id-that-is-long-enough-to-matter/X"));
+    }
+
+    #[test]
+    fn classic_r09_every_notice_reads_in_both_languages_and_leads_where_it_is_about() {
+        let room = |about| {
+            Notice::Room(RoomNotice {
+                room: "r1".into(),
+                seat: velha_rules::Player::X,
+                other: "Bia".into(),
+                game: RoomGame::Classic,
+                about,
+            })
+        };
+        let read = |n: &Notice, l: &str| -> serde_json::Value {
+            serde_json::from_str(&payload(n, l)).unwrap()
+        };
+        let told = read(&room(RoomAbout::MayClaim), "pt-BR");
+        assert_eq!(told["title"], "Bia está ausente");
+        assert_eq!(
+            told["body"],
+            "Bia não joga há 2 dias no Jogo da Velha: você pode encerrar a partida e vencer."
+        );
+        assert_eq!(told["url"], "/sala/r1");
+        assert_eq!(
+            read(&room(RoomAbout::ClosesTomorrow), "en")["body"],
+            "The Jogo da Velha (tic-tac-toe) room with Bia closes tomorrow unless someone plays."
+        );
+        assert_eq!(
+            read(&room(RoomAbout::Resigned), "pt-BR")["title"],
+            "Você venceu!"
+        );
+        assert_eq!(
+            read(&room(RoomAbout::Rematch), "en")["body"],
+            "Bia asks for a rematch in Jogo da Velha (tic-tac-toe)."
+        );
+        let group = |about| {
+            Notice::Group(GroupNotice {
+                account: "a1".into(),
+                group: "g1".into(),
+                name: "Amigos".into(),
+                other: "Ana".into(),
+                about,
+            })
+        };
+        let invited = read(&group(GroupAbout::Invited), "pt-BR");
+        assert_eq!(
+            invited,
+            serde_json::json!({"title": "Convite para mini-ranking",
+                "body": "Ana convidou você para o grupo Amigos.", "url": "/grupos", "tag": "group-g1"})
+        );
+        let joined = read(&group(GroupAbout::MatchJoined), "en");
+        assert_eq!(joined["body"], "Ana joined your match in the group Amigos.");
+        assert_eq!(joined["url"], "/grupos/g1/jogar");
+        // Every kind has its own topic: an invitation never replaces the match's notice.
+        assert_ne!(
+            topic(&quiet_key(&group(GroupAbout::Invited))),
+            topic(&quiet_key(&group(GroupAbout::MatchJoined)))
+        );
     }
 
     #[test]

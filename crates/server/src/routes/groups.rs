@@ -16,6 +16,7 @@ use super::lobby::{playing_group, seat_refused, stored_view};
 use crate::app::App;
 use crate::auth::Player;
 use crate::error::{AppError, AppResult, Json};
+use crate::push::{GroupAbout, GroupNotice, Notice};
 use crate::store::{GroupError, GroupRow, MatchRow, VELHA_NAME};
 use crate::text::check_text;
 use crate::token::{new_id, now_ms};
@@ -264,6 +265,13 @@ pub async fn invite(
         .invite(&id, &invitee.id, now_ms())
         .await
         .map_err(refused)?;
+    app.push.tell(Notice::Group(GroupNotice {
+        account: invitee.id.clone(),
+        group: id.clone(),
+        name: g.name.clone(),
+        other: player.account.name.clone(),
+        about: GroupAbout::Invited,
+    }));
     tell(&app, &id, vec![invitee.id]).await;
     Ok(StatusCode::NO_CONTENT)
 }

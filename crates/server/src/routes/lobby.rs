@@ -13,6 +13,7 @@ use super::level;
 use crate::app::App;
 use crate::auth::Player;
 use crate::error::{AppError, AppResult, Json, Query};
+use crate::push::{GroupAbout, GroupNotice, Notice};
 use crate::store::{AccountRow, GroupRow, LobbyList, MatchRow, SeatError};
 use crate::token::{new_id, now_ms};
 use crate::view;
@@ -248,15 +249,16 @@ pub async fn join(
     let Some(row) = app.store.get_match(&id).await? else {
         return Err(AppError::new(ErrorCode::NotFound, "no match has this id"));
     };
-    if let Some(group) = &row.group {
+    let group = match &row.group {
         // Outside the group, its match does not exist either (ON-G08).
-        playing_group(&app, group, &me.id)
-            .await
-            .map_err(|e| match e.0.code {
+        Some(group) => Some(playing_group(&app, group, &me.id).await.map_err(
+            |e| match e.0.code {
                 ErrorCode::NotFound => AppError::new(ErrorCode::NotFound, "no match has this id"),
                 _ => e,
-            })?;
-    }
+            },
+        )?),
+        None => None,
+    };
     if row.x_id == me.id {
         return Err(AppError::new(
             ErrorCode::Forbidden,
@@ -290,6 +292,16 @@ pub async fn join(
         .await?
         .ok_or_else(|| AppError::new(ErrorCode::Internal, "the match vanished"))?;
     app.hub.lobby_closed(&row.id, &list_of(&row)).await;
+    // The creator of a group's match may have left the app while it waited.
+    if let Some(group) = group {
+        app.push.tell(Notice::Group(GroupNotice {
+            account: row.x_id.clone(),
+            group: group.id,
+            name: group.name,
+            other: me.name.clone(),
+            about: GroupAbout::MatchJoined,
+        }));
+    }
     let view = app.hub.start(&row, &me.id).await.map_err(|e| {
         tracing::error!(error = %e, "could not start a match");
         AppError::new(ErrorCode::Internal, "the match could not start")

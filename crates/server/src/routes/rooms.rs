@@ -21,7 +21,7 @@ use crate::auth::Player;
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
 use crate::live::RoomNews;
-use crate::push::{self, TurnNotice};
+use crate::push;
 use crate::store::{RoomRow, RoomSave, row_after_join};
 use crate::text::check_text;
 use crate::token::{coin, new_ordered_id, new_seat_credential, now_ms, seat_key};
@@ -198,19 +198,12 @@ fn news(app: &App, row: &RoomRow, watching: u32, now: i64) -> RoomNews {
         .room_news(view(row, None, watching, now), row.version)
 }
 
-/// Hands a push service the seat a change gave the turn to (CLASSIC-R09, docs/push.md).
-fn tell_turn(app: &App, before: &Room, row: &RoomRow) {
-    if let Some(seat) = push::turn_passed(before, &row.room) {
-        app.push.turn(TurnNotice {
-            room: row.id.clone(),
-            seat,
-            mover: row
-                .room
-                .seat(!seat)
-                .map(|s| s.name.clone())
-                .unwrap_or_default(),
-            game: row.room.game(),
-        });
+/// Hands the push sender what a change tells the seats (CLASSIC-R09, docs/push.md): the
+/// turn, a rematch asked, a resignation, an absence claimed.
+fn tell_seats(app: &App, before: &Room, row: &RoomRow) {
+    for (seat, about) in push::room_notices(before, &row.room) {
+        app.push
+            .tell(push::room_notice(&row.id, &row.room, seat, about));
     }
 }
 
@@ -251,7 +244,7 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<(Ro
         save.told = news.record();
         if let Some(row) = app.store.save_room(&save).await? {
             app.hub.room_saved(news).await;
-            tell_turn(app, &before.room, &row);
+            tell_seats(app, &before.room, &row);
             return Ok((row, watching));
         }
     }
@@ -428,7 +421,7 @@ pub async fn join(
             .await?
         {
             app.hub.room_saved(news).await;
-            tell_turn(&app, &before.room, &row);
+            tell_seats(&app, &before.room, &row);
             return Ok((
                 StatusCode::CREATED,
                 Json(RoomSeat {

@@ -4,7 +4,8 @@
 
 use sqlx::Row;
 
-use super::{Backend, Store};
+use super::rooms::{ROOM_COLUMNS, room_from};
+use super::{Backend, RoomRow, Store};
 
 /// The most subscriptions (devices) one seat or one account is told on.
 pub const MOST_PER_HOLDER: i64 = 10;
@@ -60,6 +61,16 @@ impl From<sqlx::Error> for PushError {
     fn from(e: sqlx::Error) -> PushError {
         PushError::Db(e)
     }
+}
+
+fn target(r: &sqlx::any::AnyRow) -> Result<PushTarget, sqlx::Error> {
+    Ok(PushTarget {
+        id: r.try_get("id")?,
+        endpoint: r.try_get("endpoint")?,
+        p256dh: r.try_get("p256dh")?,
+        auth: r.try_get("auth")?,
+        language: r.try_get("language")?,
+    })
 }
 
 impl Store {
@@ -193,17 +204,81 @@ impl Store {
         .bind(seat)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(PushTarget {
-                    id: r.try_get("id")?,
-                    endpoint: r.try_get("endpoint")?,
-                    p256dh: r.try_get("p256dh")?,
-                    auth: r.try_get("auth")?,
-                    language: r.try_get("language")?,
-                })
-            })
-            .collect()
+        rows.iter().map(target).collect()
+    }
+
+    /// The devices an account is told on: those subscribed while signed in to it.
+    pub async fn push_targets_of_account(
+        &self,
+        account: &str,
+    ) -> Result<Vec<PushTarget>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT id, endpoint, p256dh, auth, language FROM push_subscriptions \
+             WHERE account_id = $1",
+        )
+        .bind(account)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(target).collect()
+    }
+
+    /// Rooms whose last activity is in `(from, to]` and that no sweep for `about` looked at in
+    /// this quiet stretch yet, the quietest first, at most `most`.
+    pub async fn rooms_to_sweep(
+        &self,
+        about: &str,
+        from: i64,
+        to: i64,
+        most: i64,
+    ) -> Result<Vec<RoomRow>, sqlx::Error> {
+        let sql = format!(
+            "SELECT {ROOM_COLUMNS} FROM rooms r WHERE r.last_activity > $1 AND \
+             r.last_activity <= $2 AND NOT EXISTS (SELECT 1 FROM push_sweeps w WHERE \
+             w.room_id = r.id AND w.about = $3 AND w.activity = r.last_activity) \
+             ORDER BY r.last_activity LIMIT $4"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(from)
+            .bind(to)
+            .bind(about)
+            .bind(most)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(room_from).collect()
+    }
+
+    /// Marks a room's quiet stretch swept for `about`: whether this call marked it (and so
+    /// tells), not another process's.
+    pub async fn mark_swept(
+        &self,
+        room: &str,
+        about: &str,
+        activity: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let mut tx = self.write().await?;
+        let made = sqlx::query(
+            "INSERT INTO push_sweeps (room_id, about, activity) VALUES ($1, $2, $3) \
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(room)
+        .bind(about)
+        .bind(activity)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        tx.commit().await?;
+        Ok(made)
+    }
+
+    /// Forgets the sweeps of stretches that ended before `before` (the rooms have closed).
+    pub async fn forget_sweeps(&self, before: i64) -> Result<(), sqlx::Error> {
+        let mut tx = self.write().await?;
+        sqlx::query("DELETE FROM push_sweeps WHERE activity < $1")
+            .bind(before)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
     }
 
     /// A push taken: the failures in a row start again.

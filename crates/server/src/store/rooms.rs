@@ -64,7 +64,7 @@ pub fn row_after_join(before: &RoomRow, after: &Room) -> RoomRow {
     saved(before, after, before.game, before.ply)
 }
 
-fn room_from(row: &AnyRow) -> Result<RoomRow, sqlx::Error> {
+pub(super) fn room_from(row: &AnyRow) -> Result<RoomRow, sqlx::Error> {
     let state: String = row.try_get("state")?;
     let id: String = row.try_get("id")?;
     Ok(RoomRow {
@@ -81,7 +81,7 @@ fn json(room: &Room) -> String {
     serde_json::to_string(room).unwrap_or_default()
 }
 
-const ROOM_COLUMNS: &str = "r.id, r.state, r.version, r.game, r.ply";
+pub(super) const ROOM_COLUMNS: &str = "r.id, r.state, r.version, r.game, r.ply";
 
 impl Store {
     /// Stores a new room with its creator's seat (X): the room as stored.

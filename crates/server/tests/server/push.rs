@@ -401,3 +401,153 @@ async fn classic_r09_a_gone_device_is_forgotten_and_a_hanging_service_holds_no_m
     push.call("hang", json!({"on": false})).await;
 }
 on_both!(classic_r09_a_gone_device_is_forgotten_and_a_hanging_service_holds_no_move);
+
+async fn on_g02_an_invitation_and_a_joined_group_match_are_told_to_the_account(db: Db) {
+    let push = PushService::start().await;
+    let server = Server::start(
+        db,
+        &[
+            "--push-services",
+            &push.url,
+            "--signups-per-address-per-hour",
+            "100000",
+        ],
+    )
+    .await;
+    let names: Vec<String> = ["ana", "bia"].map(String::from).to_vec();
+    let p = crate::groups::subscribers(&server, &names).await;
+    // Signed in, with no seat: each device is told of its account.
+    let ana = push.device(&server, &p[0], &[], "pt-BR").await;
+    let bia = push.device(&server, &p[1], &[], "en").await;
+    let g = crate::groups::create(&p[0], "Turma").await;
+    assert_eq!(crate::groups::invite(&p[0], &g, "bia").await.0, 204);
+    let told = push.settled(&bia, 1).await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(
+        told[0]["payload"],
+        json!({"title": "Mini-ranking invitation", "body": "ana invited you to the group Turma.",
+               "url": "/grupos", "tag": format!("group-{g}")})
+    );
+    assert_eq!(crate::groups::accept(&p[1], &g).await.0, 200);
+    let open = p[0].create_in_group(&g, 1).await.unwrap();
+    p[1].join(&open.id).await.unwrap();
+    let told = push.settled(&ana, 1).await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(
+        told[0]["payload"],
+        json!({"title": "Sua partida começou!", "body": "bia entrou na sua partida do grupo Turma.",
+               "url": format!("/grupos/{g}/jogar"), "tag": format!("group-{g}")})
+    );
+    assert_eq!(push.call("refused", json!({})).await, json!([]));
+}
+on_both!(on_g02_an_invitation_and_a_joined_group_match_are_told_to_the_account);
+
+async fn classic_r12_quiet_rooms_tell_who_may_claim_and_that_the_room_closes_once(db: Db) {
+    const DAY: i64 = 24 * 3_600_000;
+    let push = PushService::start().await;
+    let mut server = Server::start(db, &["--push-services", &push.url]).await;
+    let (_, key) = server
+        .client()
+        .raw(Method::GET, "/api/push/key", None)
+        .await
+        .unwrap();
+    // Rooms quiet for days, and a device for each seat, written while no process runs (as
+    // when the service was down): the first sweep after the start finds them.
+    server.kill9().await;
+    let store = velha_server::store::Store::open(&server.database_url())
+        .await
+        .unwrap();
+    let away = crate::rooms::room_played_ago(&store, 2 * DAY + 60_000).await;
+    let closing = crate::rooms::room_played_ago(&store, 6 * DAY + 60_000).await;
+    let fresh = crate::rooms::room_played_ago(&store, DAY).await;
+    let mut devices = Vec::new();
+    for (_, x, o) in [&away, &closing, &fresh] {
+        for credential in [x, o] {
+            let browser = push
+                .call(
+                    "subscribe",
+                    json!({"application_server_key": key["public_key"]}),
+                )
+                .await;
+            let endpoint = browser["endpoint"].as_str().unwrap().to_owned();
+            store
+                .save_push(&velha_server::store::NewPush {
+                    id: &velha_server::token::random_text(16),
+                    endpoint: &endpoint,
+                    p256dh: browser["keys"]["p256dh"].as_str().unwrap(),
+                    auth: browser["keys"]["auth"].as_str().unwrap(),
+                    language: "pt-BR",
+                    account: None,
+                    seats: &[velha_server::token::seat_key(credential)],
+                    now: velha_server::token::now_ms(),
+                })
+                .await
+                .unwrap();
+            devices.push(endpoint);
+        }
+    }
+    drop(store);
+    server.restart().await;
+    // The last to be told, then what each device holds.
+    push.settled(&devices[3], 1).await;
+    let told = |i: usize| {
+        let (push, endpoint) = (&push, devices[i].clone());
+        async move {
+            push.call("messages", json!({"endpoint": endpoint}))
+                .await
+                .as_array()
+                .unwrap()
+                .clone()
+        }
+    };
+    let ana_away = told(0).await;
+    assert_eq!(ana_away.len(), 1, "{ana_away:?}");
+    assert_eq!(
+        ana_away[0]["payload"],
+        json!({"title": "Bia está ausente",
+               "body": "Bia não joga há 2 dias no Jogo da Velha: você pode encerrar a partida e vencer.",
+               "url": format!("/sala/{}", away.0), "tag": format!("room-{}", away.0)})
+    );
+    assert!(told(1).await.is_empty(), "Bia is the one away");
+    // The closing room tells both, of its closing only (Ana may claim too, but one notice per
+    // seat of a room in a few minutes).
+    for (i, other) in [(2, "Bia"), (3, "Ana")] {
+        let seen = told(i).await;
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert_eq!(seen[0]["payload"]["title"], "A sala fecha amanhã");
+        assert_eq!(
+            seen[0]["payload"]["body"],
+            format!("A sala do Jogo da Velha com {other} fecha amanhã se ninguém jogar.")
+        );
+    }
+    assert!(
+        told(4).await.is_empty() && told(5).await.is_empty(),
+        "a day is not quiet enough"
+    );
+
+    // Every process sweeps, yet a quiet stretch is told once: another start tells nothing.
+    server.restart().await;
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    for i in 0..6 {
+        assert_eq!(
+            told(i).await.len(),
+            usize::from(i == 0 || i == 2 || i == 3),
+            "device {i}"
+        );
+    }
+    // Ana claims the game: Bia, away, is told how it ended.
+    server
+        .client()
+        .room_act(&away.0, &away.1, RoomAct::ClaimAbsence)
+        .await
+        .unwrap();
+    let bia = push.settled(&devices[1], 1).await;
+    assert_eq!(bia.len(), 1, "{bia:?}");
+    assert_eq!(bia[0]["payload"]["title"], "Partida encerrada");
+    assert_eq!(
+        bia[0]["payload"]["body"],
+        "Ana encerrou a partida do Jogo da Velha pela sua ausência."
+    );
+    assert_eq!(push.call("refused", json!({})).await, json!([]));
+}
+on_both!(classic_r12_quiet_rooms_tell_who_may_claim_and_that_the_room_closes_once);

@@ -437,7 +437,7 @@ on_both!(plain_http_behind_a_balancer_serves_rooms_live_and_never_alone);
 /// A classic room whose creator X played a1 `ago` ms before now, O to move: written through
 /// the store with the rules' clock set back (the server's clock then decides); its id and the
 /// credentials of X and O.
-async fn room_played_ago(store: &Store, ago: i64) -> (String, String, String) {
+pub async fn room_played_ago(store: &Store, ago: i64) -> (String, String, String) {
     let then = (now_ms() - ago) as u64;
     let id = new_id();
     let (x, o) = (new_token(), new_token());
