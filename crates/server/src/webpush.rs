@@ -104,8 +104,8 @@ impl WebPush {
                 if let Notice::Room(n) = &notice
                     && sender
                         .hub
-                        .rooms
-                        .seat_connected(&n.room, crate::view::seat_of_player(n.seat))
+                        .seat_looking(&n.room, crate::view::seat_of_player(n.seat))
+                        .await
                 {
                     continue;
                 }

@@ -393,6 +393,39 @@ impl Hub {
         }
     }
 
+    /// A connection of a room's seat opened here (`came`) or closed: on PostgreSQL the other
+    /// processes' push senders learn that the player is looking (`seat_looking`).
+    pub async fn seat_presence(&self, room: &str, seat: velha_api::Seat, came: bool) {
+        if self.store.backend() == Backend::Sqlite {
+            return;
+        }
+        if let Err(e) = self
+            .store
+            .seat_presence(room, seat, &self.process, came)
+            .await
+        {
+            tracing::error!(error = %e, "could not keep a room seat's presence");
+        }
+    }
+
+    /// Whether a player of the room's seat is connected to it, through any live process. A
+    /// database that cannot answer counts as nobody looking: the notice is sent.
+    pub async fn seat_looking(&self, room: &str, seat: velha_api::Seat) -> bool {
+        if self.rooms.seat_connected(room, seat) {
+            return true;
+        }
+        if self.store.backend() == Backend::Sqlite {
+            return false;
+        }
+        self.store
+            .seat_looking(room, seat, crate::token::now_ms() - DEAD_AFTER_MS)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::error!(error = %e, "could not read a room seat's presence");
+                false
+            })
+    }
+
     /// How many watch a room, on every process (0 if that cannot be read now).
     pub async fn spectators(&self, room: &str) -> u32 {
         self.spectators_of(&[room]).await[0]

@@ -162,9 +162,15 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
     let watch_id = watch.id;
     // A spectator changes the number watching, which everyone (this connection included)
     // hears; a player's connection changes nothing the others see, so it alone hears the room.
+    if let Some(seat) = seat {
+        app.hub.seat_presence(&id, seat, true).await;
+    }
     send_room(&app, &id, (!spectating).then_some(watch_id)).await;
     serve(&app, &id, seat, socket, watch).await;
     app.hub.rooms.unwatch(&id, watch_id);
+    if let Some(seat) = seat {
+        app.hub.seat_presence(&id, seat, false).await;
+    }
     if spectating {
         app.hub.unspectate(&id).await;
         send_room(&app, &id, None).await;

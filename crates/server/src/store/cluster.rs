@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use sqlx::{AnyConnection, Row};
 use velha_api::Seat;
 
-use super::{Backend, Store, Value, Whole};
+use super::{Backend, Store, Value, Whole, seat_str};
 use crate::token::now_ms;
 
 /// PostgreSQL's channel for the processes' events.
@@ -201,6 +201,9 @@ impl Store {
         sqlx::query("DELETE FROM room_spectators")
             .execute(&mut *tx)
             .await?;
+        sqlx::query("DELETE FROM room_seat_presence")
+            .execute(&mut *tx)
+            .await?;
         sqlx::query(
             "UPDATE matches SET x_away_until = $1 WHERE state = 'live' AND x_away_until IS NULL",
         )
@@ -336,6 +339,10 @@ impl Store {
                 .bind(&process)
                 .execute(&mut *tx)
                 .await?;
+            sqlx::query("DELETE FROM room_seat_presence WHERE process = $1")
+                .bind(&process)
+                .execute(&mut *tx)
+                .await?;
             sqlx::query("DELETE FROM processes WHERE id = $1 AND seen_at < $2")
                 .bind(&process)
                 .bind(before)
@@ -396,6 +403,68 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         tx.commit().await
+    }
+
+    /// A connection of a room's seat opened on `process` (`came`), or closed.
+    pub async fn seat_presence(
+        &self,
+        room: &str,
+        seat: Seat,
+        process: &str,
+        came: bool,
+    ) -> Result<(), sqlx::Error> {
+        let mut tx = self.write().await?;
+        if came {
+            sqlx::query(
+                "INSERT INTO room_seat_presence (room_id, seat, process, connections) \
+                 VALUES ($1, $2, $3, 1) ON CONFLICT (room_id, seat, process) DO UPDATE \
+                 SET connections = room_seat_presence.connections + 1",
+            )
+            .bind(room)
+            .bind(seat_str(seat))
+            .bind(process)
+            .execute(&mut *tx)
+            .await?;
+        } else {
+            sqlx::query(
+                "UPDATE room_seat_presence SET connections = connections - 1 \
+                 WHERE room_id = $1 AND seat = $2 AND process = $3",
+            )
+            .bind(room)
+            .bind(seat_str(seat))
+            .bind(process)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "DELETE FROM room_seat_presence WHERE room_id = $1 AND seat = $2 \
+                 AND process = $3 AND connections <= 0",
+            )
+            .bind(room)
+            .bind(seat_str(seat))
+            .bind(process)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await
+    }
+
+    /// Whether a process seen since `alive_since` holds a connection of the room's seat.
+    pub async fn seat_looking(
+        &self,
+        room: &str,
+        seat: Seat,
+        alive_since: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let found = sqlx::query(
+            "SELECT 1 AS one FROM room_seat_presence p JOIN processes q ON q.id = p.process \
+             WHERE p.room_id = $1 AND p.seat = $2 AND q.seen_at >= $3 LIMIT 1",
+        )
+        .bind(room)
+        .bind(seat_str(seat))
+        .bind(alive_since)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(found.is_some())
     }
 
     /// How many watch each of these rooms, on every process, in their order: one query

@@ -551,3 +551,66 @@ async fn classic_r12_quiet_rooms_tell_who_may_claim_and_that_the_room_closes_onc
     assert_eq!(push.call("refused", json!({})).await, json!([]));
 }
 on_both!(classic_r12_quiet_rooms_tell_who_may_claim_and_that_the_room_closes_once);
+
+/// Two processes on one PostgreSQL: a player looking at the room through one is not told of a
+/// move the other committed, and is told once they have left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn classic_r09_a_player_looking_through_another_process_is_not_told() {
+    let Some(db) = Db::postgres().await else {
+        return;
+    };
+    let push = PushService::start().await;
+    let a = Server::start(db.clone(), &["--push-services", &push.url]).await;
+    let cert = a.dir.path().join("dev-cert.pem").display().to_string();
+    let key = a.dir.path().join("dev-key.pem").display().to_string();
+    let b = Server::start(
+        db,
+        &[
+            "--push-services",
+            &push.url,
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &key,
+        ],
+    )
+    .await;
+    let on_a = a.client();
+    let on_b = on_a.at(&b.base);
+    let made = on_a
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let id = made.room.id.clone();
+    let joined = on_b
+        .join_room(&id, "Bia", Some(Avatar::Quelonia))
+        .await
+        .unwrap();
+    push.device(&a, &on_a, &[&made.credential], "pt-BR").await;
+    let bia = push.device(&b, &on_b, &[&joined.credential], "pt-BR").await;
+    // Bia looks at the room through B; Ana's move is committed by A, whose sender decides.
+    let mut looking = on_b.room_live(&id, &joined.credential).await.unwrap();
+    looking
+        .recv(std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
+    on_a.room_act(&id, &made.credential, RoomAct::Play { cell: "a1".into() })
+        .await
+        .unwrap();
+    assert!(
+        push.settled(&bia, 1).await.is_empty(),
+        "Bia was looking through B"
+    );
+    // She leaves, plays b1 through B; Ana's a2 through A now tells her.
+    drop(looking);
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    on_b.room_act(&id, &joined.credential, RoomAct::Play { cell: "b1".into() })
+        .await
+        .unwrap();
+    on_a.room_act(&id, &made.credential, RoomAct::Play { cell: "a2".into() })
+        .await
+        .unwrap();
+    let told = push.settled(&bia, 1).await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(told[0]["payload"]["body"], "Ana jogou no Jogo da Velha.");
+}
