@@ -36,13 +36,14 @@ self.addEventListener("fetch", (event) => {
 // A notice from the server while no page may be open (docs/push.md): the payload is what the
 // notification shows and where it leads, nothing more. The badge counts the notices shown.
 self.addEventListener("push", (event) => {
-  let notice;
+  // A push must show something (browsers penalise silent ones): a notice that does not read
+  // still opens the app.
+  let notice = {};
   try {
-    notice = event.data.json();
-  } catch {
-    return;
-  }
-  const url = typeof notice.url === "string" && notice.url.startsWith("/") ? notice.url : "/";
+    notice = event.data.json() || {};
+  } catch {}
+  // Only a path of this app: "//elsewhere" would leave it.
+  const url = typeof notice.url === "string" && /^\/(?!\/)/.test(notice.url) ? notice.url : "/";
   event.waitUntil(
     self.registration
       .showNotification(String(notice.title || "Cubo da Velha"), {

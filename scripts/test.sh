@@ -68,8 +68,10 @@ fi
 # The server's tests run on SQLite and on this PostgreSQL; its cluster tests start their own
 # PostgreSQL and put nginx in front of several server processes.
 if wants server; then
-  # The payment tests run the Stripe stand-in (tests/standins/stripe.py, standard library only).
+  # The payment tests run the Stripe stand-in (tests/standins/stripe.py, standard library only);
+  # the push and e-mail tests theirs (webpush.py decrypts with cryptography, smtp.py is aiosmtpd).
   apt_install nginx-light python3
+  python3 -c "import cryptography, aiosmtpd" 2>/dev/null || python3 -m pip install -q cryptography aiosmtpd
   source scripts/test-postgres.sh
   step "PostgreSQL for the server's tests"
   start_test_postgres

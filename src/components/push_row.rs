@@ -18,8 +18,13 @@ pub fn TurnNotices(offer: bool) -> Element {
     let mut on = use_signal(push::is_on);
     let mut said = use_signal(|| None::<&'static str>);
     let mut busy = use_signal(|| false);
-    // Seats taken since the device subscribed are told of when a room opens.
-    use_hook(|| spawn(async move { push::cover_new_seats(t.lang).await }));
+    // A room opened is when the device's subscription is checked and mended.
+    use_hook(|| {
+        spawn(async move {
+            push::keep_fresh(t.lang).await;
+            on.set(push::is_on());
+        })
+    });
     let web = cfg!(target_arch = "wasm32");
     let can_push = platform::push_supported() && !on();
     let ask = offer

@@ -19,6 +19,9 @@ struct Kept {
     id: String,
     /// The rooms whose seats it was told of, the latest first.
     rooms: Vec<String>,
+    /// When it was last told (ms).
+    #[serde(default)]
+    at: f64,
 }
 
 /// `PushSubscription.toJSON()`.
@@ -68,20 +71,32 @@ pub async fn turn_on(language: &str) -> Result<(), PushProblem> {
     if let Ok(text) = serde_json::to_string(&Kept {
         id: answer.id,
         rooms,
+        at: platform::now_ms(),
     }) {
         platform::save(KEY, &text);
     }
     Ok(())
 }
 
-/// Tells the server of the seats this device took since it subscribed (a room joined later
-/// is told too); nothing when it is not subscribed or the seats are the same.
-pub async fn cover_new_seats(language: &str) {
-    if kept().is_some_and(|k| k.rooms != room_live::rooms()) {
+/// Keeps the server's copy of this device's subscription right: forgotten when the player
+/// withdrew the permission; told again of the seats taken since it subscribed, and once a day
+/// anyway (the server may have dropped it after failures, the browser may have changed its
+/// endpoint or the server its key: subscribing again mends each).
+pub async fn keep_fresh(language: &str) {
+    let Some(kept) = kept() else {
+        return;
+    };
+    if platform::alert_permission() != platform::AlertPermission::Granted {
+        platform::forget(KEY);
+        return;
+    }
+    if kept.rooms != room_live::rooms() || platform::now_ms() - kept.at > DAY_MS {
         // Offline or refused: the next room opened tries again.
         let _ = turn_on(language).await;
     }
 }
+
+const DAY_MS: f64 = 24.0 * 3_600_000.0;
 
 /// Unsubscribes this device: at the browser's push service, and at the server.
 pub async fn turn_off() {

@@ -158,7 +158,7 @@ pub static ROOMS_PT: RoomTexts = RoomTexts {
     alert_title: "Sua vez!",
     alert_ask: "Avise-me quando for a minha vez",
     alert_on: "Você será avisado quando for a sua vez, mesmo com a página em segundo plano.",
-    push_on: "Você será avisado quando for a sua vez, mesmo com o app fechado.",
+    push_on: "Você será avisado quando for a sua vez e do que acontecer nas suas salas, mesmo com o app fechado.",
     push_turn_off: "Desligar avisos",
     push_denied: "As notificações estão bloqueadas neste navegador. Para ser avisado, permita as notificações deste site nas configurações do navegador.",
     push_unsupported: "Este navegador não avisa com o app fechado.",
@@ -233,10 +233,10 @@ pub static ROOMS_EN: RoomTexts = RoomTexts {
     alert_title: "Your turn!",
     alert_ask: "Tell me when it is my turn",
     alert_on: "You will be told when it is your turn, even with the page in the background.",
-    push_on: "You will be told when it is your turn, even with the app closed.",
+    push_on: "You will be told when it is your turn and of what happens in your rooms, even with the app closed.",
     push_turn_off: "Turn notices off",
     push_denied: "Notifications are blocked in this browser. To be told, allow this site's notifications in the browser's settings.",
-    push_unsupported: "This browser cannot tell you with the app closed.",
+    push_unsupported: "This browser can't notify you while the app is closed.",
     push_failed: "Notices with the app closed could not be turned on now. Try again in a moment.",
 };
 

@@ -24,6 +24,7 @@ fn use_google() -> Option<GoogleOptions> {
     match &*options.read() {
         Some(Ok(SignInOptions {
             google: Some(google),
+            ..
         })) => Some(google.clone()),
         _ => None,
     }

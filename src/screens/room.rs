@@ -370,7 +370,8 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         if had_turn.replace(Some(mine)) == Some(false) && mine {
             let o = room.o.as_ref().map(|o| o.name.as_str()).unwrap_or_default();
             let body = format!("{}: {} × {o}", board_title(t, room.board), room.x.name);
-            platform::alert_turn(r.alert_title, &body, &room.id);
+            // The service worker's notices of this room have the same tag: one replaces the other.
+            platform::alert_turn(r.alert_title, &body, &format!("room-{}", room.id));
         }
     });
     if let Some(code) = (link.refused)()

@@ -439,7 +439,7 @@ def test_classic_r09_a_background_page_is_told_of_its_turn(browser, server):
     told = ana.evaluate("window.__told[0]")
     assert told["title"] == "Sua vez!"
     assert told["body"] == "Jogo da Velha: Ana × Bia"
-    assert told["tag"] == path.rsplit("/", 1)[1]
+    assert told["tag"] == "room-" + path.rsplit("/", 1)[1]
     assert ana.title().startswith("(1) ")
     # Seen again: the count leaves the title. Moves she sees make no notification.
     ana.evaluate("window.__hide(false)")

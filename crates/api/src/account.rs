@@ -155,6 +155,10 @@ pub struct Account {
     pub country_chosen: bool,
     /// The e-mail, when the account has one.
     pub email: Option<String>,
+    /// Whether the e-mail was confirmed as the player's (the link sent to it followed, or
+    /// Google said so).
+    #[serde(default)]
+    pub email_verified: bool,
     /// Whether a Google account signs in to it.
     pub google: bool,
     /// The last day (UTC, `YYYY-MM-DD`) of the subscription, if there is one, even if past.
@@ -184,6 +188,60 @@ pub struct SignInOptions {
     /// Google sign-in, when the server is configured for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub google: Option<GoogleOptions>,
+    /// Whether the server sends e-mail: "Esqueci a senha" and confirming the e-mail need it.
+    #[serde(default)]
+    pub email: bool,
+}
+
+/// `POST /api/password/forgot`: send a link to choose a new password to this e-mail, if an
+/// account has it (the answer is the same either way).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ForgotPassword {
+    /// Any case.
+    pub email: String,
+    /// The message's language: `pt-BR` (the default) or `en`.
+    #[serde(default)]
+    pub language: Option<String>,
+}
+
+/// `POST /api/password/reset`: the link's token and the new password; every session of the
+/// account ends, and this device is signed in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ResetPassword {
+    /// The token of the link.
+    pub token: String,
+    /// The new password, checked as a new account's is.
+    pub password: String,
+    /// Keep the new session in the cookie (the web app), as [`SignUp::cookie`].
+    #[serde(default)]
+    pub cookie: bool,
+}
+
+/// `POST /api/email/verify`: the token of the link sent to confirm an e-mail.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct VerifyEmail {
+    /// The token of the link.
+    pub token: String,
+}
+
+/// The e-mail a link confirmed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EmailVerified {
+    /// The address, now confirmed.
+    pub email: String,
+}
+
+/// `POST /api/me/email/verification`: send the confirmation link again.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ResendVerification {
+    /// The message's language: `pt-BR` (the default) or `en`.
+    #[serde(default)]
+    pub language: Option<String>,
 }
 
 /// How the app signs in with Google: on the web with the Google Identity Services button, on

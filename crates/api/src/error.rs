@@ -84,6 +84,13 @@ pub enum ErrorCode {
     NoCustomer,
     /// A payment provider's notice whose signature is missing, wrong or too old.
     BadSignature,
+    /// A link sent by e-mail that is no link of ours, has expired or was used already; the
+    /// message says which.
+    BadLink,
+    /// The account's e-mail must be confirmed first (the link sent to it).
+    EmailUnverified,
+    /// The server sends no e-mail (no SMTP configured): nothing can be sent to the player.
+    MailUnavailable,
     /// This method is not served at this path.
     MethodNotAllowed,
     /// The request body is not JSON (the Content-Type says otherwise).

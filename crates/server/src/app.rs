@@ -30,13 +30,14 @@ use crate::google::Google;
 use crate::headers;
 use crate::limits::{Limits, Window};
 use crate::live::{Clocks, Hub, VelhaPool};
+use crate::mail::Mailer;
 use crate::passwords::Passwords;
 use crate::payments::stripe::Stripe;
 use crate::payments::{Payments, Provider};
 use crate::push::Push;
 use crate::routes::{
-    accounts, competitive, groups, lobby, push as push_routes, rankings, replays, room_socket,
-    rooms, socket, subscription,
+    accounts, competitive, email, groups, lobby, push as push_routes, rankings, replays,
+    room_socket, rooms, socket, subscription,
 };
 use crate::store::Store;
 use crate::tls;
@@ -71,6 +72,8 @@ pub struct App {
     pub vapid: Arc<Vapid>,
     /// The push services devices' endpoints may be on.
     pub push_services: Vec<String>,
+    /// E-mail to players, when an SMTP server is configured.
+    pub mail: Option<Mailer>,
 }
 
 /// Google sign-in as configured: the web button needs the web client; the desktop client is
@@ -92,7 +95,10 @@ pub fn sign_in_options(serve: &Serve) -> SignInOptions {
                     token_url: serve.google_token_url.to_string(),
                 }),
         });
-    SignInOptions { google }
+    SignInOptions {
+        google,
+        email: serve.smtp_url.is_some(),
+    }
 }
 
 struct SessionAuth;
@@ -191,6 +197,10 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(accounts::set_country))
         .routes(routes!(accounts::link_google))
         .routes(routes!(accounts::sign_in_options))
+        .routes(routes!(email::verify))
+        .routes(routes!(email::resend))
+        .routes(routes!(email::forgot))
+        .routes(routes!(email::reset))
         .routes(routes!(lobby::list, lobby::create))
         .routes(routes!(lobby::cancel))
         .routes(routes!(lobby::join))
@@ -382,6 +392,25 @@ pub fn payments(serve: &Serve) -> Result<Option<Payments>, String> {
     }))
 }
 
+/// The e-mail sender, when `--smtp-url` is given. Its links must open the app's real address:
+/// a link made from the request's Host header would let anyone ask for a victim's link
+/// pointing at their own site.
+fn mailer(serve: &Serve, store: &Store) -> Result<Option<Mailer>, String> {
+    let Some(url) = &serve.smtp_url else {
+        tracing::info!("e-mail is off (no --smtp-url): no confirmation or new-password links");
+        return Ok(None);
+    };
+    let from = serve
+        .mail_from
+        .as_deref()
+        .ok_or("--smtp-url needs --mail-from (the sender, as Name <address>)")?;
+    let base = serve
+        .public_url
+        .as_ref()
+        .ok_or("--smtp-url needs --public-url: the links in the messages open it")?;
+    Mailer::start(url, from, base.as_str(), store.clone()).map(Some)
+}
+
 /// Serves until SIGTERM or Ctrl-C.
 pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     std::fs::create_dir_all(&storage.data_dir).map_err(|e| {
@@ -436,7 +465,9 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         subject: serve.vapid_subject.clone(),
         http: push_http,
     });
+    let mail = mailer(serve, &store)?;
     let app = Arc::new(App {
+        mail,
         payments,
         vapid,
         push_services: serve.push_services.clone(),
@@ -476,6 +507,12 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
                 30,
                 keys,
                 "too many payment pages asked for this account",
+            ),
+            mail_by_address: Window::new(
+                3_600_000,
+                serve.mails_per_address_per_hour,
+                keys,
+                "too many e-mails asked for from this address",
             ),
         },
         google: Google::new(

@@ -219,6 +219,7 @@ pub fn account_view(a: &AccountRow, now: i64) -> Account {
         country: a.country.clone(),
         country_chosen: a.country_chosen,
         email: a.email.clone(),
+        email_verified: a.email_verified_at.is_some(),
         google: a.google_sub.is_some(),
         subscribed_until: a.subscribed_until.map(last_day),
         subscriber: is_subscriber(a, now),

@@ -167,6 +167,14 @@ pub struct Serve {
         default_value = "mailto:contato@cubodavelha.com.br"
     )]
     pub vapid_subject: String,
+    /// The SMTP server e-mail goes through (`smtps://user:pass@host:465`, or
+    /// `smtp://user:pass@host:587?tls=required` for STARTTLS); without it the server sends
+    /// no e-mail, and the app offers nothing that needs it (docs/mail.md).
+    #[arg(long, env = "VELHA_SMTP_URL")]
+    pub smtp_url: Option<String>,
+    /// The sender of the server's e-mail, as `Name <address>`; needed with `--smtp-url`.
+    #[arg(long, env = "VELHA_MAIL_FROM")]
+    pub mail_from: Option<String>,
     /// The push services a device's endpoint may be on, comma-separated origins
     /// (`https://*.example.com` for any host under one): the server posts only there.
     #[arg(
@@ -186,6 +194,9 @@ pub struct Serve {
     /// Failed sign-ins allowed per client address in the window.
     #[arg(long, env = "VELHA_LOGIN_FAILURES_PER_ADDRESS", default_value_t = 30)]
     pub login_failures_per_address: usize,
+    /// E-mails a client address may ask for in an hour ("Esqueci a senha", "Reenviar").
+    #[arg(long, env = "VELHA_MAILS_PER_ADDRESS_PER_HOUR", default_value_t = 20)]
+    pub mails_per_address_per_hour: usize,
     /// New accounts allowed per client address in an hour.
     #[arg(long, env = "VELHA_SIGNUPS_PER_ADDRESS_PER_HOUR", default_value_t = 20)]
     pub signups_per_address_per_hour: usize,

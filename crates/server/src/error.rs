@@ -37,13 +37,15 @@ impl AppError {
             | ErrorCode::BadCountry
             | ErrorCode::NameRequired
             | ErrorCode::BadSignature
+            | ErrorCode::BadLink
             | ErrorCode::TooLong => StatusCode::BAD_REQUEST,
             ErrorCode::WrongPassword | ErrorCode::Unauthorized | ErrorCode::BadGoogleToken => {
                 StatusCode::UNAUTHORIZED
             }
-            ErrorCode::SubscribersOnly | ErrorCode::WrongCountry | ErrorCode::Forbidden => {
-                StatusCode::FORBIDDEN
-            }
+            ErrorCode::SubscribersOnly
+            | ErrorCode::WrongCountry
+            | ErrorCode::Forbidden
+            | ErrorCode::EmailUnverified => StatusCode::FORBIDDEN,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -67,9 +69,9 @@ impl AppError {
             | ErrorCode::NoCustomer
             | ErrorCode::TooManySubscriptions => StatusCode::CONFLICT,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::GoogleUnavailable | ErrorCode::PaymentsUnavailable => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ErrorCode::GoogleUnavailable
+            | ErrorCode::PaymentsUnavailable
+            | ErrorCode::MailUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -14,6 +14,7 @@ pub mod google;
 pub mod headers;
 pub mod limits;
 pub mod live;
+pub mod mail;
 pub mod passwords;
 pub mod payments;
 pub mod push;

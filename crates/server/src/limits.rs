@@ -169,6 +169,8 @@ pub struct Limits {
     /// Payment provider pages (checkouts, portals) per account: each is a call to the
     /// provider, whose rate limit is the whole server's.
     pub provider_pages_by_account: Window,
+    /// E-mails asked for (a new-password link, a confirmation again) per client address.
+    pub mail_by_address: Window,
 }
 
 impl Limits {
@@ -190,6 +192,8 @@ impl Limits {
         self.failures_by_address.sweep(now);
         self.signups_by_address.sweep(now);
         self.rooms_by_address.sweep(now);
+        self.provider_pages_by_account.sweep(now);
+        self.mail_by_address.sweep(now);
     }
 }
 
@@ -292,6 +296,7 @@ mod tests {
             ),
             rooms_by_address: Window::new(60_000, 2, 1000, "too many new rooms"),
             provider_pages_by_account: Window::new(60_000, 2, 1000, "too many payment pages"),
+            mail_by_address: Window::new(60_000, 2, 1000, "too many e-mails"),
         }
     }
 

@@ -9,8 +9,14 @@ use velha_rules::{Player, Status};
 /// What a seat of a room is told.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RoomAbout {
-    /// The other moved (or a game began): the seat's turn.
+    /// The other moved: the seat's turn.
     Turn,
+    /// The other joined the room: the first game began, the seat to move.
+    Joined,
+    /// The other accepted the rematch: the next game began, the seat to move.
+    Began,
+    /// The other's move ended the game on the board: whether this seat won (None: a draw).
+    Ended(Option<bool>),
     /// The other asked for a rematch.
     Rematch,
     /// The other resigned: the seat won.
@@ -19,8 +25,9 @@ pub enum RoomAbout {
     Absent,
     /// The other, to move, has been away long enough for this seat to claim the game.
     MayClaim,
-    /// The room closes tomorrow without a move (day 6 of 7).
-    ClosesTomorrow,
+    /// The room closes tomorrow without a move (day 6 of 7); whether a game is being played
+    /// (else only a new game keeps it).
+    ClosesTomorrow(bool),
 }
 
 /// A notice for a room's seat.
@@ -113,10 +120,13 @@ impl Quiet {
 /// waiting that the other, to move, has been away long enough to be claimed.
 pub fn quiet_notices(room: &Room, quiet: Quiet) -> Vec<(Player, RoomAbout)> {
     match quiet {
-        Quiet::Closing if room.seat(Player::O).is_some() => vec![
-            (Player::X, RoomAbout::ClosesTomorrow),
-            (Player::O, RoomAbout::ClosesTomorrow),
-        ],
+        Quiet::Closing if room.seat(Player::O).is_some() => {
+            let playing = room.ending().is_none();
+            vec![
+                (Player::X, RoomAbout::ClosesTomorrow(playing)),
+                (Player::O, RoomAbout::ClosesTomorrow(playing)),
+            ]
+        }
         Quiet::Closing => Vec::new(),
         Quiet::Away => to_move(room)
             .map(|absent| vec![(room.seat_playing(!absent), RoomAbout::MayClaim)])
@@ -144,19 +154,34 @@ fn to_move(r: &Room) -> Option<Player> {
 }
 
 /// What a change tells each seat (the creator's X, the guest's O): the turn it handed over (a
-/// move, or a new game begun), a rematch asked, the game ended by the other's resignation or
-/// by a claim of this seat's absence.
+/// move, the other's joining, a rematch begun), a rematch asked, the game ended by the other's
+/// move, resignation, or claim of this seat's absence.
 pub fn room_notices(before: &Room, after: &Room) -> Vec<(Player, RoomAbout)> {
     let mut told = Vec::new();
     if let Some(now) = to_move(after) {
         let began = before.series().games_played() != after.series().games_played()
             || before.ending().is_some();
-        if to_move(before) != Some(now) || began {
-            told.push((after.seat_playing(now), RoomAbout::Turn));
+        let about = if before.seat(Player::O).is_none() {
+            Some(RoomAbout::Joined)
+        } else if began {
+            Some(RoomAbout::Began)
+        } else {
+            (to_move(before) != Some(now)).then_some(RoomAbout::Turn)
+        };
+        if let Some(about) = about {
+            told.push((after.seat_playing(now), about));
         }
     }
     if before.ending().is_none() {
         match after.ending() {
+            Some(Ending::Board(status)) => {
+                // The seat that did not make the last move: the one that was waiting.
+                if let Some(mover) = to_move(before) {
+                    let waiting = !before.seat_playing(mover);
+                    let won = status.winner().map(|w| after.seat_playing(w) == waiting);
+                    told.push((waiting, RoomAbout::Ended(won)));
+                }
+            }
             Some(Ending::Resigned(symbol)) => {
                 told.push((after.seat_playing(!symbol), RoomAbout::Resigned));
             }
@@ -169,10 +194,10 @@ pub fn room_notices(before: &Room, after: &Room) -> Vec<(Player, RoomAbout)> {
     if after.ending().is_some() {
         let [was_x, was_o] = before.rematch_asked();
         let [x, o] = after.rematch_asked();
-        if x && !was_x && !o {
+        if x && !was_x {
             told.push((Player::O, RoomAbout::Rematch));
         }
-        if o && !was_o && !x {
+        if o && !was_o {
             told.push((Player::X, RoomAbout::Rematch));
         }
     }
@@ -187,7 +212,12 @@ mod tests {
     fn turn_passed(before: &Room, after: &Room) -> Option<Player> {
         let told = room_notices(before, after);
         told.iter()
-            .find(|(_, about)| *about == RoomAbout::Turn)
+            .find(|(_, about)| {
+                matches!(
+                    about,
+                    RoomAbout::Turn | RoomAbout::Joined | RoomAbout::Began
+                )
+            })
             .map(|(seat, _)| *seat)
     }
 
@@ -260,7 +290,7 @@ mod tests {
         room.rematch(Player::O, 5).unwrap();
         assert_eq!(
             room_notices(&before, &room),
-            vec![(Player::O, RoomAbout::Turn)]
+            vec![(Player::O, RoomAbout::Began)]
         );
         // Bia is away more than 2 days; Ana claims: Bia (absent) is told.
         let before = room.clone();
@@ -269,6 +299,33 @@ mod tests {
         assert_eq!(
             room_notices(&before, &room),
             vec![(Player::O, RoomAbout::Absent)]
+        );
+    }
+
+    #[test]
+    fn classic_r09_the_move_that_ends_a_game_tells_the_one_who_waited() {
+        let mut room =
+            Room::create(RoomGame::Classic, "Ana", Some(Avatar::Nino), Player::X, 0).unwrap();
+        let alone = room.clone();
+        room.join("Bia", Some(Avatar::Rabisco), 1).unwrap();
+        assert_eq!(
+            room_notices(&alone, &room),
+            vec![(Player::X, RoomAbout::Joined)]
+        );
+        for (seat, cell) in [
+            (Player::X, "a1"),
+            (Player::O, "b1"),
+            (Player::X, "a2"),
+            (Player::O, "b2"),
+        ] {
+            room.play(seat, cell, 2).unwrap();
+        }
+        let before = room.clone();
+        room.play(Player::X, "a3", 3).unwrap();
+        // Ana's line: Bia, who waited, hears she lost; nobody's turn.
+        assert_eq!(
+            room_notices(&before, &room),
+            vec![(Player::O, RoomAbout::Ended(Some(false)))]
         );
     }
 
@@ -307,8 +364,8 @@ mod tests {
         assert_eq!(
             quiet_notices(&room, Quiet::Closing),
             vec![
-                (Player::X, RoomAbout::ClosesTomorrow),
-                (Player::O, RoomAbout::ClosesTomorrow)
+                (Player::X, RoomAbout::ClosesTomorrow(true)),
+                (Player::O, RoomAbout::ClosesTomorrow(true))
             ]
         );
         let Notice::Room(n) = room_notice("r", &room, Player::X, RoomAbout::MayClaim) else {

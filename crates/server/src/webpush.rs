@@ -193,19 +193,25 @@ impl Sender {
                 return;
             }
         };
-        for target in targets {
-            let ok = self.send(notice, &target).await;
-            let kept = match ok {
-                Sent::Taken => self.store.push_sent(&target.id).await,
-                Sent::Gone => self.store.delete_push(&target.id).await.map(|_| ()),
-                Sent::Failed(why) => {
-                    tracing::warn!(subscription = %target.id, why, "a push failed");
-                    self.store.push_failed(&target.id, MOST_FAILURES).await
-                }
-            };
-            if let Err(e) = kept {
-                tracing::error!(error = %e, "cannot keep a push's outcome");
+        // Each device at once: one hanging push service holds this delivery for one timeout,
+        // not one per device.
+        futures_util::future::join_all(
+            targets.iter().map(|target| self.deliver_to(notice, target)),
+        )
+        .await;
+    }
+
+    async fn deliver_to(&self, notice: &Notice, target: &PushTarget) {
+        let kept = match self.send(notice, target).await {
+            Sent::Taken => self.store.push_sent(&target.id).await,
+            Sent::Gone => self.store.delete_push(&target.id).await.map(|_| ()),
+            Sent::Failed(why) => {
+                tracing::warn!(subscription = %target.id, why, "a push failed");
+                self.store.push_failed(&target.id, MOST_FAILURES).await
             }
+        };
+        if let Err(e) = kept {
+            tracing::error!(error = %e, "cannot keep a push's outcome");
         }
     }
 
@@ -226,7 +232,7 @@ impl Sender {
             .header("Authorization", authorization)
             .header("TTL", "86400")
             .header("Urgency", "normal")
-            .header("Topic", topic(&quiet_key(notice)))
+            .header("Topic", topic(&topic_key(notice)))
             .header("Content-Encoding", "aes128gcm")
             .header("Content-Type", "application/octet-stream")
             .body(body)
@@ -247,13 +253,29 @@ enum Sent {
     Failed(&'static str),
 }
 
-/// The seat of a room, or the account and group and what of it, a notice is about: one notice
-/// per key in [`QUIET_MS`], and a newer one replaces an older on a device that is away.
-fn quiet_key(notice: &Notice) -> String {
+/// What a notice is about, for its [`topic`]: a newer notice of the same key replaces an older
+/// one on a device that is away (a seat of a room: its latest news is what matters).
+fn topic_key(notice: &Notice) -> String {
     match notice {
         Notice::Room(n) => format!("room/{}/{}", n.room, n.seat),
         Notice::Group(n) => format!("group/{}/{}/{:?}", n.account, n.group, n.about),
     }
+}
+
+/// One notice per key in [`QUIET_MS`]: a seat hears of its turn once in a few minutes, but an
+/// ending or a rematch asked right after a move is told too.
+fn quiet_key(notice: &Notice) -> String {
+    let kind = match notice {
+        Notice::Room(n) => match n.about {
+            RoomAbout::Turn | RoomAbout::Joined | RoomAbout::Began => "turn",
+            RoomAbout::Ended(_) | RoomAbout::Resigned | RoomAbout::Absent => "ended",
+            RoomAbout::Rematch => "rematch",
+            RoomAbout::MayClaim => "away",
+            RoomAbout::ClosesTomorrow(_) => "closing",
+        },
+        Notice::Group(_) => "group",
+    };
+    format!("{}/{kind}", topic_key(notice))
 }
 
 /// The board as a notification names it.
@@ -279,6 +301,46 @@ fn words(notice: &Notice, pt: bool) -> (String, String) {
                 (RoomAbout::Turn, false) => {
                     ("Your turn!".into(), format!("{other} moved in {board}."))
                 }
+                (RoomAbout::Joined, true) => (
+                    "Sua vez!".into(),
+                    format!("{other} entrou na sala do {board}: a partida começou."),
+                ),
+                (RoomAbout::Joined, false) => (
+                    "Your turn!".into(),
+                    format!("{other} joined the {board} room: the game has begun."),
+                ),
+                (RoomAbout::Began, true) => (
+                    "Sua vez!".into(),
+                    format!("{other} aceitou a revanche no {board}."),
+                ),
+                (RoomAbout::Began, false) => (
+                    "Your turn!".into(),
+                    format!("{other} accepted the rematch in {board}."),
+                ),
+                (RoomAbout::Ended(Some(false)), true) => (
+                    format!("{other} venceu"),
+                    format!("{other} venceu a partida do {board}."),
+                ),
+                (RoomAbout::Ended(Some(false)), false) => (
+                    format!("{other} won"),
+                    format!("{other} won the {board} game."),
+                ),
+                (RoomAbout::Ended(Some(true)), true) => (
+                    "Você venceu!".into(),
+                    format!("A partida do {board} com {other} acabou: você venceu."),
+                ),
+                (RoomAbout::Ended(Some(true)), false) => (
+                    "You won!".into(),
+                    format!("The {board} game with {other} is over: you won."),
+                ),
+                (RoomAbout::Ended(None), true) => (
+                    "Deu velha!".into(),
+                    format!("A partida do {board} com {other} terminou empatada."),
+                ),
+                (RoomAbout::Ended(None), false) => (
+                    "A draw".into(),
+                    format!("The {board} game with {other} ended in a draw."),
+                ),
                 (RoomAbout::Rematch, true) => (
                     "Revanche?".into(),
                     format!("{other} quer a revanche no {board}."),
@@ -296,11 +358,11 @@ fn words(notice: &Notice, pt: bool) -> (String, String) {
                 }
                 (RoomAbout::Absent, true) => (
                     "Partida encerrada".into(),
-                    format!("{other} encerrou a partida do {board} pela sua ausência."),
+                    format!("{other} encerrou a partida do {board} por sua ausência."),
                 ),
                 (RoomAbout::Absent, false) => (
                     "Game over".into(),
-                    format!("{other} ended the {board} game for your absence."),
+                    format!("{other} ended the {board} game because you were away."),
                 ),
                 (RoomAbout::MayClaim, true) => (
                     format!("{other} está ausente"),
@@ -314,13 +376,25 @@ fn words(notice: &Notice, pt: bool) -> (String, String) {
                         "{other} has not played for 2 days in {board}: you may end the game and win."
                     ),
                 ),
-                (RoomAbout::ClosesTomorrow, true) => (
+                (RoomAbout::ClosesTomorrow(true), true) => (
                     "A sala fecha amanhã".into(),
                     format!("A sala do {board} com {other} fecha amanhã se ninguém jogar."),
                 ),
-                (RoomAbout::ClosesTomorrow, false) => (
+                (RoomAbout::ClosesTomorrow(true), false) => (
                     "The room closes tomorrow".into(),
                     format!("The {board} room with {other} closes tomorrow unless someone plays."),
+                ),
+                (RoomAbout::ClosesTomorrow(false), true) => (
+                    "A sala fecha amanhã".into(),
+                    format!(
+                        "A sala do {board} com {other} fecha amanhã se ninguém começar outra partida."
+                    ),
+                ),
+                (RoomAbout::ClosesTomorrow(false), false) => (
+                    "The room closes tomorrow".into(),
+                    format!(
+                        "The {board} room with {other} closes tomorrow unless a new game begins."
+                    ),
                 ),
             }
         }
@@ -486,7 +560,7 @@ mod tests {
         );
         assert_eq!(told["url"], "/sala/r1");
         assert_eq!(
-            read(&room(RoomAbout::ClosesTomorrow), "en")["body"],
+            read(&room(RoomAbout::ClosesTomorrow(true)), "en")["body"],
             "The Jogo da Velha (tic-tac-toe) room with Bia closes tomorrow unless someone plays."
         );
         assert_eq!(
@@ -517,8 +591,8 @@ mod tests {
         assert_eq!(joined["url"], "/grupos/g1/jogar");
         // Every kind has its own topic: an invitation never replaces the match's notice.
         assert_ne!(
-            topic(&quiet_key(&group(GroupAbout::Invited))),
-            topic(&quiet_key(&group(GroupAbout::MatchJoined)))
+            topic(&topic_key(&group(GroupAbout::Invited))),
+            topic(&topic_key(&group(GroupAbout::MatchJoined)))
         );
     }
 

@@ -169,6 +169,7 @@ mod tests {
             country: country.into(),
             country_chosen: false,
             subscribed_until: None,
+            email_verified_at: None,
         }
     }
 

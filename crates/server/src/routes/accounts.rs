@@ -18,6 +18,8 @@ use crate::auth::{
 };
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
+use crate::mail::Language;
+use crate::routes::email::send_confirmation;
 use crate::store::{AccountRow, CountryFrom, InsertError};
 use crate::token::{new_id, new_token, now_ms, token_hash};
 
@@ -37,7 +39,7 @@ fn taken(e: InsertError) -> AppError {
 
 /// A new session for `account`: its token in the answer, or (`cookie`) in the session cookie
 /// the answer's headers set.
-async fn open_session(
+pub(crate) async fn open_session(
     app: &App,
     account: &AccountRow,
     created: bool,
@@ -60,7 +62,7 @@ async fn open_session(
     Ok((headers, Json(session)))
 }
 
-async fn hash(app: &App, password: String) -> AppResult<String> {
+pub(crate) async fn hash(app: &App, password: String) -> AppResult<String> {
     app.passwords.hash_in_turn(password).await.map_err(|e| {
         tracing::error!(error = %e, "password hashing failed");
         AppError::new(ErrorCode::Internal, "the password could not be stored")
@@ -95,6 +97,10 @@ pub async fn sign_up(
     let made = make_account(&app, email, name, country, body.password).await;
     let account = made.inspect_err(|_| limit.give_back(&address))?;
     tracing::info!(name = %account.name, country = %account.country, "account made");
+    // The account is made either way: a link that cannot go now is asked for again later.
+    if let Err(e) = send_confirmation(&app, &account, Language::of(Some(&body.region))).await {
+        tracing::error!(error = %e.0.message, "cannot send the confirmation link");
+    }
     let (headers, session) = open_session(&app, &account, true, body.cookie).await?;
     Ok((StatusCode::CREATED, headers, session))
 }
@@ -124,6 +130,7 @@ async fn make_account(
         country,
         country_chosen,
         subscribed_until: None,
+        email_verified_at: None,
     };
     app.store
         .insert_account(&account, now_ms())
@@ -233,6 +240,8 @@ pub async fn google(
     // Only a new account needs a country: a player whose browser names none still signs in.
     let name = check_name(name)?;
     let (country, country_chosen) = new_account_country(&body.region, body.country.as_deref())?;
+    // Google vouches for the address it says it verified.
+    let email_verified_at = verified_email.as_ref().map(|_| now_ms());
     let account = AccountRow {
         id: new_id(),
         name,
@@ -242,6 +251,7 @@ pub async fn google(
         country,
         country_chosen,
         subscribed_until: None,
+        email_verified_at,
     };
     if let Err(e) = app.store.insert_account(&account, now_ms()).await {
         // The same Google account's first sign-in raced this one (two taps, two devices) and

@@ -261,10 +261,14 @@ pub async fn invite(
                 format!("no player is named {:?}", body.name.trim()),
             )
         })?;
-    app.store
+    let new = app
+        .store
         .invite(&id, &invitee.id, now_ms())
         .await
         .map_err(refused)?;
+    if !new {
+        return Ok(StatusCode::NO_CONTENT);
+    }
     app.push.tell(Notice::Group(GroupNotice {
         account: invitee.id.clone(),
         group: id.clone(),

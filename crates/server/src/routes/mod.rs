@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod competitive;
+pub mod email;
 pub mod groups;
 pub mod lobby;
 pub mod push;

@@ -93,6 +93,7 @@ pub async fn get(State(app): State<Arc<App>>, player: Player) -> AppResult<Json<
         (status = 200, description = "The checkout page to open", body = ProviderPage),
         (status = 401, body = velha_api::ApiError),
         (status = 409, description = "conflict: a paid subscription runs; manage it in the portal", body = velha_api::ApiError),
+        (status = 403, description = "email_unverified: the account's e-mail is not confirmed yet (where the server sends e-mail)", body = velha_api::ApiError),
         (status = 503, description = "payments_unavailable: none configured, or the provider did not answer", body = velha_api::ApiError),
     )
 )]
@@ -105,6 +106,14 @@ pub async fn checkout(
     let payments = configured(&app)?;
     let account = &player.account;
     let now = now_ms();
+    // The receipts and, later, a forgotten password go to the e-mail: it must be the
+    // player's. (Where no e-mail can be sent, nothing can be confirmed, and nothing is asked.)
+    if app.mail.is_some() && account.email.is_some() && account.email_verified_at.is_none() {
+        return Err(AppError::new(
+            ErrorCode::EmailUnverified,
+            "confirm your e-mail first: open the link sent to it",
+        ));
+    }
     // A second subscription would charge twice: a running one, even canceled and still
     // lasting or with its renewal refused, is changed in the portal.
     if app.store.paid_summary(&account.id, now).await?.state != PaidState::None {

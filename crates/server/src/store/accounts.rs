@@ -24,6 +24,8 @@ pub struct AccountRow {
     pub country_chosen: bool,
     /// End of the subscription (exclusive), ms since the epoch.
     pub subscribed_until: Option<i64>,
+    /// When the e-mail was confirmed as the player's, ms since the epoch.
+    pub email_verified_at: Option<i64>,
 }
 
 /// Where a new country comes from (ON-A02).
@@ -55,7 +57,7 @@ impl From<sqlx::Error> for InsertError {
 }
 
 pub(super) const ACCOUNT_COLUMNS: &str = "id, name, email, password_hash, google_sub, country, \
-     country_chosen, subscribed_until FROM accounts";
+     country_chosen, subscribed_until, email_verified_at FROM accounts";
 
 pub(super) fn account_from(row: &AnyRow) -> Result<AccountRow, sqlx::Error> {
     Ok(AccountRow {
@@ -67,6 +69,7 @@ pub(super) fn account_from(row: &AnyRow) -> Result<AccountRow, sqlx::Error> {
         country: row.try_get("country")?,
         country_chosen: row.try_get::<i64, _>("country_chosen")? != 0,
         subscribed_until: row.try_get("subscribed_until")?,
+        email_verified_at: row.try_get("email_verified_at")?,
     })
 }
 
@@ -76,8 +79,8 @@ impl Store {
         let mut tx = self.write().await?;
         let result = sqlx::query(
             "INSERT INTO accounts (id, name, name_key, email, password_hash, google_sub, \
-             country, country_chosen, subscribed_until, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+             country, country_chosen, subscribed_until, email_verified_at, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
         )
         .bind(&a.id)
         .bind(&a.name)
@@ -88,6 +91,7 @@ impl Store {
         .bind(&a.country)
         .bind(i64::from(a.country_chosen))
         .bind(a.subscribed_until)
+        .bind(a.email_verified_at)
         .bind(now)
         .execute(&mut *tx)
         .await;

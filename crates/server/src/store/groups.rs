@@ -233,8 +233,9 @@ impl Store {
     }
 
     /// Invites `account` to `group` (again is fine). Refused when they already take part, or
-    /// when the group is full or they are in 2 groups now (accepting checks again).
-    pub async fn invite(&self, group: &str, account: &str, now: i64) -> Result<(), GroupError> {
+    /// when the group is full or they are in 2 groups now (accepting checks again). Whether the
+    /// invitation is new: inviting again changes nothing, and tells nobody.
+    pub async fn invite(&self, group: &str, account: &str, now: i64) -> Result<bool, GroupError> {
         let mut tx = self.write().await?;
         let member =
             sqlx::query("SELECT 1 AS x FROM group_members WHERE group_id = $1 AND account_id = $2")
@@ -257,7 +258,7 @@ impl Store {
         {
             return tx.refuse(GroupError::TooMany).await;
         }
-        sqlx::query(
+        let made = sqlx::query(
             "INSERT INTO group_invitations (group_id, account_id, invited_at) \
              VALUES ($1, $2, $3) ON CONFLICT (group_id, account_id) DO NOTHING",
         )
@@ -265,9 +266,11 @@ impl Store {
         .bind(account)
         .bind(now)
         .execute(&mut *tx)
-        .await?;
+        .await?
+        .rows_affected()
+            == 1;
         tx.commit().await?;
-        Ok(())
+        Ok(made)
     }
 
     /// `account` accepts their invitation to `group` and takes a seat (ON-G01, ON-G02). A

@@ -126,7 +126,7 @@ impl Store {
              account_id, created_at) VALUES ($1, 'webpush', $2, $3, $4, $5, $6, $7) \
              ON CONFLICT (kind, endpoint) DO UPDATE SET p256dh = excluded.p256dh, \
              auth = excluded.auth, language = excluded.language, \
-             account_id = COALESCE(excluded.account_id, push_subscriptions.account_id), \
+             account_id = excluded.account_id, \
              failures = 0 RETURNING id",
         )
         .bind(new.id)

@@ -16,6 +16,7 @@ mod groups;
 mod hardening;
 mod live;
 mod lobby;
+mod mail;
 mod payments;
 mod push;
 mod rankings;

@@ -12,7 +12,7 @@ use crate::common::{Db, Server, StandIn};
 const DAY: i64 = 86_400;
 
 /// The stand-in, a child process for the length of a test.
-struct Stripe {
+pub struct Stripe {
     standin: StandIn,
     url: String,
     secret_key: String,
@@ -22,7 +22,7 @@ struct Stripe {
 }
 
 impl Stripe {
-    async fn start() -> Stripe {
+    pub async fn start() -> Stripe {
         let standin = StandIn::start("stripe.py").await;
         let text = |k: &str| standin.said[k].as_str().unwrap().to_owned();
         Stripe {
@@ -61,7 +61,7 @@ impl Stripe {
     }
 
     /// A server selling through the stand-in, which sends it its events.
-    async fn server(&self, db: Db, more: &[&str]) -> Server {
+    pub async fn server(&self, db: Db, more: &[&str]) -> Server {
         let flags = self.flags(None, more);
         let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
         let server = Server::start(db, &flags).await;
@@ -104,7 +104,7 @@ impl Stripe {
 }
 
 /// The player's checkout: the page's address and the stand-in's session id.
-async fn checkout(player: &Client) -> (String, String) {
+pub async fn checkout(player: &Client) -> (String, String) {
     let (status, page) = player
         .raw(
             Method::POST,
