@@ -15,6 +15,7 @@ use crate::screens::{
     classic::ClassicScreen,
     competitive::CompetitiveScreen,
     cube::CubeScreen,
+    email_links::{ConfirmEmailScreen, NewPasswordScreen},
     groups::GroupsScreen,
     home::Home,
     howto::HowTo,
@@ -66,6 +67,10 @@ pub enum Screen {
     Subscription,
     /// Back from the payment provider's checkout: waiting for the payment's confirmation.
     ConfirmingPayment,
+    /// A confirmation link from the e-mail, opened.
+    ConfirmEmail,
+    /// A new-password link from the e-mail, opened.
+    NewPassword,
 }
 
 /// Whether leaving the screen now loses something (a live match: ON-M04's abandonment), and
@@ -142,6 +147,8 @@ pub fn App() -> Element {
                 // The wait for a payment is no place to go back to, and online play sends a
                 // non-subscriber on to the subscription in its place.
                 | (Route::Screen(Screen::ConfirmingPayment), _)
+                // A link's screen holds its token: going back would use it again.
+                | (Route::Screen(Screen::ConfirmEmail | Screen::NewPassword), _)
                 | (Route::Screen(Screen::Online), Route::Screen(Screen::Subscription)) => {
                     platform::history_replace(&here.path())
                 }
@@ -238,6 +245,8 @@ pub fn App() -> Element {
                 Screen::Competitive => rsx! { CompetitiveScreen { go } },
                 Screen::Subscription => rsx! { SubscriptionScreen { go } },
                 Screen::ConfirmingPayment => rsx! { ConfirmingPaymentScreen { go } },
+                Screen::ConfirmEmail => rsx! { ConfirmEmailScreen { go } },
+                Screen::NewPassword => rsx! { NewPasswordScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },

@@ -64,6 +64,8 @@ impl Route {
                 Screen::Competitive => "/jogo-da-velha-2.0/competitivo".into(),
                 Screen::Subscription => "/assinatura".into(),
                 Screen::ConfirmingPayment => "/assinatura/confirmando".into(),
+                Screen::ConfirmEmail => "/conta/confirmar".into(),
+                Screen::NewPassword => "/conta/nova-senha".into(),
                 // These carry what they show: see the other routes.
                 Screen::Groups => "/grupos".into(),
                 Screen::Room => board_path(RoomBoard::Classic).into(),
@@ -94,6 +96,9 @@ impl Route {
             "/assinatura" => return screen(Screen::Subscription),
             // Where the payment provider sends the player back after paying.
             "/assinatura/confirmando" => return screen(Screen::ConfirmingPayment),
+            // The e-mail's links (their tokens are in the fragment).
+            "/conta/confirmar" => return screen(Screen::ConfirmEmail),
+            "/conta/nova-senha" => return screen(Screen::NewPassword),
             "/grupos" => return Some(Route::Groups(GroupPart::List)),
             _ => {}
         }
@@ -147,6 +152,8 @@ mod tests {
             Screen::Competitive,
             Screen::Subscription,
             Screen::ConfirmingPayment,
+            Screen::ConfirmEmail,
+            Screen::NewPassword,
         ]
         .into_iter()
         .chain(GAMES.map(Screen::Play))

@@ -9,7 +9,8 @@ use super::texts::OnlineTexts;
 const MAX_EMAIL_BYTES: usize = 254;
 const MAX_PASSWORD_BYTES: usize = 1024;
 
-fn email(t: &OnlineTexts, email: &str) -> Result<(), String> {
+/// Whether the e-mail has an address's form; the sentence that says what is wrong.
+pub fn email(t: &OnlineTexts, email: &str) -> Result<(), String> {
     let e = email.trim();
     if e.is_empty() {
         return Err(t.empty_email.into());

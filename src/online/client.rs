@@ -81,6 +81,56 @@ pub async fn sign_up(
     Ok(session)
 }
 
+/// Confirms the account's e-mail with the link's token: the address.
+pub async fn verify_email(token: &str) -> Result<velha_api::EmailVerified, Problem> {
+    let body = velha_api::VerifyEmail {
+        token: token.into(),
+    };
+    send("POST", "/api/email/verify", &body).await
+}
+
+/// Sends the confirmation link again.
+pub async fn resend_confirmation() -> Result<(), Problem> {
+    let body = velha_api::ResendVerification {
+        language: Some(platform::locale()),
+    };
+    let json = serde_json::to_string(&body).map_err(|_| Problem::Offline)?;
+    done("POST", "/api/me/email/verification", json).await
+}
+
+/// "Esqueci a senha": a link goes to the address if an account has it confirmed.
+pub async fn forgot_password(email: &str) -> Result<(), Problem> {
+    let body = velha_api::ForgotPassword {
+        email: email.trim().into(),
+        language: Some(platform::locale()),
+    };
+    let json = serde_json::to_string(&body).map_err(|_| Problem::Offline)?;
+    done("POST", "/api/password/forgot", json).await
+}
+
+/// Chooses the new password with the link's token; signed in on this device.
+pub async fn reset_password(token: &str, password: &str) -> Result<Session, Problem> {
+    let body = velha_api::ResetPassword {
+        token: token.into(),
+        password: password.into(),
+        cookie: COOKIE,
+    };
+    let session: Session = send("POST", "/api/password/reset", &body).await?;
+    platform::keep_session_token(session.token.as_deref());
+    Ok(session)
+}
+
+/// A request with a body whose success has none (202, 204).
+async fn done(method: &str, path: &str, json: String) -> Result<(), Problem> {
+    let (status, text) = platform::http(method, path, Some(json))
+        .await
+        .map_err(|()| Problem::Offline)?;
+    if (200..300).contains(&status) {
+        return Ok(());
+    }
+    Err(serde_json::from_str(&text).map_or(Problem::Offline, Problem::Refused))
+}
+
 /// Signs in with e-mail and password.
 pub async fn log_in(email: &str, password: &str) -> Result<Session, Problem> {
     let body = LogIn {

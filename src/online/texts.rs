@@ -4,6 +4,7 @@
 use velha_api::{EndHow, ErrorCode, Illegal, MatchGame, PasswordProblem, Refusal};
 
 use super::client::Problem;
+use crate::online::email_texts::{email_sentence, email_texts};
 
 /// The online screens' texts in one language.
 #[derive(Debug)]
@@ -430,6 +431,9 @@ fn wait(s: u64, seconds: (&str, &str), minutes: (&str, &str)) -> String {
 
 /// A refusal of a form or of the server, as the player reads it.
 pub fn sentence(t: &OnlineTexts, problem: &Problem) -> String {
+    if let Some(said) = email_sentence(email_texts(t.pt), problem) {
+        return said;
+    }
     let error = match problem {
         Problem::Offline => return t.offline.to_string(),
         Problem::Refused(error) => error,

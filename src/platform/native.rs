@@ -159,12 +159,19 @@ pub fn region() -> String {
         .unwrap_or_default()
 }
 
+/// The link's fragment, when the app was opened with one (`cubo-da-velha https://…#token`).
+pub fn fragment() -> Option<String> {
+    let link = std::env::args().nth(1)?;
+    link.split_once('#').map(|(_, f)| f.to_owned())
+}
+
 /// The path of the link the app was started with (`cubo-da-velha https://…/partida/<id>`, as
 /// a desktop's link handler starts it), else `/`.
 pub fn opened_path() -> String {
     let Some(link) = std::env::args().nth(1) else {
         return "/".into();
     };
+    let link = link.split(['#', '?']).next().unwrap_or_default().to_owned();
     match link.split_once("://") {
         Some((_, rest)) => rest.find('/').map_or("/", |at| &rest[at..]).to_owned(),
         None => link,

@@ -147,6 +147,12 @@ pub fn opened_path() -> String {
         .unwrap_or_else(|| "/".into())
 }
 
+/// The address's fragment without its `#` (the e-mail links carry their tokens there).
+pub fn fragment() -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    hash.strip_prefix('#').map(str::to_owned)
+}
+
 fn history() -> Option<web_sys::History> {
     web_sys::window()?.history().ok()
 }

@@ -5,6 +5,7 @@ use dioxus::prelude::*;
 use velha_api::{Account, ErrorCode, GoogleOptions, PaidState, SignInOptions};
 
 use super::TopBar;
+use super::email_links::{ConfirmReminder, ForgotPassword};
 use super::subscription::{PaymentPage, ProviderButton, SubscribeLink, ask};
 use crate::app::{AfterSignIn, Screen, use_texts};
 use crate::components::country_picker::CountryPicker;
@@ -57,21 +58,21 @@ pub fn AccountScreen(go: EventHandler<Screen>) -> Element {
 
 /// What the password field shows: the browser hides it itself, Blitz needs the dots drawn.
 #[cfg(not(target_arch = "wasm32"))]
-fn shown(password: &str) -> String {
+pub(super) fn shown(password: &str) -> String {
     crate::online::masking::masked(password)
 }
 #[cfg(target_arch = "wasm32")]
-fn shown(password: &str) -> String {
+pub(super) fn shown(password: &str) -> String {
     password.to_owned()
 }
 
 /// The password after the field's text changed to `text`.
 #[cfg(not(target_arch = "wasm32"))]
-fn edited(password: &str, text: String) -> String {
+pub(super) fn edited(password: &str, text: String) -> String {
     crate::online::masking::unmask(password, &text)
 }
 #[cfg(target_arch = "wasm32")]
-fn edited(_password: &str, text: String) -> String {
+pub(super) fn edited(_password: &str, text: String) -> String {
     text
 }
 
@@ -80,12 +81,25 @@ fn edited(_password: &str, text: String) -> String {
 fn Guest() -> Element {
     // The ID token of a first Google sign-in, waiting for the player's name.
     let pending = use_signal(|| None::<String>);
+    let mut forgot = use_signal(|| false);
+    if forgot() {
+        return rsx! { ForgotPassword { back: move |()| forgot.set(false) } };
+    }
     rsx! {
         if pending().is_none() {
-            SignIn {}
+            SignIn { forgot: move |()| forgot.set(true) }
         }
         GoogleSignIn { pending }
     }
+}
+
+/// Whether the server sends e-mail: what needs it is offered only then.
+fn use_email_on() -> bool {
+    let options = use_resource(client::sign_in_options);
+    matches!(
+        &*options.read(),
+        Some(Ok(SignInOptions { email: true, .. }))
+    )
 }
 
 /// The country the device's region proposes for a new account, if it names one (ON-A02).
@@ -119,8 +133,10 @@ enum Form {
 
 /// Sign in, or make an account; every refusal is a sentence under the fields.
 #[component]
-fn SignIn() -> Element {
+fn SignIn(forgot: EventHandler<()>) -> Element {
     let t = use_texts().online;
+    let e = crate::online::email_texts::email_texts(t.pt);
+    let email_on = use_email_on();
     let mut membership = use_membership();
     let mut form = use_signal(|| Form::SignIn);
     let mut email = use_signal(String::new);
@@ -219,6 +235,10 @@ fn SignIn() -> Element {
                 },
                 "aria-busy": if busy() { "true" } else { "false" },
                 if busy() { "{t.working}" } else if signing_up { "{t.create}" } else { "{t.enter}" }
+            }
+            if email_on && !signing_up {
+                button { class: "link", r#type: "button", "data-action": "forgot",
+                    onclick: move |_| forgot.call(()), "{e.forgot}" }
             }
             button { class: "link", r#type: "button", "data-action": "switch-form",
                 onclick: move |_| {
@@ -443,6 +463,11 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
     if let Some(email) = &account.email {
         rows.push((t.email, "email", email.clone()));
     }
+    let email_on = use_email_on();
+    let unconfirmed = account
+        .email
+        .clone()
+        .filter(|_| email_on && !account.email_verified);
     if account.google {
         rows.push((t.google, "google", t.google_linked.to_owned()));
     }
@@ -460,6 +485,9 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
             if manageable {
                 ProviderButton { page: PaymentPage::Portal, go }
             }
+        }
+        if let Some(email) = unconfirmed {
+            ConfirmReminder { email }
         }
         section { class: "online-gate", "data-subscriber": if account.subscriber { "true" } else { "false" },
             h2 { "{t.online_play}" }

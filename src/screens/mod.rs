@@ -4,6 +4,7 @@ pub mod account;
 pub mod classic;
 pub mod competitive;
 pub mod cube;
+pub mod email_links;
 pub mod groups;
 pub mod home;
 pub mod howto;

@@ -145,6 +145,17 @@ pub fn room_notice(id: &str, room: &Room, seat: Player, about: RoomAbout) -> Not
     })
 }
 
+/// Whether a notice about `seat` still holds when it is sent, moments after: a turn already
+/// played (the player moved in the seconds since) is not told.
+pub fn still_holds(room: &Room, seat: Player, about: RoomAbout) -> bool {
+    match about {
+        RoomAbout::Turn | RoomAbout::Joined | RoomAbout::Began => {
+            to_move(room).is_some_and(|symbol| room.seat_playing(symbol) == seat)
+        }
+        _ => true,
+    }
+}
+
 /// Who moves now, when the game goes on with both seats taken.
 fn to_move(r: &Room) -> Option<Player> {
     match (r.board().status(), r.seat(Player::O), r.ending()) {
@@ -356,6 +367,10 @@ mod tests {
         );
         room.join("Bia", Some(Avatar::Rabisco), 1).unwrap();
         room.play(Player::X, "a1", 2).unwrap();
+        // A turn told moments after it was handed over still holds only if not played since.
+        assert!(still_holds(&room, Player::O, RoomAbout::Turn));
+        assert!(!still_holds(&room, Player::X, RoomAbout::Joined));
+        assert!(still_holds(&room, Player::X, RoomAbout::Rematch));
         // Bia (O) is to move: Ana may claim once she has been away.
         assert_eq!(
             quiet_notices(&room, Quiet::Away),

@@ -19,7 +19,9 @@ use tokio::sync::{Semaphore, mpsc};
 use velha_rules::room::{IDLE_CLOSE_MS, RoomGame};
 
 use crate::live::Hub;
-use crate::push::{GroupAbout, Notice, Push, Quiet, RoomAbout, quiet_notices, room_notice};
+use crate::push::{
+    GroupAbout, Notice, Push, Quiet, RoomAbout, RoomNotice, quiet_notices, room_notice, still_holds,
+};
 use crate::store::{PushTarget, Store};
 use crate::token::now_ms;
 use crate::vapid::Vapid;
@@ -102,10 +104,7 @@ impl WebPush {
             while let Some((notice, due)) = rx.recv().await {
                 tokio::time::sleep_until(due).await;
                 if let Notice::Room(n) = &notice
-                    && sender
-                        .hub
-                        .seat_looking(&n.room, crate::view::seat_of_player(n.seat))
-                        .await
+                    && !sender.still_to_tell(n).await
                 {
                     continue;
                 }
@@ -141,6 +140,23 @@ impl WebPush {
 }
 
 impl Sender {
+    /// Whether a room's notice is still news when its wait is over: nobody of the seat looks
+    /// at the room, and what it tells still holds (a turn not played meanwhile).
+    async fn still_to_tell(&self, n: &RoomNotice) -> bool {
+        if self
+            .hub
+            .seat_looking(&n.room, crate::view::seat_of_player(n.seat))
+            .await
+        {
+            return false;
+        }
+        match self.store.room(&n.room).await {
+            Ok(Some(row)) => still_holds(&row.room, n.seat, n.about),
+            // Unreadable now: told, as it was when it happened.
+            _ => true,
+        }
+    }
+
     /// Tells what rooms quiet for days tell (docs/push.md). Every process sweeps; a quiet
     /// stretch is marked in the database by the one that tells it.
     async fn sweep(
@@ -507,7 +523,7 @@ pub fn encrypt(p256dh: &str, auth: &str, plain: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::push::{GroupNotice, RoomNotice};
+    use crate::push::GroupNotice;
 
     #[test]
     fn classic_r09_a_notice_names_the_mover_and_the_room_and_nothing_else() {
