@@ -111,11 +111,13 @@ def wait_for(predicate, timeout=20.0, page=None):
     raise AssertionError("timed out")
 
 
-def room_with_bia(browser, served, standin):
-    """Ana's room with Bia in it, Ana having played a1 and waiting; Ana's subscription."""
+def room_with_bia(browser, served, standin, answer="granted", locale="pt-BR"):
+    """Ana's room with Bia in it, Ana having played a1 and waiting; Ana's subscription.
+    `answer`: what Ana answers when the page asks for notifications."""
     subscription = standin.subscribe(server_key(served))
-    stub = PUSH_STUB + f"window.__standin_subscription = {json.dumps(json.dumps(subscription))};"
-    ana, path = new_room(browser, served, "nino", init_script=stub)
+    stub = (PUSH_STUB + f"window.__answer = {json.dumps(answer)};"
+            + f"window.__standin_subscription = {json.dumps(json.dumps(subscription))};")
+    ana, path = new_room(browser, served, "nino", init_script=stub, locale=locale)
     # The worker, which the push will reach, controls the page once it is ready.
     ana.context.grant_permissions(["notifications"])
     bia = phone(browser, served, path)
@@ -211,17 +213,7 @@ def test_classic_r09_a_closed_app_is_told_of_its_turn_and_the_notice_opens_the_r
 
 def test_classic_r09_a_refused_permission_is_told_not_silent(browser, pushing):
     standin, served = pushing
-    subscription = standin.subscribe(server_key(served))
-    stub = (PUSH_STUB + "window.__answer = 'denied';"
-            + f"window.__standin_subscription = {json.dumps(json.dumps(subscription))};")
-    ana, path = new_room(browser, served, "nino", init_script=stub, locale="en-US")
-    bia = phone(browser, served, path)
-    bia.click("[data-pick=rabisco]", timeout=30000)
-    bia.fill("#room-name", "Bia")
-    bia.click("[data-action=join-room]")
-    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
-    ana.click("[data-cell=a1]:enabled")
-    ana.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    ana, bia, _, _ = room_with_bia(browser, served, standin, answer="denied", locale="en-US")
     ana.click("[data-action=allow-alerts]")
     said = ana.wait_for_selector("[data-push=refused]", timeout=5000).inner_text()
     assert said == ("Notifications are blocked in this browser. To be told, allow this site's "
