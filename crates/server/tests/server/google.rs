@@ -392,7 +392,7 @@ async fn on_a01_no_google_options_without_a_client_id(db: Db) {
         .raw(Method::GET, "/api/sign-in-options", None)
         .await
         .unwrap();
-    assert_eq!((status, options), (200, json!({})));
+    assert_eq!((status, options), (200, json!({"email": false})));
     let (_, headers, _) = c.raw_bytes(Method::GET, "/", None).await.unwrap();
     let csp = headers["content-security-policy"].to_str().unwrap();
     assert!(
