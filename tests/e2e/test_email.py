@@ -14,6 +14,7 @@ import pytest
 
 from conftest import Served, shot
 from test_account import fill, fresh_name, sign_up
+from test_subscription import new_phone
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -45,17 +46,6 @@ def mailing(server):
         yield standin, served
         served.stop()
     standin.close()
-
-
-def new_phone(browser, served):
-    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, locale="pt-BR")
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(served.url)
-    page.wait_for_selector("[data-game=classic]", timeout=30000)
-    return page, errors
 
 
 def sign_in_form(page):

@@ -5,7 +5,7 @@
 
 use sqlx::Row;
 
-use super::{Backend, Store};
+use super::Store;
 use crate::mail::{RESET_MS, VERIFY_MS};
 
 /// The purposes of a link, as stored.
@@ -45,15 +45,6 @@ pub struct ResetLink {
 }
 
 impl Store {
-    /// The account's row locked for the rest of the transaction (PostgreSQL; SQLite's writes
-    /// run one at a time).
-    fn lock_suffix(&self) -> &'static str {
-        match self.backend() {
-            Backend::Postgres => " FOR UPDATE",
-            Backend::Sqlite => "",
-        }
-    }
-
     /// Keeps a confirmation link for the account's `email`, unless one was sent in the last
     /// minute or five in the last day: whether it was kept.
     pub async fn verify_token(

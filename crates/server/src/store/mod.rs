@@ -178,6 +178,15 @@ impl Store {
         self.sqlite.as_ref().map(|s| &s.rooms)
     }
 
+    /// What a `SELECT` ends with to lock its rows for the rest of the transaction
+    /// (PostgreSQL; SQLite's writes run one at a time).
+    pub(super) fn lock_suffix(&self) -> &'static str {
+        match self.backend {
+            Backend::Postgres => " FOR UPDATE",
+            Backend::Sqlite => "",
+        }
+    }
+
     /// Which database this is.
     pub fn backend(&self) -> Backend {
         self.backend

@@ -5,7 +5,7 @@
 use sqlx::Row;
 
 use super::rooms::{ROOM_COLUMNS, room_from};
-use super::{Backend, RoomRow, Store};
+use super::{RoomRow, Store};
 
 /// The most subscriptions (devices) one seat or one account is told on.
 pub const MOST_PER_HOLDER: i64 = 10;
@@ -100,10 +100,7 @@ impl Store {
         // Each seat's row, then the account's, in one order for every request: requests for
         // one seat apply one after the other, each counting what the one before kept. (SQLite's
         // writes run one at a time.)
-        let lock = match self.backend() {
-            Backend::Postgres => " FOR UPDATE",
-            Backend::Sqlite => "",
-        };
+        let lock = self.lock_suffix();
         for seat in new.seats {
             let found = sqlx::query(&format!(
                 "SELECT credential_hash FROM room_seats WHERE credential_hash = $1{lock}"
