@@ -23,6 +23,7 @@ use crate::screens::{
     ranking::RankingScreen,
     replay::{ReplayScreen, ReplayTarget},
     room::{RoomGoal, RoomScreen, RoomTarget},
+    security::SecurityScreen,
     subscription::{ConfirmingPaymentScreen, SubscriptionScreen},
     ultimate::UltimateScreen,
 };
@@ -71,6 +72,8 @@ pub enum Screen {
     ConfirmEmail,
     /// A new-password link from the e-mail, opened.
     NewPassword,
+    /// The account's password and the devices signed in to it.
+    Security,
 }
 
 /// Whether leaving the screen now loses something (a live match: ON-M04's abandonment), and
@@ -247,6 +250,7 @@ pub fn App() -> Element {
                 Screen::ConfirmingPayment => rsx! { ConfirmingPaymentScreen { go } },
                 Screen::ConfirmEmail => rsx! { ConfirmEmailScreen { go } },
                 Screen::NewPassword => rsx! { NewPasswordScreen { go } },
+                Screen::Security => rsx! { SecurityScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },

@@ -66,6 +66,7 @@ impl Route {
                 Screen::ConfirmingPayment => "/assinatura/confirmando".into(),
                 Screen::ConfirmEmail => "/conta/confirmar".into(),
                 Screen::NewPassword => "/conta/nova-senha".into(),
+                Screen::Security => "/conta/seguranca".into(),
                 // These carry what they show: see the other routes.
                 Screen::Groups => "/grupos".into(),
                 Screen::Room => board_path(RoomBoard::Classic).into(),
@@ -99,6 +100,7 @@ impl Route {
             // The e-mail's links (their tokens are in the fragment).
             "/conta/confirmar" => return screen(Screen::ConfirmEmail),
             "/conta/nova-senha" => return screen(Screen::NewPassword),
+            "/conta/seguranca" => return screen(Screen::Security),
             "/grupos" => return Some(Route::Groups(GroupPart::List)),
             _ => {}
         }
@@ -154,6 +156,7 @@ mod tests {
             Screen::ConfirmingPayment,
             Screen::ConfirmEmail,
             Screen::NewPassword,
+            Screen::Security,
         ]
         .into_iter()
         .chain(GAMES.map(Screen::Play))

@@ -175,6 +175,31 @@ pub async fn link_google(id_token: &str) -> Result<Account, Problem> {
     send("PUT", "/api/me/google", &body).await
 }
 
+/// Every place the account is signed in, this one marked.
+pub async fn sessions() -> Result<Vec<velha_api::SignedIn>, Problem> {
+    call("GET", "/api/me/sessions", None).await
+}
+
+/// Signs out one session of the account, by its id.
+pub async fn end_session(id: &str) -> Result<(), Problem> {
+    call_empty("DELETE", &format!("/api/me/sessions/{id}")).await
+}
+
+/// Signs out every session of the account but this one.
+pub async fn end_other_sessions() -> Result<(), Problem> {
+    call_empty("DELETE", "/api/me/sessions").await
+}
+
+/// A new password, with the current one; the other sessions are signed out.
+pub async fn change_password(current: &str, password: &str) -> Result<(), Problem> {
+    let body = velha_api::ChangePassword {
+        current: current.into(),
+        password: password.into(),
+    };
+    let json = serde_json::to_string(&body).map_err(|_| Problem::Offline)?;
+    done("POST", "/api/me/password", json).await
+}
+
 /// Signs out. The device forgets the session even when the server cannot be told.
 pub async fn log_out() -> Result<(), Problem> {
     let sent = call_empty("DELETE", "/api/sessions/current").await;

@@ -15,5 +15,6 @@ pub mod push;
 pub mod replay_texts;
 pub mod room_live;
 pub mod room_texts;
+pub mod security_texts;
 pub mod subscription_texts;
 pub mod texts;

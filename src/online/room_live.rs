@@ -14,8 +14,12 @@ use crate::platform::{self, Socket};
 const KEY: &str = "room-seats";
 /// Seats kept; the server looks up at most this many at once.
 const KEPT: usize = 100;
-/// A ping this often keeps idle proxies from closing the connection.
+/// A ping this often keeps idle proxies from closing the connection, and a connection that
+/// says nothing for `SILENT_MS` (not even the pong) is given up and opened again: a phone that
+/// changed networks keeps a socket that no longer reaches the server.
 const PING_MS: u32 = 4_000;
+/// See [`PING_MS`].
+const SILENT_MS: f64 = 10_000.0;
 /// The longest wait between two tries.
 const MAX_WAIT_S: u32 = 8;
 
@@ -90,6 +94,7 @@ pub fn use_room_live(id: String, credential: Option<String>) -> RoomLink {
                 if let Some(mut socket) = Socket::open_path(&path).await {
                     socket.send(&hello);
                     up.set(true);
+                    let mut heard_at = platform::now_ms();
                     loop {
                         let step = {
                             let mut arrived = pin!(socket.next().fuse());
@@ -100,9 +105,11 @@ pub fn use_room_live(id: String, credential: Option<String>) -> RoomLink {
                             }
                         };
                         match step {
+                            Step::Ping if platform::now_ms() - heard_at > SILENT_MS => break,
                             Step::Ping => socket.send(&ping),
                             Step::Arrived(None) => break,
                             Step::Arrived(Some(text)) => {
+                                heard_at = platform::now_ms();
                                 match serde_json::from_str::<RoomServerMsg>(&text) {
                                     Ok(RoomServerMsg::Room { room: r }) => {
                                         wait_s = 1;

@@ -111,6 +111,17 @@ pub(super) fn tls() -> Option<std::sync::Arc<rustls::ClientConfig>> {
     Some(std::sync::Arc::new(config))
 }
 
+/// The system as a User-Agent names it (the server's device names read these words).
+fn system_name() -> &'static str {
+    match std::env::consts::OS {
+        "android" => "Android",
+        "ios" => "iPhone",
+        "windows" => "Windows",
+        "macos" => "Macintosh",
+        _ => "Linux",
+    }
+}
+
 /// One client for the app's life, so connections are reused; `None` if it cannot be built (a
 /// bad `VELHA_SERVER_CA`), which every request then reports as no answer.
 pub(super) fn client() -> Option<&'static reqwest::Client> {
@@ -119,6 +130,12 @@ pub(super) fn client() -> Option<&'static reqwest::Client> {
         .get_or_init(|| {
             let mut builder = reqwest::Client::builder()
                 .use_rustls_tls()
+                // The player's list of devices names the app and the system by it.
+                .user_agent(format!(
+                    "CuboDaVelha/{} ({})",
+                    env!("CARGO_PKG_VERSION"),
+                    system_name()
+                ))
                 .timeout(Duration::from_secs(20));
             if let Some(pem) = server_ca() {
                 builder = builder.add_root_certificate(reqwest::Certificate::from_pem(&pem).ok()?);

@@ -12,6 +12,7 @@ pub mod online;
 pub mod ranking;
 pub mod replay;
 pub mod room;
+pub mod security;
 pub mod subscription;
 pub mod ultimate;
 

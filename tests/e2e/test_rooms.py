@@ -20,10 +20,16 @@ def phone(browser, server, path="/", init_script=None, locale="pt-BR"):
     return page
 
 
-def new_room(browser, server, pick, game="classic", init_script=None, name="Ana", locale="pt-BR"):
-    """Ana's phone with a room of `game` she made (as the character `pick` on the classic
-    board, with none on the others), and the room's path (/sala/<id>)."""
-    ana = phone(browser, server, init_script=init_script, locale=locale)
+def new_room(browser, server, pick, game="classic", init_script=None, name="Ana", locale="pt-BR",
+             page=None):
+    """Ana's phone (a new one, or `page` back on the first screen) with a room of `game` she
+    made (as the character `pick` on the classic board, with none on the others), and the
+    room's path (/sala/<id>)."""
+    if page:
+        ana = page
+        ana.goto(server.url)
+    else:
+        ana = phone(browser, server, init_script=init_script, locale=locale)
     ana.click(f"[data-game={game}]", timeout=30000)
     ana.click("[data-action=play-with-someone]")
     ana.wait_for_selector("#room-name")

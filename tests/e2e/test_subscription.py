@@ -38,10 +38,12 @@ def stripe(server):
     standin.close()
 
 
-def new_phone(browser, served, locale="pt-BR"):
-    """A phone (360×640, touch) at the app's home screen, under its real CSP; its page errors."""
+def new_phone(browser, served, locale="pt-BR", **options):
+    """A phone (360×640, touch) at the app's home screen, under its real CSP; its page errors.
+    `options`: more of the browser context's (a User-Agent, headers)."""
     context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, locale=locale, bypass_csp=False)
+                                  is_mobile=True, has_touch=True, locale=locale, bypass_csp=False,
+                                  **options)
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))

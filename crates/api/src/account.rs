@@ -161,6 +161,9 @@ pub struct Account {
     pub email_verified: bool,
     /// Whether a Google account signs in to it.
     pub google: bool,
+    /// Whether it has a password (an account made with Google may have none).
+    #[serde(default)]
+    pub password: bool,
     /// The last day (UTC, `YYYY-MM-DD`) of the subscription, if there is one, even if past.
     pub subscribed_until: Option<String>,
     /// Whether the subscription is active now (ON-A03).
@@ -217,6 +220,35 @@ pub struct ResetPassword {
     /// Keep the new session in the cookie (the web app), as [`SignUp::cookie`].
     #[serde(default)]
     pub cookie: bool,
+}
+
+/// `POST /api/me/password`: the password now and the new one; every other session of the
+/// account ends, this one goes on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ChangePassword {
+    /// The password the account has now.
+    pub current: String,
+    /// The new password, checked as a new account's is.
+    pub password: String,
+}
+
+/// One place the account is signed in (`GET /api/me/sessions`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SignedIn {
+    /// Its id, to sign it out (`DELETE /api/me/sessions/{id}`); not the session's token.
+    pub id: String,
+    /// When it signed in, ms since 1970.
+    pub since: i64,
+    /// When it was last used, ms since 1970, to within ten minutes.
+    pub seen: i64,
+    /// The kind of device, as its browser or the app told ("Chrome · Android"), when known.
+    pub device: Option<String>,
+    /// The country it signed in from (ISO 3166 two letters), when the server is told it.
+    pub country: Option<String>,
+    /// Whether it is the session that asked.
+    pub this: bool,
 }
 
 /// `POST /api/email/verify`: the token of the link sent to confirm an e-mail.

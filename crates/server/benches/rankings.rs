@@ -159,8 +159,11 @@ async fn main() {
             .insert_session(
                 &velha_server::token::token_hash(&token),
                 &account,
-                velha_server::token::now_ms(),
-                velha_server::token::now_ms() + DAY_MS,
+                (
+                    velha_server::token::now_ms(),
+                    velha_server::token::now_ms() + DAY_MS,
+                ),
+                &velha_server::devices::Device::default(),
             )
             .await
             .expect("session");

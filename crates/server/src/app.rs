@@ -37,7 +37,7 @@ use crate::payments::{Payments, Provider};
 use crate::push::Push;
 use crate::routes::{
     accounts, competitive, email, groups, lobby, push as push_routes, rankings, replays,
-    room_socket, rooms, socket, subscription,
+    room_socket, rooms, sessions, socket, subscription,
 };
 use crate::store::Store;
 use crate::tls;
@@ -60,6 +60,12 @@ pub struct App {
     pub clocks: Clocks,
     /// How long a session lasts.
     pub session_ms: i64,
+    /// How long a room's live connection may say nothing before it is closed.
+    pub room_silence: Duration,
+    /// The proxy's header naming the client's country, if any.
+    pub country_header: Option<axum::http::HeaderName>,
+    /// The sessions whose use was written lately.
+    pub sessions_seen: crate::devices::Seen,
     /// What the app is told of the ways to sign in.
     pub sign_in: SignInOptions,
     /// Turn notices for closed apps (docs/push.md).
@@ -197,6 +203,9 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(accounts::set_country))
         .routes(routes!(accounts::link_google))
         .routes(routes!(accounts::sign_in_options))
+        .routes(routes!(sessions::list, sessions::end_others))
+        .routes(routes!(sessions::end))
+        .routes(routes!(sessions::change_password))
         .routes(routes!(email::verify))
         .routes(routes!(email::resend))
         .routes(routes!(email::forgot))
@@ -458,7 +467,7 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         .timeout(Duration::from_secs(10))
         .build()
         .map_err(|e| format!("cannot make the push client: {e}"))?;
-    let push = WebPush::start(webpush::Sender {
+    let (push, push_stopper) = WebPush::start(webpush::Sender {
         store: store.clone(),
         hub: hub.clone(),
         vapid: vapid.clone(),
@@ -528,6 +537,9 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         sign_in: sign_in_options(serve),
         clocks,
         session_ms: i64::from(serve.session_days) * 86_400_000,
+        room_silence: Duration::from_millis(serve.room_silence_ms),
+        country_header: serve.country_header.clone(),
+        sessions_seen: crate::devices::Seen::default(),
     });
     // Matches that ended before the rankings existed are scored once, from the history.
     if store
@@ -614,6 +626,9 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         }
     };
     served.map_err(|e| format!("cannot serve on {}: {e}", serve.listen))?;
+    if !push_stopper.stop(Duration::from_secs(10)).await {
+        tracing::warn!("the pushes on their way did not all finish before the stop");
+    }
     store.close().await;
     Ok(())
 }

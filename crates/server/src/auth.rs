@@ -221,6 +221,7 @@ pub fn account_view(a: &AccountRow, now: i64) -> Account {
         email: a.email.clone(),
         email_verified: a.email_verified_at.is_some(),
         google: a.google_sub.is_some(),
+        password: a.password_hash.is_some(),
         subscribed_until: a.subscribed_until.map(last_day),
         subscriber: is_subscriber(a, now),
     }
@@ -333,11 +334,20 @@ impl FromRequestParts<Arc<App>> for Player {
             }
         };
         let hash = token_hash(token.trim());
-        match app.store.account_by_session(&hash, now_ms()).await? {
-            Some(account) => Ok(Player {
-                account,
-                token_hash: hash,
-            }),
+        let now = now_ms();
+        match app.store.account_by_session(&hash, now).await? {
+            Some(account) => {
+                // What the player's list of sessions says of when each was last used.
+                if app.sessions_seen.due(&hash, now)
+                    && let Err(e) = app.store.session_seen(&hash, now).await
+                {
+                    tracing::warn!(error = %e, "cannot write a session's last use");
+                }
+                Ok(Player {
+                    account,
+                    token_hash: hash,
+                })
+            }
             None => Err(AppError::new(
                 ErrorCode::Unauthorized,
                 "the session is unknown or expired; sign in again",

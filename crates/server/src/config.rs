@@ -208,6 +208,11 @@ pub struct Serve {
     /// request comes through that proxy, or clients could pick their own address.
     #[arg(long, env = "VELHA_FORWARDED_FOR_HEADER")]
     pub forwarded_for_header: Option<axum::http::HeaderName>,
+    /// Behind a proxy that looks up the client's country (Cloudflare's CF-IPCountry, nginx's
+    /// geoip2 module): the header in which it writes the ISO code. A session keeps that country
+    /// to show the player where they are signed in; the address itself is never kept.
+    #[arg(long, env = "VELHA_COUNTRY_HEADER")]
+    pub country_header: Option<axum::http::HeaderName>,
     /// How many keys (accounts, addresses) each rate limit remembers at most. Past it the key
     /// nearest to expiring is forgotten, so memory stays bounded whatever the traffic (a key
     /// costs about 40 bytes).
@@ -227,6 +232,12 @@ pub struct Serve {
     /// Log lines as text or as JSON objects (RUST_LOG filters them, default info).
     #[arg(long, env = "VELHA_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// How long a room's live connection may say nothing — not even the answer to the pings
+    /// the server sends every third of it — before it is closed, in milliseconds: a phone that
+    /// lost its signal holds no spectator's place, and does not count as looking at the room
+    /// (so is sent its turn notices), for longer than this.
+    #[arg(long, env = "VELHA_ROOM_SILENCE_MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(300..))]
+    pub room_silence_ms: u64,
     /// On SIGTERM or Ctrl-C, how long open connections get to finish, in seconds.
     #[arg(long, env = "VELHA_SHUTDOWN_GRACE_S", default_value_t = 5)]
     pub shutdown_grace_s: u64,

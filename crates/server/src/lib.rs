@@ -9,6 +9,7 @@ pub mod app;
 pub mod auth;
 pub mod config;
 pub mod dates;
+pub mod devices;
 pub mod error;
 pub mod google;
 pub mod headers;

@@ -3,11 +3,12 @@
 //! [`Push::turn`]; a delivery service implements the trait: Web Push (`webpush.rs`) today,
 //! FCM and APNs for phone apps later.
 
+use serde::{Deserialize, Serialize};
 use velha_rules::room::{ABSENCE_MS, Ending, IDLE_CLOSE_MS, Room, RoomGame};
 use velha_rules::{Player, Status};
 
 /// What a seat of a room is told.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RoomAbout {
     /// The other moved: the seat's turn.
     Turn,
@@ -31,7 +32,7 @@ pub enum RoomAbout {
 }
 
 /// A notice for a room's seat.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoomNotice {
     /// The room.
     pub room: String,
@@ -43,10 +44,13 @@ pub struct RoomNotice {
     pub game: RoomGame,
     /// What happened.
     pub about: RoomAbout,
+    /// The room's last activity (a move, the join, a rematch begun) when it happened: a turn
+    /// is still news only if nothing was played since.
+    pub activity: u64,
 }
 
 /// What an account is told of a mini-ranking group.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum GroupAbout {
     /// Invited to the group.
     Invited,
@@ -55,7 +59,7 @@ pub enum GroupAbout {
 }
 
 /// A notice for an account, of a group.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupNotice {
     /// The account to tell.
     pub account: String,
@@ -70,7 +74,7 @@ pub struct GroupNotice {
 }
 
 /// Something a player is told while the app may be closed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Notice {
     /// Of a room's seat.
     Room(RoomNotice),
@@ -142,15 +146,17 @@ pub fn room_notice(id: &str, room: &Room, seat: Player, about: RoomAbout) -> Not
         other: room.seat(!seat).map(|s| s.name.clone()).unwrap_or_default(),
         game: room.game(),
         about,
+        activity: room.last_activity_ms(),
     })
 }
 
-/// Whether a notice about `seat` still holds when it is sent, moments after: a turn already
-/// played (the player moved in the seconds since) is not told.
-pub fn still_holds(room: &Room, seat: Player, about: RoomAbout) -> bool {
-    match about {
+/// Whether a room's notice still holds when it is sent, moments after: a turn is told only if
+/// nothing was played since (played, and maybe handed back, it is the newer notice's to tell).
+pub fn still_holds(room: &Room, notice: &RoomNotice) -> bool {
+    match notice.about {
         RoomAbout::Turn | RoomAbout::Joined | RoomAbout::Began => {
-            to_move(room).is_some_and(|symbol| room.seat_playing(symbol) == seat)
+            room.last_activity_ms() == notice.activity
+                && to_move(room).is_some_and(|symbol| room.seat_playing(symbol) == notice.seat)
         }
         _ => true,
     }
@@ -366,11 +372,26 @@ mod tests {
             "nobody to tell yet"
         );
         room.join("Bia", Some(Avatar::Rabisco), 1).unwrap();
+        let joined = room.clone();
         room.play(Player::X, "a1", 2).unwrap();
         // A turn told moments after it was handed over still holds only if not played since.
-        assert!(still_holds(&room, Player::O, RoomAbout::Turn));
-        assert!(!still_holds(&room, Player::X, RoomAbout::Joined));
-        assert!(still_holds(&room, Player::X, RoomAbout::Rematch));
+        let told = |at: &Room, seat, about| match room_notice("r", at, seat, about) {
+            Notice::Room(n) => n,
+            Notice::Group(_) => unreachable!("a room's notice"),
+        };
+        let turn = told(&room, Player::O, RoomAbout::Turn);
+        assert!(still_holds(&room, &turn));
+        let join = told(&joined, Player::X, RoomAbout::Joined);
+        assert!(!still_holds(&room, &join));
+        assert!(still_holds(
+            &room,
+            &told(&joined, Player::X, RoomAbout::Rematch)
+        ));
+        // Played and handed back: Ana's turn again, but the notice of the join is old news.
+        let mut again = room.clone();
+        again.play(Player::O, "b1", 3).unwrap();
+        assert!(!still_holds(&again, &join));
+        assert!(!still_holds(&again, &turn));
         // Bia (O) is to move: Ana may claim once she has been away.
         assert_eq!(
             quiet_notices(&room, Quiet::Away),

@@ -91,6 +91,13 @@ pub fn token_hash(token: &str) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The id a player sees of a session (to sign it out): made from its token's hash, so neither
+/// the token nor the hash is ever shown, and nothing more is stored.
+pub fn session_id(token_hash: &str) -> String {
+    let digest = Sha256::digest(format!("session id {token_hash}").as_bytes());
+    URL_SAFE_NO_PAD.encode(&digest[..12])
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
     let since = std::time::SystemTime::now()

@@ -4,7 +4,8 @@
 //! `aes128gcm`) and signed with the server's VAPID key (RFC 8292). A subscription the push
 //! service says is gone is deleted; one that keeps failing is deleted after [`MOST_FAILURES`].
 //! The rooms' quiet days are swept for what time alone tells: the other away long enough to
-//! claim the game, the room closing tomorrow.
+//! claim the game, the room closing tomorrow. A stopping process keeps the notices it has
+//! not sent in the database, and whichever process looks next sends them.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ring::{aead, agreement, hkdf, rand::SecureRandom, rand::SystemRandom};
 use sha2::Digest;
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{Notify, Semaphore, mpsc};
 use velha_rules::room::{IDLE_CLOSE_MS, RoomGame};
 
 use crate::live::Hub;
@@ -46,10 +47,17 @@ const SWEEP_EVERY: Duration = Duration::from_secs(10 * 60);
 const FIRST_SWEEP: Duration = Duration::from_secs(1);
 /// Rooms looked at per kind and sweep: more wait for the next.
 const SWEPT_MOST: i64 = 1_000;
+/// How often each process looks for the notices that stopped processes kept, and how many it
+/// takes at once.
+const PENDING_EVERY: Duration = Duration::from_secs(5);
+const PENDING_MOST: i64 = 1_000;
+
+/// A notice and when its wait ends.
+type Queued = (Notice, tokio::time::Instant);
 
 /// Queues notices for the sending task.
 pub struct WebPush {
-    queue: mpsc::Sender<(Notice, tokio::time::Instant)>,
+    queue: mpsc::Sender<Queued>,
     /// Notices dropped because the queue was full.
     pub dropped: Arc<AtomicU64>,
 }
@@ -68,6 +76,24 @@ impl Push for WebPush {
     }
 }
 
+/// Stops the sending task at shutdown: what it has not sent is kept in the database for the
+/// next process to send, so a restart (a deploy) loses no notice still in its wait.
+pub struct Stopper {
+    stop: Arc<Notify>,
+    kept: Arc<Notify>,
+}
+
+impl Stopper {
+    /// Stops the sending, keeps what was not sent, and lets the pushes on their way finish:
+    /// false if that took longer than `within`.
+    pub async fn stop(self, within: Duration) -> bool {
+        self.stop.notify_one();
+        tokio::time::timeout(within, self.kept.notified())
+            .await
+            .is_ok()
+    }
+}
+
 /// What the sending task needs.
 pub struct Sender {
     /// Where subscriptions are.
@@ -83,9 +109,9 @@ pub struct Sender {
 }
 
 impl WebPush {
-    /// Starts the sending task.
-    pub fn start(sender: Sender) -> WebPush {
-        let (queue, mut rx) = mpsc::channel::<(Notice, tokio::time::Instant)>(QUEUE);
+    /// Starts the sending task, and the sweeps of quiet rooms.
+    pub fn start(sender: Sender) -> (WebPush, Stopper) {
+        let (queue, rx) = mpsc::channel::<Queued>(QUEUE);
         let sender = Arc::new(sender);
         let sweeper = (sender.clone(), queue.clone());
         tokio::spawn(async move {
@@ -98,48 +124,146 @@ impl WebPush {
                 tokio::time::sleep(SWEEP_EVERY).await;
             }
         });
-        tokio::spawn(async move {
-            let permits = Arc::new(Semaphore::new(SENDING));
-            let mut last: HashMap<String, i64> = HashMap::new();
-            while let Some((notice, due)) = rx.recv().await {
-                tokio::time::sleep_until(due).await;
-                if let Notice::Room(n) = &notice
-                    && !sender.still_to_tell(n).await
-                {
-                    continue;
-                }
-                let now = now_ms();
-                let key = quiet_key(&notice);
-                if last.get(&key).is_some_and(|at| now - at < QUIET_MS) {
-                    continue;
-                }
-                if last.len() >= REMEMBERED {
-                    last.retain(|_, at| now - *at < QUIET_MS);
-                    // Still full: more seats told in the quiet minutes than it remembers. It
-                    // forgets them all rather than grow; a device may then hear twice.
-                    if last.len() >= REMEMBERED {
-                        last.clear();
-                    }
-                }
-                last.insert(key, now);
-                let Ok(permit) = permits.clone().acquire_owned().await else {
-                    break;
-                };
-                let sender = sender.clone();
-                tokio::spawn(async move {
-                    sender.deliver(&notice).await;
-                    drop(permit);
-                });
-            }
-        });
-        WebPush {
+        let stopper = Stopper {
+            stop: Arc::new(Notify::new()),
+            kept: Arc::new(Notify::new()),
+        };
+        let (stop, kept) = (stopper.stop.clone(), stopper.kept.clone());
+        tokio::spawn(sender.run(rx, queue.clone(), stop, kept));
+        let push = WebPush {
             queue,
             dropped: Arc::new(AtomicU64::new(0)),
+        };
+        (push, stopper)
+    }
+}
+
+/// When each seat (or account and group) was last told, for [`QUIET_MS`], within
+/// [`REMEMBERED`] seats.
+#[derive(Default)]
+struct Told(HashMap<String, i64>);
+
+impl Told {
+    /// Whether `key` may be told now (and, if so, it is remembered as told).
+    fn may_tell(&mut self, key: String, now: i64) -> bool {
+        if self.0.get(&key).is_some_and(|at| now - at < QUIET_MS) {
+            return false;
         }
+        if self.0.len() >= REMEMBERED {
+            self.0.retain(|_, at| now - *at < QUIET_MS);
+            // Still full: more seats told in the quiet minutes than it remembers. It forgets
+            // them all rather than grow; a device may then hear twice.
+            if self.0.len() >= REMEMBERED {
+                self.0.clear();
+            }
+        }
+        self.0.insert(key, now);
+        true
     }
 }
 
 impl Sender {
+    /// Sends what is queued, each when its wait is over, until stopped; then keeps the rest.
+    /// Every [`PENDING_EVERY`] it takes what stopped processes kept.
+    async fn run(
+        self: Arc<Self>,
+        mut rx: mpsc::Receiver<Queued>,
+        queue: mpsc::Sender<Queued>,
+        stop: Arc<Notify>,
+        kept: Arc<Notify>,
+    ) {
+        let permits = Arc::new(Semaphore::new(SENDING));
+        let mut told = Told::default();
+        let mut look = tokio::time::interval(PENDING_EVERY);
+        look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut unsent: Vec<Queued> = loop {
+            let (notice, due) = tokio::select! {
+                () = stop.notified() => break Vec::new(),
+                _ = look.tick() => {
+                    self.take_kept(&queue).await;
+                    continue;
+                }
+                queued = rx.recv() => match queued {
+                    Some(queued) => queued,
+                    None => break Vec::new(),
+                },
+            };
+            tokio::select! {
+                () = stop.notified() => break vec![(notice, due)],
+                () = tokio::time::sleep_until(due) => {}
+            }
+            if let Notice::Room(n) = &notice
+                && !self.still_to_tell(n).await
+            {
+                continue;
+            }
+            if !told.may_tell(quiet_key(&notice), now_ms()) {
+                continue;
+            }
+            let Ok(permit) = permits.clone().acquire_owned().await else {
+                break Vec::new();
+            };
+            let sender = self.clone();
+            tokio::spawn(async move {
+                sender.deliver(&notice).await;
+                drop(permit);
+            });
+        };
+        while let Ok(queued) = rx.try_recv() {
+            unsent.push(queued);
+        }
+        self.keep(&unsent).await;
+        // The pushes on their way: a stopping process still sends them.
+        let _ = permits.acquire_many(SENDING as u32).await;
+        kept.notify_one();
+    }
+
+    /// Keeps unsent notices in the database, each due when it was here.
+    async fn keep(&self, unsent: &[Queued]) {
+        if unsent.is_empty() {
+            return;
+        }
+        let now = tokio::time::Instant::now();
+        let kept: Vec<(i64, String)> = unsent
+            .iter()
+            .filter_map(|(notice, due)| {
+                let wait = i64::try_from(due.saturating_duration_since(now).as_millis()).ok()?;
+                Some((now_ms() + wait, serde_json::to_string(notice).ok()?))
+            })
+            .collect();
+        match self.store.keep_pending(&kept).await {
+            Ok(()) => tracing::info!(notices = kept.len(), "kept the unsent notices"),
+            Err(e) => {
+                tracing::error!(error = %e, notices = kept.len(), "cannot keep the unsent notices")
+            }
+        }
+    }
+
+    /// Queues the notices stopped processes kept, each with what is left of its wait.
+    async fn take_kept(&self, queue: &mpsc::Sender<Queued>) {
+        let taken = match self.store.take_pending(PENDING_MOST).await {
+            Ok(taken) => taken,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot read the kept notices");
+                return;
+            }
+        };
+        let now = now_ms();
+        for (due, notice) in taken {
+            let Ok(notice) = serde_json::from_str::<Notice>(&notice) else {
+                tracing::error!(notice, "a kept notice does not read");
+                continue;
+            };
+            let wait = Duration::from_millis(u64::try_from(due - now).unwrap_or(0));
+            if queue
+                .try_send((notice, tokio::time::Instant::now() + wait))
+                .is_err()
+            {
+                tracing::warn!("the push queue is full: a kept notice is dropped");
+            }
+        }
+    }
+
     /// Whether a room's notice is still news when its wait is over: nobody of the seat looks
     /// at the room, and what it tells still holds (a turn not played meanwhile).
     async fn still_to_tell(&self, n: &RoomNotice) -> bool {
@@ -151,7 +275,7 @@ impl Sender {
             return false;
         }
         match self.store.room(&n.room).await {
-            Ok(Some(row)) => still_holds(&row.room, n.seat, n.about),
+            Ok(Some(row)) => still_holds(&row.room, n),
             // Unreadable now: told, as it was when it happened.
             _ => true,
         }
@@ -159,10 +283,7 @@ impl Sender {
 
     /// Tells what rooms quiet for days tell (docs/push.md). Every process sweeps; a quiet
     /// stretch is marked in the database by the one that tells it.
-    async fn sweep(
-        &self,
-        queue: &mpsc::Sender<(Notice, tokio::time::Instant)>,
-    ) -> Result<(), sqlx::Error> {
+    async fn sweep(&self, queue: &mpsc::Sender<Queued>) -> Result<(), sqlx::Error> {
         let now = now_ms();
         let closes = i64::try_from(IDLE_CLOSE_MS).unwrap_or(i64::MAX);
         for quiet in Quiet::ALL {
@@ -171,15 +292,15 @@ impl Sender {
                 .store
                 .rooms_to_sweep(quiet.name(), now - closes, now - after, SWEPT_MOST)
                 .await?;
-            for row in rooms {
-                let activity = i64::try_from(row.room.last_activity_ms()).unwrap_or(0);
-                if !self
-                    .store
-                    .mark_swept(&row.id, quiet.name(), activity)
-                    .await?
-                {
-                    continue;
-                }
+            let stretches: Vec<(&str, i64)> = rooms
+                .iter()
+                .map(|row| {
+                    let activity = i64::try_from(row.room.last_activity_ms()).unwrap_or(0);
+                    (row.id.as_str(), activity)
+                })
+                .collect();
+            let marked = self.store.mark_swept(quiet.name(), &stretches).await?;
+            for row in rooms.iter().filter(|row| marked.contains(&row.id)) {
                 for (seat, about) in quiet_notices(&row.room, quiet) {
                     let notice = room_notice(&row.id, &row.room, seat, about);
                     if queue
@@ -533,6 +654,7 @@ mod tests {
             other: "Ana".into(),
             game: RoomGame::Super,
             about: RoomAbout::Turn,
+            activity: 0,
         });
         let pt: serde_json::Value = serde_json::from_str(&payload(&notice, "pt-BR")).unwrap();
         assert_eq!(
@@ -563,6 +685,7 @@ mod tests {
                 other: "Bia".into(),
                 game: RoomGame::Classic,
                 about,
+                activity: 0,
             })
         };
         let read = |n: &Notice, l: &str| -> serde_json::Value {

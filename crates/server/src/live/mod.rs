@@ -9,6 +9,7 @@ mod game;
 mod lobby_watch;
 mod matchmaker;
 mod referee;
+mod room_presence;
 mod rooms;
 mod velha_pool;
 
@@ -114,6 +115,8 @@ pub struct Hub {
     next_conn: AtomicU64,
     timers: Timers,
     presence: Vec<tokio::sync::Mutex<()>>,
+    /// What this process wrote of its rooms' connections (PostgreSQL).
+    room_presence: room_presence::Written,
     /// The events delivered here lately (PostgreSQL): each is delivered once.
     delivered: Mutex<bus::Delivered>,
 }
@@ -133,6 +136,7 @@ impl Hub {
             presence: (0..PRESENCE_LOCKS)
                 .map(|_| tokio::sync::Mutex::new(()))
                 .collect(),
+            room_presence: room_presence::Written::default(),
             delivered: Mutex::new(bus::Delivered::default()),
         })
     }
@@ -378,9 +382,15 @@ impl Hub {
         if self.store.backend() == Backend::Sqlite {
             return Ok(true);
         }
-        self.store
+        let mut written = self.room_presence.lock(room).await;
+        let placed = self
+            .store
             .spectate(room, &self.process, velha_rules::room::MAX_SPECTATORS)
-            .await
+            .await?;
+        if placed {
+            written.spectator(room, 1);
+        }
+        Ok(placed)
     }
 
     /// Gives back a spectator's place.
@@ -388,8 +398,10 @@ impl Hub {
         if self.store.backend() == Backend::Sqlite {
             return;
         }
-        if let Err(e) = self.store.unspectate(room, &self.process).await {
-            tracing::error!(error = %e, "could not give back a spectator's place");
+        let mut written = self.room_presence.lock(room).await;
+        match self.store.unspectate(room, &self.process).await {
+            Ok(()) => written.spectator(room, -1),
+            Err(e) => tracing::error!(error = %e, "could not give back a spectator's place"),
         }
     }
 
@@ -399,13 +411,27 @@ impl Hub {
         if self.store.backend() == Backend::Sqlite {
             return;
         }
-        if let Err(e) = self
+        let mut written = self.room_presence.lock(room).await;
+        match self
             .store
             .seat_presence(room, seat, &self.process, came)
             .await
         {
-            tracing::error!(error = %e, "could not keep a room seat's presence");
+            Ok(()) => written.seat(room, seat, if came { 1 } else { -1 }),
+            Err(e) => tracing::error!(error = %e, "could not keep a room seat's presence"),
         }
+    }
+
+    /// Writes back this process's room connections, which the others took away when they
+    /// gave it up for dead.
+    async fn rewrite_room_presence(&self) -> Result<(), sqlx::Error> {
+        for shard in self.room_presence.shards() {
+            let written = shard.lock().await;
+            self.store
+                .rewrite_room_presence(&self.process, &written.seats, &written.spectators)
+                .await?;
+        }
+        Ok(())
     }
 
     /// Whether a player of the room's seat is connected to it, through any live process. A
@@ -738,6 +764,9 @@ impl Hub {
             for account in accounts {
                 let back = self.store.came_back(&account, &self.process).await?;
                 self.presence_changed(back, None).await;
+            }
+            if self.store.backend() == Backend::Postgres {
+                self.rewrite_room_presence().await?;
             }
         }
         let until = now + self.clocks.grace_ms;

@@ -16,6 +16,7 @@ use crate::auth::{
     Player, account_view, check_lengths, check_name, check_password, country_of,
     expired_session_cookie, new_account_country, normalise_email, picked_country, session_cookie,
 };
+use crate::devices::Device;
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
 use crate::mail::Language;
@@ -44,11 +45,17 @@ pub(crate) async fn open_session(
     account: &AccountRow,
     created: bool,
     cookie: bool,
+    device: &Device,
 ) -> AppResult<(HeaderMap, Json<Session>)> {
     let token = new_token();
     let now = now_ms();
     app.store
-        .insert_session(&token_hash(&token), &account.id, now, now + app.session_ms)
+        .insert_session(
+            &token_hash(&token),
+            &account.id,
+            (now, now + app.session_ms),
+            device,
+        )
         .await?;
     let mut headers = HeaderMap::new();
     if cookie {
@@ -85,6 +92,7 @@ pub(crate) async fn hash(app: &App, password: String) -> AppResult<String> {
 pub async fn sign_up(
     State(app): State<Arc<App>>,
     ClientAddress(address): ClientAddress,
+    device: Device,
     Json(body): Json<SignUp>,
 ) -> AppResult<(StatusCode, HeaderMap, Json<Session>)> {
     check_lengths(&body.email, &body.password)?;
@@ -101,7 +109,7 @@ pub async fn sign_up(
     if let Err(e) = send_confirmation(&app, &account, Language::of(Some(&body.region))).await {
         tracing::error!(error = %e.0.message, "cannot send the confirmation link");
     }
-    let (headers, session) = open_session(&app, &account, true, body.cookie).await?;
+    let (headers, session) = open_session(&app, &account, true, body.cookie, &device).await?;
     Ok((StatusCode::CREATED, headers, session))
 }
 
@@ -155,6 +163,7 @@ async fn make_account(
 pub async fn log_in(
     State(app): State<Arc<App>>,
     ClientAddress(address): ClientAddress,
+    device: Device,
     Json(body): Json<LogIn>,
 ) -> AppResult<(HeaderMap, Json<Session>)> {
     check_lengths(&body.email, &body.password)?;
@@ -166,7 +175,7 @@ pub async fn log_in(
     match account {
         Some(account) if ok => {
             app.limits.failures_by_account.clear(&email);
-            open_session(&app, &account, false, body.cookie).await
+            open_session(&app, &account, false, body.cookie, &device).await
         }
         _ => {
             app.limits.failed_sign_in(&email, &address, now_ms());
@@ -205,11 +214,12 @@ pub async fn sign_in_options(State(app): State<Arc<App>>) -> Json<SignInOptions>
 )]
 pub async fn google(
     State(app): State<Arc<App>>,
+    device: Device,
     Json(body): Json<GoogleSignIn>,
 ) -> AppResult<(HeaderMap, Json<Session>)> {
     let claims = app.google.verify(&body.id_token).await?;
     if let Some(account) = app.store.account_by_google(&claims.sub).await? {
-        return open_session(&app, &account, false, body.cookie).await;
+        return open_session(&app, &account, false, body.cookie, &device).await;
     }
     let verified_email = claims
         .email
@@ -224,7 +234,7 @@ pub async fn google(
     {
         // Unless a racing first sign-in of this same Google account just made it.
         if holder.google_sub.as_deref() == Some(claims.sub.as_str()) {
-            return open_session(&app, &holder, false, body.cookie).await;
+            return open_session(&app, &holder, false, body.cookie, &device).await;
         }
         return Err(AppError::new(
             ErrorCode::EmailTaken,
@@ -260,12 +270,12 @@ pub async fn google(
         if !matches!(e, InsertError::Db(_))
             && let Some(made) = app.store.account_by_google(&claims.sub).await?
         {
-            return open_session(&app, &made, false, body.cookie).await;
+            return open_session(&app, &made, false, body.cookie, &device).await;
         }
         return Err(taken(e));
     }
     tracing::info!(name = %account.name, "account made with Google");
-    open_session(&app, &account, true, body.cookie).await
+    open_session(&app, &account, true, body.cookie, &device).await
 }
 
 /// Links a Google account to the signed-in account, so either signs in.

@@ -12,6 +12,7 @@ use velha_api::{
 
 use crate::app::App;
 use crate::auth::{Player, check_lengths, check_password, normalise_email};
+use crate::devices::Device;
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
 use crate::mail::{Job, Language, Mailer};
@@ -184,6 +185,7 @@ pub async fn forgot(
 )]
 pub async fn reset(
     State(app): State<Arc<App>>,
+    device: Device,
     Json(body): Json<ResetPassword>,
 ) -> AppResult<(HeaderMap, Json<Session>)> {
     let hash_of_token = token_of(&body.token)?;
@@ -206,5 +208,5 @@ pub async fn reset(
         .account_by_id(&account)
         .await?
         .ok_or_else(|| AppError::new(ErrorCode::Internal, "the account vanished"))?;
-    open_session(&app, &account, false, body.cookie).await
+    open_session(&app, &account, false, body.cookie, &device).await
 }

@@ -10,6 +10,7 @@ pub mod rankings;
 pub mod replays;
 pub mod room_socket;
 pub mod rooms;
+pub mod sessions;
 pub mod socket;
 pub mod subscription;
 

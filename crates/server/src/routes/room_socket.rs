@@ -4,11 +4,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
 use futures_util::SinkExt;
-use tokio::time::timeout;
+use tokio::time::{Instant, timeout};
 use velha_api::{ErrorCode, MAX_LIVE_FRAME, RoomClientMsg, RoomServerMsg, Seat};
 
 use super::rooms::{act, seat_of, view};
@@ -183,13 +184,32 @@ const SEND_WITHIN: Duration = Duration::from_secs(10);
 
 /// Carries the connection until either side ends it: one task reads its frames and writes what
 /// reaches its outbox (the room's changes and its own answers, in order), so a message costs no
-/// hand-off to a second task.
+/// hand-off to a second task. A connection silent for a third of `app.room_silence` is pinged
+/// (a browser answers even for a hidden page); one silent for all of it is closed.
 async fn serve(app: &App, id: &str, seat: Option<Seat>, mut socket: WebSocket, watch: RoomWatch) {
     let RoomWatch {
         mut rx, tx, close, ..
     } = watch;
+    let silence = app.room_silence;
+    let mut heard = Instant::now();
+    let mut looks = tokio::time::interval_at(heard + silence / 3, silence / 3);
+    looks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let frame = tokio::select! {
+            _ = looks.tick() => {
+                let quiet = heard.elapsed();
+                if quiet >= silence {
+                    tracing::info!(?quiet, "a silent room connection is closed");
+                    break;
+                }
+                if quiet >= silence / 3 {
+                    match timeout(SEND_WITHIN, socket.send(Message::Ping(Bytes::new()))).await {
+                        Ok(Ok(())) => {}
+                        _ => return,
+                    }
+                }
+                continue;
+            }
             msg = rx.recv() => match msg {
                 Some(frame) => match timeout(SEND_WITHIN, socket.send(Message::Text(frame))).await {
                     Ok(Ok(())) => continue,
@@ -199,7 +219,10 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, mut socket: WebSocket, w
             },
             // It stopped reading and was dropped from the room's list.
             () = close.notified() => break,
-            frame = socket.recv() => frame,
+            frame = socket.recv() => {
+                heard = Instant::now();
+                frame
+            }
         };
         let t = match frame {
             Some(Ok(Message::Text(t))) => t,

@@ -4,6 +4,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use super::Store;
+use crate::devices::Device;
 
 /// An account as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,6 +27,21 @@ pub struct AccountRow {
     pub subscribed_until: Option<i64>,
     /// When the e-mail was confirmed as the player's, ms since the epoch.
     pub email_verified_at: Option<i64>,
+}
+
+/// A session as the player is shown it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionRow {
+    /// Its token's hash.
+    pub token_hash: String,
+    /// When it was opened, ms.
+    pub created_at: i64,
+    /// When it was last used, ms (written at most every ten minutes).
+    pub seen_at: i64,
+    /// The kind of device it was opened on.
+    pub device: Option<String>,
+    /// The country it was opened from.
+    pub country: Option<String>,
 }
 
 /// Where a new country comes from (ON-A02).
@@ -215,24 +231,27 @@ impl Store {
         Ok(true)
     }
 
-    /// Stores a session by the hash of its token (and forgets the account's expired ones, so
-    /// the table holds only sessions that can still be used).
+    /// Stores a session by the hash of its token, with the kind of device and the country it
+    /// was opened from (and forgets the account's expired ones, so the table holds only
+    /// sessions that can still be used).
     pub async fn insert_session(
         &self,
         token_hash: &str,
         account_id: &str,
-        now: i64,
-        expires_at: i64,
+        (now, expires_at): (i64, i64),
+        device: &Device,
     ) -> Result<(), sqlx::Error> {
         let mut tx = self.write().await?;
         sqlx::query(
-            "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) \
-             VALUES ($1, $2, $3, $4)",
+            "INSERT INTO sessions (token_hash, account_id, created_at, expires_at, seen_at, \
+             device, country) VALUES ($1, $2, $3, $4, $3, $5, $6)",
         )
         .bind(token_hash)
         .bind(account_id)
         .bind(now)
         .bind(expires_at)
+        .bind(device.kind.as_deref())
+        .bind(device.country.as_deref())
         .execute(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND expires_at <= $2")
@@ -241,6 +260,100 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await
+    }
+
+    /// The account's unexpired sessions, the last used first.
+    pub async fn sessions_of(
+        &self,
+        account_id: &str,
+        now: i64,
+    ) -> Result<Vec<SessionRow>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT token_hash, created_at, COALESCE(seen_at, created_at) AS seen_at, device, \
+             country FROM sessions WHERE account_id = $1 AND expires_at > $2 \
+             ORDER BY seen_at DESC, created_at DESC",
+        )
+        .bind(account_id)
+        .bind(now)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(SessionRow {
+                    token_hash: r.try_get("token_hash")?,
+                    created_at: r.try_get("created_at")?,
+                    seen_at: r.try_get("seen_at")?,
+                    device: r.try_get("device")?,
+                    country: r.try_get("country")?,
+                })
+            })
+            .collect()
+    }
+
+    /// A session was used at `now`.
+    pub async fn session_seen(&self, token_hash: &str, now: i64) -> Result<(), sqlx::Error> {
+        let mut tx = self.write().await?;
+        sqlx::query("UPDATE sessions SET seen_at = $1 WHERE token_hash = $2")
+            .bind(now)
+            .bind(token_hash)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
+    /// Ends the account's sessions whose token hashes are `ended`: how many there were.
+    pub async fn end_sessions(
+        &self,
+        account_id: &str,
+        ended: &[String],
+    ) -> Result<u64, sqlx::Error> {
+        let mut tx = self.write().await?;
+        let mut gone = 0;
+        for token_hash in ended {
+            gone += sqlx::query("DELETE FROM sessions WHERE token_hash = $1 AND account_id = $2")
+                .bind(token_hash)
+                .bind(account_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+        }
+        tx.commit().await?;
+        Ok(gone)
+    }
+
+    /// Sets the account's password if its hash is still `was` (a change at once with another
+    /// keeps one of them whole): every other session ends, and every new-password link with
+    /// the old password. False if the password changed meanwhile.
+    pub async fn change_password(
+        &self,
+        account_id: &str,
+        (was, password_hash): (&str, &str),
+        keep_session: &str,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let mut tx = self.write().await?;
+        let changed = sqlx::query(
+            "UPDATE accounts SET password_hash = $1 WHERE id = $2 AND password_hash = $3",
+        )
+        .bind(password_hash)
+        .bind(account_id)
+        .bind(was)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if !changed {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND token_hash <> $2")
+            .bind(account_id)
+            .bind(keep_session)
+            .execute(&mut *tx)
+            .await?;
+        super::email::forget_reset_links(&mut tx, account_id, now).await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// The account of an unexpired session.

@@ -448,6 +448,45 @@ impl Store {
         tx.commit().await
     }
 
+    /// Writes a process's room connections as it counts them (after it was given up for dead
+    /// and its rows taken away): each seat's connections and each room's spectators.
+    pub async fn rewrite_room_presence(
+        &self,
+        process: &str,
+        seats: &HashMap<(String, Seat), i64>,
+        spectators: &HashMap<String, i64>,
+    ) -> Result<(), sqlx::Error> {
+        if seats.is_empty() && spectators.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.write().await?;
+        for ((room, seat), connections) in seats {
+            sqlx::query(
+                "INSERT INTO room_seat_presence (room_id, seat, process, connections) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (room_id, seat, process) DO UPDATE \
+                 SET connections = excluded.connections",
+            )
+            .bind(room)
+            .bind(seat_str(*seat))
+            .bind(process)
+            .bind(*connections)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for (room, watching) in spectators {
+            sqlx::query(
+                "INSERT INTO room_spectators (room_id, process, watching) VALUES ($1, $2, $3) \
+                 ON CONFLICT (room_id, process) DO UPDATE SET watching = excluded.watching",
+            )
+            .bind(room)
+            .bind(process)
+            .bind(*watching)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await
+    }
+
     /// Whether a process seen since `alive_since` holds a connection of the room's seat.
     pub async fn seat_looking(
         &self,

@@ -200,19 +200,28 @@ impl Store {
             .bind(&account)
             .execute(&mut *tx)
             .await?;
-        // Every other new-password link of the account dies with the old password.
-        sqlx::query(
-            "UPDATE email_tokens SET used_at = $1 WHERE account_id = $2 AND purpose = $3 \
-             AND used_at IS NULL",
-        )
-        .bind(now)
-        .bind(&account)
-        .bind(RESET)
-        .execute(&mut *tx)
-        .await?;
+        forget_reset_links(&mut tx, &account, now).await?;
         tx.commit().await?;
         Ok(Ok(account))
     }
+}
+
+/// Every new-password link of the account dies with the old password.
+pub(super) async fn forget_reset_links(
+    tx: &mut super::Write<'_>,
+    account: &str,
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE email_tokens SET used_at = $1 WHERE account_id = $2 AND purpose = $3 \
+         AND used_at IS NULL",
+    )
+    .bind(now)
+    .bind(account)
+    .bind(RESET)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
 
 /// When the last link of `purpose` went to the account, and how many in the last day.

@@ -23,7 +23,7 @@ mod room_cache;
 mod rooms;
 mod write;
 
-pub use accounts::{AccountRow, CountryFrom, InsertError};
+pub use accounts::{AccountRow, CountryFrom, InsertError, SessionRow};
 pub use cluster::{CHANNEL, SeatChange};
 pub use competitive::{Waiting, pairs};
 pub use email::{LinkProblem, ResetLink};

@@ -219,8 +219,9 @@ impl Store {
         rows.iter().map(target).collect()
     }
 
-    /// Rooms whose last activity is in `(from, to]` and that no sweep for `about` looked at in
-    /// this quiet stretch yet, the quietest first, at most `most`.
+    /// Rooms whose last activity is in `(from, to]`, that a device is subscribed to tell of
+    /// (through a seat's credential or the account that took it), and that no sweep for
+    /// `about` looked at in this quiet stretch yet: the quietest first, at most `most`.
     pub async fn rooms_to_sweep(
         &self,
         about: &str,
@@ -232,6 +233,10 @@ impl Store {
             "SELECT {ROOM_COLUMNS} FROM rooms r WHERE r.last_activity > $1 AND \
              r.last_activity <= $2 AND NOT EXISTS (SELECT 1 FROM push_sweeps w WHERE \
              w.room_id = r.id AND w.about = $3 AND w.activity = r.last_activity) \
+             AND EXISTS (SELECT 1 FROM room_seats s WHERE s.room_id = r.id AND \
+             (EXISTS (SELECT 1 FROM push_seats t WHERE t.credential_hash = s.credential_hash) \
+             OR EXISTS (SELECT 1 FROM push_subscriptions p WHERE s.account_id IS NOT NULL \
+             AND p.account_id = s.account_id))) \
              ORDER BY r.last_activity LIMIT $4"
         );
         let rows = sqlx::query(&sql)
@@ -244,26 +249,30 @@ impl Store {
         rows.iter().map(room_from).collect()
     }
 
-    /// Marks a room's quiet stretch swept for `about`: whether this call marked it (and so
-    /// tells), not another process's.
+    /// Marks rooms' quiet stretches (room, last activity) swept for `about`, in one write:
+    /// the rooms this call marked (and so tells), not those another process marked first.
     pub async fn mark_swept(
         &self,
-        room: &str,
         about: &str,
-        activity: i64,
-    ) -> Result<bool, sqlx::Error> {
+        stretches: &[(&str, i64)],
+    ) -> Result<Vec<String>, sqlx::Error> {
+        if stretches.is_empty() {
+            return Ok(Vec::new());
+        }
+        let values: Vec<String> = (0..stretches.len())
+            .map(|i| format!("(${}, $1, ${})", 2 * i + 2, 2 * i + 3))
+            .collect();
+        let sql = format!(
+            "INSERT INTO push_sweeps (room_id, about, activity) VALUES {} \
+             ON CONFLICT DO NOTHING RETURNING room_id",
+            values.join(", ")
+        );
+        let mut query = sqlx::query_scalar::<_, String>(&sql).bind(about);
+        for (room, activity) in stretches {
+            query = query.bind(*room).bind(*activity);
+        }
         let mut tx = self.write().await?;
-        let made = sqlx::query(
-            "INSERT INTO push_sweeps (room_id, about, activity) VALUES ($1, $2, $3) \
-             ON CONFLICT DO NOTHING",
-        )
-        .bind(room)
-        .bind(about)
-        .bind(activity)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
-            == 1;
+        let made = query.fetch_all(&mut *tx).await?;
         tx.commit().await?;
         Ok(made)
     }
@@ -301,5 +310,43 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await
+    }
+
+    /// Keeps the notices a stopping process has not sent: (when due, ms; the notice as JSON).
+    pub async fn keep_pending(&self, pending: &[(i64, String)]) -> Result<(), sqlx::Error> {
+        let mut tx = self.write().await?;
+        for (due, notice) in pending {
+            sqlx::query("INSERT INTO push_pending (id, due_at, notice) VALUES ($1, $2, $3)")
+                .bind(crate::token::random_text(16))
+                .bind(*due)
+                .bind(notice)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await
+    }
+
+    /// Takes (and deletes) at most `most` kept notices, the soonest due first: each is taken
+    /// by one process however many ask at once. Whether any is kept is read first, so the
+    /// many calls that find none write nothing.
+    pub async fn take_pending(&self, most: i64) -> Result<Vec<(i64, String)>, sqlx::Error> {
+        let any = sqlx::query("SELECT 1 AS one FROM push_pending LIMIT 1")
+            .fetch_optional(&self.pool)
+            .await?;
+        if any.is_none() {
+            return Ok(Vec::new());
+        }
+        let mut tx = self.write().await?;
+        let rows = sqlx::query(
+            "DELETE FROM push_pending WHERE id IN \
+             (SELECT id FROM push_pending ORDER BY due_at LIMIT $1) RETURNING due_at, notice",
+        )
+        .bind(most)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("due_at")?, r.try_get("notice")?)))
+            .collect()
     }
 }

@@ -176,6 +176,22 @@ impl Server {
         self.spawn().await;
     }
 
+    /// Starts it again after `terminate` or `kill9`, on the same port and data.
+    pub async fn start_again(&mut self) {
+        assert!(self.child.is_none(), "still running");
+        self.spawn().await;
+    }
+
+    /// Sends the running server a signal by name (`STOP`, `CONT`).
+    pub fn signal(&self, name: &str) {
+        let pid = self.child.as_ref().and_then(|c| c.id()).expect("running");
+        let sent = std::process::Command::new("kill")
+            .args(["-s", name, &pid.to_string()])
+            .status()
+            .expect("kill");
+        assert!(sent.success(), "kill -s {name} {pid}");
+    }
+
     /// SIGTERM, and the exit status.
     pub async fn terminate(&mut self) -> std::process::ExitStatus {
         let mut child = self.child.take().expect("running");

@@ -22,3 +22,4 @@ mod push;
 mod rankings;
 mod replays;
 mod rooms;
+mod sessions;

@@ -460,6 +460,8 @@ async fn classic_r12_quiet_rooms_tell_who_may_claim_and_that_the_room_closes_onc
     let away = crate::rooms::room_played_ago(&store, 2 * DAY + 60_000).await;
     let closing = crate::rooms::room_played_ago(&store, 6 * DAY + 60_000).await;
     let fresh = crate::rooms::room_played_ago(&store, DAY).await;
+    // Quiet as long, but no device of its players is subscribed: the sweep writes nothing of it.
+    let unheard = crate::rooms::room_played_ago(&store, 6 * DAY + 60_000).await;
     let mut devices = Vec::new();
     for (_, x, o) in [&away, &closing, &fresh] {
         for credential in [x, o] {
@@ -533,6 +535,13 @@ async fn classic_r12_quiet_rooms_tell_who_may_claim_and_that_the_room_closes_onc
         told(4).await.is_empty() && told(5).await.is_empty(),
         "a day is not quiet enough"
     );
+    let swept = |room: &str| format!("SELECT COUNT(*) FROM push_sweeps WHERE room_id = '{room}'");
+    assert_eq!(
+        count(&server, &swept(&closing.0)).await,
+        2,
+        "closing and away"
+    );
+    assert_eq!(count(&server, &swept(&unheard.0)).await, 0);
 
     // Every process sweeps, yet a quiet stretch is told once: another start tells nothing.
     server.restart().await;
@@ -557,13 +566,10 @@ async fn classic_r12_quiet_rooms_tell_who_may_claim_and_that_the_room_closes_onc
 }
 on_both!(classic_r12_quiet_rooms_tell_who_may_claim_and_that_the_room_closes_once);
 
-/// Two processes on one PostgreSQL: a player looking at the room through one is not told of a
-/// move the other committed, and is told once they have left.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn classic_r09_a_player_looking_through_another_process_is_not_told() {
-    let Some(db) = Db::postgres().await else {
-        return;
-    };
+/// Two processes on one PostgreSQL (under one certificate, so a client reaches both) and the
+/// push service they send to; None without PostgreSQL.
+async fn two_processes() -> Option<(PushService, Server, Server)> {
+    let db = Db::postgres().await?;
     let push = PushService::start().await;
     let a = Server::start(db.clone(), &["--push-services", &push.url]).await;
     let cert = a.dir.path().join("dev-cert.pem").display().to_string();
@@ -580,6 +586,16 @@ async fn classic_r09_a_player_looking_through_another_process_is_not_told() {
         ],
     )
     .await;
+    Some((push, a, b))
+}
+
+/// Two processes on one PostgreSQL: a player looking at the room through one is not told of a
+/// move the other committed, and is told once they have left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn classic_r09_a_player_looking_through_another_process_is_not_told() {
+    let Some((push, a, b)) = two_processes().await else {
+        return;
+    };
     let on_a = a.client();
     let on_b = on_a.at(&b.base);
     let made = on_a
@@ -618,4 +634,201 @@ async fn classic_r09_a_player_looking_through_another_process_is_not_told() {
     let told = push.settled(&bia, 1).await;
     assert_eq!(told.len(), 1, "{told:?}");
     assert_eq!(told[0]["payload"]["body"], "Ana jogou no Jogo da Velha.");
+}
+
+/// A room's live connection that says nothing, not even the answer to the server's pings, is
+/// closed: a phone that lost its signal stops counting as looking, and is told. One that
+/// answers stays, and is not.
+async fn classic_r09_a_silent_connection_stops_counting_as_looking(db: Db) {
+    let push = PushService::start().await;
+    let server = Server::start(
+        db,
+        &["--push-services", &push.url, "--room-silence-ms", "1500"],
+    )
+    .await;
+    let c = server.client();
+    let made = c
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let id = made.room.id.clone();
+    let joined = c
+        .join_room(&id, "Bia", Some(Avatar::Quelonia))
+        .await
+        .unwrap();
+    let bia = push
+        .device(&server, &c, &[&joined.credential], "pt-BR")
+        .await;
+    // Bia's page reads (and so answers the pings) for twice the silence, then Ana moves.
+    let mut answering = c.room_live(&id, &joined.credential).await.unwrap();
+    let reading = tokio::spawn(async move {
+        while answering
+            .recv(std::time::Duration::from_secs(60))
+            .await
+            .is_ok()
+        {}
+    });
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    c.room_act(&id, &made.credential, RoomAct::Play { cell: "a1".into() })
+        .await
+        .unwrap();
+    assert!(
+        push.settled(&bia, 1).await.is_empty(),
+        "Bia answered the pings: she was looking"
+    );
+    reading.abort();
+    let _ = reading.await;
+
+    // A phone that lost its signal: the connection stays open on its side, and says nothing.
+    let mut silent = c.room_live(&id, &joined.credential).await.unwrap();
+    silent
+        .recv(std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
+    c.room_act(&id, &joined.credential, RoomAct::Play { cell: "b1".into() })
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    c.room_act(&id, &made.credential, RoomAct::Play { cell: "a2".into() })
+        .await
+        .unwrap();
+    let told = push.settled(&bia, 1).await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(told[0]["payload"]["body"], "Ana jogou no Jogo da Velha.");
+    // The server closed it: what is left to read ends with the close.
+    let mut end = String::new();
+    for _ in 0..10 {
+        match silent.recv(std::time::Duration::from_secs(5)).await {
+            Ok(_) => continue,
+            Err(e) => {
+                end = e;
+                break;
+            }
+        }
+    }
+    // Its close frame, or the pipe it broke first when the client answered the pings it read.
+    assert!(
+        end == "closed" || end.contains("Broken pipe") || end.contains("reset"),
+        "the silent connection was closed by the server: {end}"
+    );
+}
+on_both!(classic_r09_a_silent_connection_stops_counting_as_looking);
+
+/// A notice still in its wait when the server stops (a deploy) is kept in the database, and
+/// sent once by the process that starts next.
+async fn classic_r09_a_notice_waiting_when_the_server_stops_is_sent_after_the_restart(db: Db) {
+    let push = PushService::start().await;
+    let mut server = Server::start(db, &["--push-services", &push.url]).await;
+    let c = server.client();
+    let made = c
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let id = made.room.id.clone();
+    let joined = c
+        .join_room(&id, "Bia", Some(Avatar::Quelonia))
+        .await
+        .unwrap();
+    let ana = push.device(&server, &c, &[&made.credential], "pt-BR").await;
+    let bia = push
+        .device(&server, &c, &[&joined.credential], "pt-BR")
+        .await;
+    c.room_act(&id, &made.credential, RoomAct::Play { cell: "a1".into() })
+        .await
+        .unwrap();
+    drop(c);
+    assert!(server.terminate().await.success());
+    let told = |endpoint: &str| {
+        let (push, endpoint) = (&push, endpoint.to_owned());
+        async move {
+            push.call("messages", json!({"endpoint": endpoint}))
+                .await
+                .as_array()
+                .unwrap()
+                .clone()
+        }
+    };
+    assert!(told(&bia).await.is_empty(), "stopped within the wait");
+    // Bia's turn, and Ana's from Bia's joining (played since, so never to be sent).
+    assert_eq!(
+        count(&server, "SELECT COUNT(*) FROM push_pending").await,
+        2,
+        "the unsent notices are kept"
+    );
+    server.start_again().await;
+    let told_bia = push.settled(&bia, 1).await;
+    assert_eq!(told_bia.len(), 1, "{told_bia:?}");
+    assert_eq!(
+        told_bia[0]["payload"]["body"],
+        "Ana jogou no Jogo da Velha."
+    );
+    assert!(
+        told(&ana).await.is_empty(),
+        "Ana played a1 since Bia joined"
+    );
+    assert_eq!(count(&server, "SELECT COUNT(*) FROM push_pending").await, 0);
+    assert_eq!(push.call("refused", json!({})).await, json!([]));
+}
+on_both!(classic_r09_a_notice_waiting_when_the_server_stops_is_sent_after_the_restart);
+
+/// A process paused long enough to be given up for dead loses its room connections' rows to
+/// the others; once it runs again it writes them back, and a player looking through it is
+/// still not told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn classic_r09_a_process_given_up_for_dead_writes_back_who_looks() {
+    let Some((push, a, b)) = two_processes().await else {
+        return;
+    };
+    let on_a = a.client();
+    let on_b = on_a.at(&b.base);
+    let made = on_b
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let id = made.room.id.clone();
+    let joined = on_b
+        .join_room(&id, "Bia", Some(Avatar::Quelonia))
+        .await
+        .unwrap();
+    let bia = push.device(&b, &on_b, &[&joined.credential], "pt-BR").await;
+    // Bia and a spectator look through A.
+    let mut looking = on_a.room_live(&id, &joined.credential).await.unwrap();
+    looking
+        .recv(std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
+    let mut watching = on_a.room_live(&id, "").await.unwrap();
+    watching
+        .recv(std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
+    let rows = "SELECT CAST((SELECT COUNT(*) FROM room_seat_presence) + \
+                (SELECT COALESCE(SUM(watching), 0) FROM room_spectators) AS BIGINT)";
+    assert_eq!(count(&b, rows).await, 2);
+    // A stops for longer than the others wait: B gives it up, with its rows.
+    a.signal("STOP");
+    tokio::time::sleep(std::time::Duration::from_secs(8)).await;
+    let buried = count(&b, rows).await;
+    a.signal("CONT");
+    assert_eq!(buried, 0, "B gave A up for dead");
+    let mut back = 0;
+    for _ in 0..50 {
+        back = count(&b, rows).await;
+        if back == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert_eq!(
+        back, 2,
+        "A wrote back Bia's connection and the spectator's place"
+    );
+    // Ana's move through B: B's sender sees Bia looking through A.
+    on_b.room_act(&id, &made.credential, RoomAct::Play { cell: "a1".into() })
+        .await
+        .unwrap();
+    assert!(
+        push.settled(&bia, 1).await.is_empty(),
+        "Bia was looking through A"
+    );
 }

@@ -1,0 +1,217 @@
+//! "Senha e aparelhos" (docs/accounts.md): where the account is signed in — the kind of
+//! device, the country, when — signing out one device or every other, and a new password,
+//! which signs out every other device.
+
+use dioxus::prelude::*;
+use velha_api::{ErrorCode, SignedIn};
+
+use super::TopBar;
+use super::account::{edited, shown};
+use crate::app::{AfterSignIn, Screen, use_texts};
+use crate::countries::country_name;
+use crate::i18n::Texts;
+use crate::online::client::{self, Problem};
+use crate::online::membership::{Membership, remember, use_membership};
+use crate::online::security_texts::{ago, security_sentence, security_texts};
+use crate::online::texts::sentence;
+use crate::platform;
+
+/// The screen: a member's devices and password; a guest is sent to sign in and brought back.
+#[component]
+pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let s = security_texts(t.online.pt);
+    let membership = use_membership();
+    let mut back_to = use_context::<AfterSignIn>().0;
+    // Bumped when a new password signed the other devices out: the list is read again.
+    let changed = use_signal(|| 0u32);
+    rsx! {
+        TopBar { title: s.title, go }
+        match membership() {
+            Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.online.checking}" } },
+            Membership::Guest => rsx! {
+                p { "{t.online.sign_in_first}" }
+                button { class: "primary wide", "data-action": "sign-in",
+                    onclick: move |_| {
+                        back_to.set(Some(Screen::Security));
+                        go.call(Screen::Account);
+                    },
+                    "{t.online.sign_in}"
+                }
+            },
+            Membership::Member(account) => rsx! {
+                Devices { changed }
+                if account.password {
+                    NewPassword { changed }
+                } else {
+                    p { class: "muted", "data-password": "none", "{s.no_password}" }
+                }
+            },
+        }
+    }
+}
+
+/// What a failed request says; a session ended meanwhile (signed out from another device)
+/// signs this device out too.
+fn refused(problem: &Problem, t: &'static Texts, mut membership: Signal<Membership>) -> String {
+    if let Problem::Refused(e) = problem
+        && e.code == ErrorCode::Unauthorized
+    {
+        remember(false);
+        platform::keep_session_token(None);
+        membership.set(Membership::Guest);
+    }
+    security_sentence(security_texts(t.online.pt), problem)
+        .unwrap_or_else(|| sentence(t.online, problem))
+}
+
+/// The places the account is signed in, this device first; read again when `changed` is.
+#[component]
+fn Devices(changed: Signal<u32>) -> Element {
+    let t = use_texts();
+    let pt = t.online.pt;
+    let s = security_texts(pt);
+    let membership = use_membership();
+    let mut sessions = use_resource(move || {
+        changed();
+        client::sessions()
+    });
+    let mut busy = use_signal(|| false);
+    let mut said = use_signal(|| None::<(bool, String)>);
+    let mut end = move |id: Option<String>| {
+        busy.set(true);
+        said.set(None);
+        spawn(async move {
+            let done = match &id {
+                Some(id) => client::end_session(id).await,
+                None => client::end_other_sessions().await,
+            };
+            busy.set(false);
+            match done {
+                Ok(()) if id.is_none() => said.set(Some((true, s.ended_others.to_owned()))),
+                Ok(()) => {}
+                Err(problem) => said.set(Some((false, refused(&problem, t, membership)))),
+            }
+            sessions.restart();
+        });
+    };
+    let now = platform::now_ms() as i64;
+    let listed: Option<Result<Vec<SignedIn>, String>> = match &*sessions.read() {
+        None => None,
+        Some(Ok(list)) => {
+            let mut list = list.clone();
+            // This device first; the others as the server ordered them, the last used first.
+            list.sort_by_key(|s| !s.this);
+            Some(Ok(list))
+        }
+        Some(Err(problem)) => Some(Err(refused(problem, t, membership))),
+    };
+    rsx! {
+        section { class: "devices",
+            h2 { "{s.sessions_title}" }
+            match listed {
+                None => rsx! { p { class: "muted", role: "status", "{t.online.working}" } },
+                Some(Err(says)) => rsx! { p { class: "warning", role: "alert", "data-problem": "sessions", "{says}" } },
+                Some(Ok(list)) => {
+                    let others = list.iter().filter(|s| !s.this).count();
+                    rsx! {
+                        ul { class: "sessions",
+                            for session in list {
+                                li { key: "{session.id}", "data-session": "{session.id}",
+                                    "data-this": if session.this { "true" } else { "false" },
+                                    div { class: "session-text",
+                                        p { class: "session-device",
+                                            "{session.device.clone().unwrap_or_else(|| s.unknown_device.to_owned())}"
+                                            if session.this { span { class: "this-device", " · {s.this_device}" } }
+                                        }
+                                        p { class: "muted",
+                                            if let Some(code) = &session.country { "{country_name(code, t.lang)} · " }
+                                            "{(s.when)(&ago(s, session.since, now), &ago(s, session.seen, now))}"
+                                        }
+                                    }
+                                    if !session.this {
+                                        button { class: "small", "data-action": "end-session", disabled: busy(),
+                                            onclick: {
+                                                let id = session.id.clone();
+                                                move |_| end(Some(id.clone()))
+                                            },
+                                            "{s.end}"
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        if others > 0 {
+                            button { class: "wide", "data-action": "end-other-sessions", disabled: busy(),
+                                onclick: move |_| end(None),
+                                if busy() { "{t.online.working}" } else { "{s.end_others}" }
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some((ok, says)) = said() {
+                p { class: if ok { "ok" } else { "warning" }, role: if ok { "status" } else { "alert" },
+                    "data-said": if ok { "ok" } else { "problem" }, "{says}" }
+            }
+        }
+    }
+}
+
+/// The current password and a new one; `changed` is bumped once it is saved.
+#[component]
+fn NewPassword(mut changed: Signal<u32>) -> Element {
+    let t = use_texts();
+    let pt = t.online.pt;
+    let s = security_texts(pt);
+    let membership = use_membership();
+    let mut current = use_signal(String::new);
+    let mut password = use_signal(String::new);
+    let mut busy = use_signal(|| false);
+    let mut said = use_signal(|| None::<(bool, String)>);
+    let submit = move |_| {
+        if busy() {
+            return;
+        }
+        busy.set(true);
+        said.set(None);
+        spawn(async move {
+            let answer = client::change_password(&current(), &password()).await;
+            busy.set(false);
+            match answer {
+                Ok(()) => {
+                    current.set(String::new());
+                    password.set(String::new());
+                    said.set(Some((true, s.changed.to_owned())));
+                    changed += 1;
+                }
+                Err(problem) => said.set(Some((false, refused(&problem, t, membership)))),
+            }
+        });
+    };
+    rsx! {
+        form { class: "account-form", novalidate: true, "data-form": "change-password",
+            onsubmit: move |ev| ev.prevent_default(),
+            h2 { "{s.password_title}" }
+            label {
+                span { "{s.current}" }
+                input { name: "current", r#type: "password", autocomplete: "current-password",
+                    value: shown(&current()), oninput: move |ev| current.set(edited(&current(), ev.value())) }
+            }
+            label {
+                span { "{s.new_password}" }
+                input { name: "password", r#type: "password", autocomplete: "new-password",
+                    value: shown(&password()), oninput: move |ev| password.set(edited(&password(), ev.value())) }
+                small { "{t.online.password_hint}" }
+            }
+            if let Some((ok, says)) = said() {
+                p { class: if ok { "ok" } else { "warning" }, role: if ok { "status" } else { "alert" },
+                    "data-said": if ok { "ok" } else { "problem" }, "{says}" }
+            }
+            button { class: "primary wide", r#type: "submit", "data-action": "change-password", disabled: busy(),
+                onclick: submit,
+                if busy() { "{t.online.working}" } else { "{s.change}" }
+            }
+        }
+    }
+}
