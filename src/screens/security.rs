@@ -51,9 +51,14 @@ pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
     }
 }
 
-/// What a failed request says; a session ended meanwhile (signed out from another device)
-/// signs this device out too.
-fn refused(problem: &Problem, t: &'static Texts, mut membership: Signal<Membership>) -> String {
+/// What a failed request says.
+fn says(problem: &Problem, t: &'static Texts) -> String {
+    security_sentence(security_texts(t.online.pt), problem)
+        .unwrap_or_else(|| sentence(t.online, problem))
+}
+
+/// A session ended from elsewhere (signed out from another device) signs this device out.
+fn sign_out_if_ended(problem: &Problem, mut membership: Signal<Membership>) {
     if let Problem::Refused(e) = problem
         && e.code == ErrorCode::Unauthorized
     {
@@ -61,8 +66,6 @@ fn refused(problem: &Problem, t: &'static Texts, mut membership: Signal<Membersh
         platform::keep_session_token(None);
         membership.set(Membership::Guest);
     }
-    security_sentence(security_texts(t.online.pt), problem)
-        .unwrap_or_else(|| sentence(t.online, problem))
 }
 
 /// The places the account is signed in, this device first; read again when `changed` is.
@@ -90,7 +93,10 @@ fn Devices(changed: Signal<u32>) -> Element {
             match done {
                 Ok(()) if id.is_none() => said.set(Some((true, s.ended_others.to_owned()))),
                 Ok(()) => {}
-                Err(problem) => said.set(Some((false, refused(&problem, t, membership)))),
+                Err(problem) => {
+                    said.set(Some((false, says(&problem, t))));
+                    sign_out_if_ended(&problem, membership);
+                }
             }
             sessions.restart();
         });
@@ -104,8 +110,13 @@ fn Devices(changed: Signal<u32>) -> Element {
             list.sort_by_key(|s| !s.this);
             Some(Ok(list))
         }
-        Some(Err(problem)) => Some(Err(refused(problem, t, membership))),
+        Some(Err(problem)) => Some(Err(says(problem, t))),
     };
+    use_effect(move || {
+        if let Some(Err(problem)) = &*sessions.read() {
+            sign_out_if_ended(problem, membership);
+        }
+    });
     rsx! {
         section { class: "devices",
             h2 { "{s.sessions_title}" }
@@ -185,7 +196,10 @@ fn NewPassword(mut changed: Signal<u32>) -> Element {
                     said.set(Some((true, s.changed.to_owned())));
                     changed += 1;
                 }
-                Err(problem) => said.set(Some((false, refused(&problem, t, membership)))),
+                Err(problem) => {
+                    said.set(Some((false, says(&problem, t))));
+                    sign_out_if_ended(&problem, membership);
+                }
             }
         });
     };

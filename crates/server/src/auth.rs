@@ -289,6 +289,20 @@ pub struct Player {
     pub token_hash: String,
 }
 
+/// A session was used now: what the player's list of sessions says of when each was last
+/// used, written off the request's path at most every ten minutes.
+pub fn session_used(app: &App, token_hash: &str) {
+    let now = now_ms();
+    if app.sessions_seen.due(token_hash, now) {
+        let (store, hash) = (app.store.clone(), token_hash.to_owned());
+        tokio::spawn(async move {
+            if let Err(e) = store.session_seen(&hash, now).await {
+                tracing::warn!(error = %e, "cannot write a session's last use");
+            }
+        });
+    }
+}
+
 /// A signed-in player when the request proves one; a guest otherwise (a stale cookie too).
 impl axum::extract::OptionalFromRequestParts<Arc<App>> for Player {
     type Rejection = AppError;
@@ -337,12 +351,7 @@ impl FromRequestParts<Arc<App>> for Player {
         let now = now_ms();
         match app.store.account_by_session(&hash, now).await? {
             Some(account) => {
-                // What the player's list of sessions says of when each was last used.
-                if app.sessions_seen.due(&hash, now)
-                    && let Err(e) = app.store.session_seen(&hash, now).await
-                {
-                    tracing::warn!(error = %e, "cannot write a session's last use");
-                }
+                session_used(app, &hash);
                 Ok(Player {
                     account,
                     token_hash: hash,

@@ -7,9 +7,9 @@
 //! claim the game, the room closing tomorrow. A stopping process keeps the notices it has
 //! not sent in the database, and whichever process looks next sends them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use base64::Engine;
@@ -51,6 +51,8 @@ const SWEPT_MOST: i64 = 1_000;
 /// takes at once.
 const PENDING_EVERY: Duration = Duration::from_secs(5);
 const PENDING_MOST: i64 = 1_000;
+/// How long a stopping process waits for the pushes on their way, once it kept the rest.
+const SENDING_AT_STOP: Duration = Duration::from_secs(5);
 
 /// A notice and when its wait ends.
 type Queued = (Notice, tokio::time::Instant);
@@ -81,12 +83,15 @@ impl Push for WebPush {
 pub struct Stopper {
     stop: Arc<Notify>,
     kept: Arc<Notify>,
+    /// Read by the sweeps: a room marked swept after the sending stopped would not be told.
+    stopping: Arc<AtomicBool>,
 }
 
 impl Stopper {
     /// Stops the sending, keeps what was not sent, and lets the pushes on their way finish:
     /// false if that took longer than `within`.
     pub async fn stop(self, within: Duration) -> bool {
+        self.stopping.store(true, Ordering::Relaxed);
         self.stop.notify_one();
         tokio::time::timeout(within, self.kept.notified())
             .await
@@ -113,21 +118,22 @@ impl WebPush {
     pub fn start(sender: Sender) -> (WebPush, Stopper) {
         let (queue, rx) = mpsc::channel::<Queued>(QUEUE);
         let sender = Arc::new(sender);
-        let sweeper = (sender.clone(), queue.clone());
+        let stopper = Stopper {
+            stop: Arc::new(Notify::new()),
+            kept: Arc::new(Notify::new()),
+            stopping: Arc::new(AtomicBool::new(false)),
+        };
+        let sweeper = (sender.clone(), queue.clone(), stopper.stopping.clone());
         tokio::spawn(async move {
-            let (sender, queue) = sweeper;
+            let (sender, queue, stopping) = sweeper;
             tokio::time::sleep(FIRST_SWEEP).await;
-            loop {
+            while !stopping.load(Ordering::Relaxed) {
                 if let Err(e) = sender.sweep(&queue).await {
                     tracing::error!(error = %e, "cannot sweep the quiet rooms");
                 }
                 tokio::time::sleep(SWEEP_EVERY).await;
             }
         });
-        let stopper = Stopper {
-            stop: Arc::new(Notify::new()),
-            kept: Arc::new(Notify::new()),
-        };
         let (stop, kept) = (stopper.stop.clone(), stopper.kept.clone());
         tokio::spawn(sender.run(rx, queue.clone(), stop, kept));
         let push = WebPush {
@@ -200,8 +206,13 @@ impl Sender {
             if !told.may_tell(quiet_key(&notice), now_ms()) {
                 continue;
             }
-            let Ok(permit) = permits.clone().acquire_owned().await else {
-                break Vec::new();
+            // Every permit held by a hanging push service: the stop does not wait for one.
+            let permit = tokio::select! {
+                () = stop.notified() => break vec![(notice, due)],
+                permit = permits.clone().acquire_owned() => match permit {
+                    Ok(permit) => permit,
+                    Err(_) => break vec![(notice, due)],
+                },
             };
             let sender = self.clone();
             tokio::spawn(async move {
@@ -213,8 +224,8 @@ impl Sender {
             unsent.push(queued);
         }
         self.keep(&unsent).await;
-        // The pushes on their way: a stopping process still sends them.
-        let _ = permits.acquire_many(SENDING as u32).await;
+        // The pushes on their way: a stopping process still sends them, for a while.
+        let _ = tokio::time::timeout(SENDING_AT_STOP, permits.acquire_many(SENDING as u32)).await;
         kept.notify_one();
     }
 
@@ -241,7 +252,14 @@ impl Sender {
 
     /// Queues the notices stopped processes kept, each with what is left of its wait.
     async fn take_kept(&self, queue: &mpsc::Sender<Queued>) {
-        let taken = match self.store.take_pending(PENDING_MOST).await {
+        // No more than the queue holds now: a notice taken is one deleted from the database.
+        let room = i64::try_from(queue.capacity())
+            .unwrap_or(0)
+            .min(PENDING_MOST);
+        if room == 0 {
+            return;
+        }
+        let taken = match self.store.take_pending(room).await {
             Ok(taken) => taken,
             Err(e) => {
                 tracing::error!(error = %e, "cannot read the kept notices");
@@ -299,7 +317,12 @@ impl Sender {
                     (row.id.as_str(), activity)
                 })
                 .collect();
-            let marked = self.store.mark_swept(quiet.name(), &stretches).await?;
+            let marked: HashSet<String> = self
+                .store
+                .mark_swept(quiet.name(), &stretches)
+                .await?
+                .into_iter()
+                .collect();
             for row in rooms.iter().filter(|row| marked.contains(&row.id)) {
                 for (seat, about) in quiet_notices(&row.room, quiet) {
                     let notice = room_notice(&row.id, &row.room, seat, about);

@@ -60,6 +60,14 @@ pub enum Event {
         /// Whether it was finalized.
         finalized: bool,
     },
+    /// Sessions of an account ended (signed out from another device, a new password): their
+    /// live connections are told and closed.
+    SignedOut {
+        /// The account.
+        account: String,
+        /// Which of its sessions.
+        sessions: Ended,
+    },
     /// A room changed (everyone watching it gets it, with their own seat).
     Room {
         /// The room as it is now.
@@ -67,6 +75,26 @@ pub enum Event {
         /// Its version (changes so far): an older one arriving late is not sent.
         version: i64,
     },
+}
+
+/// Which sessions of an account ended, by their ids (`token::session_id`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ended {
+    /// These.
+    These(Vec<String>),
+    /// Every one but this one (none: every one).
+    AllBut(Option<String>),
+}
+
+impl Ended {
+    /// Whether the session `id` is one of them.
+    pub fn holds(&self, id: &str) -> bool {
+        match self {
+            Ended::These(ids) => ids.iter().any(|e| e == id),
+            Ended::AllBut(kept) => kept.as_deref() != Some(id),
+        }
+    }
 }
 
 /// How long a catching-up process reads back before it lost its listening connection:

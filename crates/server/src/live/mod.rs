@@ -24,6 +24,7 @@ use velha_rules::Cube;
 
 use crate::store::{AccountRow, Backend, LobbyList, MatchRow, RoomRow, SeatChange, Store};
 use crate::token::{new_id, now_ms};
+pub use bus::Ended;
 use bus::Event;
 use clock::Timers;
 use lobby_watch::Watches;
@@ -49,6 +50,8 @@ pub const MAX_CONNECTIONS_PER_PLAYER: usize = 8;
 
 struct Conn {
     id: u64,
+    /// The id of the session it signed in with (`token::session_id`).
+    session: String,
     tx: mpsc::Sender<ServerMsg>,
     close: Arc<Notify>,
 }
@@ -117,6 +120,8 @@ pub struct Hub {
     presence: Vec<tokio::sync::Mutex<()>>,
     /// What this process wrote of its rooms' connections (PostgreSQL).
     room_presence: room_presence::Written,
+    /// Set when the others gave this process up for dead, until its presence is written back.
+    rewrite_presence: std::sync::atomic::AtomicBool,
     /// The events delivered here lately (PostgreSQL): each is delivered once.
     delivered: Mutex<bus::Delivered>,
 }
@@ -137,6 +142,7 @@ impl Hub {
                 .map(|_| tokio::sync::Mutex::new(()))
                 .collect(),
             room_presence: room_presence::Written::default(),
+            rewrite_presence: std::sync::atomic::AtomicBool::new(false),
             delivered: Mutex::new(bus::Delivered::default()),
         })
     }
@@ -152,9 +158,10 @@ impl Hub {
         &self.presence[hash % PRESENCE_LOCKS]
     }
 
-    /// Registers a connection of `account`; when it is their first here, every process's
-    /// connections learn they are back in their live matches.
-    pub async fn connect(self: &Arc<Self>, account: &str) -> ConnHandle {
+    /// Registers a connection of `account`, signed in with the session `session` (its id);
+    /// when it is their first here, every process's connections learn they are back in their
+    /// live matches.
+    pub async fn connect(self: &Arc<Self>, account: &str, session: String) -> ConnHandle {
         let _order = self.presence_lock(account).lock().await;
         let (tx, rx) = mpsc::channel(OUTBOX);
         let close = Arc::new(Notify::new());
@@ -175,6 +182,7 @@ impl Hub {
             }
             conns.push(Conn {
                 id,
+                session,
                 tx: tx.clone(),
                 close: close.clone(),
             });
@@ -342,6 +350,16 @@ impl Hub {
             members: vec![],
             others: people,
             finalized: true,
+        }])
+        .await;
+    }
+
+    /// Sessions of `account` ended: their live connections, on every process, are told and
+    /// closed (a session's socket lives no longer than the session).
+    pub async fn signed_out(self: &Arc<Self>, account: &str, sessions: bus::Ended) {
+        self.publish(vec![Event::SignedOut {
+            account: account.to_owned(),
+            sessions,
         }])
         .await;
     }
@@ -578,6 +596,19 @@ impl Hub {
             Event::LobbyOpened { open } => self.lock().lobby.opened(&open),
             Event::LobbyClosed { id, list } => self.lock().lobby.closed(&id, &list),
             Event::Room { room, version } => self.rooms.changed(&room, version),
+            Event::SignedOut { account, sessions } => {
+                let state = self.lock();
+                let signed_out = ServerMsg::Error {
+                    code: ErrorCode::Unauthorized,
+                    message: "this session was signed out; sign in again".into(),
+                };
+                for conn in state.conns.get(&account).into_iter().flatten() {
+                    if sessions.holds(&conn.session) {
+                        let _ = conn.tx.try_send(signed_out.clone());
+                        conn.close.notify_one();
+                    }
+                }
+            }
             Event::Group {
                 group,
                 members,
@@ -755,12 +786,13 @@ impl Hub {
     /// Says this process is alive, and gives up the processes that no longer say so.
     async fn heartbeat(self: &Arc<Self>, now: i64) -> Result<(), sqlx::Error> {
         if !self.store.heartbeat(&self.process, now).await? {
-            // Given up for dead while alive (a long pause): say again who is connected here.
+            tracing::warn!("this process was given up for dead");
+            self.rewrite_presence.store(true, Ordering::Relaxed);
+        }
+        // Given up for dead while alive (a long pause): say again who is connected here, until
+        // all of it is written (a failure tries again at the next heartbeat).
+        if self.rewrite_presence.load(Ordering::Relaxed) {
             let accounts: Vec<String> = self.lock().conns.keys().cloned().collect();
-            tracing::warn!(
-                players = accounts.len(),
-                "this process was given up for dead"
-            );
             for account in accounts {
                 let back = self.store.came_back(&account, &self.process).await?;
                 self.presence_changed(back, None).await;
@@ -768,6 +800,7 @@ impl Hub {
             if self.store.backend() == Backend::Postgres {
                 self.rewrite_room_presence().await?;
             }
+            self.rewrite_presence.store(false, Ordering::Relaxed);
         }
         let until = now + self.clocks.grace_ms;
         let away = self

@@ -329,6 +329,10 @@ pub async fn log_out(
     [(axum::http::HeaderName, axum::http::HeaderValue); 1],
 )> {
     app.store.delete_session(&player.token_hash).await?;
+    let this = crate::token::session_id(&player.token_hash);
+    app.hub
+        .signed_out(&player.account.id, crate::live::Ended::These(vec![this]))
+        .await;
     Ok((
         StatusCode::NO_CONTENT,
         [(SET_COOKIE, expired_session_cookie())],

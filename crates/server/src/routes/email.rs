@@ -15,6 +15,7 @@ use crate::auth::{Player, check_lengths, check_password, normalise_email};
 use crate::devices::Device;
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
+use crate::live::Ended;
 use crate::mail::{Job, Language, Mailer};
 use crate::routes::accounts::{hash, open_session};
 use crate::store::{AccountRow, LinkProblem};
@@ -203,6 +204,7 @@ pub async fn reset(
         .await?
         .map_err(bad_link)?;
     tracing::info!(account = %account, "a password was chosen anew");
+    app.hub.signed_out(&account, Ended::AllBut(None)).await;
     let account = app
         .store
         .account_by_id(&account)

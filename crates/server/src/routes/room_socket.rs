@@ -192,22 +192,21 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, mut socket: WebSocket, w
     } = watch;
     let silence = app.room_silence;
     let mut heard = Instant::now();
-    let mut looks = tokio::time::interval_at(heard + silence / 3, silence / 3);
-    looks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // A third of the silence after the last frame heard, then after each ping.
+    let mut look_at = heard + silence / 3;
     loop {
         let frame = tokio::select! {
-            _ = looks.tick() => {
+            () = tokio::time::sleep_until(look_at) => {
                 let quiet = heard.elapsed();
                 if quiet >= silence {
                     tracing::info!(?quiet, "a silent room connection is closed");
                     break;
                 }
-                if quiet >= silence / 3 {
-                    match timeout(SEND_WITHIN, socket.send(Message::Ping(Bytes::new()))).await {
-                        Ok(Ok(())) => {}
-                        _ => return,
-                    }
+                match timeout(SEND_WITHIN, socket.send(Message::Ping(Bytes::new()))).await {
+                    Ok(Ok(())) => {}
+                    _ => return,
                 }
+                look_at = (Instant::now() + silence / 3).min(heard + silence);
                 continue;
             }
             msg = rx.recv() => match msg {
@@ -221,6 +220,7 @@ async fn serve(app: &App, id: &str, seat: Option<Seat>, mut socket: WebSocket, w
             () = close.notified() => break,
             frame = socket.recv() => {
                 heard = Instant::now();
+                look_at = heard + silence / 3;
                 frame
             }
         };

@@ -12,6 +12,7 @@ use crate::app::App;
 use crate::auth::{Player, check_lengths, check_password};
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
+use crate::live::Ended;
 use crate::routes::accounts::hash;
 use crate::token::{now_ms, session_id};
 
@@ -55,16 +56,14 @@ pub async fn list(State(app): State<Arc<App>>, player: Player) -> AppResult<Json
     )
 )]
 pub async fn end_others(State(app): State<Arc<App>>, player: Player) -> AppResult<StatusCode> {
-    let others: Vec<String> = app
+    let account = &player.account.id;
+    let ended = app
         .store
-        .sessions_of(&player.account.id, now_ms())
-        .await?
-        .into_iter()
-        .map(|s| s.token_hash)
-        .filter(|hash| *hash != player.token_hash)
-        .collect();
-    let ended = app.store.end_sessions(&player.account.id, &others).await?;
-    tracing::info!(account = %player.account.id, ended, "other sessions signed out");
+        .end_sessions_but(account, &player.token_hash)
+        .await?;
+    let this = session_id(&player.token_hash);
+    app.hub.signed_out(account, Ended::AllBut(Some(this))).await;
+    tracing::info!(%account, ended, "other sessions signed out");
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -100,6 +99,9 @@ pub async fn end(
             "no session of this account has this id",
         ));
     }
+    app.hub
+        .signed_out(&player.account.id, Ended::These(vec![id]))
+        .await;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -165,6 +167,11 @@ pub async fn change_password(
             "the password was changed meanwhile; sign in again with the new one",
         ));
     }
+    app.limits.failures_by_account.clear(&email);
+    let this = session_id(&player.token_hash);
+    app.hub
+        .signed_out(&account.id, Ended::AllBut(Some(this)))
+        .await;
     tracing::info!(account = %account.id, "a password was changed");
     Ok(StatusCode::NO_CONTENT)
 }

@@ -16,7 +16,7 @@ use crate::app::App;
 use crate::auth::{cookie_token, is_subscriber, same_origin};
 use crate::live::ConnHandle;
 use crate::store::{AccountRow, LobbyList};
-use crate::token::{now_ms, token_hash};
+use crate::token::{now_ms, session_id, token_hash};
 
 /// How long a new connection has to say `hello`.
 pub(super) const HELLO_WITHIN: Duration = Duration::from_secs(10);
@@ -97,7 +97,7 @@ async fn hello(
     app: &App,
     socket: &mut WebSocket,
     cookie: Option<String>,
-) -> Result<AccountRow, Farewell> {
+) -> Result<(AccountRow, String), Farewell> {
     let say = |code, text: &str| Farewell::Say(error(code, text));
     let first = tokio::time::timeout(HELLO_WITHIN, socket.recv())
         .await
@@ -129,12 +129,12 @@ async fn hello(
         }
         Err(e) => return Err(say(ErrorCode::BadRequest, &format!("not a message: {e}"))),
     };
-    match app
-        .store
-        .account_by_session(&token_hash(&token), now_ms())
-        .await
-    {
-        Ok(Some(account)) => Ok(account),
+    let hash = token_hash(&token);
+    match app.store.account_by_session(&hash, now_ms()).await {
+        Ok(Some(account)) => {
+            crate::auth::session_used(app, &hash);
+            Ok((account, session_id(&hash)))
+        }
         Ok(None) => Err(say(
             ErrorCode::Unauthorized,
             "the session is unknown or expired; sign in again",
@@ -147,8 +147,8 @@ async fn hello(
 }
 
 async fn session(app: Arc<App>, mut socket: WebSocket, cookie: Option<String>) {
-    let account = match hello(&app, &mut socket, cookie).await {
-        Ok(a) => a,
+    let (account, session) = match hello(&app, &mut socket, cookie).await {
+        Ok(signed_in) => signed_in,
         Err(Farewell::Say(msg)) => {
             let _ = socket.send(text(&msg)).await;
             let _ = socket.close().await;
@@ -159,7 +159,7 @@ async fn session(app: Arc<App>, mut socket: WebSocket, cookie: Option<String>) {
             return;
         }
     };
-    let conn = app.hub.connect(&account.id).await;
+    let conn = app.hub.connect(&account.id, session).await;
     let span = tracing::info_span!("live", player = %account.name, conn = conn.id);
     serve_player(app, socket, account, conn)
         .instrument(span)

@@ -321,6 +321,19 @@ impl Store {
         Ok(gone)
     }
 
+    /// Ends every session of the account but `kept`: how many there were.
+    pub async fn end_sessions_but(&self, account_id: &str, kept: &str) -> Result<u64, sqlx::Error> {
+        let mut tx = self.write().await?;
+        let gone = sqlx::query("DELETE FROM sessions WHERE account_id = $1 AND token_hash <> $2")
+            .bind(account_id)
+            .bind(kept)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+        Ok(gone)
+    }
+
     /// Sets the account's password if its hash is still `was` (a change at once with another
     /// keeps one of them whole): every other session ends, and every new-password link with
     /// the old password. False if the password changed meanwhile.

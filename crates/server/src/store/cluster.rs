@@ -334,18 +334,27 @@ impl Store {
             for account in accounts {
                 away.extend(self.went_away(&account, &process, until).await?);
             }
+            // Its room connections go with its row, in one write, and only if it is still
+            // unseen: a process waking meanwhile keeps both (its heartbeat waits on the row),
+            // and one that wakes after finds its row gone and writes its connections back.
             let mut tx = self.write().await?;
+            let buried = sqlx::query("DELETE FROM processes WHERE id = $1 AND seen_at < $2")
+                .bind(&process)
+                .bind(before)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+                == 1;
+            if !buried {
+                tx.rollback().await?;
+                continue;
+            }
             sqlx::query("DELETE FROM room_spectators WHERE process = $1")
                 .bind(&process)
                 .execute(&mut *tx)
                 .await?;
             sqlx::query("DELETE FROM room_seat_presence WHERE process = $1")
                 .bind(&process)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query("DELETE FROM processes WHERE id = $1 AND seen_at < $2")
-                .bind(&process)
-                .bind(before)
                 .execute(&mut *tx)
                 .await?;
             tx.commit().await?;

@@ -4,7 +4,10 @@
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use velha_load::Client;
+use std::time::Duration;
+
+use velha_api::{ClientMsg, ErrorCode, ServerMsg};
+use velha_load::{Client, Live};
 
 use crate::common::{Db, Server};
 
@@ -47,6 +50,36 @@ async fn ask(
     (status, answer)
 }
 
+/// The live connection of the session of `token`, welcomed.
+async fn live_of(c: &Client, token: &str) -> Live {
+    let mut signed_in = c.another();
+    signed_in.token = Some(token.to_owned());
+    let mut live = signed_in.live().await.unwrap();
+    live.recv_until(Duration::from_secs(5), |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await
+    .unwrap();
+    live
+}
+
+/// The connection is told its session was signed out, and closed.
+async fn signed_out(live: &mut Live) {
+    let told = live
+        .recv_until(Duration::from_secs(5), |m| {
+            matches!(
+                m,
+                ServerMsg::Error {
+                    code: ErrorCode::Unauthorized,
+                    ..
+                }
+            )
+        })
+        .await;
+    assert!(told.is_ok(), "{told:?}");
+    assert!(live.closed(Duration::from_secs(5)).await.is_ok());
+}
+
 async fn on_a01_a_player_sees_where_they_are_signed_in_and_signs_out_one_or_the_others(db: Db) {
     let server = Server::start(db, &["--country-header", "X-Country"]).await;
     server.player("Ana", "pt-BR", None).await;
@@ -87,11 +120,14 @@ async fn on_a01_a_player_sees_where_they_are_signed_in_and_signs_out_one_or_the_
         assert!(!phone.contains(id) && !tablet.contains(id) && !laptop.contains(id));
     }
 
-    // The tablet is signed out from the phone: its token stops working at once.
+    // The tablet is signed out from the phone: its token stops working at once, and its live
+    // connection is told so and closed.
+    let mut live = live_of(&c, &tablet).await;
     let tablet_id = on_tablet[0]["id"].as_str().unwrap();
     let path = format!("/api/me/sessions/{tablet_id}");
     assert_eq!(ask(&c, &phone, Method::DELETE, &path, None).await.0, 204);
     assert_eq!(ask(&c, &tablet, Method::GET, "/api/me", None).await.0, 401);
+    signed_out(&mut live).await;
     let (status, gone) = ask(&c, &phone, Method::DELETE, &path, None).await;
     assert_eq!((status, &gone["code"]), (404, &json!("not_found")));
     // Bia cannot sign Ana out, nor see that the id is one.
@@ -152,6 +188,8 @@ async fn on_a01_a_new_password_needs_the_current_one_and_signs_out_the_other_ses
     .await;
     assert_eq!((status, &weak["code"]), (400, &json!("weak_password")));
     assert_eq!(ask(&c, &there, Method::GET, "/api/me", None).await.0, 200);
+    let mut here_live = live_of(&c, &here).await;
+    let mut there_live = live_of(&c, &there).await;
 
     let (status, _) = ask(
         &c,
@@ -164,6 +202,13 @@ async fn on_a01_a_new_password_needs_the_current_one_and_signs_out_the_other_ses
     assert_eq!(status, 204);
     assert_eq!(ask(&c, &here, Method::GET, "/api/me", None).await.0, 200);
     assert_eq!(ask(&c, &there, Method::GET, "/api/me", None).await.0, 401);
+    signed_out(&mut there_live).await;
+    // The session that changed it keeps its connection.
+    here_live.send(&ClientMsg::Ping).await.unwrap();
+    let pong = here_live
+        .recv_until(Duration::from_secs(5), |m| matches!(m, ServerMsg::Pong))
+        .await;
+    assert!(pong.is_ok(), "{pong:?}");
     let mut again = c.another();
     assert!(again.log_in(email, "cubo-gira-9").await.is_err());
     assert!(again.log_in(email, "roda-o-cubo-42").await.is_ok());
