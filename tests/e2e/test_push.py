@@ -160,6 +160,8 @@ def test_classic_r09_a_closed_app_is_told_of_its_turn_and_the_notice_opens_the_r
     assert ana.query_selector("[data-action=allow-alerts]") is None
     shot(ana, "push-on")
     worker = worker_of(context)
+    # A push reaches only an active worker: the page may be quicker than its first install.
+    wait_for(lambda: worker.evaluate("self.registration.active?.state === 'activated'"))
 
     # Ana closes the app: no page of it is open. Bia plays; the server tells Ana's device.
     ana.close()

@@ -5,7 +5,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use reqwest::Method;
 use serde_json::{Value, json};
-use velha_api::{Avatar, RoomAct, RoomBoard};
+use velha_api::{Avatar, RoomAct, RoomBoard, RoomSeat};
 use velha_load::Client;
 
 use crate::common::{Db, Server, StandIn};
@@ -208,6 +208,21 @@ async fn classic_r09_twenty_devices_at_once_leave_ten_per_seat_and_account(db: D
 }
 on_both!(classic_r09_twenty_devices_at_once_leave_ten_per_seat_and_account);
 
+/// Ana's classic room, made through `maker`, and Bia in it, through `joiner`: its id and
+/// both seats.
+async fn ana_and_bia(maker: &Client, joiner: &Client) -> (String, RoomSeat, RoomSeat) {
+    let made = maker
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let id = made.room.id.clone();
+    let joined = joiner
+        .join_room(&id, "Bia", Some(Avatar::Quelonia))
+        .await
+        .unwrap();
+    (id, made, joined)
+}
+
 /// The push service stand-in (tests/standins/webpush.py), a child process for the test.
 struct PushService {
     standin: StandIn,
@@ -278,15 +293,7 @@ async fn classic_r09_a_move_tells_the_other_player_once_and_not_while_they_look(
     let push = PushService::start().await;
     let server = Server::start(db, &["--push-services", &push.url]).await;
     let c = server.client();
-    let made = c
-        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
-        .await
-        .unwrap();
-    let id = made.room.id.clone();
-    let joined = c
-        .join_room(&id, "Bia", Some(Avatar::Quelonia))
-        .await
-        .unwrap();
+    let (id, made, joined) = ana_and_bia(&c, &c).await;
     let ana = push.device(&server, &c, &[&made.credential], "pt-BR").await;
     let bia = push.device(&server, &c, &[&joined.credential], "en").await;
     // Joining gave Ana the first turn: one notice for her.
@@ -598,15 +605,7 @@ async fn classic_r09_a_player_looking_through_another_process_is_not_told() {
     };
     let on_a = a.client();
     let on_b = on_a.at(&b.base);
-    let made = on_a
-        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
-        .await
-        .unwrap();
-    let id = made.room.id.clone();
-    let joined = on_b
-        .join_room(&id, "Bia", Some(Avatar::Quelonia))
-        .await
-        .unwrap();
+    let (id, made, joined) = ana_and_bia(&on_a, &on_b).await;
     push.device(&a, &on_a, &[&made.credential], "pt-BR").await;
     let bia = push.device(&b, &on_b, &[&joined.credential], "pt-BR").await;
     // Bia looks at the room through B; Ana's move is committed by A, whose sender decides.
@@ -647,15 +646,7 @@ async fn classic_r09_a_silent_connection_stops_counting_as_looking(db: Db) {
     )
     .await;
     let c = server.client();
-    let made = c
-        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
-        .await
-        .unwrap();
-    let id = made.room.id.clone();
-    let joined = c
-        .join_room(&id, "Bia", Some(Avatar::Quelonia))
-        .await
-        .unwrap();
+    let (id, made, joined) = ana_and_bia(&c, &c).await;
     let bia = push
         .device(&server, &c, &[&joined.credential], "pt-BR")
         .await;
@@ -720,15 +711,7 @@ async fn classic_r09_a_notice_waiting_when_the_server_stops_is_sent_after_the_re
     let push = PushService::start().await;
     let mut server = Server::start(db, &["--push-services", &push.url]).await;
     let c = server.client();
-    let made = c
-        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
-        .await
-        .unwrap();
-    let id = made.room.id.clone();
-    let joined = c
-        .join_room(&id, "Bia", Some(Avatar::Quelonia))
-        .await
-        .unwrap();
+    let (id, made, joined) = ana_and_bia(&c, &c).await;
     let ana = push.device(&server, &c, &[&made.credential], "pt-BR").await;
     let bia = push
         .device(&server, &c, &[&joined.credential], "pt-BR")
@@ -779,15 +762,7 @@ async fn classic_r09_a_process_given_up_for_dead_writes_back_who_looks() {
     };
     let on_a = a.client();
     let on_b = on_a.at(&b.base);
-    let made = on_b
-        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
-        .await
-        .unwrap();
-    let id = made.room.id.clone();
-    let joined = on_b
-        .join_room(&id, "Bia", Some(Avatar::Quelonia))
-        .await
-        .unwrap();
+    let (id, made, joined) = ana_and_bia(&on_b, &on_b).await;
     let bia = push.device(&b, &on_b, &[&joined.credential], "pt-BR").await;
     // Bia and a spectator look through A.
     let mut looking = on_a.room_live(&id, &joined.credential).await.unwrap();
