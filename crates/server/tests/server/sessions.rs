@@ -160,6 +160,39 @@ async fn on_a01_a_player_sees_where_they_are_signed_in_and_signs_out_one_or_the_
 }
 on_both!(on_a01_a_player_sees_where_they_are_signed_in_and_signs_out_one_or_the_others);
 
+/// Two processes on one PostgreSQL: a session signed out through one closes its live
+/// connection held by the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a01_signing_out_through_one_process_closes_the_socket_on_another() {
+    let Some(db) = Db::postgres().await else {
+        return;
+    };
+    let a = Server::start(db.clone(), &[]).await;
+    let cert = a.dir.path().join("dev-cert.pem").display().to_string();
+    let key = a.dir.path().join("dev-key.pem").display().to_string();
+    let b = Server::start(db, &["--tls-cert", &cert, "--tls-key", &key]).await;
+    a.player("Ana", "pt-BR", None).await;
+    let on_a = a.client();
+    let on_b = on_a.at(&b.base);
+    let email = "Ana@example.com";
+    let phone = sign_in(&on_a, email, "cubo-gira-9", ANDROID, "BR").await;
+    let tablet = sign_in(&on_a, email, "cubo-gira-9", IPHONE, "BR").await;
+    let mut tablet_live = live_of(&on_b, &tablet).await;
+    let mut phone_live = live_of(&on_b, &phone).await;
+    assert_eq!(
+        ask(&on_a, &phone, Method::DELETE, "/api/me/sessions", None)
+            .await
+            .0,
+        204
+    );
+    signed_out(&mut tablet_live).await;
+    phone_live.send(&ClientMsg::Ping).await.unwrap();
+    let pong = phone_live
+        .recv_until(Duration::from_secs(5), |m| matches!(m, ServerMsg::Pong))
+        .await;
+    assert!(pong.is_ok(), "the phone's own connection goes on: {pong:?}");
+}
+
 async fn on_a01_a_new_password_needs_the_current_one_and_signs_out_the_other_sessions(db: Db) {
     let server = Server::start(db, &[]).await;
     server.player("Ana", "pt-BR", None).await;
