@@ -85,20 +85,14 @@ pub async fn end(
     player: Player,
     Path(id): Path<String>,
 ) -> AppResult<StatusCode> {
-    let found: Vec<String> = app
-        .store
-        .sessions_of(&player.account.id, now_ms())
-        .await?
-        .into_iter()
-        .map(|s| s.token_hash)
-        .filter(|hash| session_id(hash) == id)
-        .collect();
-    if app.store.end_sessions(&player.account.id, &found).await? == 0 {
+    let sessions = app.store.sessions_of(&player.account.id, now_ms()).await?;
+    let Some(found) = sessions.iter().find(|s| session_id(&s.token_hash) == id) else {
         return Err(AppError::new(
             ErrorCode::NotFound,
             "no session of this account has this id",
         ));
-    }
+    };
+    app.store.delete_session(&found.token_hash).await?;
     app.hub
         .signed_out(&player.account.id, Ended::These(vec![id]))
         .await;

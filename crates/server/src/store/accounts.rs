@@ -301,26 +301,6 @@ impl Store {
         tx.commit().await
     }
 
-    /// Ends the account's sessions whose token hashes are `ended`: how many there were.
-    pub async fn end_sessions(
-        &self,
-        account_id: &str,
-        ended: &[String],
-    ) -> Result<u64, sqlx::Error> {
-        let mut tx = self.write().await?;
-        let mut gone = 0;
-        for token_hash in ended {
-            gone += sqlx::query("DELETE FROM sessions WHERE token_hash = $1 AND account_id = $2")
-                .bind(token_hash)
-                .bind(account_id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-        }
-        tx.commit().await?;
-        Ok(gone)
-    }
-
     /// Ends every session of the account but `kept`: how many there were.
     pub async fn end_sessions_but(&self, account_id: &str, kept: &str) -> Result<u64, sqlx::Error> {
         let mut tx = self.write().await?;

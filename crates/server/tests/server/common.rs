@@ -176,6 +176,16 @@ impl Server {
         self.spawn().await;
     }
 
+    /// Another process on `db` (this one's database), under this one's certificate so that
+    /// one client reaches both, with these extra flags.
+    pub async fn beside(&self, db: Db, extra: &[&str]) -> Server {
+        let cert = self.dir.path().join("dev-cert.pem").display().to_string();
+        let key = self.dir.path().join("dev-key.pem").display().to_string();
+        let mut flags = vec!["--tls-cert", &cert, "--tls-key", &key];
+        flags.extend_from_slice(extra);
+        Server::start(db, &flags).await
+    }
+
     /// Starts it again after `terminate` or `kill9`, on the same port and data.
     pub async fn start_again(&mut self) {
         assert!(self.child.is_none(), "still running");

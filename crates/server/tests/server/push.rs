@@ -579,20 +579,7 @@ async fn two_processes() -> Option<(PushService, Server, Server)> {
     let db = Db::postgres().await?;
     let push = PushService::start().await;
     let a = Server::start(db.clone(), &["--push-services", &push.url]).await;
-    let cert = a.dir.path().join("dev-cert.pem").display().to_string();
-    let key = a.dir.path().join("dev-key.pem").display().to_string();
-    let b = Server::start(
-        db,
-        &[
-            "--push-services",
-            &push.url,
-            "--tls-cert",
-            &cert,
-            "--tls-key",
-            &key,
-        ],
-    )
-    .await;
+    let b = a.beside(db, &["--push-services", &push.url]).await;
     Some((push, a, b))
 }
 

@@ -168,9 +168,7 @@ async fn on_a01_signing_out_through_one_process_closes_the_socket_on_another() {
         return;
     };
     let a = Server::start(db.clone(), &[]).await;
-    let cert = a.dir.path().join("dev-cert.pem").display().to_string();
-    let key = a.dir.path().join("dev-key.pem").display().to_string();
-    let b = Server::start(db, &["--tls-cert", &cert, "--tls-key", &key]).await;
+    let b = a.beside(db, &[]).await;
     a.player("Ana", "pt-BR", None).await;
     let on_a = a.client();
     let on_b = on_a.at(&b.base);
