@@ -218,6 +218,25 @@ async fn on_a01_a_new_password_needs_the_current_one_and_signs_out_the_other_ses
     )
     .await;
     assert_eq!((status, &weak["code"]), (400, &json!("weak_password")));
+    let long = "x".repeat(2048);
+    let (status, refused) = ask(
+        &c,
+        &here,
+        Method::POST,
+        "/api/me/password",
+        Some(change(&long, "roda-o-cubo-42")),
+    )
+    .await;
+    assert_eq!((status, &refused["code"]), (400, &json!("too_long")));
+    let (status, refused) = ask(
+        &c,
+        &here,
+        Method::POST,
+        "/api/me/password",
+        Some(json!({"current": "cubo-gira-9"})),
+    )
+    .await;
+    assert_eq!((status, &refused["code"]), (400, &json!("bad_request")));
     assert_eq!(ask(&c, &there, Method::GET, "/api/me", None).await.0, 200);
     let mut here_live = live_of(&c, &here).await;
     let mut there_live = live_of(&c, &there).await;
