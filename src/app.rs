@@ -19,6 +19,7 @@ use crate::screens::{
     groups::GroupsScreen,
     home::Home,
     howto::HowTo,
+    my_data::MyDataScreen,
     online::OnlineScreen,
     ranking::RankingScreen,
     replay::{ReplayScreen, ReplayTarget},
@@ -74,6 +75,8 @@ pub enum Screen {
     NewPassword,
     /// The account's password and the devices signed in to it.
     Security,
+    /// The player's data: downloading it, and deleting the account.
+    MyData,
 }
 
 /// Whether leaving the screen now loses something (a live match: ON-M04's abandonment), and
@@ -251,6 +254,7 @@ pub fn App() -> Element {
                 Screen::ConfirmEmail => rsx! { ConfirmEmailScreen { go } },
                 Screen::NewPassword => rsx! { NewPasswordScreen { go } },
                 Screen::Security => rsx! { SecurityScreen { go } },
+                Screen::MyData => rsx! { MyDataScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },

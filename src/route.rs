@@ -67,6 +67,7 @@ impl Route {
                 Screen::ConfirmEmail => "/conta/confirmar".into(),
                 Screen::NewPassword => "/conta/nova-senha".into(),
                 Screen::Security => "/conta/seguranca".into(),
+                Screen::MyData => "/conta/dados".into(),
                 // These carry what they show: see the other routes.
                 Screen::Groups => "/grupos".into(),
                 Screen::Room => board_path(RoomBoard::Classic).into(),
@@ -101,6 +102,7 @@ impl Route {
             "/conta/confirmar" => return screen(Screen::ConfirmEmail),
             "/conta/nova-senha" => return screen(Screen::NewPassword),
             "/conta/seguranca" => return screen(Screen::Security),
+            "/conta/dados" => return screen(Screen::MyData),
             "/grupos" => return Some(Route::Groups(GroupPart::List)),
             _ => {}
         }
@@ -157,6 +159,7 @@ mod tests {
             Screen::ConfirmEmail,
             Screen::NewPassword,
             Screen::Security,
+            Screen::MyData,
         ]
         .into_iter()
         .chain(GAMES.map(Screen::Play))

@@ -200,6 +200,29 @@ pub async fn change_password(current: &str, password: &str) -> Result<(), Proble
     done("POST", "/api/me/password", json).await
 }
 
+/// Everything the server holds about the player (ON-A05): the file's text.
+pub async fn export() -> Result<String, Problem> {
+    let (status, text) = platform::http("GET", "/api/me/export", None)
+        .await
+        .map_err(|()| Problem::Offline)?;
+    if (200..300).contains(&status) {
+        return Ok(text);
+    }
+    Err(serde_json::from_str(&text).map_or(Problem::Offline, Problem::Refused))
+}
+
+/// Deletes the account (ON-A04), confirmed by its password (none: a fresh sign-in); the
+/// device forgets the session.
+pub async fn delete_account(password: Option<&str>) -> Result<(), Problem> {
+    let body = velha_api::DeleteAccount {
+        password: password.map(Into::into),
+    };
+    let json = serde_json::to_string(&body).map_err(|_| Problem::Offline)?;
+    done("DELETE", "/api/me", json).await?;
+    platform::keep_session_token(None);
+    Ok(())
+}
+
 /// Signs out. The device forgets the session even when the server cannot be told.
 pub async fn log_out() -> Result<(), Problem> {
     let sent = call_empty("DELETE", "/api/sessions/current").await;

@@ -26,6 +26,18 @@ pub fn remember(signed_in: bool) {
     platform::save(SIGNED_IN_KEY, if signed_in { "1" } else { "" });
 }
 
+/// A session ended from elsewhere (signed out from another device, the account deleted)
+/// signs this device out.
+pub fn sign_out_if_ended(problem: &Problem, mut membership: Signal<Membership>) {
+    if let Problem::Refused(e) = problem
+        && e.code == velha_api::ErrorCode::Unauthorized
+    {
+        remember(false);
+        platform::keep_session_token(None);
+        membership.set(Membership::Guest);
+    }
+}
+
 /// The membership every screen reads; made once by the app's root.
 pub fn use_membership() -> Signal<Membership> {
     use_context::<Signal<Membership>>()

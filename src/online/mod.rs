@@ -11,6 +11,7 @@ pub mod live_state;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod masking;
 pub mod membership;
+pub mod my_data_texts;
 pub mod push;
 pub mod replay_texts;
 pub mod room_live;

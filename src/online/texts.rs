@@ -420,7 +420,7 @@ pub fn match_ending(
 
 /// A wait in seconds below two minutes and in whole minutes (rounded up) above, so "60
 /// seconds" never reads as "1 minute" rounded down.
-fn wait(s: u64, seconds: (&str, &str), minutes: (&str, &str)) -> String {
+pub fn wait(s: u64, seconds: (&str, &str), minutes: (&str, &str)) -> String {
     let (n, (one, many)) = if s < 120 {
         (s, seconds)
     } else {

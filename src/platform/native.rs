@@ -145,6 +145,36 @@ pub(super) fn client() -> Option<&'static reqwest::Client> {
         .as_ref()
 }
 
+/// Saves `text` as a file named `name` in the Downloads folder (the home folder without
+/// one), never over another file: the path it was saved at, or None when it could not be.
+pub fn save_file(name: &str, text: &str) -> Option<String> {
+    let folder = dirs::download_dir().or_else(dirs::home_dir)?;
+    let (stem, extension) = name.rsplit_once('.').unwrap_or((name, ""));
+    for n in 0..100 {
+        let file = match n {
+            0 => name.to_owned(),
+            n => format!("{stem} ({n}).{extension}"),
+        };
+        let path = folder.join(file);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut f) => {
+                use std::io::Write;
+                return f
+                    .write_all(text.as_bytes())
+                    .ok()
+                    .map(|()| path.display().to_string());
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
 /// One HTTP request to the server: the status and the body's text, or `Err` when no answer
 /// came (no connection, 20 s without one). The session token goes as a bearer header.
 pub async fn http(method: &str, path: &str, json: Option<String>) -> Result<(u16, String), ()> {

@@ -224,6 +224,42 @@ pub fn link_to(path: &str) -> String {
     format!("{origin}{path}")
 }
 
+/// Saves `text` as a file named `name` where the browser keeps downloads: what the player
+/// is told it was saved as, or None when the browser refused. Through the page's own
+/// objects (Blob, URL, an anchor's click) rather than more of web-sys, whose every binding
+/// the wasm carries.
+pub fn save_file(name: &str, text: &str) -> Option<String> {
+    use js_sys::{Array, Function, Object, Reflect};
+    use wasm_bindgen::{JsCast, JsValue};
+    let global = js_sys::global();
+    let get = |target: &JsValue, key: &str| Reflect::get(target, &JsValue::from_str(key)).ok();
+    let blob_type = get(&global, "Blob")?.dyn_into::<Function>().ok()?;
+    let options = Object::new();
+    Reflect::set(&options, &"type".into(), &"application/json".into()).ok()?;
+    let parts = Array::of1(&JsValue::from_str(text));
+    let blob = Reflect::construct(&blob_type, &Array::of2(&parts, &options)).ok()?;
+    let url_type = get(&global, "URL")?;
+    let make = get(&url_type, "createObjectURL")?
+        .dyn_into::<Function>()
+        .ok()?;
+    let url = make.call1(&url_type, &blob).ok()?.as_string()?;
+    let anchor = web_sys::window()?.document()?.create_element("a").ok()?;
+    anchor.set_attribute("href", &url).ok()?;
+    anchor.set_attribute("download", name).ok()?;
+    let click = get(&anchor, "click")?.dyn_into::<Function>().ok()?;
+    click.call0(&anchor).ok()?;
+    // The download has started by the time a minute is over; the blob is freed then.
+    wasm_bindgen_futures::spawn_local(async move {
+        sleep_ms(60_000).await;
+        if let Some(revoke) =
+            get(&url_type, "revokeObjectURL").and_then(|f| f.dyn_into::<Function>().ok())
+        {
+            let _ = revoke.call1(&url_type, &JsValue::from_str(&url));
+        }
+    });
+    Some(name.to_owned())
+}
+
 /// Offers the link through the system's share sheet where there is one (phones), else copies
 /// it; whether either happened.
 pub fn share_link(url: &str, title: &str) -> bool {

@@ -14,6 +14,7 @@ use crate::countries::country_name;
 use crate::online::check;
 use crate::online::client::{self, Problem};
 use crate::online::membership::{Membership, remember, use_membership};
+use crate::online::my_data_texts::my_data_texts;
 use crate::online::security_texts::security_texts;
 use crate::online::subscription_texts::{shown_day, standing};
 use crate::online::texts::{google_sentence, sentence};
@@ -530,6 +531,9 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
         }
         button { class: "wide", "data-action": "security", onclick: move |_| go.call(Screen::Security),
             "{security_texts(t.pt).open}"
+        }
+        button { class: "wide", "data-action": "my-data", onclick: move |_| go.call(Screen::MyData),
+            "{my_data_texts(t.pt).open}"
         }
         // Last: it opens a long list, and the way to play stays where the eye expects it.
         CountryChange { country: account.country.clone() }

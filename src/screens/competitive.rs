@@ -17,6 +17,7 @@ use crate::online::client;
 use crate::online::live::{Link, Live, use_member_live};
 use crate::online::live_state::Game;
 use crate::online::membership::{Membership, use_membership};
+use crate::online::my_data_texts::shown_name;
 use crate::online::texts::{lobby_sentence, move_refusal};
 use crate::platform;
 use crate::screens::replay::ReplayButtons;
@@ -129,7 +130,7 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
                         for row in b.rows.iter().cloned() {
                             tr { key: "{row.position}-{row.name}", class: if b.me.as_ref().is_some_and(|m| m.name == row.name) { "me" } else { "" },
                                 "data-row": "{row.name}",
-                                td { "{row.position}" } td { "{row.name}" } td { "{row.rating}" }
+                                td { "{row.position}" } td { "{shown_name(&row.name, t.online.pt)}" } td { "{row.rating}" }
                                 td { "{row.wins}-{row.draws}-{row.losses}" }
                             }
                         }

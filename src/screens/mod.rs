@@ -8,6 +8,7 @@ pub mod email_links;
 pub mod groups;
 pub mod home;
 pub mod howto;
+pub mod my_data;
 pub mod online;
 pub mod ranking;
 pub mod replay;
@@ -19,7 +20,7 @@ pub mod ultimate;
 use dioxus::prelude::*;
 use velha_rules::{Player, Status};
 
-use crate::app::{Screen, use_texts};
+use crate::app::{AfterSignIn, Screen, use_texts};
 use crate::i18n::Texts;
 
 /// The line above every board: whose turn it is, or how the game ended — for the person when
@@ -63,6 +64,23 @@ pub fn TopBar(title: String, go: EventHandler<Screen>) -> Element {
         nav { class: "top",
             button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
             h1 { "{title}" }
+        }
+    }
+}
+
+/// A guest asked to sign in first, and brought back to `back` afterwards.
+#[component]
+pub fn SignInFirst(says: &'static str, back: Screen, go: EventHandler<Screen>) -> Element {
+    let o = use_texts().online;
+    let mut back_to = use_context::<AfterSignIn>().0;
+    rsx! {
+        p { "{says}" }
+        button { class: "primary wide", "data-action": "sign-in",
+            onclick: move |_| {
+                back_to.set(Some(back));
+                go.call(Screen::Account)
+            },
+            "{o.sign_in}"
         }
     }
 }

@@ -8,6 +8,7 @@ use super::TopBar;
 use crate::app::{Screen, use_texts};
 use crate::components::scope_tabs::ScopeLevelTabs;
 use crate::online::client;
+use crate::online::my_data_texts::shown_name;
 use crate::online::texts::sentence;
 
 /// How close to the table's end (px) the next page is asked for.
@@ -119,12 +120,13 @@ pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
 /// One player's line: place, name and country, points, wins, losses.
 #[component]
 fn RowLine(row: RankingRow, mine: bool) -> Element {
+    let pt = use_texts().online.pt;
     rsx! {
         div { class: if mine { "ranking-row me" } else { "ranking-row" }, role: "listitem",
             "data-rank": "{row.rank}", "data-name": "{row.name}",
             span { class: "rank", "{row.rank}" }
             span { class: "who",
-                span { class: "name", "{row.name}" }
+                span { class: "name", "{shown_name(&row.name, pt)}" }
                 span { class: "country", "{row.country}" }
             }
             span { class: "points", "{row.points}" }

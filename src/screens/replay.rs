@@ -15,6 +15,7 @@ use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::CubeTable;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid};
 use crate::online::client;
+use crate::online::my_data_texts::shown_name;
 use crate::online::replay_texts::{how_text, replay_sentence};
 use crate::platform;
 
@@ -215,9 +216,10 @@ fn Projector(go: EventHandler<Screen>, replay: Replay, film: Film) -> Element {
         ReplayGame::Super { .. } => t.game_super,
         ReplayGame::V2 { .. } => t.game_v2,
     };
+    let pt = t.online.pt;
     let name = |s: Seat| match s {
-        Seat::X => replay.x.name.clone(),
-        Seat::O => replay.o.name.clone(),
+        Seat::X => shown_name(&replay.x.name, pt).to_owned(),
+        Seat::O => shown_name(&replay.o.name, pt).to_owned(),
     };
     let where_now = if at == 0 {
         r.start.to_owned()
@@ -242,9 +244,9 @@ fn Projector(go: EventHandler<Screen>, replay: Replay, film: Film) -> Element {
         TopBar { title, go }
         p { class: "hint", "{r.title}" }
         p { class: "players",
-            span { "data-player": "X", "X · {replay.x.name}" }
+            span { "data-player": "X", "X · {name(Seat::X)}" }
             " × "
-            span { "data-player": "O", "O · {replay.o.name}" }
+            span { "data-player": "O", "O · {name(Seat::O)}" }
         }
         p { class: "status", role: "status", "aria-live": "polite", "data-step": "{at}", "data-steps": "{last}", "{where_now}" }
         if at == last {

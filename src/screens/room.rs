@@ -17,6 +17,7 @@ use crate::components::character::{self, Avatar};
 use crate::components::push_row::TurnNotices;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::online::client;
+use crate::online::my_data_texts::shown_name;
 use crate::online::room_live::{self, use_room_live};
 use crate::online::room_texts::{ending_sentence, room_sentence};
 use crate::platform;
@@ -439,12 +440,12 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         p { class: "players",
             span { "data-player": "X",
                 if let Some(a) = room.x.avatar { Avatar { who: character(a), size: 32 } }
-                " X · {room.x.name}"
+                " X · {shown_name(&room.x.name, t.online.pt)}"
             }
             " × "
             span { "data-player": "O", "data-seat": if room.o.is_none() { "free" } else { "taken" },
                 if let Some(a) = room.o.as_ref().and_then(|o| o.avatar) { Avatar { who: character(a), size: 32 } }
-                " O · {room.o.as_ref().map_or(r.seat_free, |o| o.name.as_str())}"
+                " O · {room.o.as_ref().map_or(r.seat_free, |o| shown_name(&o.name, t.online.pt))}"
             }
         }
         p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }

@@ -3,15 +3,15 @@
 //! which signs out every other device.
 
 use dioxus::prelude::*;
-use velha_api::{ErrorCode, SignedIn};
+use velha_api::SignedIn;
 
-use super::TopBar;
 use super::account::{edited, shown};
-use crate::app::{AfterSignIn, Screen, use_texts};
+use super::{SignInFirst, TopBar};
+use crate::app::{Screen, use_texts};
 use crate::countries::country_name;
 use crate::i18n::Texts;
 use crate::online::client::{self, Problem};
-use crate::online::membership::{Membership, remember, use_membership};
+use crate::online::membership::{Membership, sign_out_if_ended, use_membership};
 use crate::online::security_texts::{ago, security_sentence, security_texts};
 use crate::online::texts::sentence;
 use crate::platform;
@@ -22,7 +22,6 @@ pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let s = security_texts(t.online.pt);
     let membership = use_membership();
-    let mut back_to = use_context::<AfterSignIn>().0;
     // Bumped when a new password signed the other devices out: the list is read again.
     let changed = use_signal(|| 0u32);
     rsx! {
@@ -30,14 +29,7 @@ pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
         match membership() {
             Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.online.checking}" } },
             Membership::Guest => rsx! {
-                p { "{t.online.sign_in_first}" }
-                button { class: "primary wide", "data-action": "sign-in",
-                    onclick: move |_| {
-                        back_to.set(Some(Screen::Security));
-                        go.call(Screen::Account);
-                    },
-                    "{t.online.sign_in}"
-                }
+                SignInFirst { says: t.online.sign_in_first, back: Screen::Security, go }
             },
             Membership::Member(account) => rsx! {
                 Devices { changed }
@@ -55,17 +47,6 @@ pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
 fn says(problem: &Problem, t: &'static Texts) -> String {
     security_sentence(security_texts(t.online.pt), problem)
         .unwrap_or_else(|| sentence(t.online, problem))
-}
-
-/// A session ended from elsewhere (signed out from another device) signs this device out.
-fn sign_out_if_ended(problem: &Problem, mut membership: Signal<Membership>) {
-    if let Problem::Refused(e) = problem
-        && e.code == ErrorCode::Unauthorized
-    {
-        remember(false);
-        platform::keep_session_token(None);
-        membership.set(Membership::Guest);
-    }
 }
 
 /// The places the account is signed in, this device first; read again when `changed` is.

@@ -5,8 +5,8 @@
 use dioxus::prelude::*;
 use velha_api::{ErrorCode, SubscriptionView};
 
-use super::TopBar;
-use crate::app::{AfterSignIn, Screen, use_texts};
+use super::{SignInFirst, TopBar};
+use crate::app::{Screen, use_texts};
 use crate::online::client::{self, Problem};
 use crate::online::membership::{Membership, remember, use_membership};
 use crate::online::subscription_texts::{price, shown_day, standing};
@@ -30,23 +30,6 @@ pub fn SubscribeLink(go: EventHandler<Screen>) -> Element {
     rsx! {
         button { class: "primary wide", "data-action": "subscribe",
             onclick: move |_| go.call(Screen::Subscription), "{s.subscribe}" }
-    }
-}
-
-/// A guest asked to sign in first, and brought back to `back` afterwards.
-#[component]
-fn SignInFirst(says: &'static str, back: Screen, go: EventHandler<Screen>) -> Element {
-    let o = use_texts().online;
-    let mut back_to = use_context::<AfterSignIn>().0;
-    rsx! {
-        p { "{says}" }
-        button { class: "primary wide", "data-action": "sign-in",
-            onclick: move |_| {
-                back_to.set(Some(back));
-                go.call(Screen::Account)
-            },
-            "{o.sign_in}"
-        }
     }
 }
 

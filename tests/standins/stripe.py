@@ -7,7 +7,9 @@ instead of Stripe's hosted pages:
   mode) and `POST /v1/billing_portal/sessions`, form-encoded, `Authorization: Bearer <secret
   key>`, `Idempotency-Key` honoured, errors as Stripe's `{"error": {"type", "code", "message",
   "param"}}` with its statuses (401 for a wrong key, 400 for a bad parameter, 404 for a missing
-  customer, 409 for an idempotency key in use);
+  customer, 409 for an idempotency key in use); `DELETE /v1/subscriptions/<id>` ends one at
+  once (404 `resource_missing` for an unknown id); `POST /v1/checkout/sessions/<id>/expire`
+  closes an open checkout page (400 for one no longer open);
 - a checkout page (`/pay/<session>`): `[data-standin=pay]` pays, `[data-standin=back]` backs
   out to the cancel URL; a portal page (`/portal/<session>`): `[data-standin=cancel]` cancels
   at the period's end, `[data-standin=resume]` undoes that, `[data-standin=return]` goes back;
@@ -64,6 +66,9 @@ class StripeStandIn:
         self.offset = 0
         self.lock = threading.RLock()
         self.sessions, self.portals, self.customers = {}, {}, {}
+        self.cancelled_by_api = []
+        self.expired_by_api = []
+        self.down = False
         self.subscriptions, self.invoices, self.charges = {}, {}, {}
         self.events, self.idempotent = {}, {}
         self.webhook_url, self.cafile = None, None
@@ -109,6 +114,8 @@ class StripeStandIn:
     def _api(self, method, path, headers, form):
         if headers.get("Authorization") != f"Bearer {self.secret_key}":
             raise StripeError(401, "invalid_request_error", "Invalid API Key provided: sk_***")
+        if self.down:
+            raise StripeError(500, "api_error", "An unknown error occurred")
         key = headers.get("Idempotency-Key")
         with self.lock:
             if key is not None and key in self.idempotent:
@@ -127,6 +134,11 @@ class StripeStandIn:
                 answer = self._new_checkout(form)
             elif (method, path) == ("POST", "/v1/billing_portal/sessions"):
                 answer = self._new_portal(form)
+            elif (method == "POST" and path.startswith("/v1/checkout/sessions/")
+                  and path.endswith("/expire")):
+                answer = self._expire_now(path.split("/")[4])
+            elif method == "DELETE" and path.startswith("/v1/subscriptions/"):
+                answer = self._cancel_now(path.rsplit("/", 1)[1])
             else:
                 raise StripeError(404, "invalid_request_error", f"Unrecognized request URL ({method}: {path}).")
         except StripeError:
@@ -137,6 +149,39 @@ class StripeStandIn:
         if key is not None:
             with self.lock:
                 self.idempotent[key] = (path, form, answer)
+        return answer
+
+    def _expire_now(self, session):
+        """`POST /v1/checkout/sessions/<id>/expire`: an open page closes (its
+        checkout.session.expired follows); any other is refused as Stripe refuses it."""
+        with self.lock:
+            s = self.sessions.get(session)
+            if s is None:
+                raise StripeError(404, "invalid_request_error", f"No such checkout.session: '{session}'",
+                                  code="resource_missing", param="session")
+            if s["status"] != "open":
+                raise StripeError(400, "invalid_request_error",
+                                  "Only Checkout Sessions with a status in [\"open\"] can be expired.")
+            self.expired_by_api.append(session)
+            ids = self.expire(session, deliver=False)
+            answer = self._public(s)
+        threading.Thread(target=self.send, args=(ids,), daemon=True).start()
+        return answer
+
+    def _cancel_now(self, subscription):
+        """`DELETE /v1/subscriptions/<id>`: ended at once; its customer.subscription.deleted
+        follows a moment later, as Stripe's does. One ended already is answered as it is."""
+        with self.lock:
+            sub = self.subscriptions.get(subscription)
+            if sub is None:
+                raise StripeError(404, "invalid_request_error", f"No such subscription: '{subscription}'",
+                                  code="resource_missing", param="id")
+            self.cancelled_by_api.append(subscription)
+            if sub["status"] == "canceled":
+                return self._public(sub)
+            ids = self.end(subscription, deliver=False)
+            answer = self._public(sub)
+        threading.Thread(target=self.send, args=(ids,), daemon=True).start()
         return answer
 
     @staticmethod
@@ -398,6 +443,19 @@ class StripeStandIn:
             del self.customers[customer]
         return True
 
+    def outage(self, down):
+        """Every API call fails with Stripe's 500 while `down`."""
+        self.down = down
+        return down
+
+    def expired_by_server(self):
+        """The checkout sessions the server expired through the API, in order."""
+        return list(self.expired_by_api)
+
+    def cancelled(self):
+        """The subscriptions the server ended through the API, in order."""
+        return list(self.cancelled_by_api)
+
     def customer_of_session(self, session):
         return self.sessions[session]["customer"]
 
@@ -550,6 +608,14 @@ class StripeStandIn:
                 else:
                     status, page = 404, standin._page("Stripe", "<p>Not found</p>")
                 self._answer(status, page, "text/html; charset=utf-8")
+
+            def do_DELETE(self):
+                path = self.path.split("?")[0]
+                self._body()
+                try:
+                    return self._answer(200, json.dumps(standin._api("DELETE", path, self.headers, {})))
+                except StripeError as e:
+                    return self._answer(e.status, json.dumps(e.body))
 
             def do_POST(self):
                 path = self.path.split("?")[0]

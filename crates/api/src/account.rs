@@ -233,6 +233,20 @@ pub struct ChangePassword {
     pub password: String,
 }
 
+/// The name a deleted account's games show for it (ON-A04): player names have no space, so no
+/// living player has it. The app shows it in the player's language.
+pub const REMOVED_PLAYER: &str = "Jogador removido";
+
+/// `DELETE /api/me`: what confirms deleting the account. An account with a password gives it;
+/// one that signs in with Google only confirms by having signed in in the last 10 minutes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DeleteAccount {
+    /// The account's password.
+    #[serde(default)]
+    pub password: Option<String>,
+}
+
 /// One place the account is signed in (`GET /api/me/sessions`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -91,6 +91,9 @@ pub enum ErrorCode {
     EmailUnverified,
     /// The server sends no e-mail (no SMTP configured): nothing can be sent to the player.
     MailUnavailable,
+    /// A fresh sign-in is asked first: deleting an account that has no password takes a
+    /// session made in the last 10 minutes.
+    SignInAgain,
     /// This method is not served at this path.
     MethodNotAllowed,
     /// The request body is not JSON (the Content-Type says otherwise).

@@ -17,10 +17,10 @@ pub mod room;
 pub mod subscription;
 
 pub use account::{
-    Account, COUNTRIES, ChangePassword, CountryChange, EmailVerified, ForgotPassword,
-    GoogleDesktop, GoogleLink, GoogleOptions, GoogleSignIn, LogIn, Region, RegionChange,
-    ResendVerification, ResetPassword, Session, SignInOptions, SignUp, SignedIn, VerifyEmail,
-    country_code, country_of, is_country,
+    Account, COUNTRIES, ChangePassword, CountryChange, DeleteAccount, EmailVerified,
+    ForgotPassword, GoogleDesktop, GoogleLink, GoogleOptions, GoogleSignIn, LogIn, REMOVED_PLAYER,
+    Region, RegionChange, ResendVerification, ResetPassword, Session, SignInOptions, SignUp,
+    SignedIn, VerifyEmail, country_code, country_of, is_country,
 };
 pub use competitive::{
     Leaderboard, LeaderboardQuery, QueueStatus, RatingChange, RatingChanges, RatingRow,

@@ -369,6 +369,18 @@ impl Room {
         self.seats[seat.index()].as_ref()
     }
 
+    /// Renames a seat whose player is gone (their account deleted): the room and its games
+    /// stay for the other player, the name they wrote does not. Whether the seat was taken.
+    pub fn rename_seat(&mut self, seat: Player, name: &str) -> bool {
+        match self.seats[seat.index()].as_mut() {
+            Some(s) => {
+                name.clone_into(&mut s.name);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Which game of the room is on the table: 0 for the first, and the one just finished
     /// while the rematch waits.
     pub fn game_on_table(&self) -> u32 {

@@ -36,8 +36,8 @@ use crate::payments::stripe::Stripe;
 use crate::payments::{Payments, Provider};
 use crate::push::Push;
 use crate::routes::{
-    accounts, competitive, email, groups, lobby, push as push_routes, rankings, replays,
-    room_socket, rooms, sessions, socket, subscription,
+    accounts, competitive, deletion, email, export, groups, lobby, push as push_routes, rankings,
+    replays, room_socket, rooms, sessions, socket, subscription,
 };
 use crate::store::Store;
 use crate::tls;
@@ -191,6 +191,9 @@ pub struct Answering {
     pub policy: HeaderValue,
 }
 
+/// How many times an hour a player may download their data.
+const EXPORTS_PER_HOUR: usize = 3;
+
 /// The routes and the OpenAPI document that describes exactly them.
 pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::OpenApi) {
     let (router, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
@@ -198,7 +201,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(accounts::log_in))
         .routes(routes!(accounts::google))
         .routes(routes!(accounts::log_out))
-        .routes(routes!(accounts::me))
+        .routes(routes!(accounts::me, deletion::delete))
         .routes(routes!(accounts::set_region))
         .routes(routes!(accounts::set_country))
         .routes(routes!(accounts::link_google))
@@ -206,6 +209,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(sessions::list, sessions::end_others))
         .routes(routes!(sessions::end))
         .routes(routes!(sessions::change_password))
+        .routes(routes!(export::export))
         .routes(routes!(email::verify))
         .routes(routes!(email::resend))
         .routes(routes!(email::forgot))
@@ -523,6 +527,12 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
                 keys,
                 "too many e-mails asked for from this address",
             ),
+            exports_by_account: Window::new(
+                3_600_000,
+                EXPORTS_PER_HOUR,
+                keys,
+                "this account's data was exported 3 times in the last hour",
+            ),
         },
         google: Google::new(
             serve
@@ -569,9 +579,22 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     let sweeper = app.clone();
     tokio::spawn(async move {
         let mut every = tokio::time::interval(Duration::from_secs(30));
-        loop {
+        for tick in 0u64.. {
             every.tick().await;
-            sweeper.limits.sweep(crate::token::now_ms());
+            let now = crate::token::now_ms();
+            sweeper.limits.sweep(now);
+            // Hourly: deleted players' names whose quarantine is over are freed (ON-A04).
+            if tick % 120 == 0 {
+                match sweeper
+                    .store
+                    .free_names(now - crate::store::NAME_QUARANTINE_MS)
+                    .await
+                {
+                    Ok(0) => {}
+                    Ok(freed) => tracing::info!(freed, "deleted players' names freed"),
+                    Err(e) => tracing::warn!(error = %e, "cannot free deleted players' names"),
+                }
+            }
         }
     });
     let answering = Answering {

@@ -18,8 +18,12 @@ pub fn end_of_day_ms(date: &str) -> Result<i64, String> {
 
 /// The last day a stored end covers, as `YYYY-MM-DD`.
 pub fn last_day(end_ms: i64) -> String {
-    let last = (end_ms - 1).div_euclid(1000);
-    match OffsetDateTime::from_unix_timestamp(last) {
+    day_of(end_ms - 1)
+}
+
+/// The UTC day of the moment `ms`, as `YYYY-MM-DD`.
+pub fn day_of(ms: i64) -> String {
+    match OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000)) {
         Ok(t) => {
             let d = t.date();
             format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())

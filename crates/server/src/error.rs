@@ -45,7 +45,8 @@ impl AppError {
             ErrorCode::SubscribersOnly
             | ErrorCode::WrongCountry
             | ErrorCode::Forbidden
-            | ErrorCode::EmailUnverified => StatusCode::FORBIDDEN,
+            | ErrorCode::EmailUnverified
+            | ErrorCode::SignInAgain => StatusCode::FORBIDDEN,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,

@@ -171,6 +171,8 @@ pub struct Limits {
     pub provider_pages_by_account: Window,
     /// E-mails asked for (a new-password link, a confirmation again) per client address.
     pub mail_by_address: Window,
+    /// Exports of a player's data per account: each reads everything they ever played.
+    pub exports_by_account: Window,
 }
 
 impl Limits {
@@ -194,6 +196,7 @@ impl Limits {
         self.rooms_by_address.sweep(now);
         self.provider_pages_by_account.sweep(now);
         self.mail_by_address.sweep(now);
+        self.exports_by_account.sweep(now);
     }
 }
 
@@ -297,6 +300,7 @@ mod tests {
             rooms_by_address: Window::new(60_000, 2, 1000, "too many new rooms"),
             provider_pages_by_account: Window::new(60_000, 2, 1000, "too many payment pages"),
             mail_by_address: Window::new(60_000, 2, 1000, "too many e-mails"),
+            exports_by_account: Window::new(60_000, 2, 1000, "too many exports"),
         }
     }
 

@@ -354,6 +354,17 @@ impl Hub {
         .await;
     }
 
+    /// The ends of matches a deleted player abandoned, as told to the other processes in the
+    /// transaction that records them.
+    pub fn abandoned_told(&self, ended: &[crate::store::Abandoned]) -> Vec<(String, String)> {
+        self.encode(&abandoned(ended))
+    }
+
+    /// Those ends are committed: their players' connections here hear of them.
+    pub async fn abandoned_committed(self: &Arc<Self>, ended: &[crate::store::Abandoned]) {
+        self.committed(abandoned(ended)).await;
+    }
+
     /// Sessions of `account` ended: their live connections, on every process, are told and
     /// closed (a session's socket lives no longer than the session).
     pub async fn signed_out(self: &Arc<Self>, account: &str, sessions: bus::Ended) {
@@ -876,4 +887,27 @@ impl Hub {
             _ => None,
         }
     }
+}
+
+/// A deleted player's abandoned matches as events: read from the row, or told as they ended
+/// when the row went with the player's group.
+fn abandoned(ended: &[crate::store::Abandoned]) -> Vec<Event> {
+    ended
+        .iter()
+        .map(|a| match &a.told {
+            Some(msg) => Event::Players {
+                to: a
+                    .players
+                    .iter()
+                    .filter(|p| !p.is_empty())
+                    .cloned()
+                    .collect(),
+                msg: msg.clone(),
+            },
+            None => Event::Ended {
+                match_id: a.match_id.clone(),
+                players: a.players.clone(),
+            },
+        })
+        .collect()
 }

@@ -69,6 +69,12 @@ pub struct ProviderError {
     /// The customer given is gone at the provider (erased, or another account's key): the
     /// checkout is asked again without it.
     pub missing_customer: bool,
+    /// What the request named is gone at the provider (a subscription already ended and
+    /// purged): asking to end it again is done.
+    pub missing: bool,
+    /// The provider refused the request as not applying to the thing's state (a checkout
+    /// that is no longer open cannot be expired).
+    pub wrong_state: bool,
 }
 
 impl ProviderError {
@@ -77,6 +83,8 @@ impl ProviderError {
         ProviderError {
             message,
             missing_customer: false,
+            missing: false,
+            wrong_state: false,
         }
     }
 }
@@ -213,6 +221,12 @@ pub trait Provider: Send + Sync {
         return_url: &'a str,
         locale: Locale,
     ) -> BoxFuture<'a, Result<Page, ProviderError>>;
+    /// Ends a subscription now, without a refund (its account is being deleted); one already
+    /// ended is no error. The provider's notice of the end follows as for any other.
+    fn cancel<'a>(&'a self, subscription: &'a str) -> BoxFuture<'a, Result<(), ProviderError>>;
+    /// Closes an open checkout page, so nothing can be paid on it; one paid, expired or
+    /// unknown is no error.
+    fn expire_checkout<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), ProviderError>>;
     /// Checks a notice's signature (at `now`, seconds) and only then reads it.
     fn notice(&self, headers: &HeaderMap, body: &[u8], now: i64) -> Result<Notice, NoticeError>;
 }

@@ -59,9 +59,20 @@ impl Stripe {
         form: &[(String, String)],
         idempotency_key: Option<&str>,
     ) -> Result<Value, ProviderError> {
+        self.call(reqwest::Method::POST, path, form, idempotency_key)
+            .await
+    }
+
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        form: &[(String, String)],
+        idempotency_key: Option<&str>,
+    ) -> Result<Value, ProviderError> {
         let mut request = self
             .http
-            .post(format!("{}{path}", self.api))
+            .request(method, format!("{}{path}", self.api))
             .bearer_auth(&self.secret_key)
             .header("Stripe-Version", API_VERSION)
             .form(form);
@@ -87,6 +98,10 @@ impl Stripe {
                 ),
                 missing_customer: error["code"] == "resource_missing"
                     && error["param"] == "customer",
+                missing: error["code"] == "resource_missing",
+                wrong_state: status == reqwest::StatusCode::BAD_REQUEST
+                    && error["type"] == "invalid_request_error"
+                    && error["param"].is_null(),
             });
         }
         Ok(body)
@@ -168,6 +183,28 @@ impl Provider for Stripe {
             let path = "/v1/billing_portal/sessions";
             let body = self.post(path, &form, None).await?;
             Stripe::page(path, &body)
+        })
+    }
+
+    fn cancel<'a>(&'a self, subscription: &'a str) -> BoxFuture<'a, Result<(), ProviderError>> {
+        Box::pin(async move {
+            let path = format!("/v1/subscriptions/{subscription}");
+            match self.call(reqwest::Method::DELETE, &path, &[], None).await {
+                Ok(_) => Ok(()),
+                Err(e) if e.missing => Ok(()),
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    fn expire_checkout<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), ProviderError>> {
+        Box::pin(async move {
+            let path = format!("/v1/checkout/sessions/{session}/expire");
+            match self.post(&path, &[], None).await {
+                Ok(_) => Ok(()),
+                Err(e) if e.missing || e.wrong_state => Ok(()),
+                Err(e) => Err(e),
+            }
         })
     }
 

@@ -2,7 +2,9 @@
 
 pub mod accounts;
 pub mod competitive;
+pub mod deletion;
 pub mod email;
+pub mod export;
 pub mod groups;
 pub mod lobby;
 pub mod push;

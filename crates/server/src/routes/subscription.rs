@@ -13,7 +13,7 @@ use crate::app::App;
 use crate::auth::{Player, is_subscriber};
 use crate::dates::last_day;
 use crate::error::{AppError, AppResult, Json};
-use crate::payments::{Locale, NoticeError, Order, Payments};
+use crate::payments::{Change, Locale, NoticeError, Order, Payments};
 use crate::store::Claim;
 use crate::token::now_ms;
 
@@ -291,5 +291,13 @@ pub async fn webhook(
         .apply_notice(provider.name(), &notice, payments.grace_ms, now_ms())
         .await?;
     tracing::info!(id = %notice.id, kind = %notice.kind, fresh, "payment notice");
+    if let Change::CheckoutCompleted { account, .. } = &notice.change {
+        // A checkout paid after its account was deleted: nobody but us can stop its charges.
+        // Asked again each time the notice comes, so a failure here has the provider send it
+        // again until the subscription is ended.
+        if app.store.account_by_id(account).await?.is_none() {
+            crate::routes::deletion::end_subscriptions(&app, account).await?;
+        }
+    }
     Ok("ok")
 }

@@ -72,6 +72,10 @@ impl From<sqlx::Error> for InsertError {
     }
 }
 
+/// What a freed name's key becomes on its deleted account, before the id: names cannot have
+/// a `:`, so no name's key is ever one of these.
+pub(super) const FREED_KEY: &str = "removed:";
+
 pub(super) const ACCOUNT_COLUMNS: &str = "id, name, email, password_hash, google_sub, country, \
      country_chosen, subscribed_until, email_verified_at FROM accounts";
 
@@ -93,6 +97,17 @@ impl Store {
     /// Stores a new account.
     pub async fn insert_account(&self, a: &AccountRow, now: i64) -> Result<(), InsertError> {
         let mut tx = self.write().await?;
+        // A deleted player's name is free once its quarantine is over: the first to ask for
+        // it takes the key off the deleted row.
+        sqlx::query(
+            "UPDATE accounts SET name_key = $1 || id WHERE name_key = $2 \
+             AND deleted_at IS NOT NULL AND deleted_at <= $3",
+        )
+        .bind(FREED_KEY)
+        .bind(a.name.to_lowercase())
+        .bind(now - super::NAME_QUARANTINE_MS)
+        .execute(&mut *tx)
+        .await?;
         let result = sqlx::query(
             "INSERT INTO accounts (id, name, name_key, email, password_hash, google_sub, \
              country, country_chosen, subscribed_until, email_verified_at, created_at) \
@@ -134,7 +149,7 @@ impl Store {
         column: &str,
         value: &str,
     ) -> Result<Option<AccountRow>, sqlx::Error> {
-        let sql = format!("SELECT {ACCOUNT_COLUMNS} WHERE {column} = $1");
+        let sql = format!("SELECT {ACCOUNT_COLUMNS} WHERE {column} = $1 AND deleted_at IS NULL");
         let row = sqlx::query(&sql)
             .bind(value)
             .fetch_optional(&self.pool)
@@ -357,7 +372,7 @@ impl Store {
     ) -> Result<Option<AccountRow>, sqlx::Error> {
         let sql = format!(
             "SELECT {ACCOUNT_COLUMNS} WHERE id = (SELECT account_id FROM sessions \
-             WHERE token_hash = $1 AND expires_at > $2)"
+             WHERE token_hash = $1 AND expires_at > $2) AND deleted_at IS NULL"
         );
         let row = sqlx::query(&sql)
             .bind(token_hash)

@@ -396,60 +396,73 @@ impl Store {
     /// was invited, to tell them.
     pub async fn finalize_group(&self, group: &str) -> Result<Finalized, GroupError> {
         let mut tx = self.write().await?;
-        // On PostgreSQL a match or a member being added holds a share of the group's row
-        // until it commits: taking the row first waits for those, whose rows the statements
-        // below then see, and makes any that come later find the group gone. (SQLite's
-        // writes run one at a time.)
-        if self.backend() == super::Backend::Postgres {
-            let found = sqlx::query("SELECT id FROM mini_groups WHERE id = $1 FOR UPDATE")
-                .bind(group)
-                .fetch_optional(&mut *tx)
-                .await?;
-            if found.is_none() {
-                return tx.refuse(GroupError::Gone).await;
+        match finalize_in(&mut tx, self.backend(), group).await {
+            Ok(finalized) => {
+                tx.commit().await?;
+                Ok(finalized)
             }
+            Err(e) => tx.refuse(e).await,
         }
-        let open = sqlx::query(
-            "SELECT id, scope, level, group_id FROM matches WHERE group_id = $1 AND state = 'open'",
-        )
-        .bind(group)
-        .fetch_all(&mut *tx)
-        .await?
-        .iter()
-        .map(|r| Ok((r.try_get("id")?, lobby_list(r)?)))
-        .collect::<Result<Vec<_>, sqlx::Error>>()?;
-        for sql in [
-            "DELETE FROM active_players WHERE match_id IN \
-             (SELECT id FROM matches WHERE group_id = $1 AND state = 'open')",
-            "DELETE FROM moves WHERE match_id IN \
-             (SELECT id FROM matches WHERE group_id = $1 AND state <> 'live')",
-            "DELETE FROM matches WHERE group_id = $1 AND state <> 'live'",
-        ] {
-            sqlx::query(sql).bind(group).execute(&mut *tx).await?;
-        }
-        // A match that went live meanwhile keeps the group (and its foreign key would refuse).
-        let live = sqlx::query("SELECT id FROM matches WHERE group_id = $1")
+    }
+}
+
+/// Finalizes `group` inside a transaction the caller commits, or rolls back on an error.
+pub(super) async fn finalize_in(
+    tx: &mut AnyConnection,
+    backend: super::Backend,
+    group: &str,
+) -> Result<Finalized, GroupError> {
+    // On PostgreSQL a match or a member being added holds a share of the group's row until
+    // it commits: taking the row first waits for those, whose rows the statements below then
+    // see, and makes any that come later find the group gone. (SQLite's writes run one at a
+    // time.)
+    if backend == super::Backend::Postgres {
+        let found = sqlx::query("SELECT id FROM mini_groups WHERE id = $1 FOR UPDATE")
             .bind(group)
             .fetch_optional(&mut *tx)
             .await?;
-        if live.is_some() {
-            tx.rollback().await?;
-            return Err(GroupError::MatchLive);
+        if found.is_none() {
+            return Err(GroupError::Gone);
         }
-        let (members, invited) = people(&mut tx, group).await?;
-        for sql in [
-            "DELETE FROM group_invitations WHERE group_id = $1",
-            "DELETE FROM group_members WHERE group_id = $1",
-            "DELETE FROM mini_groups WHERE id = $1",
-        ] {
-            sqlx::query(sql).bind(group).execute(&mut *tx).await?;
-        }
-        tx.commit().await?;
-        Ok(Finalized {
-            open,
-            people: members.into_iter().chain(invited).collect(),
-        })
     }
+    let open = sqlx::query(
+        "SELECT id, scope, level, group_id FROM matches WHERE group_id = $1 AND state = 'open'",
+    )
+    .bind(group)
+    .fetch_all(&mut *tx)
+    .await?
+    .iter()
+    .map(|r| Ok((r.try_get("id")?, lobby_list(r)?)))
+    .collect::<Result<Vec<_>, sqlx::Error>>()?;
+    for sql in [
+        "DELETE FROM active_players WHERE match_id IN \
+         (SELECT id FROM matches WHERE group_id = $1 AND state = 'open')",
+        "DELETE FROM moves WHERE match_id IN \
+         (SELECT id FROM matches WHERE group_id = $1 AND state <> 'live')",
+        "DELETE FROM matches WHERE group_id = $1 AND state <> 'live'",
+    ] {
+        sqlx::query(sql).bind(group).execute(&mut *tx).await?;
+    }
+    // A match that went live meanwhile keeps the group (and its foreign key would refuse).
+    let live = sqlx::query("SELECT id FROM matches WHERE group_id = $1")
+        .bind(group)
+        .fetch_optional(&mut *tx)
+        .await?;
+    if live.is_some() {
+        return Err(GroupError::MatchLive);
+    }
+    let (members, invited) = people(&mut *tx, group).await?;
+    for sql in [
+        "DELETE FROM group_invitations WHERE group_id = $1",
+        "DELETE FROM group_members WHERE group_id = $1",
+        "DELETE FROM mini_groups WHERE id = $1",
+    ] {
+        sqlx::query(sql).bind(group).execute(&mut *tx).await?;
+    }
+    Ok(Finalized {
+        open,
+        people: members.into_iter().chain(invited).collect(),
+    })
 }
 
 /// What finalizing a group deleted.

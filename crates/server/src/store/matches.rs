@@ -139,12 +139,17 @@ pub(super) async fn claim_player(
     account: &str,
     match_id: &str,
 ) -> Result<(), SeatError> {
-    let claimed = sqlx::query("INSERT INTO active_players (account_id, match_id) VALUES ($1, $2)")
-        .bind(account)
-        .bind(match_id)
-        .execute(&mut *tx)
-        .await;
+    // A request that began before its player's account was deleted seats nobody.
+    let claimed = sqlx::query(
+        "INSERT INTO active_players (account_id, match_id) SELECT $1, $2 \
+         WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL)",
+    )
+    .bind(account)
+    .bind(match_id)
+    .execute(&mut *tx)
+    .await;
     match claimed {
+        Ok(done) if done.rows_affected() == 0 => Err(SeatError::Gone),
         Ok(_) => Ok(()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(SeatError::AlreadyPlaying),
         Err(e) => Err(e.into()),
@@ -152,7 +157,10 @@ pub(super) async fn claim_player(
 }
 
 /// Frees the players of a match that is leaving the open and live states.
-async fn release_players(tx: &mut AnyConnection, match_id: &str) -> Result<(), sqlx::Error> {
+pub(super) async fn release_players(
+    tx: &mut AnyConnection,
+    match_id: &str,
+) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM active_players WHERE match_id = $1")
         .bind(match_id)
         .execute(&mut *tx)

@@ -128,6 +128,33 @@ impl Store {
         })
     }
 
+    /// The account's subscriptions that the provider may still charge: (provider, id).
+    pub async fn running_subscriptions(
+        &self,
+        account: &str,
+    ) -> Result<Vec<(String, String)>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT provider, subscription_id FROM paid_subscriptions WHERE account_id = $1 \
+             AND ended_at IS NULL AND status NOT IN ('canceled', 'incomplete_expired')",
+        )
+        .bind(account)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("provider")?, r.try_get("subscription_id")?)))
+            .collect()
+    }
+
+    /// The provider's session of the player's open checkout, if one was made.
+    pub async fn open_checkout(&self, account: &str) -> Result<Option<String>, sqlx::Error> {
+        let session: Option<Option<String>> =
+            sqlx::query_scalar("SELECT session_id FROM checkouts WHERE account_id = $1")
+                .bind(account)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(session.flatten())
+    }
+
     /// The provider's customer of the player's, if a checkout made one.
     pub async fn customer_of(
         &self,
@@ -272,10 +299,12 @@ impl Store {
     /// there is none. A paid subscription beside it stands: the longer of the two counts.
     pub async fn set_grant(&self, name: &str, until: Option<i64>) -> Result<bool, sqlx::Error> {
         let mut tx = self.write().await?;
-        let id: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE name_key = $1")
-            .bind(name.to_lowercase())
-            .fetch_optional(&mut *tx)
-            .await?;
+        let id: Option<String> = sqlx::query_scalar(
+            "SELECT id FROM accounts WHERE name_key = $1 AND deleted_at IS NULL",
+        )
+        .bind(name.to_lowercase())
+        .fetch_optional(&mut *tx)
+        .await?;
         let Some(id) = id else {
             tx.commit().await?;
             return Ok(false);
@@ -322,7 +351,7 @@ async fn refresh_account(tx: &mut AnyConnection, account: &str) -> Result<(), sq
         "UPDATE accounts SET subscribed_until = (SELECT MAX(u) FROM (\
          SELECT until AS u FROM subscription_grants WHERE account_id = $1 UNION ALL \
          SELECT access_until AS u FROM paid_subscriptions WHERE account_id = $1) AS t) \
-         WHERE id = $1",
+         WHERE id = $1 AND deleted_at IS NULL",
     )
     .bind(account)
     .execute(&mut *tx)
@@ -554,10 +583,15 @@ impl Apply<'_, '_> {
         Ok(())
     }
 
+    /// Keeps the provider's customer of a player's, unless the account was deleted: its notices
+    /// still arrive (the end of the subscription the deletion asked for), its customer is not
+    /// kept again.
     async fn keep_customer(&mut self, account: &str, customer: &str) -> Result<(), sqlx::Error> {
         sqlx::query(
             "INSERT INTO payment_customers (account_id, provider, customer_id) \
-             VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+             SELECT $1, $2, $3 WHERE EXISTS \
+             (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL) \
+             ON CONFLICT DO NOTHING",
         )
         .bind(account)
         .bind(self.provider)

@@ -76,7 +76,7 @@ pub(super) fn room_from(row: &AnyRow) -> Result<RoomRow, sqlx::Error> {
     })
 }
 
-fn json(room: &Room) -> String {
+pub(super) fn json(room: &Room) -> String {
     // The rules' plain types always serialise.
     serde_json::to_string(room).unwrap_or_default()
 }
@@ -287,7 +287,7 @@ impl Store {
     }
 
     /// The kept room proved stale: the next read goes to the database.
-    fn forget_room(&self, id: &str) {
+    pub(super) fn forget_room(&self, id: &str) {
         if let Some(cache) = self.room_cache() {
             cache.forget(id);
         }

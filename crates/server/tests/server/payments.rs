@@ -75,7 +75,7 @@ impl Stripe {
         server
     }
 
-    async fn call(&self, method: &str, args: Value) -> Value {
+    pub async fn call(&self, method: &str, args: Value) -> Value {
         self.standin.call(method, args).await
     }
 
@@ -90,13 +90,13 @@ impl Stripe {
     }
 
     /// Event ids of a call made with deliver false.
-    async fn events(&self, method: &str, mut args: Value) -> Vec<String> {
+    pub async fn events(&self, method: &str, mut args: Value) -> Vec<String> {
         args["deliver"] = json!(false);
         serde_json::from_value(self.call(method, args).await).unwrap()
     }
 
     /// Sends events; their statuses.
-    async fn send(&self, ids: &[String], how: Value) -> Vec<u16> {
+    pub async fn send(&self, ids: &[String], how: Value) -> Vec<u16> {
         let mut args = how;
         args["ids"] = json!(ids);
         serde_json::from_value(self.call("send", args).await).unwrap()
@@ -143,7 +143,7 @@ async fn count(server: &Server, sql: &str) -> i64 {
 }
 
 /// A checkout paid `ago` seconds ago by Stripe's clock: the subscription's id at the stand-in.
-async fn subscribe(stripe: &Stripe, player: &Client, ago: i64) -> String {
+pub async fn subscribe(stripe: &Stripe, player: &Client, ago: i64) -> String {
     let (_, session) = checkout(player).await;
     stripe.call("advance", json!({"seconds": -ago})).await;
     stripe.call("pay", json!({"session": session})).await;
