@@ -23,7 +23,6 @@ use tokio::sync::Semaphore;
 use velha_api::{ClientMsg, Scope, ServerMsg};
 use velha_load::{Client, Live};
 use velha_rules::{Cube, CubeAction, Player, Position, Status};
-use velha_server::store::Store;
 
 /// Load bench of the server: concurrent cube matches over real WebSockets.
 #[derive(Parser)]
@@ -275,9 +274,34 @@ struct Started {
     base: Client,
     db_url: String,
     dir: PathBuf,
+    server_bin: PathBuf,
 }
 
 impl Started {
+    /// Grants these players a subscription as an operator does, through the server's admin
+    /// command on its database, a few hundred names a run.
+    async fn grant(&self, names: &[String]) -> Result<(), String> {
+        for some in names.chunks(500) {
+            let out = tokio::process::Command::new(&self.server_bin)
+                .arg("--data-dir")
+                .arg(self.dir.join("server-1"))
+                .args(["admin", "subscription", "grant", "--until", "2999-12-31"])
+                .args(some)
+                .env("DATABASE_URL", &self.db_url)
+                .env("RUST_LOG", "error")
+                .output()
+                .await
+                .map_err(|e| format!("cannot run {}: {e}", self.server_bin.display()))?;
+            if !out.status.success() {
+                return Err(format!(
+                    "granting subscriptions failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+        Ok(())
+    }
+
     async fn stop(mut self) {
         if let Some(nginx) = &self.balancer
             && let Some(pid) = nginx.id()
@@ -440,6 +464,7 @@ async fn start_servers(args: &Args) -> Result<Started, String> {
         base: Client::new(&base, &cert)?,
         db_url,
         dir,
+        server_bin,
     })
 }
 
@@ -581,14 +606,8 @@ async fn bench(args: Args) -> Result<(), String> {
         players.push(t.await.map_err(|e| e.to_string())??);
     }
     let idle_players = players.split_off(2 * n);
-    let store = Store::open(&db_url).await.map_err(|e| e.to_string())?;
-    for i in 0..everyone {
-        store
-            .set_grant(&format!("player{i}"), Some(i64::MAX / 2))
-            .await
-            .map_err(|e| e.to_string())?;
-    }
-    store.close().await;
+    let names: Vec<String> = (0..everyone).map(|i| format!("player{i}")).collect();
+    started.grant(&names).await?;
     let signed_up = t.elapsed();
 
     let t = Instant::now();

@@ -13,18 +13,29 @@ pub async fn subscription(store: &Store, action: &SubscriptionAction) -> Result<
     let db = |e: sqlx::Error| format!("storage failed: {e}");
     let missing = |name: &str| format!("no player is named {name:?}");
     match action {
-        SubscriptionAction::Grant { name, until } => {
+        SubscriptionAction::Grant { names, until } => {
             let end = end_of_day_ms(until)?;
             if end <= now_ms() {
                 return Err(format!("{until} is already past; give a later date"));
             }
-            if !store.set_grant(name, Some(end)).await.map_err(db)? {
-                return Err(missing(name));
+            let mut said = String::new();
+            let mut unknown = Vec::new();
+            for name in names {
+                if store.set_grant(name, Some(end)).await.map_err(db)? {
+                    let _ = writeln!(
+                        said,
+                        "{name} is granted a subscription through {} (UTC)",
+                        last_day(end)
+                    );
+                } else {
+                    unknown.push(missing(name));
+                }
             }
-            Ok(format!(
-                "{name} is granted a subscription through {} (UTC)",
-                last_day(end)
-            ))
+            if unknown.is_empty() {
+                Ok(said.trim_end().to_owned())
+            } else {
+                Err(format!("{said}{}", unknown.join("\n")))
+            }
         }
         SubscriptionAction::Revoke { name } => {
             if !store.set_grant(name, None).await.map_err(db)? {

@@ -313,11 +313,12 @@ pub enum RankingsAction {
 /// What to do to a subscription.
 #[derive(Debug, Subcommand)]
 pub enum SubscriptionAction {
-    /// Grants NAME a subscription through the end of DATE (UTC), beside any paid one (the
-    /// longer counts).
+    /// Grants each NAME a subscription through the end of DATE (UTC), beside any paid one
+    /// (the longer counts).
     Grant {
-        /// The player name.
-        name: String,
+        /// The player names.
+        #[arg(required = true, num_args = 1..)]
+        names: Vec<String>,
         /// The last day of the subscription, YYYY-MM-DD.
         #[arg(long)]
         until: String,

@@ -490,6 +490,26 @@ async fn on_a03_an_operators_grant_and_a_paid_plan_never_fight(db: Db) {
         (&granted["subscriber"], &granted["paid"], &granted["until"]),
         (&json!(true), &json!("none"), &json!("2099-12-31"))
     );
+    // Several at once: each one named is granted, and an unknown name is said and fails.
+    let carla = server.player("carla", "pt-BR", None).await;
+    let (ok, said) = server
+        .admin(&[
+            "subscription",
+            "grant",
+            "carla",
+            "nobody-here",
+            "bia",
+            "--until",
+            "2098-01-31",
+        ])
+        .await;
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains("no player is named \"nobody-here\""),
+        "{said}"
+    );
+    assert_eq!(view(&carla).await["until"], "2098-01-31");
+    assert_eq!(view(&bia).await["until"], "2098-01-31");
 }
 on_both!(on_a03_an_operators_grant_and_a_paid_plan_never_fight);
 
