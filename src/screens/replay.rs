@@ -75,22 +75,17 @@ struct Film {
     turns: Vec<Vec<(Cube, Turn)>>,
 }
 
-fn player(s: Seat) -> Player {
-    match s {
-        Seat::X => Player::X,
-        Seat::O => Player::O,
-    }
-}
-
 /// Rebuilds every position by the rules; none when a move does not follow them.
 fn film(replay: &Replay) -> Option<Film> {
     let room = |game: RoomGame, starter: Seat| {
         let cells: Vec<(Player, &str)> = replay
             .moves
             .iter()
-            .map(|m| Some((player(m.by), m.actions.first()?.as_str())))
+            .map(|m| Some((Player::from(m.by), m.actions.first()?.as_str())))
             .collect::<Option<_>>()?;
-        let boards = replay_game(game, player(starter), &cells).ok()?.boards;
+        let boards = replay_game(game, Player::from(starter), &cells)
+            .ok()?
+            .boards;
         let frames = boards
             .into_iter()
             .map(|b| match b {
@@ -112,7 +107,7 @@ fn film(replay: &Replay) -> Option<Film> {
             let mut frames = vec![Frame::Cube(cube)];
             let mut turns = vec![Vec::new()];
             for m in &replay.moves {
-                if cube.side_to_move() != player(m.by) {
+                if cube.side_to_move() != Player::from(m.by) {
                     return None;
                 }
                 let mut made = Vec::new();
@@ -232,7 +227,7 @@ fn Projector(go: EventHandler<Screen>, replay: Replay, film: Film) -> Element {
             format!(
                 "{} ({}) {} {}",
                 name(w),
-                player(w),
+                Player::from(w),
                 r.won,
                 how_text(r, replay.how, cube, &loser)
             )

@@ -422,10 +422,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
     let my_turn = playing && room.to_move.is_some_and(mine) && !busy();
     let url = platform::link_to(&format!("/sala/{}", room.id));
     let shown_url = url.clone();
-    let starter = match room.starter {
-        Seat::X => Player::X,
-        Seat::O => Player::O,
-    };
+    let starter = Player::from(room.starter);
     let series = room.series;
     let (wins, losses) = if you == Some(Seat::O) {
         (series[1], series[0])

@@ -19,6 +19,24 @@ pub enum Seat {
     O,
 }
 
+impl From<velha_rules::Player> for Seat {
+    fn from(p: velha_rules::Player) -> Seat {
+        match p {
+            velha_rules::Player::X => Seat::X,
+            velha_rules::Player::O => Seat::O,
+        }
+    }
+}
+
+impl From<Seat> for velha_rules::Player {
+    fn from(s: Seat) -> velha_rules::Player {
+        match s {
+            Seat::X => velha_rules::Player::X,
+            Seat::O => velha_rules::Player::O,
+        }
+    }
+}
+
 /// Where a match is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -440,6 +458,21 @@ pub enum ServerMsg {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_seat_is_the_rules_player_of_the_same_symbol() {
+        for (seat, player) in [
+            (Seat::X, velha_rules::Player::X),
+            (Seat::O, velha_rules::Player::O),
+        ] {
+            assert_eq!(velha_rules::Player::from(seat), player);
+            assert_eq!(Seat::from(player), seat);
+            assert_eq!(
+                Seat::from(!player),
+                if seat == Seat::X { Seat::O } else { Seat::X }
+            );
+        }
+    }
 
     #[test]
     fn messages_are_tagged_snake_case_json() {

@@ -40,14 +40,6 @@ pub fn seat_of(row: &MatchRow, account: &str) -> Seat {
     }
 }
 
-/// The API's seat of the rules' player.
-pub fn seat_of_player(player: Player) -> Seat {
-    match player {
-        Player::X => Seat::X,
-        Player::O => Seat::O,
-    }
-}
-
 /// The match as `seat` sees it at `now` (ms since the epoch).
 pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running>, now: i64) -> MatchView {
     let left = |t: i64| ms_until(t, now);
@@ -63,7 +55,7 @@ pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running>, now: i64
         position: row.position.clone(),
         ply: row.ply,
         to_move: (row.state == MatchState::Live)
-            .then(|| seat_of_player(side_to_move(row.game, &row.position).unwrap_or(Player::X))),
+            .then(|| Seat::from(side_to_move(row.game, &row.position).unwrap_or(Player::X))),
         clock_ms: row
             .deadline
             .filter(|_| row.state == MatchState::Live)
@@ -89,7 +81,7 @@ pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running>, now: i64
         view.state = MatchState::Live;
         view.position = position;
         view.ply = ply;
-        view.to_move = to_move.map(seat_of_player);
+        view.to_move = to_move.map(Seat::from);
         view.clock_ms = deadline.map(|d| left(d as i64));
         view.away = [Seat::X, Seat::O]
             .into_iter()

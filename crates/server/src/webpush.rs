@@ -287,7 +287,7 @@ impl Sender {
     async fn still_to_tell(&self, n: &RoomNotice) -> bool {
         if self
             .hub
-            .seat_looking(&n.room, crate::view::seat_of_player(n.seat))
+            .seat_looking(&n.room, velha_api::Seat::from(n.seat))
             .await
         {
             return false;

@@ -5,8 +5,6 @@ use velha_api::{EndHow, Illegal};
 use velha_rules::cube::{EndKind, OneWayRule};
 use velha_rules::{Cube, CubeIllegal, Player, Position, Ultimate, UltimateIllegal};
 
-use crate::view::seat_of_player as seat;
-
 /// A game a live match plays.
 pub(crate) trait LiveGame:
     Position<Action: Send + Sync, Illegal: Send + Sync> + Send + Sync + 'static
@@ -36,7 +34,7 @@ impl LiveGame for Cube {
         match reason {
             CubeIllegal::GameOver => Illegal::GameOver,
             CubeIllegal::OpponentSymbol => Illegal::OpponentSymbol,
-            CubeIllegal::SymbolLimit(p) => Illegal::SymbolLimit(seat(p)),
+            CubeIllegal::SymbolLimit(p) => Illegal::SymbolLimit(velha_api::Seat::from(p)),
             CubeIllegal::WrongDirection(OneWayRule::Level1) => Illegal::WrongDirectionLevel1,
             CubeIllegal::WrongDirection(OneWayRule::Alternation) => {
                 Illegal::WrongDirectionAlternation

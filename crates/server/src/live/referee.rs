@@ -16,17 +16,10 @@ use super::bus::Event;
 use super::game::LiveGame;
 use crate::store::{MatchRow, MoveCommit};
 use crate::token::now_ms;
-use crate::view::{Running, match_view, seat_of_player as seat};
+use crate::view::{Running, match_view};
 
 /// How a turn lost on the clock is written among the moves (the engine protocol's word).
 pub(super) const TIMEOUT: &str = "timeout";
-
-pub(super) fn player(seat: Seat) -> Player {
-    match seat {
-        Seat::X => Player::X,
-        Seat::O => Player::O,
-    }
-}
 
 fn other(s: Seat) -> Seat {
     match s {
@@ -102,7 +95,7 @@ async fn v2_position(hub: &Hub, row: &MatchRow) -> Result<Ultimate, String> {
         .map_err(|e| format!("match {}: moves unreadable: {e}", row.id))?;
     let actions: Vec<(Player, &str)> = moves
         .iter()
-        .map(|(_, seat, action)| (player(*seat), action.as_str()))
+        .map(|(_, seat, action)| (Player::from(*seat), action.as_str()))
         .collect();
     let replayed = room::replay_game(RoomGame::V2, Player::X, &actions)
         .map_err(|e| format!("match {}: moves do not replay: {e}", row.id))?;
@@ -248,7 +241,7 @@ impl<G: LiveGame> Live<G> {
                 };
                 let timeout = vec![TIMEOUT.to_owned()];
                 if self
-                    .commit(seat(by), timeout, after, &events, deadline)
+                    .commit(Seat::from(by), timeout, after, &events, deadline)
                     .await
                     .is_err()
                     || self.over
@@ -264,7 +257,8 @@ impl<G: LiveGame> Live<G> {
                 _ => None,
             });
             if let Some(winner) = timed_out {
-                self.end(winner.map(seat), EndHow::Time, deadline).await;
+                self.end(winner.map(Seat::from), EndHow::Time, deadline)
+                    .await;
                 return;
             }
         }
@@ -372,8 +366,8 @@ impl<G: LiveGame> Live<G> {
         // free turn committed on its own; more must make a whole move.
         let mut after = self.game.clone();
         let result = match parsed[..] {
-            [action] => after.act(player(mover), action, ms(now)),
-            _ => after.play_move(player(mover), &parsed, ms(now)),
+            [action] => after.act(Player::from(mover), action, ms(now)),
+            _ => after.play_move(Player::from(mover), &parsed, ms(now)),
         };
         let events = match result {
             Ok(events) => events,
@@ -405,7 +399,7 @@ impl<G: LiveGame> Live<G> {
                     game::Ending::Time => EndHow::Time,
                     game::Ending::Abandonment => EndHow::Abandonment,
                 };
-                Some((winner.map(seat), how))
+                Some((winner.map(Seat::from), how))
             }
             _ => None,
         });
@@ -420,7 +414,7 @@ impl<G: LiveGame> Live<G> {
             position: position.clone(),
             to_move: ending
                 .is_none()
-                .then(|| seat(LiveGame::side_to_move(after.position()))),
+                .then(|| Seat::from(LiveGame::side_to_move(after.position()))),
             clock_ms: after.time_left(ms(now)),
         };
         let mut told = vec![self.to_both(moved)];

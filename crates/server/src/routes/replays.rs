@@ -15,7 +15,7 @@ use velha_rules::room::{self, Ending, RoomGame};
 
 use crate::app::App;
 use crate::error::{AppError, AppResult};
-use crate::routes::rooms::{read, room_player, seat, side};
+use crate::routes::rooms::{read, room_player};
 
 fn not_found(what: &str) -> AppError {
     AppError::new(
@@ -115,7 +115,7 @@ pub async fn of_room_game(
         .await?;
     let actions: Vec<(Side, &str)> = recorded
         .iter()
-        .map(|(by, action)| (side(*by), action.as_str()))
+        .map(|(by, action)| (velha_rules::Player::from(*by), action.as_str()))
         .collect();
     let starter = r.series().starter_of(number - 1);
     let replayed = room::replay_game(r.game(), starter, &actions).map_err(|e| {
@@ -129,7 +129,7 @@ pub async fn of_room_game(
             "this game's record is damaged",
         ));
     };
-    let starter = seat(starter);
+    let starter = Seat::from(starter);
     let player = |symbol| {
         r.seat(r.seat_playing_in(number - 1, symbol)).map_or_else(
             || RoomPlayer {
@@ -158,7 +158,7 @@ pub async fn of_room_game(
                 actions: vec![action],
             })
             .collect(),
-        winner: ending.winner().map(seat),
+        winner: ending.winner().map(Seat::from),
         how: match ending {
             Ending::Board(status) if status.winner().is_some() => ReplayEndHow::Line,
             Ending::Board(_) => ReplayEndHow::Draw,

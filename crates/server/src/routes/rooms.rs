@@ -73,20 +73,6 @@ fn shown_avatar(a: room::Avatar) -> Avatar {
     }
 }
 
-pub(crate) fn seat(side: Side) -> Seat {
-    match side {
-        Side::X => Seat::X,
-        Side::O => Seat::O,
-    }
-}
-
-pub(crate) fn side(seat: Seat) -> Side {
-    match seat {
-        Seat::X => Side::X,
-        Seat::O => Side::O,
-    }
-}
-
 /// The rules' refusal as the API's.
 fn refused(e: RoomError) -> AppError {
     let code = match &e {
@@ -142,21 +128,21 @@ pub fn view(row: &RoomRow, you: Option<Seat>, spectators: u32, now: i64) -> Room
             avatar: None,
         }),
         o: player(Side::O),
-        creator_plays: seat(creator_plays),
-        starter: seat(r.series().starter_of(r.game_on_table())),
-        you: you.map(|s| seat(r.plays(side(s)))),
+        creator_plays: Seat::from(creator_plays),
+        starter: Seat::from(r.series().starter_of(r.game_on_table())),
+        you: you.map(|s| Seat::from(r.plays(Side::from(s)))),
         position: match r.board() {
             Board::Classic(b) => b.to_string(),
             Board::Ultimate(b) => b.to_string(),
         },
         ply: u32::try_from(row.ply).unwrap_or(0),
         to_move: match status {
-            Status::Ongoing(p) if playing => Some(seat(p)),
+            Status::Ongoing(p) if playing => Some(Seat::from(p)),
             _ => None,
         },
         ending: r.ending().map(|e| match e {
             Ending::Board(Status::Win(p)) => RoomEnding {
-                winner: Some(seat(p)),
+                winner: Some(Seat::from(p)),
                 how: RoomEndHow::Line,
             },
             Ending::Board(_) => RoomEnding {
@@ -164,11 +150,11 @@ pub fn view(row: &RoomRow, you: Option<Seat>, spectators: u32, now: i64) -> Room
                 how: RoomEndHow::Draw,
             },
             Ending::Resigned(p) => RoomEnding {
-                winner: Some(seat(!p)),
+                winner: Some(Seat::from(!p)),
                 how: RoomEndHow::Resigned,
             },
             Ending::Absent(p) => RoomEnding {
-                winner: Some(seat(!p)),
+                winner: Some(Seat::from(!p)),
                 how: RoomEndHow::Absent,
             },
         }),
@@ -216,21 +202,23 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<(Ro
         let mut after = before.room.clone();
         let at = ms(now);
         // Recorded by the symbol it was made with, which the replay checks turns by.
-        let by = seat(before.room.plays(side(you)));
+        let by = Seat::from(before.room.plays(Side::from(you)));
         let (action, new_game) = match act {
             RoomAct::Play { cell } => {
-                after.play(side(you), cell.trim(), at).map_err(refused)?;
+                after
+                    .play(Side::from(you), cell.trim(), at)
+                    .map_err(refused)?;
                 (Some(cell.trim().to_owned()), false)
             }
             RoomAct::Resign => {
-                after.resign(side(you), at).map_err(refused)?;
+                after.resign(Side::from(you), at).map_err(refused)?;
                 (Some(RESIGN_ACTION.to_owned()), false)
             }
             RoomAct::ClaimAbsence => {
-                after.claim_absence(side(you), at).map_err(refused)?;
+                after.claim_absence(Side::from(you), at).map_err(refused)?;
                 (Some(ABSENT_ACTION.to_owned()), false)
             }
-            RoomAct::Rematch => (None, after.rematch(side(you), at).map_err(refused)?),
+            RoomAct::Rematch => (None, after.rematch(Side::from(you), at).map_err(refused)?),
         };
         let mut save = RoomSave {
             before: &before,

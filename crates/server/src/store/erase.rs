@@ -358,8 +358,7 @@ async fn rename_room_seats(
     for row in &seats {
         let id: String = row.try_get("id")?;
         let player = match seat_from(&row.try_get::<String, _>("seat")?) {
-            Some(Seat::X) => Player::X,
-            Some(Seat::O) => Player::O,
+            Some(seat) => Player::from(seat),
             None => return Err(super::corrupt("room seat", &id)),
         };
         if !rooms.contains_key(&id) {
