@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc};
-use velha_api::{Ending, ErrorCode, MatchView, OpenMatch, Refusal, RoomView, ServerMsg};
+use velha_api::{EndHow, Ending, ErrorCode, MatchView, OpenMatch, Refusal, RoomView, ServerMsg};
 use velha_rules::Cube;
 
 use crate::store::{AccountRow, Backend, LobbyList, MatchRow, RoomRow, SeatChange, Store};
@@ -894,20 +894,31 @@ impl Hub {
 fn abandoned(ended: &[crate::store::Abandoned]) -> Vec<Event> {
     ended
         .iter()
-        .map(|a| match &a.told {
-            Some(msg) => Event::Players {
+        .map(|a| {
+            if !a.gone {
+                return Event::Ended {
+                    match_id: a.match_id.clone(),
+                    players: a.players.clone(),
+                };
+            }
+            Event::Players {
                 to: a
                     .players
                     .iter()
                     .filter(|p| !p.is_empty())
                     .cloned()
                     .collect(),
-                msg: msg.clone(),
-            },
-            None => Event::Ended {
-                match_id: a.match_id.clone(),
-                players: a.players.clone(),
-            },
+                msg: ServerMsg::Ended {
+                    match_id: a.match_id.clone(),
+                    ending: Ending {
+                        winner: Some(a.winner),
+                        how: EndHow::Abandonment,
+                    },
+                    position: a.position.clone(),
+                    scored: None,
+                    ratings: None,
+                },
+            }
         })
         .collect()
 }

@@ -10,10 +10,11 @@ use axum::http::header::SET_COOKIE;
 use velha_api::{DeleteAccount, ErrorCode};
 
 use crate::app::App;
-use crate::auth::{Player, check_lengths, expired_session_cookie};
+use crate::auth::{Player, expired_session_cookie};
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
 use crate::live::Ended;
+use crate::routes::sessions::prove_password;
 use crate::store::EraseError;
 use crate::token::now_ms;
 
@@ -137,16 +138,7 @@ async fn confirmed(
             "the account's password confirms deleting it",
         ));
     };
-    check_lengths("", &password)?;
-    let email = account.email.clone().unwrap_or_else(|| account.id.clone());
-    app.limits.check_sign_in(&email, address, now_ms())?;
-    if !app.passwords.verify_in_turn(password, Some(stored)).await {
-        app.limits.failed_sign_in(&email, address, now_ms());
-        return Err(AppError::new(
-            ErrorCode::WrongPassword,
-            "the password is not this one",
-        ));
-    }
+    prove_password(app, address, account, &stored, password).await?;
     Ok(())
 }
 

@@ -14,6 +14,7 @@ use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
 use crate::live::Ended;
 use crate::routes::accounts::hash;
+use crate::store::AccountRow;
 use crate::token::{now_ms, session_id};
 
 /// The account's sessions, the last used first.
@@ -121,7 +122,6 @@ pub async fn change_password(
     player: Player,
     Json(body): Json<ChangePassword>,
 ) -> AppResult<StatusCode> {
-    check_lengths("", &body.current)?;
     check_lengths("", &body.password)?;
     let account = &player.account;
     let Some(stored) = account.password_hash.clone() else {
@@ -130,20 +130,7 @@ pub async fn change_password(
             "this account signs in with Google and has no password to change",
         ));
     };
-    // The sign-in limits count by e-mail; every password account has one.
-    let email = account.email.clone().unwrap_or_else(|| account.id.clone());
-    app.limits.check_sign_in(&email, &address, now_ms())?;
-    if !app
-        .passwords
-        .verify_in_turn(body.current, Some(stored.clone()))
-        .await
-    {
-        app.limits.failed_sign_in(&email, &address, now_ms());
-        return Err(AppError::new(
-            ErrorCode::WrongPassword,
-            "the current password is not this one",
-        ));
-    }
+    let email = prove_password(&app, &address, account, &stored, body.current).await?;
     check_password(&body.password, &email, &account.name)?;
     let new_hash = hash(&app, body.password).await?;
     let changed = app
@@ -168,4 +155,32 @@ pub async fn change_password(
         .await;
     tracing::info!(account = %account.id, "a password was changed");
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Checks the password a signed-in player typed to confirm what they asked, as a sign-in
+/// checks it: its failures count for the account and the address, so a stolen session
+/// cannot guess it. The e-mail the limits counted it under.
+pub(crate) async fn prove_password(
+    app: &App,
+    address: &str,
+    account: &AccountRow,
+    stored: &str,
+    typed: String,
+) -> AppResult<String> {
+    check_lengths("", &typed)?;
+    // The sign-in limits count by e-mail; every password account has one.
+    let email = account.email.clone().unwrap_or_else(|| account.id.clone());
+    app.limits.check_sign_in(&email, address, now_ms())?;
+    if !app
+        .passwords
+        .verify_in_turn(typed, Some(stored.to_owned()))
+        .await
+    {
+        app.limits.failed_sign_in(&email, address, now_ms());
+        return Err(AppError::new(
+            ErrorCode::WrongPassword,
+            "the password is not this account's",
+        ));
+    }
+    Ok(email)
 }

@@ -99,15 +99,8 @@ impl Store {
         let mut tx = self.write().await?;
         // A deleted player's name is free once its quarantine is over: the first to ask for
         // it takes the key off the deleted row.
-        sqlx::query(
-            "UPDATE accounts SET name_key = $1 || id WHERE name_key = $2 \
-             AND deleted_at IS NOT NULL AND deleted_at <= $3",
-        )
-        .bind(FREED_KEY)
-        .bind(a.name.to_lowercase())
-        .bind(now - super::NAME_QUARANTINE_MS)
-        .execute(&mut *tx)
-        .await?;
+        super::erase::free_name_keys(&mut tx, now - super::NAME_QUARANTINE_MS, Some(&a.name))
+            .await?;
         let result = sqlx::query(
             "INSERT INTO accounts (id, name, name_key, email, password_hash, google_sub, \
              country, country_chosen, subscribed_until, email_verified_at, created_at) \

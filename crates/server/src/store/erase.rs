@@ -3,7 +3,7 @@
 //! them, keeping the row so that every game they played keeps both its players.
 
 use sqlx::{AnyConnection, Row};
-use velha_api::{EndHow, Ending, REMOVED_PLAYER, Seat, ServerMsg};
+use velha_api::{REMOVED_PLAYER, Seat};
 use velha_rules::Player;
 
 use super::groups::{GroupError, finalize_in};
@@ -21,9 +21,15 @@ pub struct Abandoned {
     pub match_id: String,
     /// Its players, X and O (the Velha's seat is empty).
     pub players: [String; 2],
-    /// The end as its players are told it, when finalizing the player's group deleted the
-    /// match with the rest of the group (there is no row left to read it from).
-    pub told: Option<ServerMsg>,
+    /// Who won: the other seat.
+    pub winner: Seat,
+    /// The position it ended on.
+    pub position: String,
+    /// Its group, if any.
+    pub group: Option<String>,
+    /// Whether finalizing the player's group deleted the match with the rest of the group:
+    /// there is then no row to read its end from, and its players are told it as it was.
+    pub gone: bool,
 }
 
 /// What deleting an account changed that other players are told of.
@@ -112,13 +118,10 @@ impl Store {
         if found.is_none() {
             return tx.refuse(EraseError::Gone).await;
         }
-        let running: Vec<(String, String)> = sqlx::query_as(
-            "SELECT provider, subscription_id FROM paid_subscriptions WHERE account_id = $1 \
-             AND ended_at IS NULL AND status NOT IN ('canceled', 'incomplete_expired')",
-        )
-        .bind(account)
-        .fetch_all(&mut *tx)
-        .await?;
+        let running: Vec<(String, String)> = sqlx::query_as(super::payments::RUNNING_SUBSCRIPTIONS)
+            .bind(account)
+            .fetch_all(&mut *tx)
+            .await?;
         if running.iter().any(|s| !ended_at_provider.contains(s)) {
             return tx.refuse(EraseError::NewSubscription).await;
         }
@@ -153,16 +156,7 @@ impl Store {
     /// sweep, so that no deleted player's name stays kept longer than it says.
     pub async fn free_names(&self, before: i64) -> Result<u64, sqlx::Error> {
         let mut tx = self.write().await?;
-        let freed = sqlx::query(&format!(
-            "UPDATE accounts SET name_key = '{}' || id WHERE deleted_at IS NOT NULL \
-             AND deleted_at <= $1 AND name_key NOT LIKE '{}%'",
-            super::accounts::FREED_KEY,
-            super::accounts::FREED_KEY
-        ))
-        .bind(before)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
+        let freed = free_name_keys(&mut tx, before, None).await?;
         tx.commit().await?;
         Ok(freed)
     }
@@ -204,6 +198,9 @@ async fn erase_in(
     if let Some(group) = created {
         match finalize_in(tx, backend, &group).await {
             Ok(finalized) => {
+                for ended in &mut erased.ended {
+                    ended.gone = ended.group.as_ref() == Some(&group);
+                }
                 erased.withdrawn.extend(finalized.open);
                 erased.finalized = Some((group, finalized.people));
             }
@@ -253,30 +250,6 @@ async fn erase_in(
     .bind(account)
     .execute(&mut *tx)
     .await?;
-    // A match ended above whose group was then finalized is gone: its players are told its
-    // end as it was, not sent to read it.
-    for ended in &mut erased.ended {
-        let kept = sqlx::query("SELECT id FROM matches WHERE id = $1")
-            .bind(&ended.match_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-        if kept.is_none() {
-            ended.told = Some(ServerMsg::Ended {
-                match_id: ended.match_id.clone(),
-                ending: Ending {
-                    winner: Some(if ended.players[0] == account {
-                        Seat::O
-                    } else {
-                        Seat::X
-                    }),
-                    how: EndHow::Abandonment,
-                },
-                position: String::new(),
-                scored: None,
-                ratings: None,
-            });
-        }
-    }
     Ok(erased)
 }
 
@@ -294,7 +267,8 @@ async fn abandon_live(
         Backend::Sqlite => "",
     };
     let rows = sqlx::query(&format!(
-        "SELECT id, x_id, o_id, state, position FROM matches WHERE (x_id = $1 OR o_id = $1) \
+        "SELECT id, x_id, o_id, state, position, group_id FROM matches \
+         WHERE (x_id = $1 OR o_id = $1) \
          AND state IN ('open', 'live'){lock}"
     ))
     .bind(account)
@@ -326,7 +300,10 @@ async fn abandon_live(
         ended.push(Abandoned {
             match_id: id,
             players: [x, o.unwrap_or_default()],
-            told: None,
+            winner,
+            position: row.try_get("position")?,
+            group: row.try_get("group_id")?,
+            gone: false,
         });
     }
     Ok(ended)
@@ -390,4 +367,29 @@ async fn rename_room_seats(
         .execute(&mut *tx)
         .await?;
     Ok(rooms.into_keys().collect())
+}
+
+/// Frees the names of players deleted at `before` or earlier (of `name` alone, when given):
+/// the key moves off the deleted row. Both the hourly sweep and a sign-up asking for a name.
+pub(super) async fn free_name_keys(
+    tx: &mut AnyConnection,
+    before: i64,
+    name: Option<&str>,
+) -> Result<u64, sqlx::Error> {
+    // The literal prefix lets both databases use the partial index of 0020.
+    let freed_key = super::accounts::FREED_KEY;
+    let only = if name.is_some() {
+        " AND name_key = $2"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "UPDATE accounts SET name_key = '{freed_key}' || id WHERE deleted_at IS NOT NULL \
+         AND name_key NOT LIKE '{freed_key}%' AND deleted_at <= $1{only}"
+    );
+    let mut query = sqlx::query(&sql).bind(before);
+    if let Some(name) = name {
+        query = query.bind(name.to_lowercase());
+    }
+    Ok(query.execute(&mut *tx).await?.rows_affected())
 }

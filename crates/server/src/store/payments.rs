@@ -38,6 +38,10 @@ pub enum Claim {
     Pending,
 }
 
+/// The account's (`$1`) subscriptions the provider may still charge: (provider, id).
+pub(super) const RUNNING_SUBSCRIPTIONS: &str = "SELECT provider, subscription_id FROM paid_subscriptions WHERE account_id = $1 \
+     AND ended_at IS NULL AND status NOT IN ('canceled', 'incomplete_expired')";
+
 impl Store {
     /// Applies a notice once: a notice whose id was seen changes nothing (false).
     pub async fn apply_notice(
@@ -133,16 +137,10 @@ impl Store {
         &self,
         account: &str,
     ) -> Result<Vec<(String, String)>, sqlx::Error> {
-        let rows = sqlx::query(
-            "SELECT provider, subscription_id FROM paid_subscriptions WHERE account_id = $1 \
-             AND ended_at IS NULL AND status NOT IN ('canceled', 'incomplete_expired')",
-        )
-        .bind(account)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| Ok((r.try_get("provider")?, r.try_get("subscription_id")?)))
-            .collect()
+        sqlx::query_as(RUNNING_SUBSCRIPTIONS)
+            .bind(account)
+            .fetch_all(&self.pool)
+            .await
     }
 
     /// The provider's session of the player's open checkout, if one was made.

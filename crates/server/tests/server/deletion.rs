@@ -88,6 +88,25 @@ async fn on_a04_deleting_mid_match_ends_it_as_an_abandonment_and_keeps_the_game(
     );
     let (status, e) = delete(&ana, Some(&"x".repeat(5000))).await;
     assert_eq!((status, e["code"].as_str()), (400, Some("too_long")), "{e}");
+    for (body, kind, code) in [
+        ("{\"password\": ", "application/json", "bad_request"),
+        ("{\"password\": 5}", "application/json", "bad_request"),
+        (
+            "password=cubo-gira-9",
+            "text/plain",
+            "unsupported_media_type",
+        ),
+    ] {
+        let (status, _, e) = ana
+            .raw_bytes(
+                Method::DELETE,
+                "/api/me",
+                Some((body.as_bytes().to_vec(), kind)),
+            )
+            .await
+            .unwrap();
+        assert!(status >= 400 && e["code"] == code, "{body}: {status} {e}");
+    }
     assert!(ana.me().await.is_ok(), "a refusal deletes nothing");
 
     let (status, e) = delete(&ana, Some(PASSWORD)).await;
@@ -566,3 +585,26 @@ async fn on_a04_ten_deletions_at_once_delete_once(db: Db) {
         .expect("a freed name is anybody's");
 }
 on_both!(on_a04_ten_deletions_at_once_delete_once);
+
+/// A stolen session cannot guess the password to delete the account: wrong passwords count as
+/// failed sign-ins, and past the limit even the right one waits.
+async fn on_a04_wrong_passwords_are_limited_as_failed_sign_ins(db: Db) {
+    let server = start(db).await;
+    let ana = server.player("ana", "pt-BR", None).await;
+    for _ in 0..5 {
+        let (status, e) = delete(&ana, Some("not-her-password")).await;
+        assert_eq!(
+            (status, e["code"].as_str()),
+            (401, Some("wrong_password")),
+            "{e}"
+        );
+    }
+    let (status, e) = delete(&ana, Some(PASSWORD)).await;
+    assert_eq!(
+        (status, e["code"].as_str()),
+        (429, Some("rate_limited")),
+        "{e}"
+    );
+    assert!(ana.me().await.is_ok(), "nothing was deleted");
+}
+on_both!(on_a04_wrong_passwords_are_limited_as_failed_sign_ins);

@@ -361,6 +361,11 @@ async fn on_a05_the_export_holds_every_tables_rows_of_the_player_and_nobody_else
         "{e}"
     );
     assert_eq!(export(bia).await.0, 200, "the limit is per account");
+    // Ten at once from Carla's: three files, seven refusals.
+    let answers = futures_util::future::join_all((0..10).map(|_| export(carla))).await;
+    let mut statuses: Vec<u16> = answers.iter().map(|(s, _, _)| *s).collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
     let (status, _, _) = export(&server.client()).await;
     assert_eq!(status, 401);
 }
