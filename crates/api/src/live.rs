@@ -93,6 +93,17 @@ pub enum EndHow {
     Draw,
 }
 
+impl From<EndHow> for velha_rules::game::Ending {
+    /// How the rules saw it: a line, both lines or 2.0's draw are the board's own end.
+    fn from(how: EndHow) -> velha_rules::game::Ending {
+        match how {
+            EndHow::Line | EndHow::BothLines | EndHow::Draw => velha_rules::game::Ending::Rules,
+            EndHow::Time => velha_rules::game::Ending::Time,
+            EndHow::Abandonment => velha_rules::game::Ending::Abandonment,
+        }
+    }
+}
+
 impl EndHow {
     /// The word stored and sent.
     pub const fn as_str(self) -> &'static str {

@@ -52,7 +52,7 @@ pub use list::ActionList;
 pub use notation::ParseError;
 pub use perft::perft;
 pub use player::Player;
-pub use rating::{INITIAL_RATING, RatedResult, rating_after};
+pub use rating::{INITIAL_RATING, RatedResult, ranking_points, rating_after};
 pub use series::{Series, SeriesScore};
 pub use status::Status;
 pub use ultimate::{UltCell, Ultimate, UltimateIllegal, Variant};

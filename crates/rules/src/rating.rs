@@ -1,6 +1,9 @@
-//! The rating of Jogo da Velha 2.0's competitive mode (V2-R06).
+//! What a finished match is worth: the rankings' points (ON-K02) and the rating of Jogo da
+//! Velha 2.0's competitive mode (V2-R06).
 
 use serde::{Deserialize, Serialize};
+
+use crate::game::Ending;
 
 /// The rating every player starts with.
 pub const INITIAL_RATING: u32 = 1000;
@@ -22,5 +25,35 @@ pub const fn rating_after(rating: u32, result: RatedResult) -> u32 {
         RatedResult::Win => rating.saturating_add(30),
         RatedResult::Draw => rating,
         RatedResult::Loss => rating.saturating_sub(20),
+    }
+}
+
+/// Ranking points of a match that ended `ending` (ON-K02): the winner's 3, and the loser's 1,
+/// or 0 when they lost on time or by abandonment. Only matches with a winner score; 2.0's
+/// draws are rated instead (V2-R06).
+pub const fn ranking_points(ending: Ending) -> (u32, u32) {
+    match ending {
+        Ending::Rules => (3, 1),
+        Ending::Time | Ending::Abandonment => (3, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn on_k02_a_win_is_3_a_loss_1_and_a_loss_on_time_or_by_abandonment_0() {
+        assert_eq!(ranking_points(Ending::Rules), (3, 1));
+        assert_eq!(ranking_points(Ending::Time), (3, 0));
+        assert_eq!(ranking_points(Ending::Abandonment), (3, 0));
+    }
+
+    #[test]
+    fn v2_r06_a_rating_moves_30_up_20_down_and_never_below_0() {
+        assert_eq!(rating_after(1000, RatedResult::Win), 1030);
+        assert_eq!(rating_after(1000, RatedResult::Draw), 1000);
+        assert_eq!(rating_after(1000, RatedResult::Loss), 980);
+        assert_eq!(rating_after(10, RatedResult::Loss), 0);
     }
 }

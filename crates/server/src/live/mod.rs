@@ -5,7 +5,7 @@
 
 mod bus;
 mod clock;
-mod game;
+mod live_game;
 mod lobby_watch;
 mod matchmaker;
 mod referee;

@@ -13,7 +13,7 @@ use velha_rules::{Cube, Match, Player, Ultimate, Variant};
 
 use super::Hub;
 use super::bus::Event;
-use super::game::LiveGame;
+use super::live_game::LiveGame;
 use crate::store::{MatchRow, MoveCommit};
 use crate::token::now_ms;
 use crate::view::{Running, match_view};

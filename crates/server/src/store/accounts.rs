@@ -1,7 +1,7 @@
 //! Accounts and their sessions.
 
-use sqlx::Row;
 use sqlx::any::AnyRow;
+use sqlx::{AnyConnection, Row};
 
 use super::Store;
 use crate::devices::Device;
@@ -72,9 +72,13 @@ impl From<sqlx::Error> for InsertError {
     }
 }
 
+/// How long a deleted player's name stays taken: nobody passes for them while the people who
+/// played them still remember it.
+pub const NAME_QUARANTINE_MS: i64 = 30 * 24 * 60 * 60 * 1000;
+
 /// What a freed name's key becomes on its deleted account, before the id: names cannot have
 /// a `:`, so no name's key is ever one of these.
-pub(super) const FREED_KEY: &str = "removed:";
+const FREED_KEY: &str = "removed:";
 
 pub(super) const ACCOUNT_COLUMNS: &str = "id, name, email, password_hash, google_sub, country, \
      country_chosen, subscribed_until, email_verified_at FROM accounts";
@@ -99,8 +103,7 @@ impl Store {
         let mut tx = self.write().await?;
         // A deleted player's name is free once its quarantine is over: the first to ask for
         // it takes the key off the deleted row.
-        super::erase::free_name_keys(&mut tx, now - super::NAME_QUARANTINE_MS, Some(&a.name))
-            .await?;
+        free_name_keys(&mut tx, now - NAME_QUARANTINE_MS, Some(&a.name)).await?;
         let result = sqlx::query(
             "INSERT INTO accounts (id, name, name_key, email, password_hash, google_sub, \
              country, country_chosen, subscribed_until, email_verified_at, created_at) \
@@ -234,7 +237,7 @@ impl Store {
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        super::rankings::apply_counts(&mut tx, changes).await?;
+        super::scoring::apply_counts(&mut tx, changes).await?;
         tx.commit().await?;
         Ok(true)
     }
@@ -384,4 +387,38 @@ impl Store {
             .await?;
         tx.commit().await
     }
+
+    /// Frees the names of players deleted before `before`, the quarantine over: the hourly
+    /// sweep, so that no deleted player's name stays kept longer than it says.
+    pub async fn free_names(&self, before: i64) -> Result<u64, sqlx::Error> {
+        let mut tx = self.write().await?;
+        let freed = free_name_keys(&mut tx, before, None).await?;
+        tx.commit().await?;
+        Ok(freed)
+    }
+}
+
+/// Frees the names of players deleted at `before` or earlier (of `name` alone, when given):
+/// the key moves off the deleted row. Both the hourly sweep and a sign-up asking for a name.
+pub(super) async fn free_name_keys(
+    tx: &mut AnyConnection,
+    before: i64,
+    name: Option<&str>,
+) -> Result<u64, sqlx::Error> {
+    // The literal prefix lets both databases use the partial index of 0020.
+    let freed_key = FREED_KEY;
+    let only = if name.is_some() {
+        " AND name_key = $2"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "UPDATE accounts SET name_key = '{freed_key}' || id WHERE deleted_at IS NOT NULL \
+         AND name_key NOT LIKE '{freed_key}%' AND deleted_at <= $1{only}"
+    );
+    let mut query = sqlx::query(&sql).bind(before);
+    if let Some(name) = name {
+        query = query.bind(name.to_lowercase());
+    }
+    Ok(query.execute(&mut *tx).await?.rows_affected())
 }

@@ -4,11 +4,11 @@
 use std::collections::BTreeSet;
 
 use sqlx::{AnyConnection, Row};
-use velha_api::{MatchGame, MatchState, RatingRow, Scope, Seat, accepted_difference};
-use velha_rules::{INITIAL_RATING, RatedResult, rating_after};
+use velha_api::{MatchGame, MatchState, RatingRow, Scope, accepted_difference};
 
 use super::matches::{claim_player, match_from_id};
-use super::{MatchRow, SeatError, Store, corrupt, seat_from};
+use super::scoring::{rating_on, rating_u32};
+use super::{MatchRow, SeatError, Store};
 
 /// A player waiting in the queue.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,10 +86,6 @@ pub fn pairs(waiting: &[Waiting], now: i64) -> Vec<(usize, usize)> {
     found
 }
 
-fn rating_u32(r: i64) -> u32 {
-    u32::try_from(r.max(0)).unwrap_or(u32::MAX)
-}
-
 impl Store {
     /// A player's rating: 1000 before their first rated match (V2-R06).
     pub async fn rating(&self, account: &str) -> Result<u32, sqlx::Error> {
@@ -119,43 +115,22 @@ impl Store {
         .bind(now)
         .execute(&mut *tx)
         .await?;
-        let row = sqlx::query("SELECT rating, joined_at FROM v2_queue WHERE account_id = $1")
-            .bind(account)
-            .fetch_one(&mut *tx)
-            .await?;
+        let waiting = place_in_queue(&mut tx, account).await?;
         tx.commit().await?;
-        Ok(Waiting {
-            account_id: account.to_owned(),
-            rating: rating_u32(row.try_get("rating")?),
-            joined_at: row.try_get("joined_at")?,
-        })
+        waiting.ok_or(SeatError::Db(sqlx::Error::RowNotFound))
     }
 
     /// Takes the player out of the queue; whether they were in it.
     pub async fn queue_leave(&self, account: &str) -> Result<bool, sqlx::Error> {
         let mut tx = self.write().await?;
-        let done = sqlx::query("DELETE FROM v2_queue WHERE account_id = $1")
-            .bind(account)
-            .execute(&mut *tx)
-            .await?;
+        let left = leave_queue(&mut tx, account).await?;
         tx.commit().await?;
-        Ok(done.rows_affected() == 1)
+        Ok(left)
     }
 
     /// The player's place in the queue, if they have one.
     pub async fn queued(&self, account: &str) -> Result<Option<Waiting>, sqlx::Error> {
-        let row = sqlx::query("SELECT rating, joined_at FROM v2_queue WHERE account_id = $1")
-            .bind(account)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(|r| {
-            Ok(Waiting {
-                account_id: account.to_owned(),
-                rating: rating_u32(r.try_get("rating")?),
-                joined_at: r.try_get("joined_at")?,
-            })
-        })
-        .transpose()
+        place_in_queue(&mut *self.pool.acquire().await?, account).await
     }
 
     /// Everyone waiting with a connection open on some process (someone who closed the app
@@ -193,11 +168,7 @@ impl Store {
     ) -> Result<Option<MatchRow>, sqlx::Error> {
         let mut tx = self.write().await?;
         for w in [x, o] {
-            let left = sqlx::query("DELETE FROM v2_queue WHERE account_id = $1")
-                .bind(&w.account_id)
-                .execute(&mut *tx)
-                .await?;
-            if left.rows_affected() != 1 {
+            if !leave_queue(&mut tx, &w.account_id).await? {
                 tx.rollback().await?;
                 return Ok(None);
             }
@@ -291,82 +262,32 @@ impl Store {
     }
 }
 
-/// Applies a finished rated match to both ratings (+30 / 0 / −20, floor 0, V2-R06) and keeps
-/// the before and after on the match, inside the transaction that ended it.
-pub(super) async fn rate(tx: &mut AnyConnection, match_id: &str) -> Result<(), sqlx::Error> {
-    let m = sqlx::query("SELECT x_id, o_id, winner, ended_at FROM matches WHERE id = $1")
-        .bind(match_id)
-        .fetch_one(&mut *tx)
-        .await?;
-    let x: String = m.try_get("x_id")?;
-    let o: Option<String> = m.try_get("o_id")?;
-    let o = o.ok_or_else(|| corrupt("rated match without O", match_id))?;
-    let winner: Option<String> = m.try_get("winner")?;
-    let winner = match winner {
-        Some(w) => Some(seat_from(&w).ok_or_else(|| corrupt("winner", &w))?),
-        None => None,
-    };
-    let at: i64 = m.try_get::<Option<i64>, _>("ended_at")?.unwrap_or(0);
-    let mut changes = Vec::with_capacity(2);
-    for (account, seat) in [(&x, Seat::X), (&o, Seat::O)] {
-        let result = match winner {
-            None => RatedResult::Draw,
-            Some(w) if w == seat => RatedResult::Win,
-            Some(_) => RatedResult::Loss,
-        };
-        let before = sqlx::query("SELECT rating FROM v2_ratings WHERE account_id = $1")
-            .bind(account)
-            .fetch_optional(&mut *tx)
-            .await?
-            .map(|r| r.try_get::<i64, _>("rating"))
-            .transpose()?
-            .map_or(INITIAL_RATING, rating_u32);
-        let after = rating_after(before, result);
-        let (w, d, l) = match result {
-            RatedResult::Win => (1, 0, 0),
-            RatedResult::Draw => (0, 1, 0),
-            RatedResult::Loss => (0, 0, 1),
-        };
-        sqlx::query(
-            "INSERT INTO v2_ratings (account_id, rating, games, wins, draws, losses, updated_at) \
-             VALUES ($1, $2, 1, $3, $4, $5, $6) ON CONFLICT (account_id) DO UPDATE SET \
-             rating = $2, games = v2_ratings.games + 1, wins = v2_ratings.wins + $3, \
-             draws = v2_ratings.draws + $4, losses = v2_ratings.losses + $5, updated_at = $6",
-        )
-        .bind(account)
-        .bind(i64::from(after))
-        .bind(w)
-        .bind(d)
-        .bind(l)
-        .bind(at)
-        .execute(&mut *tx)
-        .await?;
-        changes.push((before, after));
-    }
-    sqlx::query(
-        "UPDATE matches SET scored = 1, x_rating_before = $1, x_rating_after = $2, \
-         o_rating_before = $3, o_rating_after = $4 WHERE id = $5",
-    )
-    .bind(i64::from(changes[0].0))
-    .bind(i64::from(changes[0].1))
-    .bind(i64::from(changes[1].0))
-    .bind(i64::from(changes[1].1))
-    .bind(match_id)
-    .execute(&mut *tx)
-    .await?;
-    Ok(())
-}
-
-/// A player's rating, 1000 before their first rated match (V2-R06).
-async fn rating_on(conn: &mut AnyConnection, account: &str) -> Result<u32, sqlx::Error> {
-    let row = sqlx::query("SELECT rating FROM v2_ratings WHERE account_id = $1")
+/// The player's place in the queue, if they have one.
+async fn place_in_queue(
+    conn: &mut AnyConnection,
+    account: &str,
+) -> Result<Option<Waiting>, sqlx::Error> {
+    let row = sqlx::query("SELECT rating, joined_at FROM v2_queue WHERE account_id = $1")
         .bind(account)
         .fetch_optional(conn)
         .await?;
-    Ok(match row {
-        Some(r) => rating_u32(r.try_get("rating")?),
-        None => INITIAL_RATING,
+    row.map(|r| {
+        Ok(Waiting {
+            account_id: account.to_owned(),
+            rating: rating_u32(r.try_get("rating")?),
+            joined_at: r.try_get("joined_at")?,
+        })
     })
+    .transpose()
+}
+
+/// Takes the player out of the queue; whether they were in it.
+async fn leave_queue(tx: &mut AnyConnection, account: &str) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query("DELETE FROM v2_queue WHERE account_id = $1")
+        .bind(account)
+        .execute(tx)
+        .await?;
+    Ok(done.rows_affected() == 1)
 }
 
 #[cfg(test)]

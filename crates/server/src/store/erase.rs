@@ -3,16 +3,12 @@
 //! them, keeping the row so that every game they played keeps both its players.
 
 use sqlx::{AnyConnection, Row};
-use velha_api::{REMOVED_PLAYER, Seat};
+use velha_api::{EndHow, REMOVED_PLAYER, Seat};
 use velha_rules::Player;
 
 use super::groups::{GroupError, finalize_in};
-use super::matches::{LobbyList, lobby_list, release_players};
-use super::{Backend, Store, seat_from, seat_str};
-
-/// How long a deleted player's name stays taken: nobody passes for them while the people who
-/// played them still remember it.
-pub const NAME_QUARANTINE_MS: i64 = 30 * 24 * 60 * 60 * 1000;
+use super::matches::{LobbyList, end_live, release_players, withdraw_open_matches};
+use super::{Backend, Store, seat_from};
 
 /// A live match the deletion ended as the player's abandonment.
 #[derive(Debug)]
@@ -151,15 +147,6 @@ impl Store {
         .await?;
         Ok(busy.is_some())
     }
-
-    /// Frees the names of players deleted before `before`, the quarantine over: the hourly
-    /// sweep, so that no deleted player's name stays kept longer than it says.
-    pub async fn free_names(&self, before: i64) -> Result<u64, sqlx::Error> {
-        let mut tx = self.write().await?;
-        let freed = free_name_keys(&mut tx, before, None).await?;
-        tx.commit().await?;
-        Ok(freed)
-    }
 }
 
 async fn erase_in(
@@ -172,24 +159,7 @@ async fn erase_in(
         ended: abandon_live(tx, backend, account, now).await?,
         ..Erased::default()
     };
-    sqlx::query(
-        "DELETE FROM active_players WHERE match_id IN \
-         (SELECT id FROM matches WHERE x_id = $1 AND state = 'open')",
-    )
-    .bind(account)
-    .execute(&mut *tx)
-    .await?;
-    erased.withdrawn = sqlx::query(
-        "UPDATE matches SET state = 'cancelled', ended_at = $1 \
-         WHERE x_id = $2 AND state = 'open' RETURNING id, scope, level, group_id",
-    )
-    .bind(now)
-    .bind(account)
-    .fetch_all(&mut *tx)
-    .await?
-    .iter()
-    .map(|row| Ok((row.try_get("id")?, lobby_list(row)?)))
-    .collect::<Result<_, sqlx::Error>>()?;
+    erased.withdrawn = withdraw_open_matches(tx, account, now).await?;
     let created: Option<String> =
         sqlx::query_scalar("SELECT id FROM mini_groups WHERE creator_id = $1")
             .bind(account)
@@ -283,19 +253,10 @@ async fn abandon_live(
         let x: String = row.try_get("x_id")?;
         let o: Option<String> = row.try_get("o_id")?;
         let winner = if x == account { Seat::O } else { Seat::X };
-        let done = sqlx::query(
-            "UPDATE matches SET state = 'over', winner = $1, ending = 'abandonment', \
-             ended_at = $2, deadline = NULL WHERE id = $3 AND state = 'live'",
-        )
-        .bind(seat_str(winner))
-        .bind(now)
-        .bind(&id)
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() != 1 {
+        if !end_live(tx, &id, Some(winner), EndHow::Abandonment, now).await? {
             continue;
         }
-        super::rankings::score_match(tx, &id).await?;
+        super::scoring::score_match(tx, &id).await?;
         release_players(tx, &id).await?;
         ended.push(Abandoned {
             match_id: id,
@@ -367,29 +328,4 @@ async fn rename_room_seats(
         .execute(&mut *tx)
         .await?;
     Ok(rooms.into_keys().collect())
-}
-
-/// Frees the names of players deleted at `before` or earlier (of `name` alone, when given):
-/// the key moves off the deleted row. Both the hourly sweep and a sign-up asking for a name.
-pub(super) async fn free_name_keys(
-    tx: &mut AnyConnection,
-    before: i64,
-    name: Option<&str>,
-) -> Result<u64, sqlx::Error> {
-    // The literal prefix lets both databases use the partial index of 0020.
-    let freed_key = super::accounts::FREED_KEY;
-    let only = if name.is_some() {
-        " AND name_key = $2"
-    } else {
-        ""
-    };
-    let sql = format!(
-        "UPDATE accounts SET name_key = '{freed_key}' || id WHERE deleted_at IS NOT NULL \
-         AND name_key NOT LIKE '{freed_key}%' AND deleted_at <= $1{only}"
-    );
-    let mut query = sqlx::query(&sql).bind(before);
-    if let Some(name) = name {
-        query = query.bind(name.to_lowercase());
-    }
-    Ok(query.execute(&mut *tx).await?.rows_affected())
 }

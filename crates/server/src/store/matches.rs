@@ -4,15 +4,8 @@ use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 use velha_api::{EndHow, MatchGame, MatchState, RatingChange, RatingChanges, Scope, Seat};
 
-use super::cluster::{and_tell, with_told};
-use super::{Store, Value, Whole, Write, corrupt, seat_from, seat_str};
-
-/// The head of every statement that writes a move's row (`moves`), whatever gives its values.
-macro_rules! move_row {
-    () => {
-        "INSERT INTO moves (match_id, ply, seat, actions, position, played_at) "
-    };
-}
+use super::prepared_write::{BoundWrite, PreparedWrite, Value};
+use super::{Store, Write, corrupt, seat_from, seat_str};
 
 /// A match as stored, with its players' names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -203,14 +196,19 @@ pub(super) fn lobby_list(row: &AnyRow) -> Result<LobbyList, sqlx::Error> {
     })
 }
 
-/// A match as stored, read inside a transaction.
+/// A match as stored.
+async fn find_match(conn: &mut AnyConnection, id: &str) -> Result<Option<MatchRow>, sqlx::Error> {
+    let sql = format!("SELECT {MATCH_COLUMNS} WHERE m.id = $1");
+    let row = sqlx::query(&sql).bind(id).fetch_optional(conn).await?;
+    row.as_ref().map(match_from).transpose()
+}
+
+/// A match that exists, read inside a transaction.
 pub(super) async fn match_from_id(
     tx: &mut AnyConnection,
     id: &str,
 ) -> Result<MatchRow, sqlx::Error> {
-    let sql = format!("SELECT {MATCH_COLUMNS} WHERE m.id = $1");
-    let row = sqlx::query(&sql).bind(id).fetch_one(&mut *tx).await?;
-    match_from(&row)
+    find_match(tx, id).await?.ok_or(sqlx::Error::RowNotFound)
 }
 
 fn match_from(row: &AnyRow) -> Result<MatchRow, sqlx::Error> {
@@ -373,12 +371,7 @@ impl Store {
 
     /// One match.
     pub async fn get_match(&self, id: &str) -> Result<Option<MatchRow>, sqlx::Error> {
-        let sql = format!("SELECT {MATCH_COLUMNS} WHERE m.id = $1");
-        let row = sqlx::query(&sql)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(match_from).transpose()
+        find_match(&mut *self.pool.acquire().await?, id).await
     }
 
     /// The player's open and live matches.
@@ -439,25 +432,9 @@ impl Store {
         now: i64,
     ) -> Result<Vec<(String, LobbyList)>, sqlx::Error> {
         let mut tx = self.write().await?;
-        sqlx::query(
-            "DELETE FROM active_players WHERE match_id IN \
-             (SELECT id FROM matches WHERE x_id = $1 AND state = 'open')",
-        )
-        .bind(creator)
-        .execute(&mut *tx)
-        .await?;
-        let rows = sqlx::query(
-            "UPDATE matches SET state = 'cancelled', ended_at = $1 \
-             WHERE x_id = $2 AND state = 'open' RETURNING id, scope, level, group_id",
-        )
-        .bind(now)
-        .bind(creator)
-        .fetch_all(&mut *tx)
-        .await?;
+        let withdrawn = withdraw_open_matches(&mut tx, creator, now).await?;
         tx.commit().await?;
-        rows.iter()
-            .map(|row| Ok((row.try_get("id")?, lobby_list(row)?)))
-            .collect()
+        Ok(withdrawn)
     }
 
     /// Seats `player` as O in an open match and starts it, unless the player already has an
@@ -502,45 +479,17 @@ impl Store {
     pub async fn commit_move(&self, m: &MoveCommit<'_>) -> Result<bool, sqlx::Error> {
         // Nearly every move: one hand-off to SQLite's committer, one round trip to PostgreSQL.
         if m.ending.is_none() && m.events.len() <= 1 {
-            return self.write_whole(move_whole(m)).await;
+            return self.run_prepared(move_write(m)).await;
         }
         let mut tx = self.write().await?;
-        let (state, winner, ending, ended_at) = match m.ending {
-            Some((w, how)) => ("over", w.map(seat_str), Some(how.as_str()), Some(m.now)),
-            None => ("live", None, None, None),
-        };
-        let updated = sqlx::query(
-            "UPDATE matches SET position = $1, ply = $2, deadline = $3, state = $4, \
-             winner = $5, ending = $6, ended_at = $7 \
-             WHERE id = $8 AND ply = $9 AND state = 'live'",
-        )
-        .bind(m.position)
-        .bind(i64::from(m.ply_before) + 1)
-        .bind(m.deadline)
-        .bind(state)
-        .bind(winner)
-        .bind(ending)
-        .bind(ended_at)
-        .bind(m.match_id)
-        .bind(i64::from(m.ply_before))
-        .execute(&mut *tx)
-        .await?;
-        if updated.rows_affected() != 1 {
+        if !move_write(m).run_in(&mut tx).await? {
             tx.rollback().await?;
             return Ok(false);
         }
-        sqlx::query(concat!(move_row!(), "VALUES ($1, $2, $3, $4, $5, $6)"))
-            .bind(m.match_id)
-            .bind(i64::from(m.ply_before) + 1)
-            .bind(seat_str(m.seat))
-            .bind(m.actions)
-            .bind(m.position)
-            .bind(m.now)
-            .execute(&mut *tx)
-            .await?;
-        if m.ending.is_some() {
+        if let Some((winner, how)) = m.ending {
+            end_live(&mut tx, m.match_id, winner, how, m.now).await?;
             release_players(&mut tx, m.match_id).await?;
-            super::rankings::score_match(&mut tx, m.match_id).await?;
+            super::scoring::score_match(&mut tx, m.match_id).await?;
         }
         self.tell(&mut tx, m.events).await?;
         tx.commit().await?;
@@ -557,21 +506,12 @@ impl Store {
         events: &[(String, String)],
     ) -> Result<bool, sqlx::Error> {
         let mut tx = self.write().await?;
-        let done = sqlx::query(
-            "UPDATE matches SET state = 'over', winner = $1, ending = $2, ended_at = $3, \
-             deadline = NULL WHERE id = $4 AND state = 'live'",
-        )
-        .bind(winner.map(seat_str))
-        .bind(how.as_str())
-        .bind(at)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() == 1 {
-            super::rankings::score_match(&mut tx, id).await?;
+        let ended = end_live(&mut tx, id, winner, how, at).await?;
+        if ended {
+            super::scoring::score_match(&mut tx, id).await?;
             self.tell(&mut tx, events).await?;
         }
-        release_if_changed(tx, done.rows_affected(), id).await
+        release_if_changed(tx, u64::from(ended), id).await
     }
 
     /// The committed moves of a match, in order: (ply, seat, actions).
@@ -595,47 +535,136 @@ impl Store {
     }
 }
 
-/// Writes a move over the ply it was played at (arguments `$1`…`$5`): changes the match only
-/// when no other move came first and it is still live.
-macro_rules! play {
-    () => {
-        "UPDATE matches SET position = $1, ply = $2, deadline = $3 \
-         WHERE id = $4 AND ply = $5 AND state = 'live'"
-    };
+impl Store {
+    /// Live matches with a clock run out at `now` (a move's deadline or a seat's
+    /// reconnection deadline), at most `limit`, most overdue first.
+    pub async fn overdue_matches(&self, now: i64, limit: i64) -> Result<Vec<String>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT id FROM matches WHERE state = 'live' AND (deadline <= $1 \
+             OR x_away_until <= $1 OR o_away_until <= $1) ORDER BY deadline LIMIT $2",
+        )
+        .bind(now)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| r.try_get("id")).collect()
+    }
+
+    /// Matches against the Velha where she is to move and whose deadline is before
+    /// `since_deadline` (nobody committed anything for long): the process that was deciding
+    /// for her is gone. Each one's id and ply.
+    pub async fn velha_waiting(
+        &self,
+        since_deadline: i64,
+    ) -> Result<Vec<(String, u32)>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT id, ply FROM matches WHERE state = 'live' AND against_velha <> 0 \
+             AND ply % 2 = 1 AND deadline < $1",
+        )
+        .bind(since_deadline)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let ply: i64 = r.try_get("ply")?;
+                Ok((r.try_get("id")?, u32::try_from(ply).unwrap_or(u32::MAX)))
+            })
+            .collect()
+    }
+
+    /// The positions a match went through before its current one, oldest first: `start`
+    /// (not stored: every match of a level starts alike), then the one after each move but
+    /// the last; the latest 4 096 of them (the Velha's memory of the game).
+    pub async fn positions_of(&self, id: &str, start: &str) -> Result<Vec<String>, sqlx::Error> {
+        const KEPT: usize = 4096;
+        let rows = sqlx::query(
+            "SELECT position FROM moves WHERE match_id = $1 ORDER BY ply DESC LIMIT $2",
+        )
+        .bind(id)
+        .bind(KEPT as i64)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut positions = rows
+            .iter()
+            .map(|r| r.try_get("position"))
+            .collect::<Result<Vec<String>, _>>()?;
+        if positions.len() < KEPT {
+            positions.push(start.to_owned());
+        }
+        positions.reverse();
+        positions.pop();
+        Ok(positions)
+    }
 }
-const PLAY: &str = concat!(play!(), " RETURNING ply");
 
-/// The move's row (arguments `$1`, `$2`, `$4`, `$6`…`$8`); one already at this ply is
-/// another move, which came first.
-const RECORD_MOVE: &str = concat!(move_row!(), "VALUES ($4, $2, $6, $7, $1, $8) RETURNING ply");
+/// A move that keeps its match live: written over the ply it was played at, so only when no
+/// other move came first, and recorded for the replay (one already at this ply is another
+/// move's, which came first). Arguments `$1`…`$8`: `move_write`.
+static PLAY_MOVE: PreparedWrite = PreparedWrite::new(&[
+    "UPDATE matches SET position = $1, ply = $2, deadline = $3 \
+     WHERE id = $4 AND ply = $5 AND state = 'live' RETURNING id",
+    "INSERT INTO moves (match_id, ply, seat, actions, position, played_at) \
+     VALUES ($4, $2, $6, $7, $1, $8) RETURNING ply",
+]);
 
-/// `PLAY`, `RECORD_MOVE` and the event, in one statement (arguments `$1`…`$13`).
-const PLAY_AND_TELL: &str = concat!(
-    "WITH played AS (",
-    play!(),
-    " RETURNING id), recorded AS (",
-    move_row!(),
-    "SELECT id, $2, $6, $7, $1, $8 FROM played RETURNING match_id)",
-    and_tell!("recorded", 9, 10, 11, 12, 13)
-);
+/// `PLAY_MOVE` of this move, telling its first event.
+fn move_write(m: &MoveCommit<'_>) -> BoundWrite {
+    let args = vec![
+        Value::Text(m.position.to_owned()),
+        Value::Int(i64::from(m.ply_before) + 1),
+        Value::MaybeInt(m.deadline),
+        Value::Text(m.match_id.to_owned()),
+        Value::Int(i64::from(m.ply_before)),
+        Value::Text(seat_str(m.seat).to_owned()),
+        Value::Text(m.actions.to_owned()),
+        Value::Int(m.now),
+    ];
+    PLAY_MOVE.bind(args, m.events.first())
+}
 
-/// A move that does not end its match, as one write with its event.
-fn move_whole(m: &MoveCommit<'_>) -> Whole {
-    let mut whole = Whole {
-        statements: &[PLAY, RECORD_MOVE],
-        args: vec![
-            Value::Text(m.position.to_owned()),
-            Value::Int(i64::from(m.ply_before) + 1),
-            Value::MaybeInt(m.deadline),
-            Value::Text(m.match_id.to_owned()),
-            Value::Int(i64::from(m.ply_before)),
-            Value::Text(seat_str(m.seat).to_owned()),
-            Value::Text(m.actions.to_owned()),
-            Value::Int(m.now),
-        ],
-        expect: 2,
-        postgres: None,
-    };
-    with_told(&mut whole, m.events.first(), PLAY_AND_TELL);
-    whole
+/// Ends a live match `how`, won by `winner` (none for a draw); false when it was not live.
+pub(super) async fn end_live(
+    tx: &mut AnyConnection,
+    id: &str,
+    winner: Option<Seat>,
+    how: EndHow,
+    at: i64,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE matches SET state = 'over', winner = $1, ending = $2, ended_at = $3, \
+         deadline = NULL WHERE id = $4 AND state = 'live'",
+    )
+    .bind(winner.map(seat_str))
+    .bind(how.as_str())
+    .bind(at)
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Withdraws every open match of `creator`: each one's id and the lobby list it left.
+pub(super) async fn withdraw_open_matches(
+    tx: &mut AnyConnection,
+    creator: &str,
+    now: i64,
+) -> Result<Vec<(String, LobbyList)>, sqlx::Error> {
+    sqlx::query(
+        "DELETE FROM active_players WHERE match_id IN \
+         (SELECT id FROM matches WHERE x_id = $1 AND state = 'open')",
+    )
+    .bind(creator)
+    .execute(&mut *tx)
+    .await?;
+    let rows = sqlx::query(
+        "UPDATE matches SET state = 'cancelled', ended_at = $1 \
+         WHERE x_id = $2 AND state = 'open' RETURNING id, scope, level, group_id",
+    )
+    .bind(now)
+    .bind(creator)
+    .fetch_all(&mut *tx)
+    .await?;
+    rows.iter()
+        .map(|row| Ok((row.try_get("id")?, lobby_list(row)?)))
+        .collect()
 }

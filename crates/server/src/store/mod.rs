@@ -10,36 +10,41 @@ use sqlx::{AnyPool, Executor};
 use velha_api::Seat;
 
 mod accounts;
-mod cluster;
 mod competitive;
-mod direct;
 mod email;
 mod erase;
+mod events;
 mod export;
 mod groups;
 mod matches;
 mod payments;
+mod prepared_write;
+mod presence;
 mod push;
 mod rankings;
 mod room_cache;
 mod rooms;
-mod write;
+mod scoring;
+mod sqlite_writer;
+mod transaction;
 
-pub use accounts::{AccountRow, CountryFrom, InsertError, SessionRow};
-pub use cluster::{CHANNEL, SeatChange};
+pub use accounts::{AccountRow, CountryFrom, InsertError, NAME_QUARANTINE_MS, SessionRow};
 pub use competitive::{Waiting, pairs};
 pub use email::{LinkProblem, ResetLink};
-pub use erase::{Abandoned, EraseError, Erased, NAME_QUARANTINE_MS};
+pub use erase::{Abandoned, EraseError, Erased};
+pub use events::CHANNEL;
 pub use export::{NOBODYS, SECTIONS, Section};
 pub use groups::{Finalized, GroupError, GroupRow, InvitationRow, TableLine};
 pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
 pub use payments::{Claim, PaidSummary};
+use prepared_write::BoundWrite;
+pub use presence::SeatChange;
 pub use push::{MOST_PER_HOLDER, NewPush, PushError, PushTarget};
 pub use rankings::{After, Rebuild, Standing, Tally};
 use room_cache::RoomCache;
 pub use rooms::{RoomRow, RoomSave, row_after_join};
-pub use write::Write;
-use write::{Value, Whole, Writer};
+use sqlite_writer::Writer;
+pub use transaction::Write;
 
 /// Which database is behind the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,14 +61,14 @@ pub struct Store {
     pool: AnyPool,
     backend: Backend,
     /// What SQLite, served by this one process, has besides: None on PostgreSQL.
-    sqlite: Option<Arc<OneProcess>>,
+    sqlite: Option<Arc<SqliteOnly>>,
 }
 
-/// SQLite's one writing connection, which commits writes in batches (`write.rs`; a connection
-/// that found the write lock taken would sleep in steps of up to 100 ms), and its rooms, kept
-/// (`room_cache.rs`).
+/// SQLite's one writing connection, which commits writes in batches (`sqlite_writer`; a
+/// connection that found the write lock taken would sleep in steps of up to 100 ms), and its
+/// rooms, kept (`room_cache.rs`).
 #[derive(Debug)]
-struct OneProcess {
+struct SqliteOnly {
     writer: Arc<Writer>,
     rooms: RoomCache,
 }
@@ -148,7 +153,7 @@ impl Store {
         let pool = options.connect(url).await?;
         migrator().run(&pool).await?;
         let sqlite = match backend {
-            Backend::Sqlite => Some(Arc::new(OneProcess {
+            Backend::Sqlite => Some(Arc::new(SqliteOnly {
                 writer: Writer::start(&pool).await?,
                 rooms: RoomCache::default(),
             })),
@@ -162,18 +167,19 @@ impl Store {
     }
 
     /// A write transaction (SQLite's joins the writer's batch).
-    pub(crate) async fn write(&self) -> Result<Write<'_>, sqlx::Error> {
+    async fn write(&self) -> Result<Write<'_>, sqlx::Error> {
         match &self.sqlite {
             Some(sqlite) => Write::sqlite(&sqlite.writer).await,
             None => Write::postgres(&self.pool).await,
         }
     }
 
-    /// A write given whole (the writes the server makes most, a room's): whether it was kept.
-    pub(crate) async fn write_whole(&self, whole: Whole) -> Result<bool, sqlx::Error> {
+    /// A prepared write (the writes the server makes most: a move, a room's change), in one
+    /// hand-off to SQLite's committer or one statement to PostgreSQL: whether it was kept.
+    async fn run_prepared(&self, write: BoundWrite) -> Result<bool, sqlx::Error> {
         match &self.sqlite {
-            Some(sqlite) => sqlite.writer.submit(whole).await,
-            None => whole.run_alone(&self.pool).await,
+            Some(sqlite) => sqlite.writer.submit(write).await,
+            None => write.run_chained(&self.pool).await,
         }
     }
 

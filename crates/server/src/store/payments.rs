@@ -210,11 +210,7 @@ impl Store {
         let claim = if claimed {
             Claim::Mine { claimed_at: now }
         } else {
-            let url: Option<Option<String>> =
-                sqlx::query_scalar("SELECT url FROM checkouts WHERE account_id = $1")
-                    .bind(account)
-                    .fetch_optional(&mut *tx)
-                    .await?;
+            let url = checkout_url(&mut tx, account).await?;
             url.flatten().map_or(Claim::Pending, Claim::Open)
         };
         tx.commit().await?;
@@ -227,11 +223,7 @@ impl Store {
         &self,
         account: &str,
     ) -> Result<Option<Option<String>>, sqlx::Error> {
-        let url: Option<Option<String>> =
-            sqlx::query_scalar("SELECT url FROM checkouts WHERE account_id = $1")
-                .bind(account)
-                .fetch_optional(&self.pool)
-                .await?;
+        let url = checkout_url(&mut *self.pool.acquire().await?, account).await?;
         Ok(match url {
             None => Some(None),
             Some(None) => None,
@@ -659,4 +651,15 @@ impl Apply<'_, '_> {
         .await?;
         Ok(())
     }
+}
+
+/// The account's checkout: none when it has none, `Some(None)` while its page is asked for.
+async fn checkout_url(
+    conn: &mut AnyConnection,
+    account: &str,
+) -> Result<Option<Option<String>>, sqlx::Error> {
+    sqlx::query_scalar("SELECT url FROM checkouts WHERE account_id = $1")
+        .bind(account)
+        .fetch_optional(conn)
+        .await
 }

@@ -6,8 +6,8 @@ use sqlx::any::AnyRow;
 use velha_api::Seat;
 use velha_rules::room::Room;
 
-use super::cluster::{and_tell, with_told};
-use super::{Store, Value, Whole, corrupt, seat_from, seat_str};
+use super::prepared_write::{PreparedWrite, Value};
+use super::{Store, corrupt, seat_from, seat_str};
 
 /// A room as stored.
 #[derive(Clone, Debug)]
@@ -94,31 +94,15 @@ impl Store {
         account: Option<&str>,
         now: i64,
     ) -> Result<RoomRow, sqlx::Error> {
-        let kept = self
-            .write_whole(Whole {
-                statements: &[
-                    "INSERT INTO rooms (id, board, state, version, game, ply, last_activity, \
-                     created_at) VALUES ($1, $2, $3, 0, 0, 0, $4, $4) RETURNING id",
-                    "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
-                     VALUES ($1, 'X', $5, $6) RETURNING seat",
-                ],
-                args: vec![
-                    Value::Text(id.to_owned()),
-                    Value::Text(board.to_owned()),
-                    Value::Text(json(room)),
-                    Value::Int(now),
-                    Value::Text(credential_hash.to_owned()),
-                    Value::MaybeText(account.map(str::to_owned)),
-                ],
-                expect: 2,
-                postgres: Some(
-                    "WITH made AS (INSERT INTO rooms (id, board, state, version, game, ply, \
-                     last_activity, created_at) VALUES ($1, $2, $3, 0, 0, 0, $4, $4) \
-                     RETURNING id) INSERT INTO room_seats (room_id, seat, credential_hash, \
-                     account_id) SELECT id, 'X', $5, $6 FROM made RETURNING seat",
-                ),
-            })
-            .await?;
+        let args = vec![
+            Value::Text(id.to_owned()),
+            Value::Text(board.to_owned()),
+            Value::Text(json(room)),
+            Value::Int(now),
+            Value::Text(credential_hash.to_owned()),
+            Value::MaybeText(account.map(str::to_owned)),
+        ];
+        let kept = self.run_prepared(CREATE.bind(args, None)).await?;
         if !kept {
             return Err(sqlx::Error::Protocol(format!("room id {id} is taken")));
         }
@@ -219,14 +203,7 @@ impl Store {
             Value::Text(credential_hash.to_owned()),
             Value::MaybeText(account.map(str::to_owned)),
         ]);
-        let mut whole = Whole {
-            statements: &[TAKE_SEAT, COMPARE_AND_SET],
-            args,
-            expect: 2,
-            postgres: None,
-        };
-        with_told(&mut whole, told, SEAT_AND_TELL);
-        let seated = self.write_whole(whole).await?;
+        let seated = self.run_prepared(TAKE_SEAT.bind(args, told)).await?;
         // The seat taken (it is unique) or the version moved on: someone else came first.
         if !seated {
             self.forget_room(&before.id);
@@ -246,36 +223,20 @@ impl Store {
         let before = save.before;
         let (game, ply) = save.game_and_ply();
         let mut args = change_args(before, save.after, game, ply, save.now);
-        let whole = match save.action {
+        let write = match save.action {
             Some((seat, action)) => {
                 args.extend([
                     Value::Text(seat_str(seat).to_owned()),
                     Value::Text(action.to_owned()),
                     Value::Int(save.now),
                 ]);
-                let mut whole = Whole {
-                    statements: &[COMPARE_AND_SET, RECORD_ACTION],
-                    args,
-                    expect: 2,
-                    postgres: None,
-                };
-                with_told(&mut whole, save.told, ACT_AND_TELL);
-                whole
+                ACT.bind(args, save.told)
             }
-            None => {
-                let mut whole = Whole {
-                    statements: &[COMPARE_AND_SET],
-                    args,
-                    expect: 1,
-                    postgres: None,
-                };
-                with_told(&mut whole, save.told, CHANGE_AND_TELL);
-                whole
-            }
+            None => CHANGE.bind(args, save.told),
         };
         // Declined also when recording the action after a lost compare-and-set met the
         // winner's.
-        if !self.write_whole(whole).await? {
+        if !self.run_prepared(write).await? {
             self.forget_room(&before.id);
             return Ok(None);
         }
@@ -381,47 +342,35 @@ fn saved(before: &RoomRow, after: &Room, game: i64, ply: i64) -> RoomRow {
 
 /// Writes the room over the version it was read at (arguments `$1`…`$6`: `change_args`):
 /// changes a row only when no other change came first.
-macro_rules! compare_and_set {
-    () => {
-        "UPDATE rooms SET state = $1, version = version + 1, game = $2, ply = $3, \
-         last_activity = $4 WHERE id = $5 AND version = $6"
-    };
-}
-const COMPARE_AND_SET: &str = concat!(compare_and_set!(), " RETURNING version");
+const COMPARE_AND_SET: &str = "UPDATE rooms SET state = $1, version = version + 1, game = $2, \
+     ply = $3, last_activity = $4 WHERE id = $5 AND version = $6 RETURNING id";
 
-/// Seats O (arguments `$5`, `$7`, `$8`), returning a row unless the seat is taken.
-const TAKE_SEAT: &str = "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
-     VALUES ($5, 'O', $7, $8) RETURNING seat";
+/// A new room (arguments `$1`…`$4`) and its creator's seat, X (`$5`, `$6`).
+static CREATE: PreparedWrite = PreparedWrite::new(&[
+    "INSERT INTO rooms (id, board, state, version, game, ply, last_activity, created_at) \
+     VALUES ($1, $2, $3, 0, 0, 0, $4, $4) RETURNING id",
+    "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
+     VALUES ($1, 'X', $5, $6) RETURNING seat",
+]);
 
-/// Records a game's action for the replay (arguments `$2`, `$3`, `$5`, `$7`…`$9`).
-const RECORD_ACTION: &str = "INSERT INTO room_moves (room_id, game, ply, seat, action, played_at) \
-     VALUES ($5, $2, $3, $7, $8, $9) RETURNING ply";
+/// A change of the room that records no action.
+static CHANGE: PreparedWrite = PreparedWrite::new(&[COMPARE_AND_SET]);
 
-/// `COMPARE_AND_SET` and the event, in one statement (arguments `$1`…`$11`).
-const CHANGE_AND_TELL: &str = concat!(
-    "WITH changed AS (",
-    compare_and_set!(),
-    " RETURNING id)",
-    and_tell!("changed", 7, 8, 9, 10, 11)
-);
+/// The guest's join: the change, and their seat, O (arguments `$7`, `$8`); declined when the
+/// seat is taken.
+static TAKE_SEAT: PreparedWrite = PreparedWrite::new(&[
+    COMPARE_AND_SET,
+    "INSERT INTO room_seats (room_id, seat, credential_hash, account_id) \
+     VALUES ($5, 'O', $7, $8) RETURNING seat",
+]);
 
-/// `COMPARE_AND_SET`, `TAKE_SEAT` and the event, in one statement (arguments `$1`…`$13`).
-const SEAT_AND_TELL: &str = concat!(
-    "WITH changed AS (",
-    compare_and_set!(),
-    " RETURNING id), seated AS (INSERT INTO room_seats (room_id, seat, credential_hash, \
-     account_id) SELECT id, 'O', $7, $8 FROM changed RETURNING room_id)",
-    and_tell!("seated", 9, 10, 11, 12, 13)
-);
-
-/// `COMPARE_AND_SET`, `RECORD_ACTION` and the event, in one statement (arguments `$1`…`$14`).
-const ACT_AND_TELL: &str = concat!(
-    "WITH changed AS (",
-    compare_and_set!(),
-    " RETURNING id), recorded AS (INSERT INTO room_moves (room_id, game, ply, seat, action, \
-     played_at) SELECT id, $2, $3, $7, $8, $9 FROM changed RETURNING room_id)",
-    and_tell!("recorded", 10, 11, 12, 13, 14)
-);
+/// A move, a resignation or a claim: the change, and its action recorded for the replay
+/// (arguments `$7`…`$9`).
+static ACT: PreparedWrite = PreparedWrite::new(&[
+    COMPARE_AND_SET,
+    "INSERT INTO room_moves (room_id, game, ply, seat, action, played_at) \
+     VALUES ($5, $2, $3, $7, $8, $9) RETURNING ply",
+]);
 
 /// `COMPARE_AND_SET`'s arguments, `$1`…`$6`.
 fn change_args(before: &RoomRow, after: &Room, game: i64, ply: i64, now: i64) -> Vec<Value> {

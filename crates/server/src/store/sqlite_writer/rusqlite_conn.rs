@@ -1,22 +1,22 @@
-//! SQLite's writes given whole, run on a connection of the writer's own that the committer
-//! drives synchronously. sqlx runs each of its SQLite connections on a thread and hands it
+//! SQLite's prepared writes, run on a rusqlite connection of the writer's own that the
+//! committer drives synchronously. sqlx runs each of its SQLite connections on a thread and hands it
 //! every statement, so a write there costs a hand-off (two thread switches) per trip; here a
 //! whole batch of writes costs one. It writes the same file as the writer's sqlx connection,
-//! never at the same time: the committer holds the writer while it runs (see `write.rs`).
+//! never at the same time: the committer holds the writer while it runs (`committer.rs`).
 
 use std::path::Path;
 
 use rusqlite::{Connection, ErrorCode, ffi};
 
-use super::write::{Value, Whole};
+use crate::store::prepared_write::{BoundWrite, Value};
 
 /// The connection, and what it answers for each write of a batch.
-pub(super) struct Direct {
+pub(super) struct RusqliteConn {
     conn: Connection,
 }
 
-/// What became of one write: kept, declined, or an error.
-pub(super) type Told = Result<bool, sqlx::Error>;
+/// What became of one write: kept (true), declined (false), or an error.
+pub(super) type Outcome = Result<bool, sqlx::Error>;
 
 fn error(e: rusqlite::Error) -> sqlx::Error {
     sqlx::Error::Protocol(format!("SQLite: {e}"))
@@ -32,23 +32,26 @@ fn taken(e: &rusqlite::Error) -> bool {
         ))
 }
 
-impl Direct {
+impl RusqliteConn {
     /// Opens the database file the pool writes.
-    pub(super) fn open(file: &Path) -> Result<Direct, sqlx::Error> {
+    pub(super) fn open(file: &Path) -> Result<RusqliteConn, sqlx::Error> {
         let conn = Connection::open(file).map_err(error)?;
         // As the pool's connections (store/mod.rs): a kept write survives a power cut.
         conn.execute_batch(
             "PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
         )
         .map_err(error)?;
-        Ok(Direct { conn })
+        Ok(RusqliteConn { conn })
     }
 
     /// Runs `writes` in one transaction, each in a savepoint of its own, and commits them:
     /// for each, in order, what became of it. A write that fails, declines, or breaks a unique
     /// constraint (someone else came first: declined) is undone alone; a COMMIT that fails
     /// keeps none.
-    pub(super) fn run<'w>(&mut self, writes: impl IntoIterator<Item = &'w Whole>) -> Vec<Told> {
+    pub(super) fn run<'w>(
+        &mut self,
+        writes: impl IntoIterator<Item = &'w BoundWrite>,
+    ) -> Vec<Outcome> {
         let writes = writes.into_iter();
         if let Err(e) = self.exec("BEGIN IMMEDIATE") {
             let why = format!("SQLite: {e}");
@@ -58,12 +61,12 @@ impl Direct {
         }
         let mut told = Vec::new();
         let mut broken = None;
-        for whole in writes {
+        for write in writes {
             if let Some(why) = &broken {
                 told.push(Err(sqlx::Error::Protocol(format!("not run: {why}"))));
                 continue;
             }
-            match self.one(whole) {
+            match self.one(write) {
                 Ok(kept) => told.push(kept),
                 // Its savepoint could not be undone: the transaction is no longer known.
                 Err(e) => {
@@ -89,10 +92,10 @@ impl Direct {
     }
 
     /// One write in its savepoint: what became of it, or why its savepoint could not be ended.
-    fn one(&mut self, whole: &Whole) -> Result<Told, rusqlite::Error> {
+    fn one(&mut self, write: &BoundWrite) -> Result<Outcome, rusqlite::Error> {
         self.exec("SAVEPOINT w")?;
-        let told = match self.statements(whole) {
-            Ok(rows) if rows == whole.expect => {
+        let told = match self.statements(write) {
+            Ok(rows) if rows == write.steps().len() => {
                 self.exec("RELEASE w")?;
                 return Ok(Ok(true));
             }
@@ -112,10 +115,10 @@ impl Direct {
         self.conn.prepare_cached(sql)?.execute([]).map(|_| ())
     }
 
-    /// Runs a write's statements: how many rows they returned.
-    fn statements(&mut self, whole: &Whole) -> Result<usize, rusqlite::Error> {
+    /// Runs a write's statements: how many of them returned a row.
+    fn statements(&mut self, write: &BoundWrite) -> Result<usize, rusqlite::Error> {
         let mut rows = 0;
-        for sql in whole.statements {
+        for sql in write.steps() {
             let mut statement = self.conn.prepare_cached(sql)?;
             for i in 1..=statement.parameter_count() {
                 // `$N` is a name to SQLite, numbered by where it first appears: bind by name.
@@ -123,18 +126,20 @@ impl Direct {
                     .parameter_name(i)
                     .and_then(|name| name.strip_prefix('$'))
                     .and_then(|n| n.parse::<usize>().ok());
-                match n.and_then(|n| whole.args.get(n.wrapping_sub(1))) {
+                match n.and_then(|n| write.args().get(n.wrapping_sub(1))) {
                     Some(Value::Text(s)) => statement.raw_bind_parameter(i, s)?,
                     Some(Value::Int(v)) => statement.raw_bind_parameter(i, v)?,
                     Some(Value::MaybeText(s)) => statement.raw_bind_parameter(i, s)?,
                     Some(Value::MaybeInt(v)) => statement.raw_bind_parameter(i, v)?,
                     None => {
-                        return Err(rusqlite::Error::InvalidParameterCount(i, whole.args.len()));
+                        return Err(rusqlite::Error::InvalidParameterCount(
+                            i,
+                            write.args().len(),
+                        ));
                     }
                 }
             }
-            let mut returned = statement.raw_query();
-            while returned.next()?.is_some() {
+            if statement.raw_query().next()?.is_some() {
                 rows += 1;
             }
         }

@@ -1,20 +1,13 @@
-//! What several server processes on one database share beyond the matches themselves: which
-//! processes are alive, which of them hold each player's connections, and the events they tell
-//! each other (docs/deploy.md).
+//! Which server processes are alive and which of them hold each player's connections
+//! (docs/deploy.md): the `processes`, `presence`, `room_spectators` and
+//! `room_seat_presence` tables, and the away deadlines of live matches' seats they set.
 
 use std::collections::HashMap;
 
 use sqlx::{AnyConnection, Row};
 use velha_api::Seat;
 
-use super::{Backend, Store, Value, Whole, seat_str};
-use crate::token::now_ms;
-
-/// PostgreSQL's channel for the processes' events.
-pub const CHANNEL: &str = "velha_events";
-/// The largest event NOTIFY carries itself (PostgreSQL allows a little under 8000 bytes);
-/// a larger one is read from the `events` table by its id.
-pub const NOTIFY_INLINE: usize = 7000;
+use super::{Backend, Store, seat_str};
 
 /// A seat whose player's presence changed in a live match.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,129 +35,7 @@ fn seat_changes(rows: &[sqlx::any::AnyRow], seat: Seat) -> Result<Vec<SeatChange
         .collect()
 }
 
-/// What NOTIFY carries of an event: the event itself, or only its id when too large.
-pub(super) fn note(id: &str, payload: &str) -> String {
-    if payload.len() <= NOTIFY_INLINE {
-        format!("{id}\n{payload}")
-    } else {
-        id.to_owned()
-    }
-}
-
-/// The end of a PostgreSQL write that also records the change's event and notifies every
-/// process of it when it commits (`Store::tell`): so no process can commit a change and die
-/// before telling of it, nor tell of one that was declined. It follows step `$after`, and its
-/// five arguments follow the change's own (`with_told`).
-macro_rules! and_tell {
-    ($after:literal, $id:literal, $at:literal, $payload:literal, $channel:literal, $note:literal) => {
-        concat!(
-            ", told AS (INSERT INTO events (id, at, payload) SELECT $",
-            $id,
-            ", $",
-            $at,
-            ", $",
-            $payload,
-            " FROM ",
-            $after,
-            " RETURNING id) SELECT pg_notify($",
-            $channel,
-            ", $",
-            $note,
-            ") FROM told"
-        )
-    };
-}
-pub(super) use and_tell;
-
-/// On PostgreSQL, makes the write `postgres` (a statement ending in `and_tell!`): the same
-/// change with its event, given its arguments. SQLite has no event to record.
-pub(super) fn with_told(
-    whole: &mut Whole,
-    told: Option<&(String, String)>,
-    postgres: &'static str,
-) {
-    let Some((id, payload)) = told else {
-        return;
-    };
-    whole.args.extend([
-        Value::Text(id.clone()),
-        Value::Int(now_ms()),
-        Value::Text(payload.clone()),
-        Value::Text(CHANNEL.to_owned()),
-        Value::Text(note(id, payload)),
-    ]);
-    whole.postgres = Some(postgres);
-}
-
 impl Store {
-    /// Records events (id, payload) in the transaction that made them and, on PostgreSQL,
-    /// notifies every process of them when it commits (NOTIFY is transactional). SQLite has one
-    /// process, which delivers its events itself.
-    pub(crate) async fn tell(
-        &self,
-        tx: &mut AnyConnection,
-        events: &[(String, String)],
-    ) -> Result<(), sqlx::Error> {
-        if self.backend != Backend::Postgres {
-            return Ok(());
-        }
-        for (id, payload) in events {
-            sqlx::query(
-                "WITH e AS (INSERT INTO events (id, at, payload) VALUES ($1, $2, $3) RETURNING id) \
-                 SELECT pg_notify($4, $5) FROM e",
-            )
-            .bind(id)
-            .bind(now_ms())
-            .bind(payload)
-            .bind(CHANNEL)
-            .bind(note(id, payload))
-            .execute(&mut *tx)
-            .await?;
-        }
-        Ok(())
-    }
-
-    /// Tells the other processes of events that change nothing stored.
-    pub async fn publish(&self, events: &[(String, String)]) -> Result<(), sqlx::Error> {
-        if self.backend != Backend::Postgres || events.is_empty() {
-            return Ok(());
-        }
-        let mut tx = self.pool.begin().await?;
-        self.tell(&mut tx, events).await?;
-        tx.commit().await
-    }
-
-    /// One event, by id (one too large for NOTIFY).
-    pub async fn event(&self, id: &str) -> Result<Option<String>, sqlx::Error> {
-        let row = sqlx::query("SELECT payload FROM events WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(|r| r.try_get("payload")).transpose()
-    }
-
-    /// The events recorded since `at` (ms), oldest first: (id, payload).
-    pub async fn events_since(&self, at: i64) -> Result<Vec<(String, String)>, sqlx::Error> {
-        let rows = sqlx::query("SELECT id, payload FROM events WHERE at >= $1 ORDER BY at, id")
-            .bind(at)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|r| Ok((r.try_get("id")?, r.try_get("payload")?)))
-            .collect()
-    }
-
-    /// Forgets the events recorded before `at`.
-    pub async fn prune_events(&self, at: i64) -> Result<u64, sqlx::Error> {
-        let mut tx = self.write().await?;
-        let done = sqlx::query("DELETE FROM events WHERE at < $1")
-            .bind(at)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(done.rows_affected())
-    }
-
     /// This process is alive at `now`; false when it had been given up for dead (its
     /// players' presence was taken away and must be written again).
     pub async fn heartbeat(&self, process: &str, now: i64) -> Result<bool, sqlx::Error> {
@@ -293,11 +164,7 @@ impl Store {
         account: &str,
         until: i64,
     ) -> Result<Vec<SeatChange>, sqlx::Error> {
-        let elsewhere = sqlx::query("SELECT process FROM presence WHERE account_id = $1 LIMIT 1")
-            .bind(account)
-            .fetch_optional(&mut *tx)
-            .await?;
-        if elsewhere.is_some() {
+        if connected_anywhere(tx, account).await? {
             return Ok(Vec::new());
         }
         set_away(tx, account, Some(until)).await
@@ -550,72 +417,17 @@ impl Store {
 
     /// Whether any process holds a connection of `account`.
     pub async fn is_online(&self, account: &str) -> Result<bool, sqlx::Error> {
-        let row = sqlx::query("SELECT process FROM presence WHERE account_id = $1 LIMIT 1")
-            .bind(account)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.is_some())
+        connected_anywhere(&mut *self.pool.acquire().await?, account).await
     }
+}
 
-    /// Live matches with a clock run out at `now` (a move's deadline or a seat's
-    /// reconnection deadline), at most `limit`, most overdue first.
-    pub async fn overdue_matches(&self, now: i64, limit: i64) -> Result<Vec<String>, sqlx::Error> {
-        let rows = sqlx::query(
-            "SELECT id FROM matches WHERE state = 'live' AND (deadline <= $1 \
-             OR x_away_until <= $1 OR o_away_until <= $1) ORDER BY deadline LIMIT $2",
-        )
-        .bind(now)
-        .bind(limit)
-        .fetch_all(&self.pool)
+/// Whether any process holds a connection of `account`.
+async fn connected_anywhere(conn: &mut AnyConnection, account: &str) -> Result<bool, sqlx::Error> {
+    let row = sqlx::query("SELECT process FROM presence WHERE account_id = $1 LIMIT 1")
+        .bind(account)
+        .fetch_optional(conn)
         .await?;
-        rows.iter().map(|r| r.try_get("id")).collect()
-    }
-
-    /// Matches against the Velha where she is to move and whose deadline is before
-    /// `since_deadline` (nobody committed anything for long): the process that was deciding
-    /// for her is gone. Each one's id and ply.
-    pub async fn velha_waiting(
-        &self,
-        since_deadline: i64,
-    ) -> Result<Vec<(String, u32)>, sqlx::Error> {
-        let rows = sqlx::query(
-            "SELECT id, ply FROM matches WHERE state = 'live' AND against_velha <> 0 \
-             AND ply % 2 = 1 AND deadline < $1",
-        )
-        .bind(since_deadline)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                let ply: i64 = r.try_get("ply")?;
-                Ok((r.try_get("id")?, u32::try_from(ply).unwrap_or(u32::MAX)))
-            })
-            .collect()
-    }
-
-    /// The positions a match went through before its current one, oldest first: `start`
-    /// (not stored: every match of a level starts alike), then the one after each move but
-    /// the last; the latest 4 096 of them (the Velha's memory of the game).
-    pub async fn positions_of(&self, id: &str, start: &str) -> Result<Vec<String>, sqlx::Error> {
-        const KEPT: usize = 4096;
-        let rows = sqlx::query(
-            "SELECT position FROM moves WHERE match_id = $1 ORDER BY ply DESC LIMIT $2",
-        )
-        .bind(id)
-        .bind(KEPT as i64)
-        .fetch_all(&self.pool)
-        .await?;
-        let mut positions = rows
-            .iter()
-            .map(|r| r.try_get("position"))
-            .collect::<Result<Vec<String>, _>>()?;
-        if positions.len() < KEPT {
-            positions.push(start.to_owned());
-        }
-        positions.reverse();
-        positions.pop();
-        Ok(positions)
-    }
+    Ok(row.is_some())
 }
 
 async fn count_spectators(tx: &mut AnyConnection, room: &str) -> Result<i64, sqlx::Error> {
