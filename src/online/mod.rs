@@ -4,6 +4,7 @@
 pub mod check;
 pub mod client;
 pub mod competitive_texts;
+pub mod connection;
 pub mod email_texts;
 pub mod group_texts;
 pub mod live;

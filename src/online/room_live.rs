@@ -1,27 +1,16 @@
 //! A room on this device: the seats' credentials it keeps (ON-R05), and the room's live
-//! connection, which brings every change as it happens (CLASSIC-R09) and comes back by itself
-//! after a dropped connection, waiting longer each time (1, 2, 4, 8 s).
-
-use std::pin::pin;
+//! connection (`connection.rs`), which brings every change as it happens (CLASSIC-R09).
 
 use dioxus::prelude::*;
-use futures_util::FutureExt;
 use velha_api::{ErrorCode, RoomClientMsg, RoomServerMsg, RoomView};
 
-use crate::platform::{self, Socket};
+use super::connection::{Heard, Link, Talk, use_connection};
+use crate::platform;
 
 /// Where the device keeps its seats: (room id, credential), the latest first.
 const KEY: &str = "room-seats";
 /// Seats kept; the server looks up at most this many at once.
 const KEPT: usize = 100;
-/// A ping this often keeps idle proxies from closing the connection, and a connection that
-/// says nothing for `SILENT_MS` (not even the pong) is given up and opened again: a phone that
-/// changed networks keeps a socket that no longer reaches the server.
-const PING_MS: u32 = 4_000;
-/// See [`PING_MS`].
-const SILENT_MS: f64 = 10_000.0;
-/// The longest wait between two tries.
-const MAX_WAIT_S: u32 = 8;
 
 fn seats() -> Vec<(String, String)> {
     platform::load(KEY)
@@ -63,73 +52,69 @@ pub fn keep(room: &str, credential: &str) {
 pub struct RoomLink {
     /// The room as last heard.
     pub room: Signal<Option<RoomView>>,
-    /// Whether the connection is open.
-    pub up: Signal<bool>,
+    /// Where the connection stands.
+    pub link: Signal<Link>,
     /// Why the server would not let this connection watch (the room is full, unknown…).
     pub refused: Signal<Option<ErrorCode>>,
 }
 
-enum Step {
-    Arrived(Option<String>),
-    Ping,
+/// What a room's connection says and makes of what it hears.
+#[derive(Clone)]
+struct RoomTalk {
+    id: String,
+    credential: Option<String>,
+    room: Signal<Option<RoomView>>,
+    refused: Signal<Option<ErrorCode>>,
+}
+
+impl Talk for RoomTalk {
+    type Out = RoomClientMsg;
+    type In = RoomServerMsg;
+
+    fn path(&self) -> String {
+        format!("/api/rooms/{}/live", self.id)
+    }
+
+    fn ping(&self) -> RoomClientMsg {
+        RoomClientMsg::Ping
+    }
+
+    fn greeting(&self) -> Vec<RoomClientMsg> {
+        vec![RoomClientMsg::Hello {
+            credential: self.credential.clone().unwrap_or_default(),
+        }]
+    }
+
+    async fn heard(&mut self, msg: RoomServerMsg) -> Heard {
+        match msg {
+            RoomServerMsg::Room { room } => {
+                self.refused.set(None);
+                self.room.set(Some(room));
+                Heard::Ready
+            }
+            RoomServerMsg::Error { code, .. } => {
+                self.refused.set(Some(code));
+                Heard::Other
+            }
+            RoomServerMsg::Pong => Heard::Other,
+        }
+    }
 }
 
 /// Watches the room for as long as the calling component lives: as the seat of `credential`,
 /// or as a spectator without one.
 pub fn use_room_live(id: String, credential: Option<String>) -> RoomLink {
-    let mut room = use_signal(|| None::<RoomView>);
-    let mut up = use_signal(|| false);
-    let mut refused = use_signal(|| None::<ErrorCode>);
-    use_future(move || {
-        let (id, credential) = (id.clone(), credential.clone());
-        async move {
-            let path = format!("/api/rooms/{id}/live");
-            let hello = RoomClientMsg::Hello {
-                credential: credential.unwrap_or_default(),
-            };
-            let hello = serde_json::to_string(&hello).unwrap_or_default();
-            let ping = serde_json::to_string(&RoomClientMsg::Ping).unwrap_or_default();
-            let mut wait_s = 1;
-            loop {
-                if let Some(mut socket) = Socket::open_path(&path).await {
-                    socket.send(&hello);
-                    up.set(true);
-                    let mut heard_at = platform::now_ms();
-                    loop {
-                        let step = {
-                            let mut arrived = pin!(socket.next().fuse());
-                            let mut tick = pin!(platform::sleep_ms(PING_MS).fuse());
-                            futures_util::select! {
-                                text = arrived => Step::Arrived(text),
-                                () = tick => Step::Ping,
-                            }
-                        };
-                        match step {
-                            Step::Ping if platform::now_ms() - heard_at > SILENT_MS => break,
-                            Step::Ping => socket.send(&ping),
-                            Step::Arrived(None) => break,
-                            Step::Arrived(Some(text)) => {
-                                heard_at = platform::now_ms();
-                                match serde_json::from_str::<RoomServerMsg>(&text) {
-                                    Ok(RoomServerMsg::Room { room: r }) => {
-                                        wait_s = 1;
-                                        refused.set(None);
-                                        room.set(Some(r));
-                                    }
-                                    Ok(RoomServerMsg::Error { code, .. }) => {
-                                        refused.set(Some(code));
-                                    }
-                                    Ok(RoomServerMsg::Pong) | Err(_) => {}
-                                }
-                            }
-                        }
-                    }
-                    up.set(false);
-                }
-                platform::sleep_ms(wait_s * 1000).await;
-                wait_s = (wait_s * 2).min(MAX_WAIT_S);
-            }
-        }
+    let room = use_signal(|| None::<RoomView>);
+    let refused = use_signal(|| None::<ErrorCode>);
+    let connection = use_connection(RoomTalk {
+        id,
+        credential,
+        room,
+        refused,
     });
-    RoomLink { room, up, refused }
+    RoomLink {
+        room,
+        link: connection.link,
+        refused,
+    }
 }

@@ -12,11 +12,6 @@ pub struct Socket {
 }
 
 impl Socket {
-    /// Connects to the live path of matches; `None` when the server cannot be reached.
-    pub async fn open() -> Option<Socket> {
-        Self::open_path(velha_api::LIVE_PATH).await
-    }
-
     /// Connects to a WebSocket path of the server; `None` when it cannot be reached.
     pub async fn open_path(path: &str) -> Option<Socket> {
         let url = format!(

@@ -17,6 +17,7 @@ use crate::components::character::{self, Avatar};
 use crate::components::push_row::TurnNotices;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::online::client;
+use crate::online::connection::Link;
 use crate::online::my_data_texts::shown_name;
 use crate::online::room_live::{self, use_room_live};
 use crate::online::room_texts::{ending_sentence, room_sentence};
@@ -431,7 +432,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
     };
     rsx! {
         TopBar { title: board_title(t, room.board), go }
-        if !(link.up)() {
+        if (link.link)() != Link::Up {
             p { class: "banner", role: "status", "data-link": "down", "{r.reconnecting}" }
         }
         p { class: "players",

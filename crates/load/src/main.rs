@@ -668,7 +668,11 @@ async fn bench(args: Args) -> Result<(), String> {
                     let _permit = gate.acquire().await;
                     let mut live = p.live().await?;
                     live.recv(Duration::from_secs(60)).await?;
-                    Ok::<Live, String>(live)
+                    // Reading answers the server's pings, as an app's idle page does: a
+                    // connection that says nothing is closed (`--silence-ms`).
+                    Ok::<_, String>(tokio::spawn(async move {
+                        while live.recv(Duration::from_secs(3600)).await.is_ok() {}
+                    }))
                 })
             })
             .collect();
@@ -771,7 +775,9 @@ async fn bench(args: Args) -> Result<(), String> {
             _ => println!("server process {}: memory unavailable (no /proc)", i + 1),
         }
     }
-    drop(idle);
+    for reader in idle {
+        reader.abort();
+    }
     started.stop().await;
     if finished < n as u64 {
         return Err(format!("only {finished} of {n} matches finished"));

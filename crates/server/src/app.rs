@@ -60,8 +60,8 @@ pub struct App {
     pub clocks: Clocks,
     /// How long a session lasts.
     pub session_ms: i64,
-    /// How long a room's live connection may say nothing before it is closed.
-    pub room_silence: Duration,
+    /// How long a live connection (a player's or a room's) may say nothing before it is closed.
+    pub silence: Duration,
     /// The proxy's header naming the client's country, if any.
     pub country_header: Option<axum::http::HeaderName>,
     /// The sessions whose use was written lately.
@@ -547,7 +547,7 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         sign_in: sign_in_options(serve),
         clocks,
         session_ms: i64::from(serve.session_days) * 86_400_000,
-        room_silence: Duration::from_millis(serve.room_silence_ms),
+        silence: Duration::from_millis(serve.silence_ms),
         country_header: serve.country_header.clone(),
         sessions_seen: crate::devices::Seen::default(),
     });

@@ -232,12 +232,13 @@ pub struct Serve {
     /// Log lines as text or as JSON objects (RUST_LOG filters them, default info).
     #[arg(long, env = "VELHA_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
-    /// How long a room's live connection may say nothing — not even the answer to the pings
-    /// the server sends every third of it — before it is closed, in milliseconds: a phone that
-    /// lost its signal holds no spectator's place, and does not count as looking at the room
-    /// (so is sent its turn notices), for longer than this.
-    #[arg(long, env = "VELHA_ROOM_SILENCE_MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(300..))]
-    pub room_silence_ms: u64,
+    /// How long a live connection (a player's or a room's) may say nothing — not even the
+    /// answer to the pings the server sends every third of it — before it is closed, in
+    /// milliseconds: a phone that lost its signal is not present in its matches (so its seat's
+    /// grace time starts, ON-M04), holds no spectator's place, and does not count as looking at
+    /// a room (so is sent its turn notices), for longer than this.
+    #[arg(long, alias = "room-silence-ms", env = "VELHA_SILENCE_MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(300..))]
+    pub silence_ms: u64,
     /// On SIGTERM or Ctrl-C, how long open connections get to finish, in seconds.
     #[arg(long, env = "VELHA_SHUTDOWN_GRACE_S", default_value_t = 5)]
     pub shutdown_grace_s: u64,

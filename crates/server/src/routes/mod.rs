@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod competitive;
+mod connection;
 pub mod deletion;
 pub mod email;
 pub mod export;

@@ -2,18 +2,16 @@
 //! credential plays. Every change reaches every connection of the room at once.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use axum::body::Bytes;
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
 use futures_util::SinkExt;
-use tokio::time::{Instant, timeout};
 use velha_api::{ErrorCode, MAX_LIVE_FRAME, RoomClientMsg, RoomServerMsg, Seat};
 
+use super::connection::{Outbox, Speaks, carry, farewell_for};
 use super::rooms::{act, seat_of, view};
-use super::socket::{HELLO_WITHIN, farewell_for};
+use super::socket::HELLO_WITHIN;
 use crate::app::App;
 use crate::live::{RoomWatch, room_frame};
 use crate::token::now_ms;
@@ -178,95 +176,51 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
     }
 }
 
-/// How long one frame may take to go out to a connection that does not read before it is
-/// dropped.
-const SEND_WITHIN: Duration = Duration::from_secs(10);
+/// What a room's connection says: its frames are encoded once for every connection of the room
+/// (`live/rooms.rs`).
+struct RoomSpeaker<'a> {
+    app: &'a App,
+    id: &'a str,
+    seat: Option<Seat>,
+}
 
-/// Carries the connection until either side ends it: one task reads its frames and writes what
-/// reaches its outbox (the room's changes and its own answers, in order), so a message costs no
-/// hand-off to a second task. A connection silent for a third of `app.room_silence` is pinged
-/// (a browser answers even for a hidden page); one silent for all of it is closed.
-async fn serve(app: &App, id: &str, seat: Option<Seat>, mut socket: WebSocket, watch: RoomWatch) {
-    let RoomWatch {
-        mut rx, tx, close, ..
-    } = watch;
-    let silence = app.room_silence;
-    let mut heard = Instant::now();
-    // A third of the silence after the last frame heard, then after each ping.
-    let mut look_at = heard + silence / 3;
-    loop {
-        let frame = tokio::select! {
-            () = tokio::time::sleep_until(look_at) => {
-                let quiet = heard.elapsed();
-                if quiet >= silence {
-                    tracing::info!(?quiet, "a silent room connection is closed");
-                    break;
-                }
-                match timeout(SEND_WITHIN, socket.send(Message::Ping(Bytes::new()))).await {
-                    Ok(Ok(())) => {}
-                    _ => return,
-                }
-                look_at = (Instant::now() + silence / 3).min(heard + silence);
-                continue;
-            }
-            msg = rx.recv() => match msg {
-                Some(frame) => match timeout(SEND_WITHIN, socket.send(Message::Text(frame))).await {
-                    Ok(Ok(())) => continue,
-                    _ => return,
-                },
-                None => break,
-            },
-            // It stopped reading and was dropped from the room's list.
-            () = close.notified() => break,
-            frame = socket.recv() => {
-                heard = Instant::now();
-                look_at = heard + silence / 3;
-                frame
-            }
-        };
-        let t = match frame {
-            Some(Ok(Message::Text(t))) => t,
-            Some(Ok(Message::Close(_))) | None => return,
-            Some(Ok(Message::Binary(_))) => {
-                let _ = tx.try_send(room_frame(&error(
-                    ErrorCode::BadRequest,
-                    "send text frames",
-                )));
-                continue;
-            }
-            Some(Ok(_)) => continue,
-            Some(Err(e)) => {
-                if let Some(frame) = farewell_for(&e) {
-                    tracing::info!(reason = %frame.reason, "a room connection sent too much");
-                    let _ = timeout(SEND_WITHIN, socket.send(Message::Close(Some(frame)))).await;
-                }
-                return;
-            }
-        };
+impl Speaks for RoomSpeaker<'_> {
+    type Out = Utf8Bytes;
+
+    fn frame(out: &Utf8Bytes) -> Utf8Bytes {
+        out.clone()
+    }
+
+    fn bad_request(why: String) -> Utf8Bytes {
+        room_frame(&error(ErrorCode::BadRequest, why))
+    }
+
+    async fn answer(&mut self, t: Utf8Bytes) -> Option<Utf8Bytes> {
         let answer = match serde_json::from_str::<RoomClientMsg>(&t) {
             Err(e) => Some(error(ErrorCode::BadRequest, format!("not a message: {e}"))),
             Ok(RoomClientMsg::Hello { .. }) => {
                 Some(error(ErrorCode::BadRequest, "already said hello"))
             }
             Ok(RoomClientMsg::Ping) => Some(RoomServerMsg::Pong),
-            Ok(RoomClientMsg::Act { act: what }) => match seat {
+            Ok(RoomClientMsg::Act { act: what }) => match self.seat {
                 None => Some(error(
                     ErrorCode::Forbidden,
                     "spectators watch; only the room's two players play",
                 )),
                 // Done: the room's change reaches this connection with everyone's.
-                Some(you) => act(app, id, you, &what)
+                Some(you) => act(self.app, self.id, you, &what)
                     .await
                     .err()
                     .map(|e| e.to_room_msg()),
             },
         };
-        // Through the outbox, behind the changes already waiting there.
-        if let Some(answer) = answer
-            && tx.try_send(room_frame(&answer)).is_err()
-        {
-            break;
-        }
+        answer.map(|a| room_frame(&a))
     }
-    let _ = timeout(SEND_WITHIN, socket.close()).await;
+}
+
+/// Carries the connection (`connection.rs`) until either side ends it.
+async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: WebSocket, watch: RoomWatch) {
+    let RoomWatch { rx, tx, close, .. } = watch;
+    let outbox = Outbox { rx, tx, close };
+    carry(socket, outbox, app.silence, RoomSpeaker { app, id, seat }).await;
 }

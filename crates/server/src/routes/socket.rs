@@ -4,14 +4,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::extract::ws::CloseFrame;
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
+use tokio::sync::{Notify, mpsc};
 use tracing::Instrument;
 use velha_api::{ClientMsg, ErrorCode, MAX_LIVE_FRAME, ServerMsg};
 
+use super::connection::{Outbox, Speaks, carry, farewell_for};
 use crate::app::App;
 use crate::auth::{cookie_token, is_subscriber, same_origin};
 use crate::live::ConnHandle;
@@ -20,8 +21,6 @@ use crate::token::{now_ms, session_id, token_hash};
 
 /// How long a new connection has to say `hello`.
 pub(super) const HELLO_WITHIN: Duration = Duration::from_secs(10);
-/// RFC 6455's close code for a message too big to process.
-const MESSAGE_TOO_BIG: u16 = 1009;
 
 /// Live play.
 #[utoipa::path(
@@ -60,10 +59,7 @@ pub async fn live(
 }
 
 fn text(msg: &ServerMsg) -> Message {
-    // Serialising these plain types cannot fail.
-    Message::Text(Utf8Bytes::from(
-        serde_json::to_string(msg).unwrap_or_default(),
-    ))
+    Message::Text(PlayerSpeaker::frame(msg))
 }
 
 fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {
@@ -79,18 +75,6 @@ enum Farewell {
     Say(ServerMsg),
     /// A close frame with this code and reason.
     Close(CloseFrame),
-}
-
-/// The close frame for a read error, when it is one the client should hear about: a frame over
-/// the limit. tungstenite reports it as a capacity error, whose type axum does not expose (and
-/// whose crate version is axum's own), so it is recognised by its words; the integration test
-/// of the limit fails if they change.
-pub(super) fn farewell_for(e: &axum::Error) -> Option<CloseFrame> {
-    let text = e.to_string();
-    (text.contains("Space limit exceeded") || text.contains("too long")).then(|| CloseFrame {
-        code: MESSAGE_TOO_BIG,
-        reason: Utf8Bytes::from(format!("a frame may have at most {MAX_LIVE_FRAME} bytes")),
-    })
 }
 
 async fn hello(
@@ -166,56 +150,30 @@ async fn session(app: Arc<App>, mut socket: WebSocket, cookie: Option<String>) {
         .await;
 }
 
-async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, conn: ConnHandle) {
-    tracing::info!("connected");
-    let ConnHandle {
-        id: conn_id,
-        mut rx,
-        tx: reply,
-        close,
-    } = conn;
-    let _ = reply.try_send(welcome(&app, &account).await);
-    let closer = close.clone();
-    let (mut sink, mut stream) = socket.split();
-    let (bye, mut farewell) = tokio::sync::oneshot::channel::<CloseFrame>();
-    let mut writer = tokio::spawn(async move {
-        loop {
-            // In this order: a close frame at once; what is queued before a close (the
-            // reason a connection is closed comes just before it).
-            tokio::select! {
-                biased;
-                frame = &mut farewell => {
-                    if let Ok(frame) = frame {
-                        let _ = sink.send(Message::Close(Some(frame))).await;
-                    }
-                    break;
-                }
-                msg = rx.recv() => match msg {
-                    Some(msg) => if sink.send(text(&msg)).await.is_err() { break },
-                    None => break,
-                },
-                () = close.notified() => break,
-            }
-        }
-        let _ = sink.close().await;
-    });
-    // Reads until the connection ends; the close frame to answer with, if any.
-    let close_with = loop {
-        let frame = match stream.next().await {
-            Some(Ok(frame)) => frame,
-            Some(Err(e)) => break farewell_for(&e),
-            None => break None,
-        };
-        let t = match frame {
-            Message::Text(t) => t,
-            Message::Close(_) => break None,
-            Message::Binary(_) => {
-                let _ = reply.try_send(error(ErrorCode::BadRequest, "send text frames"));
-                continue;
-            }
-            Message::Ping(_) | Message::Pong(_) => continue,
-        };
-        let answer = match serde_json::from_str::<ClientMsg>(&t) {
+/// What a signed-in player's connection says.
+struct PlayerSpeaker<'a> {
+    app: &'a App,
+    account: &'a AccountRow,
+    conn: u64,
+    reply: &'a mpsc::Sender<ServerMsg>,
+    close: &'a Arc<Notify>,
+}
+
+impl Speaks for PlayerSpeaker<'_> {
+    type Out = ServerMsg;
+
+    fn frame(out: &ServerMsg) -> Utf8Bytes {
+        // Serialising these plain types cannot fail.
+        Utf8Bytes::from(serde_json::to_string(out).unwrap_or_default())
+    }
+
+    fn bad_request(why: String) -> ServerMsg {
+        error(ErrorCode::BadRequest, why)
+    }
+
+    async fn answer(&mut self, t: Utf8Bytes) -> Option<ServerMsg> {
+        let (app, account) = (self.app, self.account);
+        match serde_json::from_str::<ClientMsg>(&t) {
             Err(e) => Some(error(ErrorCode::BadRequest, format!("not a message: {e}"))),
             Ok(ClientMsg::Hello { .. }) => Some(error(
                 ErrorCode::BadRequest,
@@ -248,31 +206,40 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
                     level,
                     group,
                 };
-                watch_lobby(&app, &account, (conn_id, &reply, &closer), list).await
+                watch_lobby(app, account, (self.conn, self.reply, self.close), list).await
             }
             Ok(ClientMsg::UnwatchLobby) => {
-                app.hub.unwatch_lobby(conn_id);
+                app.hub.unwatch_lobby(self.conn);
                 None
             }
-        };
-        if let Some(answer) = answer
-            && reply.try_send(answer).is_err()
-        {
-            break None;
-        }
-        if writer.is_finished() {
-            break None;
-        }
-    };
-    app.hub.disconnect(&account.id, conn_id).await;
-    if let Some(frame) = close_with {
-        tracing::info!(reason = %frame.reason, "closing with 1009");
-        if bye.send(frame).is_ok() {
-            // Give the writer a moment to send the close frame.
-            let _ = tokio::time::timeout(Duration::from_secs(2), &mut writer).await;
         }
     }
-    writer.abort();
+}
+
+/// Carries a signed-in player's connection (`connection.rs`) until either side ends it.
+async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, conn: ConnHandle) {
+    tracing::info!("connected");
+    let ConnHandle {
+        id: conn_id,
+        rx,
+        tx: reply,
+        close,
+    } = conn;
+    let _ = reply.try_send(welcome(&app, &account).await);
+    let outbox = Outbox {
+        rx,
+        tx: reply.clone(),
+        close: close.clone(),
+    };
+    let speaker = PlayerSpeaker {
+        app: &app,
+        account: &account,
+        conn: conn_id,
+        reply: &reply,
+        close: &close,
+    };
+    carry(socket, outbox, app.silence, speaker).await;
+    app.hub.disconnect(&account.id, conn_id).await;
     tracing::info!("disconnected");
 }
 
@@ -280,11 +247,7 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
 async fn watch_lobby(
     app: &App,
     account: &AccountRow,
-    (conn, reply, close): (
-        u64,
-        &tokio::sync::mpsc::Sender<ServerMsg>,
-        &Arc<tokio::sync::Notify>,
-    ),
+    (conn, reply, close): (u64, &mpsc::Sender<ServerMsg>, &Arc<Notify>),
     list: LobbyList,
 ) -> Option<ServerMsg> {
     if !is_subscriber(account, now_ms()) {

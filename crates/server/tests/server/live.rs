@@ -357,6 +357,24 @@ async fn on_m04_a_dropped_player_may_come_back_to_the_same_match(db: Db) {
 }
 on_both!(on_m04_a_dropped_player_may_come_back_to_the_same_match);
 
+/// A player's connection that says nothing, not even the answer to the server's pings (a phone
+/// that lost its signal), is closed once the silence is over: their seat is away, and the grace
+/// time runs. One that reads, and so answers the pings, stays.
+async fn on_m04_a_silent_connection_is_away_once_the_silence_is_over(db: Db) {
+    let server = Server::start(db, &["--silence-ms", "1500"]).await;
+    let (_x, mut xl, _o, ol, id) = meet(&server, 1).await;
+    // O's connection stays open on its side and reads nothing; X's reads throughout.
+    let away = expect(&mut xl, "away", |m| matches!(m, ServerMsg::Away { .. })).await;
+    assert!(
+        matches!(away, ServerMsg::Away { seat: Seat::O, .. }),
+        "{away:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    moved_alone(&mut xl, &id, 0, &["a1"]).await;
+    drop(ol);
+}
+on_both!(on_m04_a_silent_connection_is_away_once_the_silence_is_over);
+
 async fn moved_alone(live: &mut Live, id: &str, ply: u32, actions: &[&str]) {
     live.send(&play(id, ply, actions)).await.unwrap();
     let msg = expect(live, "moved", |m| {

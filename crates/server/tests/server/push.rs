@@ -627,11 +627,7 @@ async fn classic_r09_a_player_looking_through_another_process_is_not_told() {
 /// answers stays, and is not.
 async fn classic_r09_a_silent_connection_stops_counting_as_looking(db: Db) {
     let push = PushService::start().await;
-    let server = Server::start(
-        db,
-        &["--push-services", &push.url, "--room-silence-ms", "1500"],
-    )
-    .await;
+    let server = Server::start(db, &["--push-services", &push.url, "--silence-ms", "1500"]).await;
     let c = server.client();
     let (id, made, joined) = ana_and_bia(&c, &c).await;
     let bia = push

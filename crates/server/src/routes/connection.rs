@@ -1,0 +1,145 @@
+//! The one loop that carries a live WebSocket once it said hello, a player's (`socket.rs`) or a
+//! room's (`room_socket.rs`): one task reads the connection's frames, hands each text to its
+//! `answer`, and writes what reaches its outbox (the hub's messages and its own answers, in
+//! order), so a message costs no hand-off to a second task. A connection silent for a third of
+//! `silence` is pinged (a browser answers even for a hidden page, a phone that lost its signal
+//! does not); one silent for all of it is closed (at most a third later), so nobody counts as
+//! present, or holds a spectator's place, for longer than that after their signal is gone.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use futures_util::SinkExt;
+use tokio::sync::{Notify, mpsc};
+use tokio::time::{Instant, MissedTickBehavior, timeout};
+use velha_api::MAX_LIVE_FRAME;
+
+/// How long one frame may take to go out to a connection that does not read before it is
+/// dropped.
+const SEND_WITHIN: Duration = Duration::from_secs(10);
+/// RFC 6455's close code for a message too big to process.
+const MESSAGE_TOO_BIG: u16 = 1009;
+
+/// What a connection says: how its messages go out, and what it answers to a frame.
+pub(super) trait Speaks: Send {
+    /// What goes out: a message, or a frame already encoded.
+    type Out: Send;
+
+    /// The text frame of `out`.
+    fn frame(out: &Self::Out) -> Utf8Bytes;
+
+    /// The answer to a frame that is not one of its messages.
+    fn bad_request(why: String) -> Self::Out;
+
+    /// What a text frame gets back: nothing when its effect reaches the connection through the
+    /// hub.
+    fn answer(&mut self, text: Utf8Bytes) -> impl Future<Output = Option<Self::Out>> + Send;
+}
+
+/// Where a connection's messages come from: the hub's outbox, a sender for its own answers
+/// behind them, and the hub's word that it stopped reading and was dropped.
+pub(super) struct Outbox<O> {
+    pub rx: mpsc::Receiver<O>,
+    pub tx: mpsc::Sender<O>,
+    pub close: Arc<Notify>,
+}
+
+/// The close frame for a read error, when it is one the client should hear about: a frame over
+/// the limit. tungstenite reports it as a capacity error, whose type axum does not expose (and
+/// whose crate version is axum's own), so it is recognised by its words; the integration test
+/// of the limit fails if they change.
+pub(super) fn farewell_for(e: &axum::Error) -> Option<CloseFrame> {
+    let text = e.to_string();
+    (text.contains("Space limit exceeded") || text.contains("too long")).then(|| CloseFrame {
+        code: MESSAGE_TOO_BIG,
+        reason: Utf8Bytes::from(format!("a frame may have at most {MAX_LIVE_FRAME} bytes")),
+    })
+}
+
+/// Sends `msg`: whether it went out. A connection that does not read gets `SEND_WITHIN`, timed
+/// only when the send has to wait: a timer armed for every frame cost more CPU than the frame.
+async fn send(socket: &mut WebSocket, msg: Message) -> bool {
+    let mut sending = std::pin::pin!(socket.send(msg));
+    let first = std::future::poll_fn(|cx| Poll::Ready(sending.as_mut().poll(cx))).await;
+    match first {
+        Poll::Ready(sent) => sent.is_ok(),
+        Poll::Pending => matches!(timeout(SEND_WITHIN, sending).await, Ok(Ok(()))),
+    }
+}
+
+/// Carries the connection until either side ends it.
+pub(super) async fn carry<S: Speaks>(
+    mut socket: WebSocket,
+    outbox: Outbox<S::Out>,
+    silence: Duration,
+    mut speaker: S,
+) {
+    let Outbox { mut rx, tx, close } = outbox;
+    let mut heard = Instant::now();
+    // One timer for the connection's life, not one per frame: every frame would otherwise
+    // re-arm it, which on a busy match connection costs more than the frames.
+    let every = silence / 3;
+    let mut look = tokio::time::interval_at(heard + every, every);
+    look.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    loop {
+        let frame = tokio::select! {
+            _ = look.tick() => {
+                let quiet = heard.elapsed();
+                if quiet >= silence {
+                    tracing::info!(?quiet, "a silent connection is closed");
+                    break;
+                }
+                if quiet >= every && !send(&mut socket, Message::Ping(Bytes::new())).await {
+                    return;
+                }
+                continue;
+            }
+            msg = rx.recv() => match msg {
+                Some(out) if send(&mut socket, Message::Text(S::frame(&out))).await => continue,
+                Some(_) => return,
+                None => break,
+            },
+            // The hub dropped it (it stopped reading, it was signed out, it is the oldest of too
+            // many): what was queued before says why, and goes out first.
+            () = close.notified() => {
+                while let Ok(out) = rx.try_recv() {
+                    if !send(&mut socket, Message::Text(S::frame(&out))).await {
+                        return;
+                    }
+                }
+                break;
+            }
+            frame = socket.recv() => {
+                heard = Instant::now();
+                frame
+            }
+        };
+        let t = match frame {
+            Some(Ok(Message::Text(t))) => t,
+            Some(Ok(Message::Close(_))) | None => return,
+            Some(Ok(Message::Binary(_))) => {
+                let _ = tx.try_send(S::bad_request("send text frames".into()));
+                continue;
+            }
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => {
+                if let Some(frame) = farewell_for(&e) {
+                    tracing::info!(reason = %frame.reason, "a connection sent too much");
+                    send(&mut socket, Message::Close(Some(frame))).await;
+                }
+                return;
+            }
+        };
+        // Through the outbox, behind the messages already waiting there.
+        if let Some(out) = speaker.answer(t).await
+            && tx.try_send(out).is_err()
+        {
+            break;
+        }
+    }
+    let _ = timeout(SEND_WITHIN, socket.close()).await;
+}
