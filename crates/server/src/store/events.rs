@@ -2,6 +2,8 @@
 //! transaction of the change that made them and notified on PostgreSQL's channel when it
 //! commits; a late process reads the ones it missed from the table.
 
+use std::sync::LazyLock;
+
 use sqlx::{AnyConnection, Row};
 
 use super::prepared_write::Value;
@@ -55,10 +57,11 @@ impl Store {
         if self.backend != Backend::Postgres {
             return Ok(());
         }
+        static TELL: LazyLock<String> =
+            LazyLock::new(|| format!("WITH e AS ({RECORD_EVENT}) {}", notify_after("e")));
         for (id, payload) in events {
-            let sql = format!("WITH e AS ({RECORD_EVENT}) {}", notify_after("e"));
             let args = event_args(id, payload);
-            super::prepared_write::bound(&sql, &args)
+            super::prepared_write::bound(&TELL, &args)
                 .execute(&mut *tx)
                 .await?;
         }

@@ -21,6 +21,8 @@ pub(super) struct PreparedWrite {
     /// `INSERT … VALUES (…)`, which the chained form turns into `INSERT … SELECT … FROM` the
     /// step before, so it runs only on the row that step returned. Each ends in `RETURNING`.
     steps: &'static [&'static str],
+    /// The highest argument its statements name, read once: every write on PostgreSQL needs it.
+    arity: OnceLock<usize>,
     chained: OnceLock<String>,
     chained_telling: OnceLock<String>,
 }
@@ -50,6 +52,7 @@ impl PreparedWrite {
     pub(super) const fn new(steps: &'static [&'static str]) -> PreparedWrite {
         PreparedWrite {
             steps,
+            arity: OnceLock::new(),
             chained: OnceLock::new(),
             chained_telling: OnceLock::new(),
         }
@@ -70,11 +73,13 @@ impl PreparedWrite {
 
     /// The arguments its statements name.
     fn arity(&self) -> usize {
-        self.steps
-            .iter()
-            .map(|s| highest_argument(s))
-            .max()
-            .unwrap_or(0)
+        *self.arity.get_or_init(|| {
+            self.steps
+                .iter()
+                .map(|s| highest_argument(s))
+                .max()
+                .unwrap_or(0)
+        })
     }
 
     /// PostgreSQL's one statement, telling of the change or not; it returns a row when the
