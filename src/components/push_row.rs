@@ -7,6 +7,7 @@ use dioxus::prelude::*;
 use crate::app::use_texts;
 use crate::online::push::{self, PushProblem};
 use crate::platform::{self, AlertPermission, PushFailure};
+use crate::request::{Request, use_request};
 
 /// The button asking to be told (`offer`: the player waits for the other's move), what is on,
 /// and why it could not be.
@@ -16,8 +17,7 @@ pub fn TurnNotices(offer: bool) -> Element {
     let r = t.rooms;
     let mut alerts = use_signal(platform::alert_permission);
     let mut on = use_signal(push::is_on);
-    let mut said = use_signal(|| None::<&'static str>);
-    let mut busy = use_signal(|| false);
+    let request = use_request::<&'static str>();
     // A room opened is when the device's subscription is checked and mended.
     use_hook(|| {
         spawn(async move {
@@ -31,31 +31,27 @@ pub fn TurnNotices(offer: bool) -> Element {
         && (alerts() == AlertPermission::Ask || (alerts() == AlertPermission::Granted && can_push));
     rsx! {
         if ask {
-            button { class: "wide", "data-action": "allow-alerts", disabled: busy(),
-                onclick: move |_| async move {
-                    busy.set(true);
-                    said.set(None);
+            button { class: "wide", "data-action": "allow-alerts", disabled: request.busy(),
+                onclick: move |_| request.run(async move {
                     let answer = platform::ask_alert_permission().await;
                     alerts.set(answer);
                     match answer {
                         AlertPermission::Granted if platform::push_supported() => {
                             match push::turn_on(t.lang).await {
-                                Ok(()) => on.set(true),
-                                Err(PushProblem::Device(PushFailure::Denied)) => said.set(Some(r.push_denied)),
-                                Err(PushProblem::Device(PushFailure::Unsupported)) => said.set(Some(r.push_unsupported)),
-                                Err(_) => said.set(Some(r.push_failed)),
+                                Ok(()) => {
+                                    on.set(true);
+                                    None
+                                }
+                                Err(PushProblem::Device(PushFailure::Denied)) => Some(r.push_denied),
+                                Err(PushProblem::Device(PushFailure::Unsupported)) => Some(r.push_unsupported),
+                                Err(_) => Some(r.push_failed),
                             }
                         }
-                        AlertPermission::Granted => {
-                            if web {
-                                said.set(Some(r.push_unsupported));
-                            }
-                        }
-                        AlertPermission::Refused => said.set(Some(r.push_denied)),
-                        AlertPermission::Ask => {}
+                        AlertPermission::Granted => web.then_some(r.push_unsupported),
+                        AlertPermission::Refused => Some(r.push_denied),
+                        AlertPermission::Ask => None,
                     }
-                    busy.set(false);
-                },
+                }),
                 "{r.alert_ask}"
             }
         }
@@ -64,7 +60,7 @@ pub fn TurnNotices(offer: bool) -> Element {
         } else if alerts() == AlertPermission::Granted && web {
             p { class: "muted hint", "data-alerts": "on", "{r.alert_on}" }
         }
-        if let Some(why) = said() {
+        if let Some(why) = request.said() {
             p { class: "warning", role: "status", "data-push": "refused", "{why}" }
         }
     }
@@ -74,17 +70,17 @@ pub fn TurnNotices(offer: bool) -> Element {
 #[component]
 fn NoticesOff(on: Signal<bool>) -> Element {
     let r = use_texts().rooms;
-    let mut busy = use_signal(|| false);
+    // Turning off has nothing to tell: the row goes away.
+    let request: Request = use_request();
     rsx! {
         div { class: "settings-row", "data-push": "on",
             p { class: "muted hint", "{r.push_on}" }
-            button { class: "wide", "data-action": "push-off", disabled: busy(),
-                onclick: move |_| async move {
-                    busy.set(true);
+            button { class: "wide", "data-action": "push-off", disabled: request.busy(),
+                onclick: move |_| request.run(async move {
                     push::turn_off().await;
                     on.set(false);
-                    busy.set(false);
-                },
+                    None
+                }),
                 "{r.push_turn_off}"
             }
         }

@@ -19,6 +19,7 @@ use crate::online::security_texts::security_texts;
 use crate::online::subscription_texts::{shown_day, standing};
 use crate::online::texts::{google_sentence, sentence};
 use crate::platform;
+use crate::request::{Request, use_request};
 
 /// Google sign-in as the server offers it; `None` while asking, when it is off, or when the
 /// server cannot be reached (the forms say so when used).
@@ -145,12 +146,12 @@ fn SignIn(forgot: EventHandler<()>) -> Element {
     let mut password = use_signal(String::new);
     let mut name = use_signal(String::new);
     let country = use_signal(proposed_country);
-    let mut busy = use_signal(|| false);
-    let mut problem = use_signal(|| None::<String>);
+    let request: Request = use_request();
+    // The last problem was the connection's: it is told with a button to try again.
     let mut offline = use_signal(|| false);
 
     let mut submit = move || {
-        if busy() {
+        if request.busy() {
             return;
         }
         let (e, p, n, c) = (email(), password(), name(), country());
@@ -159,26 +160,24 @@ fn SignIn(forgot: EventHandler<()>) -> Element {
             Form::SignUp => check::sign_up(t, &e, &p, &n, c.as_deref()),
         };
         if let Err(says) = checked {
-            problem.set(Some(says));
+            request.say(says);
             return;
         }
-        problem.set(None);
         offline.set(false);
-        busy.set(true);
-        spawn(async move {
+        request.run(async move {
             let answer = match form() {
                 Form::SignIn => client::log_in(&e, &p).await,
                 Form::SignUp => client::sign_up(&e, &p, &n, c.as_deref()).await,
             };
-            busy.set(false);
             match answer {
                 Ok(session) => {
                     remember(true);
                     membership.set(Membership::Member(session.account));
+                    None
                 }
                 Err(refused) => {
                     offline.set(refused == Problem::Offline);
-                    problem.set(Some(sentence(t, &refused)));
+                    Some(sentence(t, &refused))
                 }
             }
         });
@@ -218,7 +217,7 @@ fn SignIn(forgot: EventHandler<()>) -> Element {
             if signing_up {
                 CountryField { country }
             }
-            if let Some(says) = problem() {
+            if let Some(says) = request.said() {
                 p { class: "warning", role: "alert", "data-problem": "true",
                     "{says}"
                     if offline() {
@@ -230,13 +229,13 @@ fn SignIn(forgot: EventHandler<()>) -> Element {
             }
             // The click submits (Blitz has no form submission); on the web, Enter in a field
             // clicks this button too.
-            button { class: "primary wide", r#type: "submit", "data-action": "submit", disabled: busy(),
+            button { class: "primary wide", r#type: "submit", "data-action": "submit", disabled: request.busy(),
                 onclick: move |e| {
                     e.prevent_default();
                     submit();
                 },
-                "aria-busy": if busy() { "true" } else { "false" },
-                if busy() { "{t.working}" } else if signing_up { "{t.create}" } else { "{t.enter}" }
+                "aria-busy": if request.busy() { "true" } else { "false" },
+                if request.busy() { "{t.working}" } else if signing_up { "{t.create}" } else { "{t.enter}" }
             }
             if email_on && !signing_up {
                 button { class: "link", r#type: "button", "data-action": "forgot",
@@ -244,7 +243,7 @@ fn SignIn(forgot: EventHandler<()>) -> Element {
             }
             button { class: "link", r#type: "button", "data-action": "switch-form",
                 onclick: move |_| {
-                    problem.set(None);
+                    request.clear();
                     form.set(if signing_up { Form::SignIn } else { Form::SignUp });
                 },
                 if signing_up { "{t.have_account}" } else { "{t.no_account_yet}" }
@@ -261,38 +260,33 @@ fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
     let google = use_google();
     let mut name = use_signal(String::new);
     let country = use_signal(proposed_country);
-    let mut busy = use_signal(|| false);
-    let mut problem = use_signal(|| None::<String>);
+    let request: Request = use_request();
 
-    let mut finish = move |token: String, chosen: Option<String>, country: Option<String>| {
-        if busy() {
-            return;
-        }
-        busy.set(true);
-        problem.set(None);
-        spawn(async move {
+    let finish = move |token: String, chosen: Option<String>, country: Option<String>| {
+        request.run(async move {
             let answer = client::google(&token, chosen.as_deref(), country.as_deref()).await;
-            busy.set(false);
             match answer {
                 Ok(session) => {
                     remember(true);
                     membership.set(Membership::Member(session.account));
+                    None
                 }
                 Err(Problem::Refused(e)) if e.code == ErrorCode::NameRequired => {
                     pending.set(Some(token));
+                    None
                 }
-                Err(refused) => problem.set(Some(google_sentence(t, &refused))),
+                Err(refused) => Some(google_sentence(t, &refused)),
             }
-        });
+        })
     };
     let Some(google) = google else {
         return rsx! {};
     };
-    let mut submit_name = move || {
+    let submit_name = move || {
         let Some(token) = pending() else { return };
         match check::google_sign_up(t, &name(), country().as_deref()) {
             Ok(()) => finish(token, Some(name()), country()),
-            Err(says) => problem.set(Some(says)),
+            Err(says) => request.say(says),
         }
     };
     rsx! {
@@ -310,20 +304,20 @@ fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
                     small { "{t.name_hint}" }
                 }
                 CountryField { country }
-                if let Some(says) = problem() {
+                if let Some(says) = request.said() {
                     p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
                 }
-                button { class: "primary wide", r#type: "submit", "data-action": "submit", disabled: busy(),
+                button { class: "primary wide", r#type: "submit", "data-action": "submit", disabled: request.busy(),
                     onclick: move |e| {
                         e.prevent_default();
                         submit_name();
                     },
-                    "aria-busy": if busy() { "true" } else { "false" },
-                    if busy() { "{t.working}" } else { "{t.create}" }
+                    "aria-busy": if request.busy() { "true" } else { "false" },
+                    if request.busy() { "{t.working}" } else { "{t.create}" }
                 }
                 button { class: "link", r#type: "button", "data-action": "google-name-cancel",
                     onclick: move |_| {
-                        problem.set(None);
+                        request.clear();
                         pending.set(None);
                     },
                     "{t.cancel}"
@@ -332,10 +326,10 @@ fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
         } else {
             p { class: "or", "{t.or}" }
             GoogleButton { google, on_token: move |token| finish(token, None, None) }
-            if busy() {
+            if request.busy() {
                 p { class: "muted", role: "status", "{t.working}" }
             }
-            if let Some(says) = problem() {
+            if let Some(says) = request.said() {
                 p { class: "warning", role: "alert", "data-problem": "google", "{says}" }
             }
         }
@@ -348,7 +342,7 @@ fn LinkGoogle() -> Element {
     let t = use_texts().online;
     let mut membership = use_membership();
     let google = use_google();
-    let mut problem = use_signal(|| None::<String>);
+    let request: Request = use_request();
     let Some(google) = google else {
         return rsx! {};
     };
@@ -357,16 +351,18 @@ fn LinkGoogle() -> Element {
             h2 { "{t.link_google}" }
             GoogleButton { google,
                 on_token: move |token: String| {
-                    problem.set(None);
-                    spawn(async move {
+                    request.run(async move {
                         match client::link_google(&token).await {
-                            Ok(account) => membership.set(Membership::Member(account)),
-                            Err(refused) => problem.set(Some(google_sentence(t, &refused))),
+                            Ok(account) => {
+                                membership.set(Membership::Member(account));
+                                None
+                            }
+                            Err(refused) => Some(google_sentence(t, &refused)),
                         }
                     });
                 }
             }
-            if let Some(says) = problem() {
+            if let Some(says) = request.said() {
                 p { class: "warning", role: "alert", "data-problem": "google", "{says}" }
             }
         }
@@ -387,26 +383,29 @@ fn break_points(text: &str) -> Vec<String> {
 fn CountryChange(country: String) -> Element {
     let t = use_texts().online;
     let mut membership = use_membership();
-    let mut busy = use_signal(|| false);
-    let mut problem = use_signal(|| None::<String>);
-    let closed = if busy() { t.working } else { t.change_country }.to_owned();
+    let request: Request = use_request();
+    let closed = if request.busy() {
+        t.working
+    } else {
+        t.change_country
+    }
+    .to_owned();
     rsx! {
         section { class: "country-change",
-            CountryPicker { value: Some(country), closed, disabled: busy(),
+            CountryPicker { value: Some(country), closed, disabled: request.busy(),
                 on_pick: move |code: String| {
-                    busy.set(true);
-                    problem.set(None);
-                    spawn(async move {
-                        let answer = client::set_country(&code).await;
-                        busy.set(false);
-                        match answer {
-                            Ok(account) => membership.set(Membership::Member(account)),
-                            Err(refused) => problem.set(Some(sentence(t, &refused))),
+                    request.run(async move {
+                        match client::set_country(&code).await {
+                            Ok(account) => {
+                                membership.set(Membership::Member(account));
+                                None
+                            }
+                            Err(refused) => Some(sentence(t, &refused)),
                         }
                     });
                 }
             }
-            if let Some(says) = problem() {
+            if let Some(says) = request.said() {
                 p { class: "warning", role: "alert", "data-problem": "country", "{says}" }
             }
         }
@@ -432,7 +431,8 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
         }
     });
     let mut membership = use_membership();
-    let mut busy = use_signal(|| false);
+    // Signing out has nothing to tell: the device is signed out either way.
+    let signing_out: Request = use_request();
     // Whether it renews or was canceled, and the portal, come from the subscription's own
     // answer; until it comes, or without it, the account's dates say what they can.
     let answer = use_signal(|| None);
@@ -516,18 +516,18 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
         if !account.google {
             LinkGoogle {}
         }
-        button { class: "wide", "data-action": "sign-out", disabled: busy(),
+        button { class: "wide", "data-action": "sign-out", disabled: signing_out.busy(),
             onclick: move |_| {
-                busy.set(true);
-                spawn(async move {
+                signing_out.run(async move {
                     // Signed out on the device either way: a session the server could not be
                     // told about ends when it expires.
                     let _ = client::log_out().await;
                     remember(false);
                     membership.set(Membership::Guest);
+                    None
                 });
             },
-            if busy() { "{t.working}" } else { "{t.sign_out}" }
+            if signing_out.busy() { "{t.working}" } else { "{t.sign_out}" }
         }
         button { class: "wide", "data-action": "security", onclick: move |_| go.call(Screen::Security),
             "{security_texts(t.pt).open}"

@@ -20,6 +20,7 @@ use crate::online::membership::{Membership, use_membership};
 use crate::online::my_data_texts::shown_name;
 use crate::online::texts::{lobby_sentence, move_refusal};
 use crate::platform;
+use crate::request::{Request, use_request};
 use crate::screens::replay::ReplayButtons;
 
 /// The competitive mode: signed-in players play; others are asked to sign in.
@@ -54,8 +55,7 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
     let c = t.competitive;
     let mut status = use_signal(|| None::<(QueueStatus, f64)>);
     let mut board = use_signal(|| None::<Leaderboard>);
-    let mut problem = use_signal(|| None::<String>);
-    let mut busy = use_signal(|| false);
+    let request: Request = use_request();
     let mut now = use_signal(platform::now_ms);
     use_hook(move || {
         spawn(async move {
@@ -71,10 +71,8 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
             now.set(platform::now_ms());
         }
     });
-    let mut ask = move |join: bool| {
-        busy.set(true);
-        problem.set(None);
-        spawn(async move {
+    let ask = move |join: bool| {
+        request.run(async move {
             let answer = if join {
                 client::queue_join().await
             } else {
@@ -82,10 +80,12 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
                     .await
                     .and(client::queue_status().await)
             };
-            busy.set(false);
             match answer {
-                Ok(s) => status.set(Some((s, platform::now_ms()))),
-                Err(refused) => problem.set(Some(lobby_sentence(t.online, &refused))),
+                Ok(s) => {
+                    status.set(Some((s, platform::now_ms())));
+                    None
+                }
+                Err(refused) => Some(lobby_sentence(t.online, &refused)),
             }
         });
     };
@@ -109,14 +109,14 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
                     p { class: "muted", "data-accepting": "{accepted}", "{c.accepting} ±{accepted} {c.points_apart}" }
                     p { class: "muted", "data-waited": "{seconds}", "{c.waited} {seconds} s" }
                 }
-                button { class: "wide", "data-action": "leave-queue", disabled: busy(), onclick: move |_| ask(false), "{c.cancel}" }
+                button { class: "wide", "data-action": "leave-queue", disabled: request.busy(), onclick: move |_| ask(false), "{c.cancel}" }
             },
             None => rsx! {
-                button { class: "primary wide", "data-action": "join-queue", disabled: busy() || rating.is_none(),
+                button { class: "primary wide", "data-action": "join-queue", disabled: request.busy() || rating.is_none(),
                     onclick: move |_| ask(true), "{c.search}" }
             },
         }
-        if let Some(says) = problem() {
+        if let Some(says) = request.said() {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
         }
         h2 { "{c.leaderboard}" }

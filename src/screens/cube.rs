@@ -5,12 +5,12 @@
 use dioxus::core::Task;
 use dioxus::prelude::*;
 use velha_ai::Velha;
-use velha_rules::game;
-use velha_rules::{Cube, CubeAction, CubeIllegal, Level, Match, Player, Position, Status};
+use velha_rules::{CubeAction, CubeIllegal, Level, Player, Position};
 
 use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
+use crate::local::cube::{CubeSession, Played};
 use crate::platform::{self, VelhaScore};
 use crate::screens::{TopBar, status_text};
 use crate::thinking::use_thinker;
@@ -19,85 +19,69 @@ use crate::thinking::use_thinker;
 #[component]
 pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let mut setup = use_signal(|| None::<(Level, bool)>);
-    // No clock on one device; the match keeps the game's earlier positions, which the Velha
-    // steers away from.
-    let mut game = use_signal(|| Match::new(Cube::new(Level::One), None, 0));
-    let cube = move || *game.read().position();
-    let mut message = use_signal(|| None::<String>);
+    let mut session = use_signal(CubeSession::default);
     let velha = use_thinker(Velha::new);
     // The Velha's thinking, dropped when a new game starts (leaving the screen drops it too).
     let mut thinking = use_hook(|| CopyValue::new(None::<Task>));
-    let mut counted = use_signal(|| false);
     let turns = use_signal(TurnQueue::default);
 
-    // Plays an action and queues its animation when it turns a layer (CUBE-V04, V05).
-    let mut play = move |action: CubeAction| {
-        let before = cube();
-        let result = game
-            .with_mut(|g| g.act(before.side_to_move(), action, 0))
-            .map_err(|refused| match refused {
-                game::Refusal::Illegal { reason, .. } => reason,
-                // The side to move always acts here, with no clock: only the end remains.
-                _ => CubeIllegal::GameOver,
-            });
-        if let (Ok(_), CubeAction::Turn(turn)) = (&result, action) {
+    // What a move leaves besides the cube: its turn animated (CUBE-V04, V05), the end buzzed.
+    let show = move |played: Played| {
+        if let Some((before, turn)) = played.turned {
             turns.read().push(before, turn);
         }
-        if result.is_ok() && cube().status().is_over() {
+        if played.ended {
             platform::vibrate(platform::BUZZ_GAME_OVER);
         }
-        result
     };
-    let mut refuse = move |(action, reason): (CubeAction, CubeIllegal)| {
-        message.set(Some(refusal(t, action, reason)));
+    let refuse = move |(action, reason): (CubeAction, CubeIllegal)| {
+        session.with_mut(|s| s.refuse(action, reason));
         platform::vibrate(platform::BUZZ_REFUSED);
     };
     // "Você × Velha" counts each game against the Velha once, when it is won (ON-K05).
     let mut count_result = move || {
-        if let (Some((_, true)), Status::Win(w), false) = (setup(), cube().status(), counted()) {
+        if let Some(winner) = session.with_mut(CubeSession::velha_result) {
             let mut score = VelhaScore::load();
-            if w == Player::X {
+            if winner == Player::X {
                 score.wins += 1
             } else {
                 score.losses += 1
             }
             score.save();
-            counted.set(true);
         }
     };
     let act = move |action: CubeAction| {
-        let result = play(action);
-        match result {
-            Err(reason) => refuse((action, reason)),
-            Ok(_) => {
-                message.set(None);
-                count_result();
-                if matches!(setup(), Some((_, true)))
-                    && cube().status() == Status::Ongoing(Player::O)
-                {
-                    // The Velha plays O: a free turn keeps its turn, so it may act twice.
-                    let turn = spawn(async move {
-                        while cube().status() == Status::Ongoing(Player::O) {
-                            let decision =
-                                velha.decide(game.read().earlier(), &cube(), Velha::PLAY_LIMITS);
-                            let Some(action) = decision.await else {
-                                break;
-                            };
-                            if play(action).is_err() {
-                                break;
-                            }
-                        }
-                        count_result();
-                        thinking.set(None);
-                    });
-                    thinking.set(Some(turn));
+        let Ok(played) = session.with_mut(|s| s.act(action)) else {
+            platform::vibrate(platform::BUZZ_REFUSED);
+            return;
+        };
+        show(played);
+        count_result();
+        if session.peek().velha_to_move() {
+            // The Velha plays O: a free turn keeps its turn, so it may act twice.
+            let turn = spawn(async move {
+                while session.peek().velha_to_move() {
+                    let decision = {
+                        let s = session.peek();
+                        velha.decide(s.earlier(), &s.cube(), Velha::PLAY_LIMITS)
+                    };
+                    let Some(action) = decision.await else {
+                        break;
+                    };
+                    match session.with_mut(|s| s.velha_plays(action)) {
+                        Ok(played) => show(played),
+                        Err(_) => break,
+                    }
                 }
-            }
+                count_result();
+                thinking.set(None);
+            });
+            thinking.set(Some(turn));
         }
     };
 
-    let Some((level, against_velha)) = setup() else {
+    let s = session.read();
+    let Some((_, against_velha)) = s.setup() else {
         return rsx! {
             TopBar { title: t.game_cube, go }
             section { class: "choose",
@@ -112,10 +96,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                             if let Some(task) = thinking.take() {
                                 task.cancel();
                             }
-                            game.set(Match::new(Cube::new(lvl), None, 0));
-                            counted.set(false);
-                            message.set(None);
-                            setup.set(Some((lvl, vs)));
+                            session.with_mut(|s| s.choose(lvl, vs));
                         },
                         "{label}"
                     }
@@ -129,17 +110,19 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
         };
     };
 
-    let c = cube();
+    let c = s.cube();
+    let message = s
+        .refused()
+        .map(|(action, reason)| refusal(t, action, reason));
     let status = c.status();
     let message_text = status_text(t, status, against_velha.then_some(Player::X));
-    let velha_to_move = against_velha && status == Status::Ongoing(Player::O);
-    let playing = !status.is_over() && !velha_to_move;
+    let playing = !status.is_over() && !s.velha_to_move();
     rsx! {
         CubeTable {
             cube: c,
             turns: turns(),
             playing,
-            message: message(),
+            message,
             on_act: act,
             on_refuse: refuse,
             header: rsx! {
@@ -150,14 +133,12 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                 div { class: "after",
                     button { class: "primary", "data-action": "another",
                         onclick: move |_| {
-                            game.set(Match::new(Cube::new(level), None, 0));
+                            session.with_mut(CubeSession::another_game);
                             turns.read().clear();
-                            counted.set(false);
-                            message.set(None);
                         },
                         "{t.another_game}"
                     }
-                    button { "data-action": "stop", onclick: move |_| { setup.set(None); go.call(Screen::Home) }, "{t.stop}" }
+                    button { "data-action": "stop", onclick: move |_| { session.with_mut(CubeSession::stop); go.call(Screen::Home) }, "{t.stop}" }
                 }
             }
         }

@@ -12,6 +12,7 @@ use crate::online::email_texts::email_texts;
 use crate::online::membership::{Membership, remember, use_membership};
 use crate::online::texts::sentence;
 use crate::platform;
+use crate::request::{Request, use_request};
 
 /// The link's token: the address's fragment (never sent to a server, never in a log).
 fn link_token() -> Option<String> {
@@ -67,8 +68,7 @@ pub fn NewPasswordScreen(go: EventHandler<Screen>) -> Element {
     let e = email_texts(t.online.pt);
     let mut membership = use_membership();
     let mut password = use_signal(String::new);
-    let mut busy = use_signal(|| false);
-    let mut problem = use_signal(|| None::<String>);
+    let request: Request = use_request();
     let mut saved = use_signal(|| false);
     let token = use_hook(link_token);
     let Some(token) = token else {
@@ -78,24 +78,19 @@ pub fn NewPasswordScreen(go: EventHandler<Screen>) -> Element {
         };
     };
     let submit = move |_| {
-        if busy() {
-            return;
-        }
         let (token, chosen) = (token.clone(), password());
-        busy.set(true);
-        problem.set(None);
-        spawn(async move {
+        request.run(async move {
             let answer = client::reset_password(&token, &chosen).await;
-            busy.set(false);
             match answer {
                 Ok(session) => {
                     remember(true);
                     membership.set(Membership::Member(session.account));
                     saved.set(true);
+                    None
                 }
-                Err(refused) => problem.set(Some(sentence(t.online, &refused))),
+                Err(refused) => Some(sentence(t.online, &refused)),
             }
-        });
+        })
     };
     rsx! {
         TopBar { title: e.new_password_title, go }
@@ -114,12 +109,12 @@ pub fn NewPasswordScreen(go: EventHandler<Screen>) -> Element {
                         value: shown(&password()), oninput: move |ev| password.set(edited(&password(), ev.value())) }
                     small { "{t.online.password_hint}" }
                 }
-                if let Some(says) = problem() {
+                if let Some(says) = request.said() {
                     p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
                 }
-                button { class: "primary wide", r#type: "submit", "data-action": "save-password", disabled: busy(),
+                button { class: "primary wide", r#type: "submit", "data-action": "save-password", disabled: request.busy(),
                     onclick: submit,
-                    if busy() { "{t.online.working}" } else { "{e.save_password}" }
+                    if request.busy() { "{t.online.working}" } else { "{e.save_password}" }
                 }
             }
         }
@@ -132,25 +127,23 @@ pub fn ForgotPassword(back: EventHandler<()>) -> Element {
     let t = use_texts();
     let e = email_texts(t.online.pt);
     let mut email = use_signal(String::new);
-    let mut busy = use_signal(|| false);
-    let mut said = use_signal(|| None::<(bool, String)>);
+    // What it said: whether the link was sent, and the sentence.
+    let request = use_request::<(bool, String)>();
     let submit = move |_| {
-        if busy() {
+        if request.busy() {
             return;
         }
         if let Err(says) = crate::online::check::email(t.online, &email()) {
-            said.set(Some((false, says)));
+            request.say((false, says));
             return;
         }
-        busy.set(true);
-        spawn(async move {
+        request.run(async move {
             let answer = client::forgot_password(&email()).await;
-            busy.set(false);
-            said.set(Some(match answer {
+            Some(match answer {
                 Ok(()) => (true, e.forgot_sent.to_owned()),
                 Err(refused) => (false, sentence(t.online, &refused)),
-            }));
-        });
+            })
+        })
     };
     rsx! {
         form { class: "account-form", novalidate: true, "data-form": "forgot",
@@ -162,14 +155,14 @@ pub fn ForgotPassword(back: EventHandler<()>) -> Element {
                 input { name: "email", r#type: "email", inputmode: "email", autocomplete: "email",
                     maxlength: "254", value: "{email}", oninput: move |ev| email.set(ev.value()) }
             }
-            match said() {
+            match request.said() {
                 Some((true, says)) => rsx! { p { class: "ok", role: "status", "data-sent": "true", "{says}" } },
                 Some((false, says)) => rsx! { p { class: "warning", role: "alert", "data-problem": "true", "{says}" } },
                 None => rsx! {},
             }
-            button { class: "primary wide", r#type: "submit", "data-action": "send-link", disabled: busy(),
+            button { class: "primary wide", r#type: "submit", "data-action": "send-link", disabled: request.busy(),
                 onclick: submit,
-                if busy() { "{t.online.working}" } else { "{e.send_link}" }
+                if request.busy() { "{t.online.working}" } else { "{e.send_link}" }
             }
             button { class: "link", r#type: "button", "data-action": "back-to-sign-in",
                 onclick: move |_| back.call(()), "{e.back_to_sign_in}" }
@@ -183,32 +176,30 @@ pub fn ForgotPassword(back: EventHandler<()>) -> Element {
 pub fn ConfirmReminder(email: String) -> Element {
     let t = use_texts();
     let e = email_texts(t.online.pt);
-    let mut busy = use_signal(|| false);
-    let mut said = use_signal(|| None::<String>);
+    // Sent or not, the answer is told the same way.
+    let request: Request = use_request();
     let to = email.clone();
     rsx! {
         section { class: "confirm-reminder", "data-email-confirmed": "false",
             p { "{(e.unconfirmed)(&email)}" }
-            if let Some(says) = said() {
+            if let Some(says) = request.said() {
                 p { class: "muted", role: "status", "data-resent": "true", "{says}" }
             }
-            button { class: "wide", "data-action": "resend", disabled: busy(),
+            button { class: "wide", "data-action": "resend", disabled: request.busy(),
                 onclick: move |_| {
                     let to = to.clone();
-                    busy.set(true);
-                    spawn(async move {
+                    request.run(async move {
                         let answer = client::resend_confirmation().await;
-                        busy.set(false);
-                        said.set(Some(match answer {
+                        Some(match answer {
                             Ok(()) => (e.resent)(&to),
                             Err(client::Problem::Refused(r)) if r.code == velha_api::ErrorCode::RateLimited => {
                                 e.resend_soon.to_owned()
                             }
                             Err(refused) => sentence(t.online, &refused),
-                        }));
+                        })
                     });
                 },
-                if busy() { "{t.online.working}" } else { "{e.resend}" }
+                if request.busy() { "{t.online.working}" } else { "{e.resend}" }
             }
         }
     }

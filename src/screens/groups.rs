@@ -13,6 +13,7 @@ use crate::online::client;
 use crate::online::group_texts::{Doing, GroupTexts, group_sentence};
 use crate::online::live::use_member_live;
 use crate::online::membership::{Membership, use_membership};
+use crate::request::{Request, use_request};
 use crate::route::GroupPart;
 
 /// "1 participante", "2 participantes".
@@ -259,19 +260,15 @@ fn InvitationLine(
 ) -> Element {
     let t = use_texts();
     let g = t.groups;
-    let mut busy = use_signal(|| false);
-    let mut problem = use_signal(|| None::<String>);
+    let request: Request = use_request();
     let answer = move |yes: bool| {
         let id = inv.group.clone();
-        busy.set(true);
-        problem.set(None);
-        spawn(async move {
+        request.run(async move {
             let done = if yes {
                 client::accept(&id).await.map(|_| ())
             } else {
                 client::decline(&id).await
             };
-            busy.set(false);
             match done {
                 Ok(()) => {
                     mine.with_mut(|m| {
@@ -280,18 +277,14 @@ fn InvitationLine(
                         }
                     });
                     reload.call(());
+                    None
                 }
-                Err(refused) => problem.set(Some(group_sentence(
-                    g,
-                    t.online,
-                    Doing::Accepting,
-                    &refused,
-                ))),
+                Err(refused) => Some(group_sentence(g, t.online, Doing::Accepting, &refused)),
             }
         });
     };
-    let mut answer_no = answer.clone();
-    let mut answer_yes = answer;
+    let answer_no = answer.clone();
+    let answer_yes = answer;
     rsx! {
         div { class: "invitation", "data-invitation": "{inv.name}",
             p {
@@ -299,10 +292,10 @@ fn InvitationLine(
                 span { class: "muted", " · {g.invited_by} {inv.creator} · {participants(g, inv.members as usize)}" }
             }
             div { class: "row",
-                button { class: "primary", "data-action": "accept", disabled: busy(), onclick: move |_| answer_yes(true), "{g.accept}" }
-                button { "data-action": "decline", disabled: busy(), onclick: move |_| answer_no(false), "{g.decline}" }
+                button { class: "primary", "data-action": "accept", disabled: request.busy(), onclick: move |_| answer_yes(true), "{g.accept}" }
+                button { "data-action": "decline", disabled: request.busy(), onclick: move |_| answer_no(false), "{g.decline}" }
             }
-            if let Some(says) = problem() {
+            if let Some(says) = request.said() {
                 p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
             }
         }
@@ -315,21 +308,17 @@ fn NewGroup(mine: Signal<Option<MyGroups>>, open: EventHandler<String>) -> Eleme
     let g = t.groups;
     let mut name = use_signal(String::new);
     let mut with_velha = use_signal(|| true);
-    let mut busy = use_signal(|| false);
-    let mut problem = use_signal(|| None::<String>);
+    let request: Request = use_request();
     let create = move |e: Event<FormData>| {
         e.prevent_default();
         let chosen = name();
         let count = chosen.trim().chars().count();
         if !(3..=40).contains(&count) {
-            problem.set(Some(g.short_name.into()));
+            request.say(g.short_name.into());
             return;
         }
-        busy.set(true);
-        problem.set(None);
-        spawn(async move {
+        request.run(async move {
             let made = client::create_group(&chosen, with_velha()).await;
-            busy.set(false);
             match made {
                 Ok(group) => {
                     let id = group.id.clone();
@@ -339,10 +328,9 @@ fn NewGroup(mine: Signal<Option<MyGroups>>, open: EventHandler<String>) -> Eleme
                         }
                     });
                     open.call(id);
+                    None
                 }
-                Err(refused) => {
-                    problem.set(Some(group_sentence(g, t.online, Doing::Creating, &refused)))
-                }
+                Err(refused) => Some(group_sentence(g, t.online, Doing::Creating, &refused)),
             }
         });
     };
@@ -358,11 +346,11 @@ fn NewGroup(mine: Signal<Option<MyGroups>>, open: EventHandler<String>) -> Eleme
                     onchange: move |e| with_velha.set(e.checked()) }
                 " {g.include_velha}"
             }
-            if let Some(says) = problem() {
+            if let Some(says) = request.said() {
                 p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
             }
-            button { class: "primary wide", r#type: "submit", "data-action": "create-group", disabled: busy(),
-                if busy() { "{t.online.working}" } else { "{g.create_group}" }
+            button { class: "primary wide", r#type: "submit", "data-action": "create-group", disabled: request.busy(),
+                if request.busy() { "{t.online.working}" } else { "{g.create_group}" }
             }
         }
     }
@@ -389,8 +377,7 @@ fn GroupPage(
     let t = use_texts();
     let g = t.groups;
     let o = t.online;
-    let mut busy = use_signal(|| false);
-    let mut problem = use_signal(|| None::<String>);
+    let request: Request = use_request();
     let mut told = use_signal(|| None::<String>);
     let mut invitee = use_signal(String::new);
     let mut asking = use_signal(|| Asking::Nothing);
@@ -402,7 +389,7 @@ fn GroupPage(
             spawn(async move {
                 match client::group(&id).await {
                     Ok(fresh) => changed.call(Some(fresh)),
-                    Err(refused) => problem.set(Some(group_sentence(g, o, Doing::Other, &refused))),
+                    Err(refused) => request.say(group_sentence(g, o, Doing::Other, &refused)),
                 }
             })
         }
@@ -418,23 +405,22 @@ fn GroupPage(
                 return;
             }
             let id = id.clone();
-            busy.set(true);
-            problem.set(None);
             told.set(None);
-            spawn(async move {
+            request.run(async move {
                 let sent = client::invite(&id, &name).await;
-                busy.set(false);
                 match sent {
                     Ok(()) => {
                         told.set(Some(format!("{} {name}.", g.invite_sent)));
                         invitee.set(String::new());
-                        if let Ok(fresh) = client::group(&id).await {
-                            changed.call(Some(fresh));
-                        }
+                        // The table read again, with the button free meanwhile.
+                        spawn(async move {
+                            if let Ok(fresh) = client::group(&id).await {
+                                changed.call(Some(fresh));
+                            }
+                        });
+                        None
                     }
-                    Err(refused) => {
-                        problem.set(Some(group_sentence(g, o, Doing::Inviting, &refused)))
-                    }
+                    Err(refused) => Some(group_sentence(g, o, Doing::Inviting, &refused)),
                 }
             });
         }
@@ -443,22 +429,20 @@ fn GroupPage(
         let id = id.clone();
         move |_| {
             let id = id.clone();
-            busy.set(true);
-            problem.set(None);
-            spawn(async move {
+            request.run(async move {
                 let done = if creator {
                     client::finalize_group(&id).await
                 } else {
                     client::leave_group(&id).await
                 };
-                busy.set(false);
                 asking.set(Asking::Nothing);
                 match done {
                     Ok(()) => {
                         changed.call(None);
                         back.call(());
+                        None
                     }
-                    Err(refused) => problem.set(Some(group_sentence(g, o, Doing::Other, &refused))),
+                    Err(refused) => Some(group_sentence(g, o, Doing::Other, &refused)),
                 }
             });
         }
@@ -500,7 +484,7 @@ fn GroupPage(
         if let Some(says) = told() {
             p { class: "ok", role: "status", "data-told": "true", "{says}" }
         }
-        if let Some(says) = problem() {
+        if let Some(says) = request.said() {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
         }
         if creator {
@@ -509,7 +493,7 @@ fn GroupPage(
                 div { class: "row",
                     input { id: "invitee", name: "invitee", maxlength: "20", value: "{invitee}",
                         autocomplete: "off", oninput: move |e| invitee.set(e.value()) }
-                    button { class: "primary", r#type: "submit", "data-action": "invite", disabled: busy(), "{g.invite}" }
+                    button { class: "primary", r#type: "submit", "data-action": "invite", disabled: request.busy(), "{g.invite}" }
                 }
             }
             if !group.invited.is_empty() {
@@ -528,7 +512,7 @@ fn GroupPage(
             Asking::Leave => rsx! {
                 div { class: "confirm ask", role: "alertdialog", "data-asking": "leave",
                     p { "{g.leave_confirm}" }
-                    button { class: "danger", "data-action": "confirm", disabled: busy(), onclick: leave_or_finalize, "{g.leave_group}" }
+                    button { class: "danger", "data-action": "confirm", disabled: request.busy(), onclick: leave_or_finalize, "{g.leave_group}" }
                     button { onclick: move |_| asking.set(Asking::Nothing), "{t.no}" }
                 }
             },
@@ -542,7 +526,7 @@ fn GroupPage(
             Asking::FinalizeTwice => rsx! {
                 div { class: "confirm ask", role: "alertdialog", "data-asking": "finalize-2",
                     p { "{g.finalize_second} «{name}»?" }
-                    button { class: "danger", "data-action": "confirm", disabled: busy(), onclick: leave_or_finalize, "{g.finalize_forever}" }
+                    button { class: "danger", "data-action": "confirm", disabled: request.busy(), onclick: leave_or_finalize, "{g.finalize_forever}" }
                     button { onclick: move |_| asking.set(Asking::Nothing), "{g.keep}" }
                 }
             },

@@ -14,6 +14,7 @@ use crate::online::membership::{Membership, remember, sign_out_if_ended, use_mem
 use crate::online::my_data_texts::{my_data_sentence, my_data_texts};
 use crate::online::texts::sentence;
 use crate::platform;
+use crate::request::use_request;
 
 /// The screen: a member's data and account; a guest is sent to sign in and brought back.
 #[component]
@@ -58,41 +59,35 @@ fn Export() -> Element {
     let t = use_texts();
     let s = my_data_texts(t.online.pt);
     let membership = use_membership();
-    let mut busy = use_signal(|| false);
-    let mut said = use_signal(|| None::<(bool, String)>);
+    // What it said: whether the file was saved, and the sentence.
+    let request = use_request::<(bool, String)>();
     let download = move |_| {
-        if busy() {
-            return;
-        }
-        busy.set(true);
-        said.set(None);
-        spawn(async move {
+        request.run(async move {
             let answer = client::export().await;
-            busy.set(false);
             match answer {
                 Ok(text) => {
                     let day = day_of(platform::now_ms() as i64);
                     let name = format!("cubo-da-velha-{day}.json");
-                    said.set(Some(match platform::save_file(&name, &text) {
+                    Some(match platform::save_file(&name, &text) {
                         Some(at) => (true, (s.saved)(&at)),
                         None => (false, s.not_saved.to_owned()),
-                    }));
+                    })
                 }
                 Err(problem) => {
-                    said.set(Some((false, says(&problem, t))));
                     sign_out_if_ended(&problem, membership);
+                    Some((false, says(&problem, t)))
                 }
             }
-        });
+        })
     };
     rsx! {
         section { class: "my-data",
             h2 { "{s.export_title}" }
             p { class: "muted", "{s.export_about}" }
-            button { class: "wide", "data-action": "export", disabled: busy(), onclick: download,
-                if busy() { "{t.online.working}" } else { "{s.export}" }
+            button { class: "wide", "data-action": "export", disabled: request.busy(), onclick: download,
+                if request.busy() { "{t.online.working}" } else { "{s.export}" }
             }
-            if let Some((ok, says)) = said() {
+            if let Some((ok, says)) = request.said() {
                 p { class: if ok { "ok" } else { "warning" }, role: if ok { "status" } else { "alert" },
                     "data-said": if ok { "saved" } else { "problem" }, "{says}" }
             }
@@ -125,34 +120,29 @@ fn Delete(account: Account, deleted: Signal<bool>, go: EventHandler<Screen>) -> 
     let mut back_to = use_context::<AfterSignIn>().0;
     let mut asked = use_signal(|| false);
     let mut password = use_signal(String::new);
-    let mut busy = use_signal(|| false);
-    let mut said = use_signal(|| None::<Problem>);
+    // What it said is the server's problem itself: one of them asks to sign in again.
+    let request = use_request::<Problem>();
     let with_password = account.password;
     let confirm = move |_| {
-        if busy() {
-            return;
-        }
-        busy.set(true);
-        said.set(None);
-        spawn(async move {
+        request.run(async move {
             let typed = password();
             let answer = client::delete_account(with_password.then_some(typed.as_str())).await;
-            busy.set(false);
             match answer {
                 Ok(()) => {
                     remember(false);
                     deleted.set(true);
                     membership.set(Membership::Guest);
+                    None
                 }
                 Err(problem) => {
                     sign_out_if_ended(&problem, membership);
-                    said.set(Some(problem));
+                    Some(problem)
                 }
             }
-        });
+        })
     };
     let sign_in_again =
-        matches!(&said(), Some(Problem::Refused(e)) if e.code == ErrorCode::SignInAgain);
+        matches!(&request.said(), Some(Problem::Refused(e)) if e.code == ErrorCode::SignInAgain);
     rsx! {
         section { class: "delete-account",
             h2 { "{s.delete_title}" }
@@ -180,7 +170,7 @@ fn Delete(account: Account, deleted: Signal<bool>, go: EventHandler<Screen>) -> 
                     } else {
                         p { class: "muted", "{s.fresh_google}" }
                     }
-                    if let Some(problem) = said() {
+                    if let Some(problem) = request.said() {
                         p { class: "warning", role: "alert", "data-said": "problem", "{says(&problem, t)}" }
                     }
                     if sign_in_again {
@@ -198,14 +188,14 @@ fn Delete(account: Account, deleted: Signal<bool>, go: EventHandler<Screen>) -> 
                         }
                     }
                     button { class: "wide danger strong", r#type: "submit", "data-action": "delete-forever",
-                        disabled: busy(), onclick: confirm,
-                        if busy() { "{t.online.working}" } else { "{s.delete_forever}" }
+                        disabled: request.busy(), onclick: confirm,
+                        if request.busy() { "{t.online.working}" } else { "{s.delete_forever}" }
                     }
                     button { class: "wide", "data-action": "keep-account",
                         onclick: move |_| {
                             asked.set(false);
                             password.set(String::new());
-                            said.set(None);
+                            request.clear();
                         },
                         "{s.keep}"
                     }

@@ -17,6 +17,7 @@ use crate::online::live_state::Game;
 use crate::online::membership::{Membership, use_membership};
 use crate::online::texts::{lobby_sentence, match_ending, move_refusal};
 use crate::platform;
+use crate::request::{Request, use_request};
 use crate::screens::competitive::V2Match;
 use crate::screens::replay::ReplayButtons;
 
@@ -160,8 +161,8 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
     // The lobby opens on the scope and level of last time, a match in between or not.
     let scope = use_signal(|| remembered_lobby().0);
     let level = use_signal(|| remembered_lobby().1);
-    let mut busy = use_signal(|| false);
-    let mut problem = use_signal(|| None::<String>);
+    // Making, joining or playing the Velha: one request at a time.
+    let request: Request = use_request();
     let group_id = group.as_ref().map(|g| g.id.clone());
     let watched = group_id.clone();
     use_effect(move || {
@@ -175,13 +176,10 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
     let mut state = live.state;
     let in_group = group_id.clone();
     let create = move |_: Event<MouseData>| {
-        busy.set(true);
-        problem.set(None);
         let in_group = in_group.clone();
-        spawn(async move {
+        request.run(async move {
             let (s, l) = (scope(), level());
             let answer = client::create_match(s, l, in_group).await;
-            busy.set(false);
             match answer {
                 Ok(open) => {
                     let level = if l == 2 {
@@ -191,23 +189,24 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
                     };
                     let position = Cube::new(level).to_string();
                     state.with_mut(|st| st.created(&open, position, platform::now_ms()));
+                    None
                 }
-                Err(refused) => problem.set(Some(lobby_sentence(o, &refused))),
+                Err(refused) => Some(lobby_sentence(o, &refused)),
             }
         });
     };
-    let mut join = move |id: String| {
-        busy.set(true);
-        problem.set(None);
-        spawn(async move {
+    let join = move |id: String| {
+        request.run(async move {
             let answer = client::join_match(&id).await;
-            busy.set(false);
             match answer {
                 // The connection says `started` too; whichever comes first shows the match.
-                Ok(view) => state.with_mut(|st| {
-                    st.apply(velha_api::ServerMsg::Started { view }, platform::now_ms())
-                }),
-                Err(refused) => problem.set(Some(lobby_sentence(o, &refused))),
+                Ok(view) => {
+                    state.with_mut(|st| {
+                        st.apply(velha_api::ServerMsg::Started { view }, platform::now_ms())
+                    });
+                    None
+                }
+                Err(refused) => Some(lobby_sentence(o, &refused)),
             }
         });
     };
@@ -220,16 +219,16 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
         let Some(id) = velha_group.clone() else {
             return;
         };
-        busy.set(true);
-        problem.set(None);
-        spawn(async move {
+        request.run(async move {
             let answer = client::play_velha(&id, level()).await;
-            busy.set(false);
             match answer {
-                Ok(view) => state.with_mut(|st| {
-                    st.apply(velha_api::ServerMsg::Started { view }, platform::now_ms())
-                }),
-                Err(refused) => problem.set(Some(lobby_sentence(o, &refused))),
+                Ok(view) => {
+                    state.with_mut(|st| {
+                        st.apply(velha_api::ServerMsg::Started { view }, platform::now_ms())
+                    });
+                    None
+                }
+                Err(refused) => Some(lobby_sentence(o, &refused)),
             }
         });
     };
@@ -251,15 +250,15 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
         TopBar { title, go }
         LinkBanner { live, in_match: false }
         ScopeLevelTabs { scope, level, with_scope: group.is_none() }
-        button { class: "primary wide", "data-action": "create-match", disabled: busy(), onclick: create,
-            if busy() { "{o.working}" } else { "{o.create_match}" }
+        button { class: "primary wide", "data-action": "create-match", disabled: request.busy(), onclick: create,
+            if request.busy() { "{o.working}" } else { "{o.create_match}" }
         }
         if with_velha {
-            button { class: "wide", "data-action": "play-velha", disabled: busy(), onclick: play_velha,
+            button { class: "wide", "data-action": "play-velha", disabled: request.busy(), onclick: play_velha,
                 "{o.play_velha}"
             }
         }
-        if let Some(says) = problem() {
+        if let Some(says) = request.said() {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
         }
         match list {
@@ -281,7 +280,7 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
                                 li { key: "{key}", "data-open": "{key}",
                                     span { class: "creator", "{creator}" }
                                     span { class: "country", "{country}" }
-                                    button { class: "primary small", "data-join": "{creator}", disabled: busy(),
+                                    button { class: "primary small", "data-join": "{creator}", disabled: request.busy(),
                                         onclick: move |_| join(id.clone()), "{o.join}" }
                                 }
                             }
@@ -296,8 +295,7 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
 #[component]
 fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let o = use_texts().online;
-    let mut busy = use_signal(|| false);
-    let mut problem = use_signal(|| None::<String>);
+    let request: Request = use_request();
     let mut state = live.state;
     let id = game.view.id.clone();
     let shown_id = id.clone();
@@ -308,24 +306,24 @@ fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
             p { class: "spinner", "aria-hidden": "true" }
             p { "{o.waiting}" }
         }
-        if let Some(says) = problem() {
+        if let Some(says) = request.said() {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
         }
-        button { class: "wide", "data-action": "cancel-match", disabled: busy(),
+        button { class: "wide", "data-action": "cancel-match", disabled: request.busy(),
             onclick: move |_| {
                 let id = id.clone();
-                busy.set(true);
-                spawn(async move {
-                    let answer = client::cancel_match(&id).await;
-                    busy.set(false);
-                    match answer {
-                        Ok(()) => state.with_mut(|s| s.game = None),
+                request.run(async move {
+                    match client::cancel_match(&id).await {
+                        Ok(()) => {
+                            state.with_mut(|s| s.game = None);
+                            None
+                        }
                         // Taken meanwhile: the connection brings the match.
-                        Err(refused) => problem.set(Some(lobby_sentence(o, &refused))),
+                        Err(refused) => Some(lobby_sentence(o, &refused)),
                     }
                 });
             },
-            if busy() { "{o.working}" } else { "{o.cancel}" }
+            if request.busy() { "{o.working}" } else { "{o.cancel}" }
         }
     }
 }

@@ -22,6 +22,7 @@ use crate::online::my_data_texts::shown_name;
 use crate::online::room_live::{self, use_room_live};
 use crate::online::room_texts::{ending_sentence, room_sentence};
 use crate::platform;
+use crate::request::{Request, use_request};
 use crate::screens::replay::ReplayButtons;
 
 /// What the room screen shows.
@@ -180,26 +181,23 @@ fn NewRoom(go: EventHandler<Screen>, board: RoomBoard) -> Element {
             RoomStarter::X
         }
     });
-    let mut busy = use_signal(|| false);
-    let mut problem = use_signal(|| None::<String>);
+    let request: Request = use_request();
     let mut target = use_context::<RoomTarget>().0;
     let create = move |e: Event<FormData>| {
         e.prevent_default();
         if board == RoomBoard::Classic && picked().is_none() {
-            problem.set(Some(r.choose_yours.into()));
+            request.say(r.choose_yours.into());
             return;
         }
-        busy.set(true);
-        problem.set(None);
-        spawn(async move {
+        request.run(async move {
             let made = client::create_room(board, &name(), picked(), starter()).await;
-            busy.set(false);
             match made {
                 Ok(seat) => {
                     room_live::keep(&seat.room.id, &seat.credential);
                     target.set(RoomGoal::Open(seat.room.id));
+                    None
                 }
-                Err(refused) => problem.set(Some(room_sentence(r, t.online, &refused))),
+                Err(refused) => Some(room_sentence(r, t.online, &refused)),
             }
         });
     };
@@ -211,7 +209,7 @@ fn NewRoom(go: EventHandler<Screen>, board: RoomBoard) -> Element {
             if board == RoomBoard::Super {
                 StarterPick { starter }
             }
-            FormEnd { problem: problem(), busy: busy(), action: "create-room", label: r.create }
+            FormEnd { problem: request.said(), busy: request.busy(), action: "create-room", label: r.create }
         }
     }
 }
@@ -289,8 +287,7 @@ fn JoinRoom(go: EventHandler<Screen>, room: RoomView, lost_seat: EventHandler<()
     let r = t.rooms;
     let picked = use_signal(|| None::<Pick>);
     let name = use_signal(String::new);
-    let mut busy = use_signal(|| false);
-    let mut problem = use_signal(|| None::<String>);
+    let request: Request = use_request();
     let mut target = use_context::<RoomTarget>().0;
     let id = room.id.clone();
     let taken = room.x.avatar;
@@ -298,26 +295,25 @@ fn JoinRoom(go: EventHandler<Screen>, room: RoomView, lost_seat: EventHandler<()
     let join = move |e: Event<FormData>| {
         e.prevent_default();
         if board == RoomBoard::Classic && picked().is_none() {
-            problem.set(Some(r.choose_left.into()));
+            request.say(r.choose_left.into());
             return;
         }
         let id = id.clone();
-        busy.set(true);
-        problem.set(None);
-        spawn(async move {
+        request.run(async move {
             let joined = client::join_room(&id, &name(), picked()).await;
-            busy.set(false);
             match joined {
                 Ok(seat) => {
                     room_live::keep(&id, &seat.credential);
                     // The screen reads the credential again and shows the room live.
                     target.set(RoomGoal::Open(id));
+                    None
                 }
                 // Someone got in first: the room shows live, to watch.
                 Err(client::Problem::Refused(e)) if e.code == velha_api::ErrorCode::Conflict => {
-                    lost_seat.call(())
+                    lost_seat.call(());
+                    None
                 }
-                Err(refused) => problem.set(Some(room_sentence(r, t.online, &refused))),
+                Err(refused) => Some(room_sentence(r, t.online, &refused)),
             }
         });
     };
@@ -330,7 +326,7 @@ fn JoinRoom(go: EventHandler<Screen>, room: RoomView, lost_seat: EventHandler<()
                 " {room.x.name} · X"
             }
             PickAndName { board, taken, picked, name, title: r.choose_left }
-            FormEnd { problem: problem(), busy: busy(), action: "join-room", label: r.enter }
+            FormEnd { problem: request.said(), busy: request.busy(), action: "join-room", label: r.enter }
         }
     }
 }
@@ -340,8 +336,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
     let t = use_texts();
     let r = t.rooms;
     let link = use_room_live(id.clone(), credential.clone());
-    let mut problem = use_signal(|| None::<String>);
-    let mut busy = use_signal(|| false);
+    let request: Request = use_request();
     let mut resigning = use_signal(|| false);
     let mut told = use_signal(|| None::<&'static str>);
     let act = {
@@ -349,14 +344,10 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         let credential = credential.clone().unwrap_or_default();
         use_callback(move |what: RoomAct| {
             let (id, credential) = (id.clone(), credential.clone());
-            busy.set(true);
-            problem.set(None);
-            spawn(async move {
+            request.run(async move {
                 let done = client::room_act(&id, &credential, what).await;
-                busy.set(false);
-                if let Err(refused) = done {
-                    problem.set(Some(room_sentence(r, t.online, &refused)));
-                }
+                done.err()
+                    .map(|refused| room_sentence(r, t.online, &refused))
             });
         })
     };
@@ -420,7 +411,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         (None, None) => ("waiting", r.waiting.to_owned()),
     };
     let playing = room.ending.is_none() && room.to_move.is_some() && !room.closed;
-    let my_turn = playing && room.to_move.is_some_and(mine) && !busy();
+    let my_turn = playing && room.to_move.is_some_and(mine) && !request.busy();
     let url = platform::link_to(&format!("/sala/{}", room.id));
     let shown_url = url.clone();
     let starter = Player::from(room.starter);
@@ -500,7 +491,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
                 span { "data-series": "draws", "data-count": "{series[2]}", "{(t.draws)(series[2])}" }
             }
         }
-        if let Some(says) = problem() {
+        if let Some(says) = request.said() {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
         }
         if room.ending.is_some() && room.games > 0 {
@@ -511,10 +502,10 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
                 p { class: "muted", "data-rematch": "asked", "{(r.rematch_asked)(&other_name)}" }
             } else if other_asked {
                 p { class: "ok", role: "status", "data-rematch": "offered", "{(r.rematch_offered)(&other_name)}" }
-                button { class: "primary wide", "data-action": "rematch", disabled: busy(),
+                button { class: "primary wide", "data-action": "rematch", disabled: request.busy(),
                     onclick: move |_| act.call(RoomAct::Rematch), "{r.accept_rematch}" }
             } else {
-                button { class: "primary wide", "data-action": "rematch", disabled: busy(),
+                button { class: "primary wide", "data-action": "rematch", disabled: request.busy(),
                     onclick: move |_| act.call(RoomAct::Rematch), "{r.rematch}" }
             }
         }
@@ -524,7 +515,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         if you.is_some() && playing {
             if let (Some(left), false) = (room.claim_in_ms, room.to_move.is_some_and(mine)) {
                 if left == 0 {
-                    button { class: "wide", "data-action": "claim", disabled: busy(),
+                    button { class: "wide", "data-action": "claim", disabled: request.busy(),
                         onclick: move |_| act.call(RoomAct::ClaimAbsence), "{r.claim}" }
                 } else {
                     p { class: "muted", "data-claim-in": "{left}", "{(r.claim_in)(&other_name, &span_of(left, r.hours, r.minutes))}" }

@@ -15,6 +15,7 @@ use crate::online::membership::{Membership, sign_out_if_ended, use_membership};
 use crate::online::security_texts::{ago, security_sentence, security_texts};
 use crate::online::texts::sentence;
 use crate::platform;
+use crate::request::use_request;
 
 /// The screen: a member's devices and password; a guest is sent to sign in and brought back.
 #[component]
@@ -60,27 +61,24 @@ fn Devices(changed: Signal<u32>) -> Element {
         changed();
         client::sessions()
     });
-    let mut busy = use_signal(|| false);
-    let mut said = use_signal(|| None::<(bool, String)>);
-    let mut end = move |id: Option<String>| {
-        busy.set(true);
-        said.set(None);
-        spawn(async move {
+    // What it said: whether all went well, and the sentence.
+    let request = use_request::<(bool, String)>();
+    let end = move |id: Option<String>| {
+        request.run(async move {
             let done = match &id {
                 Some(id) => client::end_session(id).await,
                 None => client::end_other_sessions().await,
             };
-            busy.set(false);
-            match done {
-                Ok(()) if id.is_none() => said.set(Some((true, s.ended_others.to_owned()))),
-                Ok(()) => {}
+            let said = match done {
+                Ok(()) => id.is_none().then(|| (true, s.ended_others.to_owned())),
                 Err(problem) => {
-                    said.set(Some((false, says(&problem, t))));
                     sign_out_if_ended(&problem, membership);
+                    Some((false, says(&problem, t)))
                 }
-            }
+            };
             sessions.restart();
-        });
+            said
+        })
     };
     let now = platform::now_ms() as i64;
     let listed: Option<Result<Vec<SignedIn>, String>> = match &*sessions.read() {
@@ -122,7 +120,7 @@ fn Devices(changed: Signal<u32>) -> Element {
                                         }
                                     }
                                     if !session.this {
-                                        button { class: "small", "data-action": "end-session", disabled: busy(),
+                                        button { class: "small", "data-action": "end-session", disabled: request.busy(),
                                             onclick: {
                                                 let id = session.id.clone();
                                                 move |_| end(Some(id.clone()))
@@ -134,15 +132,15 @@ fn Devices(changed: Signal<u32>) -> Element {
                             }
                         }
                         if others > 0 {
-                            button { class: "wide", "data-action": "end-other-sessions", disabled: busy(),
+                            button { class: "wide", "data-action": "end-other-sessions", disabled: request.busy(),
                                 onclick: move |_| end(None),
-                                if busy() { "{t.online.working}" } else { "{s.end_others}" }
+                                if request.busy() { "{t.online.working}" } else { "{s.end_others}" }
                             }
                         }
                     }
                 }
             }
-            if let Some((ok, says)) = said() {
+            if let Some((ok, says)) = request.said() {
                 p { class: if ok { "ok" } else { "warning" }, role: if ok { "status" } else { "alert" },
                     "data-said": if ok { "ok" } else { "problem" }, "{says}" }
             }
@@ -159,30 +157,24 @@ fn NewPassword(mut changed: Signal<u32>) -> Element {
     let membership = use_membership();
     let mut current = use_signal(String::new);
     let mut password = use_signal(String::new);
-    let mut busy = use_signal(|| false);
-    let mut said = use_signal(|| None::<(bool, String)>);
+    // What it said: whether the password changed, and the sentence.
+    let request = use_request::<(bool, String)>();
     let submit = move |_| {
-        if busy() {
-            return;
-        }
-        busy.set(true);
-        said.set(None);
-        spawn(async move {
+        request.run(async move {
             let answer = client::change_password(&current(), &password()).await;
-            busy.set(false);
             match answer {
                 Ok(()) => {
                     current.set(String::new());
                     password.set(String::new());
-                    said.set(Some((true, s.changed.to_owned())));
                     changed += 1;
+                    Some((true, s.changed.to_owned()))
                 }
                 Err(problem) => {
-                    said.set(Some((false, says(&problem, t))));
                     sign_out_if_ended(&problem, membership);
+                    Some((false, says(&problem, t)))
                 }
             }
-        });
+        })
     };
     rsx! {
         form { class: "account-form", novalidate: true, "data-form": "change-password",
@@ -199,13 +191,13 @@ fn NewPassword(mut changed: Signal<u32>) -> Element {
                     value: shown(&password()), oninput: move |ev| password.set(edited(&password(), ev.value())) }
                 small { "{t.online.password_hint}" }
             }
-            if let Some((ok, says)) = said() {
+            if let Some((ok, says)) = request.said() {
                 p { class: if ok { "ok" } else { "warning" }, role: if ok { "status" } else { "alert" },
                     "data-said": if ok { "ok" } else { "problem" }, "{says}" }
             }
-            button { class: "primary wide", r#type: "submit", "data-action": "change-password", disabled: busy(),
+            button { class: "primary wide", r#type: "submit", "data-action": "change-password", disabled: request.busy(),
                 onclick: submit,
-                if busy() { "{t.online.working}" } else { "{s.change}" }
+                if request.busy() { "{t.online.working}" } else { "{s.change}" }
             }
         }
     }

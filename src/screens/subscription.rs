@@ -12,6 +12,7 @@ use crate::online::membership::{Membership, remember, use_membership};
 use crate::online::subscription_texts::{price, shown_day, standing};
 use crate::online::texts::sentence;
 use crate::platform;
+use crate::request::use_request;
 
 /// How long the confirmation is awaited. On the web the provider tells the server a moment
 /// after the player is back; on the desktop the player is still paying in the browser.
@@ -143,54 +144,46 @@ pub enum PaymentPage {
 pub fn ProviderButton(page: PaymentPage, go: EventHandler<Screen>) -> Element {
     let texts = use_texts();
     let (s, o) = (texts.subscription, texts.online);
-    let mut busy = use_signal(|| false);
-    let mut said = use_signal(|| None::<(&'static str, String)>);
+    // What it said: the sentence and its class.
+    let request = use_request::<(&'static str, String)>();
     let (class, action, label) = match page {
         PaymentPage::Checkout => ("primary wide", "checkout", s.subscribe),
         PaymentPage::Portal => ("wide", "manage-subscription", s.manage),
     };
     let open = move |_| {
-        if busy() {
-            return;
-        }
-        busy.set(true);
-        said.set(None);
-        spawn(async move {
+        request.run(async move {
             let asked = match page {
                 PaymentPage::Checkout => client::checkout(texts.lang).await,
                 PaymentPage::Portal => client::portal(texts.lang).await,
             };
             let url = match asked {
                 Ok(provider) => provider.url,
-                Err(refused) => {
-                    busy.set(false);
-                    said.set(Some(("warning", sentence(o, &refused))));
-                    return;
-                }
+                Err(refused) => return Some(("warning", sentence(o, &refused))),
             };
             // Only a web page, never a script, whatever the answer says.
             let web = url.starts_with("https://") || url.starts_with("http://");
             if !(web && platform::open_page(&url).await) {
-                busy.set(false);
-                said.set(Some(("warning", o.google_no_browser.into())));
-                return;
+                return Some(("warning", o.google_no_browser.into()));
             }
             // The web tab is on its way to the provider: it stays busy until it leaves.
-            if cfg!(not(target_arch = "wasm32")) {
-                busy.set(false);
-                match page {
-                    PaymentPage::Checkout => go.call(Screen::ConfirmingPayment),
-                    PaymentPage::Portal => said.set(Some(("muted", s.portal_in_browser.into()))),
-                }
+            if cfg!(target_arch = "wasm32") {
+                std::future::pending::<()>().await;
             }
-        });
+            match page {
+                PaymentPage::Checkout => {
+                    go.call(Screen::ConfirmingPayment);
+                    None
+                }
+                PaymentPage::Portal => Some(("muted", s.portal_in_browser.into())),
+            }
+        })
     };
     rsx! {
-        button { class, "data-action": action, disabled: busy(), "aria-busy": "{busy()}",
+        button { class, "data-action": action, disabled: request.busy(), "aria-busy": "{request.busy()}",
             onclick: open,
-            if busy() { "{o.working}" } else { "{label}" }
+            if request.busy() { "{o.working}" } else { "{label}" }
         }
-        if let Some((class, says)) = said() {
+        if let Some((class, says)) = request.said() {
             p { class, role: "alert", "data-problem": action, "{says}" }
         }
     }

@@ -1,0 +1,215 @@
+//! Cubo da Velha on one device: the level and whether the Velha plays, the game on the cube,
+//! the refusal to tell, and whether the game already counts in "Você × Velha".
+
+use velha_rules::game::Refusal;
+use velha_rules::{Cube, CubeAction, CubeIllegal, Level, Match, Player, Position, Status, Turn};
+
+/// What an action played leaves to the screen besides the cube itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Played {
+    /// The layer it turned and the cube before, to animate (CUBE-V04, V05).
+    pub turned: Option<(Cube, Turn)>,
+    /// Whether it ended the game.
+    pub ended: bool,
+}
+
+/// Cube games on one device, from the choice of a mode to PARAR.
+pub struct CubeSession {
+    /// The level, and whether the Velha plays O; `None` while choosing.
+    setup: Option<(Level, bool)>,
+    /// No clock on one device; the match keeps the game's earlier positions, which the
+    /// Velha steers away from.
+    game: Match<Cube>,
+    /// The person's last action refused, and why, until the next one is played.
+    refused: Option<(CubeAction, CubeIllegal)>,
+    /// Whether "Você × Velha" already counts the game on the cube.
+    counted: bool,
+}
+
+impl Default for CubeSession {
+    /// No mode chosen yet.
+    fn default() -> CubeSession {
+        CubeSession {
+            setup: None,
+            game: Match::new(Cube::new(Level::One), None, 0),
+            refused: None,
+            counted: false,
+        }
+    }
+}
+
+impl CubeSession {
+    /// The level and whether the Velha plays; `None` while choosing.
+    pub fn setup(&self) -> Option<(Level, bool)> {
+        self.setup
+    }
+
+    /// The cube of the game on the table.
+    pub fn cube(&self) -> Cube {
+        *self.game.position()
+    }
+
+    /// The game's earlier positions, oldest first.
+    pub fn earlier(&self) -> &[Cube] {
+        self.game.earlier()
+    }
+
+    /// The person's last action refused, and why.
+    pub fn refused(&self) -> Option<(CubeAction, CubeIllegal)> {
+        self.refused
+    }
+
+    /// Whether it is the Velha's turn.
+    pub fn velha_to_move(&self) -> bool {
+        matches!(self.setup, Some((_, true))) && self.cube().status() == Status::Ongoing(Player::O)
+    }
+
+    /// A game at `level`, against the Velha or between two people.
+    pub fn choose(&mut self, level: Level, against_velha: bool) {
+        self.setup = Some((level, against_velha));
+        self.new_game(level);
+    }
+
+    /// Another game of the same mode.
+    pub fn another_game(&mut self) {
+        if let Some((level, _)) = self.setup {
+            self.new_game(level);
+        }
+    }
+
+    /// PARAR.
+    pub fn stop(&mut self) {
+        self.setup = None;
+    }
+
+    /// The person's action: played, or refused with the reason kept to tell.
+    pub fn act(&mut self, action: CubeAction) -> Result<Played, CubeIllegal> {
+        let result = self.play(action);
+        self.refused = result.err().map(|reason| (action, reason));
+        result
+    }
+
+    /// An action the screen refused before playing it (a drag that turns nothing, say).
+    pub fn refuse(&mut self, action: CubeAction, reason: CubeIllegal) {
+        self.refused = Some((action, reason));
+    }
+
+    /// The Velha's action; a refusal ends its turn and tells nobody.
+    pub fn velha_plays(&mut self, action: CubeAction) -> Result<Played, CubeIllegal> {
+        self.play(action)
+    }
+
+    /// The winner of a game won against the Velha, once per game: "Você × Velha" counts
+    /// it (ON-K05).
+    pub fn velha_result(&mut self) -> Option<Player> {
+        match (self.setup, self.cube().status(), self.counted) {
+            (Some((_, true)), Status::Win(winner), false) => {
+                self.counted = true;
+                Some(winner)
+            }
+            _ => None,
+        }
+    }
+
+    fn new_game(&mut self, level: Level) {
+        self.game = Match::new(Cube::new(level), None, 0);
+        self.counted = false;
+        self.refused = None;
+    }
+
+    /// The side to move plays `action`.
+    fn play(&mut self, action: CubeAction) -> Result<Played, CubeIllegal> {
+        let before = self.cube();
+        self.game
+            .act(before.side_to_move(), action, 0)
+            .map_err(|refused| match refused {
+                Refusal::Illegal { reason, .. } => reason,
+                // The side to move always acts here, with no clock: only the end remains.
+                _ => CubeIllegal::GameOver,
+            })?;
+        Ok(Played {
+            turned: match action {
+                CubeAction::Turn(turn) => Some((before, turn)),
+                CubeAction::Tap(_) => None,
+            },
+            ended: self.cube().status().is_over(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn action(text: &str) -> CubeAction {
+        text.parse().expect("an action")
+    }
+
+    #[test]
+    fn the_velha_answers_the_person_and_a_win_counts_once() {
+        let mut session = CubeSession::default();
+        session.choose(Level::One, true);
+        assert!(!session.velha_to_move(), "the person, X, begins");
+        let played = session.act(action("a1")).expect("a mark");
+        assert_eq!(
+            played,
+            Played {
+                turned: None,
+                ended: false
+            }
+        );
+        assert!(session.velha_to_move());
+        assert!(session.velha_plays(action("b1")).is_ok());
+        assert!(session.act(action("a2")).is_ok());
+        assert!(session.velha_plays(action("b2")).is_ok());
+        assert_eq!(session.velha_result(), None, "nothing to count mid-game");
+        assert!(session.act(action("a3")).expect("the winning mark").ended);
+        assert_eq!(session.cube().status(), Status::Win(Player::X));
+        assert!(!session.velha_to_move());
+        assert_eq!(session.velha_result(), Some(Player::X));
+        assert_eq!(session.velha_result(), None, "counted once");
+        session.another_game();
+        assert_eq!(session.cube(), Cube::new(Level::One));
+        assert_eq!(session.earlier(), &[] as &[Cube]);
+    }
+
+    #[test]
+    fn a_refusal_is_kept_until_the_next_action_is_played() {
+        let mut session = CubeSession::default();
+        session.choose(Level::Two, false);
+        assert!(session.act(action("a1")).is_ok());
+        let reason = session.act(action("a1")).expect_err("X's mark, O's turn");
+        assert_eq!(session.refused(), Some((action("a1"), reason)));
+        assert!(session.act(action("c3")).is_ok());
+        assert_eq!(session.refused(), None);
+        session.refuse(action("U+"), CubeIllegal::GameOver);
+        assert!(session.refused().is_some());
+        session.another_game();
+        assert_eq!(session.refused(), None);
+        assert_eq!(session.setup(), Some((Level::Two, false)));
+    }
+
+    #[test]
+    fn a_turn_is_given_to_animate_and_two_people_count_nothing() {
+        let mut session = CubeSession::default();
+        session.choose(Level::One, false);
+        let before = session.cube();
+        let played = session.act(action("U+")).expect("a turn of the top layer");
+        let turn: Turn = "U+".parse().expect("a turn");
+        assert_eq!(played.turned, Some((before, turn)));
+        assert_eq!(session.earlier().len(), 1);
+        // Played alone, the turn was X's counted turn: O marks the a column.
+        assert_eq!(session.cube().status(), Status::Ongoing(Player::O));
+        for text in ["a1", "b1", "a2", "b2", "a3"] {
+            assert!(session.act(action(text)).is_ok(), "{text}");
+        }
+        assert_eq!(session.cube().status(), Status::Win(Player::O));
+        assert_eq!(
+            session.velha_result(),
+            None,
+            "only games against the Velha count"
+        );
+        session.stop();
+        assert_eq!(session.setup(), None);
+    }
+}

@@ -1,0 +1,323 @@
+//! Super Jogo da Velha and Jogo da Velha 2.0 on one device: the starter agreed before the
+//! first game, the rival, the series, the game on the board with 2.0's turn clock, and what
+//! the clock last did. Times are the device's milliseconds, passed in.
+
+use velha_ai::Difficulty;
+use velha_rules::game::{Clock, Event};
+use velha_rules::{
+    Match, Player, Position, Series, SeriesScore, Status, UltCell, Ultimate, Variant,
+};
+
+/// Who the person plays against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rival {
+    /// The computer, at a difficulty.
+    Computer(Difficulty),
+    /// Another person on the same device.
+    Friend,
+}
+
+/// A series of Super or 2.0 on one device, from the choice of a starter and a rival to PARAR.
+pub struct UltimateSession {
+    variant: Variant,
+    /// 2.0's clock (V2-R05) is the match's: a lost turn passes the move, three in a row lose.
+    clock: Option<Clock>,
+    /// Who starts the first game (SUPER-R05); 2.0 always starts with X.
+    first: Player,
+    /// Whether the coin picked `first`, rather than the players.
+    tossed: bool,
+    rival: Option<Rival>,
+    series: Series,
+    /// The person's symbol in the game on the board (between friends, the first player's):
+    /// the series moves on to the next game's once this one is recorded.
+    person: Player,
+    game: Match<Ultimate>,
+    /// Whether the series already counts the finished game on the board.
+    recorded: bool,
+    /// The clock's hand, in whole seconds, as last read.
+    seconds_left: u32,
+    /// Who lost the last turn to the clock, until the next press or game.
+    lost_turn: Option<Player>,
+}
+
+impl UltimateSession {
+    /// No rival chosen yet: 2.0 (`v2`) or Super, whose first starter is `coin` until the
+    /// players agree on one; 2.0's turns last `move_ms`; `now` is the device's clock.
+    pub fn new(v2: bool, coin: Player, move_ms: u64, now: u64) -> UltimateSession {
+        let variant = if v2 { Variant::V2 } else { Variant::Super };
+        let clock = v2.then_some(Clock { move_ms });
+        UltimateSession {
+            variant,
+            clock,
+            first: if v2 { Player::X } else { coin },
+            tossed: true,
+            rival: None,
+            series: Series::new(Player::X, Player::X),
+            person: Player::X,
+            game: Match::new(Ultimate::new(variant, Player::X), clock, now),
+            recorded: false,
+            seconds_left: move_ms.div_ceil(1000) as u32,
+            lost_turn: None,
+        }
+    }
+
+    /// Who starts the first game.
+    pub fn first(&self) -> Player {
+        self.first
+    }
+
+    /// Whether the coin picked the first starter.
+    pub fn tossed(&self) -> bool {
+        self.tossed
+    }
+
+    /// Who the person faces; `None` while choosing.
+    pub fn rival(&self) -> Option<Rival> {
+        self.rival
+    }
+
+    /// The grid of the game on the board.
+    pub fn grid(&self) -> Ultimate {
+        *self.game.position()
+    }
+
+    /// The series so far, for the person (between friends, the first player).
+    pub fn score(&self) -> SeriesScore {
+        self.series.score()
+    }
+
+    /// The person's symbol in the game on the board.
+    pub fn person(&self) -> Player {
+        self.person
+    }
+
+    /// Whether a person may press a cell now.
+    pub fn person_moves(&self) -> bool {
+        let status = self.grid().status();
+        match self.rival {
+            Some(Rival::Computer(_)) => status == Status::Ongoing(self.person),
+            Some(Rival::Friend) => !status.is_over(),
+            None => false,
+        }
+    }
+
+    /// 2.0's clock, in whole seconds left, as last read.
+    pub fn seconds_left(&self) -> u32 {
+        self.seconds_left
+    }
+
+    /// Who lost the last turn to the clock, while it is worth telling.
+    pub fn lost_turn(&self) -> Option<Player> {
+        self.lost_turn
+    }
+
+    /// The coin picks who starts the first game.
+    pub fn toss(&mut self, coin: Player) {
+        self.first = coin;
+        self.tossed = true;
+    }
+
+    /// The players agree that `starter` starts the first game.
+    pub fn agree_starter(&mut self, starter: Player) {
+        self.first = starter;
+        self.tossed = false;
+    }
+
+    /// A new rival starts a new series at `now`. True when the game ended just now (never at
+    /// its start, but every change answers alike).
+    #[must_use]
+    pub fn face(&mut self, rival: Rival, now: u64) -> bool {
+        self.rival = Some(rival);
+        // V2-R08: 2.0 always begins with X, so the sides swap symbols.
+        self.series = if self.variant == Variant::V2 {
+            Series::swapping(Player::X)
+        } else {
+            Series::new(self.first, Player::X)
+        };
+        self.another_game(now)
+    }
+
+    /// The next game of the series at `now`: its starter alternates (Super) or the sides swap
+    /// symbols (2.0). True when the game ended just now.
+    #[must_use]
+    pub fn another_game(&mut self, now: u64) -> bool {
+        self.person = self.series.next_side();
+        self.game = Match::new(
+            Ultimate::new(self.variant, self.series.next_starter()),
+            self.clock,
+            now,
+        );
+        self.recorded = false;
+        self.lost_turn = None;
+        self.record()
+    }
+
+    /// The side to move plays `cell` at `now` (a refused press changes nothing). True when
+    /// the game ended just now: the series has counted it.
+    #[must_use]
+    pub fn press(&mut self, cell: UltCell, now: u64) -> bool {
+        self.lost_turn = None;
+        let by = self.game.position().side_to_move();
+        let _refused = self.game.act(by, cell, now);
+        self.record()
+    }
+
+    /// The game's ply, when it is the computer's turn to think about it.
+    pub fn computer_to_think(&self) -> Option<u32> {
+        let computer_moves = matches!(self.rival, Some(Rival::Computer(_)))
+            && self.grid().status() == Status::Ongoing(!self.person);
+        computer_moves.then(|| self.game.ply())
+    }
+
+    /// The computer's decision about the game at `ply`, played at `now` unless the game has
+    /// moved on meanwhile (2.0's clock took the turn away). True when the game ended just now.
+    #[must_use]
+    pub fn computer_plays(&mut self, ply: u32, cell: Option<UltCell>, now: u64) -> bool {
+        if let Some(cell) = cell.filter(|_| self.game.ply() == ply) {
+            let _refused = self.game.act(!self.person, cell, now);
+        }
+        self.record()
+    }
+
+    /// Whether 2.0's clock runs: a game against a rival goes on.
+    pub fn clock_runs(&self) -> bool {
+        self.clock.is_some() && self.rival.is_some() && !self.grid().status().is_over()
+    }
+
+    /// 2.0's clock at `now`, while it runs: the hand moves, and the match decides what a
+    /// run-out turn means. `Some` when it took a turn away (the computer thinks anew),
+    /// saying whether that ended the game.
+    #[must_use]
+    pub fn tick(&mut self, now: u64) -> Option<bool> {
+        if !self.clock_runs() {
+            return None;
+        }
+        let events = self.game.tick(now);
+        let left = self.game.time_left(now).unwrap_or(0);
+        self.seconds_left = left.div_ceil(1000) as u32;
+        for event in &events {
+            if let Event::TurnLost { by, .. } = event {
+                self.lost_turn = Some(*by);
+            }
+        }
+        (!events.is_empty()).then(|| self.record())
+    }
+
+    /// PARAR.
+    pub fn stop(&mut self) {
+        self.rival = None;
+    }
+
+    /// Counts a game that ended, once; true when it did so now.
+    fn record(&mut self) -> bool {
+        let status = self.grid().status();
+        if status.is_over() && !self.recorded {
+            self.series.record(status);
+            self.recorded = true;
+            return true;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TURN: u64 = 1000;
+
+    fn cell(name: &str) -> UltCell {
+        name.parse().expect("a cell")
+    }
+
+    #[test]
+    fn the_coin_or_the_players_pick_the_first_starter() {
+        let mut session = UltimateSession::new(false, Player::O, TURN, 0);
+        assert_eq!((session.first(), session.tossed()), (Player::O, true));
+        session.agree_starter(Player::X);
+        assert_eq!((session.first(), session.tossed()), (Player::X, false));
+        session.toss(Player::O);
+        assert!(!session.face(Rival::Friend, 0));
+        assert_eq!(session.grid().status(), Status::Ongoing(Player::O));
+        // 2.0 ignores the coin: X always begins.
+        let v2 = UltimateSession::new(true, Player::O, TURN, 0);
+        assert_eq!(v2.first(), Player::X);
+    }
+
+    #[test]
+    fn the_clock_takes_a_turn_and_the_third_in_a_row_ends_the_game() {
+        let mut session = UltimateSession::new(true, Player::X, TURN, 0);
+        assert_eq!(
+            session.tick(TURN),
+            None,
+            "no clock runs before a rival is chosen"
+        );
+        assert!(!session.face(Rival::Friend, 0));
+        assert_eq!(session.tick(400), None);
+        assert_eq!(session.seconds_left(), 1);
+        assert_eq!(session.tick(TURN), Some(false));
+        assert_eq!(session.lost_turn(), Some(Player::X));
+        assert_eq!(session.grid().status(), Status::Ongoing(Player::O));
+        assert!(!session.press(cell("a1"), TURN + 100), "O plays in time");
+        assert_eq!(session.lost_turn(), None, "a press puts the warning away");
+        // X's turn started at O's move: its second and third turns in a row run out.
+        assert_eq!(session.tick(2 * TURN + 100), Some(false));
+        assert_eq!(session.lost_turn(), Some(Player::X));
+        assert_eq!(session.tick(3 * TURN + 100), Some(false));
+        assert_eq!(session.lost_turn(), Some(Player::O));
+        assert_eq!(session.tick(4 * TURN + 100), Some(true));
+        assert_eq!(session.grid().status(), Status::Win(Player::O));
+        assert_eq!(
+            session.tick(9 * TURN),
+            None,
+            "an ended game's clock stands still"
+        );
+        assert_eq!(session.score().losses, 1, "counted once");
+        assert_eq!(session.score().wins + session.score().draws, 0);
+        assert!(!session.person_moves());
+    }
+
+    #[test]
+    fn in_2_0_the_sides_swap_and_the_computer_starts_the_second_game() {
+        let mut session = UltimateSession::new(true, Player::X, TURN, 0);
+        assert!(!session.face(Rival::Computer(Difficulty::Easy), 0));
+        assert_eq!(session.person(), Player::X);
+        assert_eq!(session.computer_to_think(), None, "the person begins");
+        // The person lets three turns run out while the computer is slow to answer.
+        assert_eq!(session.tick(TURN), Some(false));
+        let ply = session.computer_to_think().expect("the computer's turn");
+        assert!(!session.computer_plays(ply, Some(cell("e5")), TURN + 10));
+        assert_eq!(session.tick(2 * TURN + 10), Some(false));
+        let ply = session.computer_to_think().expect("the computer's turn");
+        assert!(!session.computer_plays(ply, Some(cell("a1")), 2 * TURN + 20));
+        assert!(session.tick(3 * TURN + 20).expect("a turn lost"));
+        assert_eq!(session.score().losses, 1);
+
+        assert!(!session.another_game(5 * TURN));
+        assert_eq!(
+            session.person(),
+            Player::O,
+            "V2-R08: the sides swap symbols"
+        );
+        assert_eq!(session.grid().status(), Status::Ongoing(Player::X));
+        assert!(!session.person_moves());
+        assert!(
+            session.computer_to_think().is_some(),
+            "the computer, X, begins"
+        );
+    }
+
+    #[test]
+    fn a_decision_about_a_game_that_moved_on_is_dropped() {
+        let mut session = UltimateSession::new(true, Player::X, TURN, 0);
+        assert!(!session.face(Rival::Computer(Difficulty::Medium), 0));
+        assert!(!session.press(cell("e5"), 10));
+        let ply = session.computer_to_think().expect("the computer's turn");
+        // The clock takes the computer's turn while it thinks.
+        assert_eq!(session.tick(TURN + 10), Some(false));
+        let before = session.grid();
+        assert!(!session.computer_plays(ply, Some(cell("a1")), TURN + 20));
+        assert_eq!(session.grid(), before);
+        assert!(session.person_moves());
+    }
+}
