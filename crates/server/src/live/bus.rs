@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use sqlx::postgres::PgListener;
-use velha_api::{OpenMatch, RoomView, ServerMsg};
+use velha_api::{Ending, ErrorCode, OpenMatch, RoomView, ServerMsg};
 
 use super::Hub;
-use crate::store::{CHANNEL, LobbyList};
+use crate::store::{Backend, CHANNEL, LobbyList};
 use crate::token::{new_id, now_ms};
 
 /// Something connections must hear of.
@@ -213,6 +213,120 @@ async fn deliver(hub: &Arc<Hub>, payload: &str) {
     match serde_json::from_str::<Event>(payload) {
         Ok(event) => hub.deliver(event).await,
         Err(e) => tracing::error!(error = %e, "an event could not be read"),
+    }
+}
+
+impl Hub {
+    /// Whether an event is new here (and remembers that it is not any more).
+    pub(super) fn first_time(&self, id: &str) -> bool {
+        self.delivered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .first_time(id)
+    }
+
+    /// Gives events their ids, remembered as delivered here: this process delivers its own
+    /// events once committed and skips their notifications. Nothing on SQLite, where no other
+    /// process listens.
+    pub(super) fn encode(&self, events: &[Event]) -> Vec<(String, String)> {
+        if self.store.backend() != Backend::Postgres {
+            return Vec::new();
+        }
+        let encoded = encode(events);
+        for (id, _) in &encoded {
+            self.first_time(id);
+        }
+        encoded
+    }
+
+    /// Tells every process (this one too) of events that change nothing stored.
+    pub(super) async fn publish(self: &Arc<Self>, events: Vec<Event>) {
+        if events.is_empty() {
+            return;
+        }
+        if let Err(e) = self.store.publish(&self.encode(&events)).await {
+            tracing::error!(error = %e, "could not tell the other processes");
+        }
+        self.committed(events).await;
+    }
+
+    /// Delivers here events just committed with the change that made them (the other
+    /// processes hear of them by NOTIFY).
+    pub(super) async fn committed(self: &Arc<Self>, events: Vec<Event>) {
+        for event in events {
+            self.deliver(event).await;
+        }
+    }
+
+    /// Hands an event to the connections of this process it is for.
+    pub(super) async fn deliver(self: &Arc<Self>, event: Event) {
+        match event {
+            Event::Players { to, msg } => {
+                for account in &to {
+                    self.send_to(account, &msg);
+                }
+            }
+            Event::Ended { match_id, players } => {
+                if !self.holds_any(&players) {
+                    return;
+                }
+                match self.store.get_match(&match_id).await {
+                    Ok(Some(row)) => {
+                        if let Some(how) = row.ending {
+                            let ended = ServerMsg::Ended {
+                                match_id,
+                                ending: Ending {
+                                    winner: row.winner,
+                                    how,
+                                },
+                                position: row.position,
+                                scored: row.scored,
+                                ratings: row.ratings,
+                            };
+                            for account in players.iter().filter(|p| !p.is_empty()) {
+                                self.send_to(account, &ended);
+                            }
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => tracing::error!(error = %e, "could not read an ended match"),
+                }
+            }
+            Event::LobbyOpened { open } => self.lock().lobby.opened(&open),
+            Event::LobbyClosed { id, list } => self.lock().lobby.closed(&id, &list),
+            Event::Room { room, version } => self.rooms.changed(&room, version),
+            Event::SignedOut { account, sessions } => {
+                let state = self.lock();
+                let signed_out = ServerMsg::Error {
+                    code: ErrorCode::Unauthorized,
+                    message: "this session was signed out; sign in again".into(),
+                };
+                for conn in state.conns.get(&account).into_iter().flatten() {
+                    if sessions.holds(&conn.session) {
+                        let _ = conn.tx.try_send(signed_out.clone());
+                        conn.close.notify_one();
+                    }
+                }
+            }
+            Event::Group {
+                group,
+                members,
+                others,
+                finalized,
+            } => {
+                self.lock().lobby.left(&group, &others);
+                for (accounts, member) in [(members, true), (others, false)] {
+                    let msg = ServerMsg::GroupChanged {
+                        group: group.clone(),
+                        member,
+                        finalized,
+                    };
+                    for account in &accounts {
+                        self.send_to(account, &msg);
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -11,6 +11,8 @@ use std::sync::Arc;
 use tokio::sync::{Notify, mpsc};
 use velha_api::{OpenMatch, Scope, ServerMsg};
 
+use super::Hub;
+use super::bus::Event;
 use crate::store::{AccountRow, LobbyList};
 
 /// Changes held for one watch while its snapshot is read; past this the snapshot is read
@@ -132,6 +134,76 @@ fn tell(watch: &mut Watch, msg: ServerMsg) {
 fn deliver(watch: &Watch, msg: ServerMsg) {
     if watch.tx.try_send(msg).is_err() {
         watch.close.notify_one();
+    }
+}
+
+impl Hub {
+    /// Connection `conn` of `account` watches this lobby list from now on; the
+    /// changes meanwhile wait for [`Hub::lobby_snapshot`].
+    pub fn watch_lobby(
+        &self,
+        conn: u64,
+        list: LobbyList,
+        account: &AccountRow,
+        tx: mpsc::Sender<ServerMsg>,
+        close: Arc<Notify>,
+    ) {
+        self.lock().lobby.watch(conn, list, account, tx, close);
+    }
+
+    /// Sends a watcher its list as just read, then what changed meanwhile; `false` when too
+    /// much changed: read it again.
+    pub fn lobby_snapshot(&self, conn: u64, snapshot: ServerMsg) -> bool {
+        self.lock().lobby.snapshot(conn, snapshot)
+    }
+
+    /// The connection stops watching the lobby.
+    pub fn unwatch_lobby(&self, conn: u64) {
+        self.lock().lobby.unwatch(conn);
+    }
+
+    /// A match opened: the watchers of its list hear of it, on every process.
+    pub async fn lobby_opened(self: &Arc<Self>, open: &OpenMatch) {
+        self.publish(vec![Event::LobbyOpened { open: open.clone() }])
+            .await;
+    }
+
+    /// A match left the lobby (started or withdrawn): the watchers of its list hear of it.
+    pub async fn lobby_closed(self: &Arc<Self>, id: &str, list: &LobbyList) {
+        self.publish(vec![Event::LobbyClosed {
+            id: id.to_owned(),
+            list: list.clone(),
+        }])
+        .await;
+    }
+
+    /// A group changed: its participants (`members`) and those who no longer or do not yet
+    /// take part in it (`others`, whose watches of its lobby end) hear of it, on every process.
+    pub async fn group_changed(
+        self: &Arc<Self>,
+        group: &str,
+        members: Vec<String>,
+        others: Vec<String>,
+    ) {
+        self.publish(vec![Event::Group {
+            group: group.to_owned(),
+            members,
+            others,
+            finalized: false,
+        }])
+        .await;
+    }
+
+    /// A group was finalized: everyone who took part in it or was invited hears of it, and
+    /// their watches of its lobby end.
+    pub async fn group_finalized(self: &Arc<Self>, group: &str, people: Vec<String>) {
+        self.publish(vec![Event::Group {
+            group: group.to_owned(),
+            members: vec![],
+            others: people,
+            finalized: true,
+        }])
+        .await;
     }
 }
 

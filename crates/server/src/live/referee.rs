@@ -1,10 +1,10 @@
-//! The referee of a live match: any process loads the match as stored, checks the action with
-//! velha-rules, and commits it only if nobody else changed the match meanwhile (the update on
-//! its id, ply and state decides: exactly one of two racing processes wins). Only then are both
-//! players told, through the events every process delivers. Nothing of a match lives in a
-//! process between two actions, so a process that dies takes no match and no clock with it.
-
-use std::sync::Arc;
+//! The referee of a live match: any process loads the match as stored, and the referee checks
+//! an action (or the clocks) with velha-rules and returns its decision: what to write and what
+//! to tell once written. It calls nothing back; the hub (`matches.rs`) commits the decision
+//! only if nobody else changed the match meanwhile (the update on its id, ply and state
+//! decides: exactly one of two racing processes wins), and only then are both players told,
+//! through the events every process delivers. Nothing of a match lives in a process between
+//! two actions, so a process that dies takes no match and no clock with it.
 
 use velha_api::{EndHow, MatchGame, MatchState, MatchView, Refusal, Seat, ServerMsg};
 use velha_rules::game::{self, Clock, Event as RulesEvent};
@@ -21,13 +21,6 @@ use crate::view::{Running, match_view};
 /// How a turn lost on the clock is written among the moves (the engine protocol's word).
 pub(super) const TIMEOUT: &str = "timeout";
 
-fn other(s: Seat) -> Seat {
-    match s {
-        Seat::X => Seat::O,
-        Seat::O => Seat::X,
-    }
-}
-
 fn index(s: Seat) -> usize {
     match s {
         Seat::X => 0,
@@ -37,7 +30,6 @@ fn index(s: Seat) -> usize {
 
 /// A live match as loaded for one action.
 pub(super) struct Live<G: LiveGame> {
-    hub: Arc<Hub>,
     /// The match as stored when loaded: who plays, and the parts that never change.
     row: MatchRow,
     ids: [String; 2],
@@ -47,79 +39,88 @@ pub(super) struct Live<G: LiveGame> {
     over: bool,
 }
 
-/// A live match of either game.
-pub(super) enum Loaded {
-    Cube(Live<Cube>),
-    V2(Live<Ultimate>),
+/// What the referee decided: what to write, and what to tell once it is written.
+pub(super) struct Decision<G: LiveGame> {
+    /// The change to write.
+    pub write: Write,
+    /// What both players (and the lobby, the other processes) hear once it is written.
+    pub told: Vec<Event>,
+    /// The match as the decision leaves it.
+    after: Match<G>,
 }
 
-/// Loads a live match; `None` when it is not live (or not there).
-pub(super) async fn load(hub: &Arc<Hub>, match_id: &str) -> Result<Option<Loaded>, String> {
-    match hub.store.get_match(match_id).await {
-        Ok(Some(row)) => from_row(hub, row).await,
-        Ok(None) => Ok(None),
-        Err(e) => Err(format!("match {match_id}: {e}")),
+/// The change a decision writes.
+pub(super) enum Write {
+    /// A move, or 2.0's lost turn: a row of the match's moves.
+    Move(MoveWrite),
+    /// The end of the match without a move: the cube's clock, an abandonment.
+    End {
+        winner: Option<Seat>,
+        how: EndHow,
+        at: i64,
+    },
+}
+
+/// A move to write: the store's `MoveCommit` without the match and the events, which the hub
+/// adds.
+pub(super) struct MoveWrite {
+    ply_before: u32,
+    seat: Seat,
+    actions: String,
+    position: String,
+    now: i64,
+    deadline: Option<i64>,
+    ending: Option<(Option<Seat>, EndHow)>,
+}
+
+impl MoveWrite {
+    /// The store's commit of this move in `match_id`, telling `events`.
+    pub(super) fn commit<'a>(
+        &'a self,
+        match_id: &'a str,
+        events: &'a [(String, String)],
+    ) -> MoveCommit<'a> {
+        MoveCommit {
+            match_id,
+            ply_before: self.ply_before,
+            seat: self.seat,
+            actions: &self.actions,
+            position: &self.position,
+            now: self.now,
+            deadline: self.deadline,
+            ending: self.ending,
+            events,
+        }
     }
 }
 
-/// A match as just read, to act on; `None` when it is not live.
-pub(super) async fn from_row(hub: &Arc<Hub>, row: MatchRow) -> Result<Option<Loaded>, String> {
-    if row.state != MatchState::Live {
-        return Ok(None);
-    }
-    Ok(Some(match row.game {
-        MatchGame::Cube => {
-            let cube: Cube = row
-                .position
-                .parse()
-                .map_err(|e| format!("match {}: stored position unreadable: {e}", row.id))?;
-            Loaded::Cube(Live::new(hub, row, cube)?)
+impl Write {
+    /// How the match ends with this change, if it does: the winner (none for a draw) and how.
+    pub(super) fn ending(&self) -> Option<(Option<Seat>, EndHow)> {
+        match self {
+            Write::Move(m) => m.ending,
+            Write::End { winner, how, .. } => Some((*winner, *how)),
         }
-        MatchGame::V2 if row.ply == 0 => {
-            Loaded::V2(Live::new(hub, row, Ultimate::new(Variant::V2, Player::X))?)
-        }
-        MatchGame::V2 => {
-            let position = v2_position(hub, &row).await?;
-            Loaded::V2(Live::new(hub, row, position)?)
-        }
-    }))
-}
-
-/// A 2.0 match's position rebuilt from its stored moves by the rules: its state line does not
-/// hold the lost turns in a row (V2-R05), the moves do.
-async fn v2_position(hub: &Hub, row: &MatchRow) -> Result<Ultimate, String> {
-    let moves = hub
-        .store
-        .moves_of(&row.id)
-        .await
-        .map_err(|e| format!("match {}: moves unreadable: {e}", row.id))?;
-    let actions: Vec<(Player, &str)> = moves
-        .iter()
-        .map(|(_, seat, action)| (Player::from(*seat), action.as_str()))
-        .collect();
-    let replayed = room::replay_game(RoomGame::V2, Player::X, &actions)
-        .map_err(|e| format!("match {}: moves do not replay: {e}", row.id))?;
-    match replayed.boards.last() {
-        Some(Board::Ultimate(u)) => Ok(*u),
-        _ => Err(format!("match {}: not a 2.0 game", row.id)),
     }
 }
 
-/// Calls `$body` with the loaded match of either game as `$live`.
-macro_rules! with_live {
-    ($loaded:expr, $live:ident => $body:expr) => {
-        match $loaded {
-            #[allow(unused_mut)]
-            Loaded::Cube(mut $live) => $body,
-            #[allow(unused_mut)]
-            Loaded::V2(mut $live) => $body,
-        }
-    };
+/// Why an action is not carried out.
+pub(super) enum Rejected {
+    /// The rules, the turn or the ply refuse it.
+    Refused(Refusal),
+    /// It came after the move clock ran out: the timeout stands, and the clocks are to be
+    /// settled (`Live::settlement`).
+    Late,
 }
-pub(super) use with_live;
+
+impl From<Refusal> for Rejected {
+    fn from(refusal: Refusal) -> Self {
+        Rejected::Refused(refusal)
+    }
+}
 
 impl<G: LiveGame> Live<G> {
-    fn new(hub: &Arc<Hub>, row: MatchRow, position: G) -> Result<Live<G>, String> {
+    fn new(move_ms: i64, row: MatchRow, position: G) -> Result<Live<G>, String> {
         let deadline = row
             .deadline
             .ok_or_else(|| format!("match {}: live without a deadline", row.id))?;
@@ -130,15 +131,19 @@ impl<G: LiveGame> Live<G> {
             (None, false) => return Err(format!("match {}: live without O", row.id)),
         };
         let clock = Clock {
-            move_ms: hub.clocks.move_ms.unsigned_abs(),
+            move_ms: move_ms.unsigned_abs(),
         };
         Ok(Live {
-            hub: hub.clone(),
             ids: [row.x_id.clone(), o_id],
             game: Match::resume(position, row.ply, Some(clock), Some(ms(deadline))),
             over: false,
             row,
         })
+    }
+
+    /// The match's id.
+    pub(super) fn id(&self) -> &str {
+        &self.row.id
     }
 
     /// The position now.
@@ -225,112 +230,82 @@ impl<G: LiveGame> Live<G> {
         })
     }
 
-    /// Applies the clocks that ran out: the move clock first (ON-M03: the cube's side to move
-    /// loses; V2-R05: 2.0's loses the turn, each lost turn a move of its own), then the
-    /// earlier reconnection deadline (ON-M04).
-    pub(super) async fn settle(&mut self) {
-        let now = now_ms();
+    /// The next change the clocks that ran out by `now` make, in order: the move clock first
+    /// (ON-M03: the cube's side to move loses; V2-R05: 2.0's loses the turn, each lost turn a
+    /// move of its own, one decision each), then the earlier reconnection deadline (ON-M04).
+    /// None when nothing is due.
+    pub(super) fn settlement(&self, now: i64) -> Option<Decision<G>> {
+        if self.over {
+            return None;
+        }
         if G::TIMEOUT_IS_A_MOVE {
-            while let Some(deadline) = self.game.deadline().map(|d| d as i64).filter(|d| *d <= now)
-            {
+            if let Some(deadline) = self.game.deadline().map(|d| d as i64).filter(|d| *d <= now) {
                 let mut after = self.game.clone();
                 // Exactly the turn that ran out at `deadline`: the next starts then.
                 let events = after.tick(ms(deadline));
-                let Some(RulesEvent::TurnLost { by, .. }) = events.first().copied() else {
-                    break;
-                };
-                let timeout = vec![TIMEOUT.to_owned()];
-                if self
-                    .commit(Seat::from(by), timeout, after, &events, deadline)
-                    .await
-                    .is_err()
-                    || self.over
-                {
-                    return;
+                if let Some(RulesEvent::TurnLost { by, .. }) = events.first().copied() {
+                    let timeout = vec![TIMEOUT.to_owned()];
+                    return Some(self.decide_move(
+                        Seat::from(by),
+                        timeout,
+                        after,
+                        &events,
+                        deadline,
+                    ));
                 }
             }
         } else {
-            let deadline = self.deadline();
             let mut after = self.game.clone();
             let timed_out = after.tick(ms(now)).into_iter().find_map(|e| match e {
                 RulesEvent::Ended { winner, .. } => Some(winner),
                 _ => None,
             });
             if let Some(winner) = timed_out {
-                self.end(winner.map(Seat::from), EndHow::Time, deadline)
-                    .await;
-                return;
+                let (at, winner) = (self.deadline(), winner.map(Seat::from));
+                return Some(self.decide_end(after, winner, EndHow::Time, at));
             }
         }
-        let gone = [Seat::X, Seat::O]
+        [Seat::X, Seat::O]
             .into_iter()
             .filter_map(|s| self.row.away[index(s)].map(|t| (t, s)))
             .filter(|(t, _)| *t <= now)
-            .min();
-        if let Some((at, loser)) = gone {
-            self.end(Some(other(loser)), EndHow::Abandonment, at).await;
+            .min()
+            .and_then(|(at, gone)| self.abandoned(gone, at).ok())
+    }
+
+    /// `account` leaves the match at `now`: a loss by abandonment.
+    pub(super) fn leave(&self, account: &str, now: i64) -> Result<Decision<G>, Refusal> {
+        let s = self.seat_of(account).ok_or(Refusal::NotAPlayer)?;
+        self.abandoned(s, now)
+    }
+
+    /// `by` abandons the match at `at`, as the rules' match model ends it.
+    fn abandoned(&self, by: Seat, at: i64) -> Result<Decision<G>, Refusal> {
+        let mut after = self.game.clone();
+        match after.abandon(Player::from(by)) {
+            Ok(RulesEvent::Ended { winner, .. }) => {
+                let winner = winner.map(Seat::from);
+                Ok(self.decide_end(after, winner, EndHow::Abandonment, at))
+            }
+            Ok(_) => Err(Refusal::NotLive),
+            Err(refusal) => Err(refused::<G>(refusal)),
         }
     }
 
-    /// Records the end; whether this call ended it (another process may have first).
-    async fn end(&mut self, winner: Option<Seat>, how: EndHow, at: i64) -> bool {
-        let events = [self.ended()];
-        let encoded = self.hub.encode(&events);
-        match self
-            .hub
-            .store
-            .end_match(&self.row.id, winner, how, at, &encoded)
-            .await
-        {
-            Ok(true) => {
-                tracing::info!(match_id = %self.row.id, ?winner, how = how.as_str(), "match over");
-                self.over = true;
-                self.hub.committed(events.into()).await;
-                true
-            }
-            Ok(false) => {
-                self.over = true;
-                false
-            }
-            Err(e) => {
-                // Nothing is lost: the clock stays overdue and the sweeper settles it again.
-                tracing::error!(error = %e, match_id = %self.row.id, "could not record the end");
-                false
-            }
-        }
-    }
-
-    /// `account` leaves the match: a loss by abandonment.
-    pub(super) async fn leave(&mut self, account: &str) -> Result<(), Refusal> {
-        let Some(s) = self.seat_of(account) else {
-            return Err(Refusal::NotAPlayer);
-        };
-        if self
-            .end(Some(other(s)), EndHow::Abandonment, now_ms())
-            .await
-        {
-            Ok(())
-        } else if self.over {
-            Err(Refusal::NotLive)
-        } else {
-            Err(Refusal::Unavailable)
-        }
-    }
-
-    pub(super) async fn play(
-        &mut self,
+    /// A move of `account` at `now`, sent for the ply `ply`.
+    pub(super) fn play(
+        &self,
         account: &str,
         ply: u32,
         actions: &[String],
-    ) -> Result<(), Refusal> {
-        let Some(mover) = self.seat_of(account) else {
-            return Err(Refusal::NotAPlayer);
-        };
-        let now = now_ms();
+        now: i64,
+    ) -> Result<Decision<G>, Rejected> {
+        let mover = self.seat_of(account).ok_or(Refusal::NotAPlayer)?;
         if ply != self.game.ply() {
             return Err(Refusal::Stale {
                 ply: self.game.ply(),
-            });
+            }
+            .into());
         }
         let parsed = actions
             .iter()
@@ -341,29 +316,25 @@ impl<G: LiveGame> Live<G> {
                     .map_err(|_| Refusal::BadAction { index })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        self.apply(mover, parsed, now).await
+        self.decide(mover, parsed, now)
     }
 
-    /// The Velha's action (O), through the same checks and commit as a player's.
-    pub(super) async fn velha_plays(&mut self, action: &str) {
-        let Ok(parsed) = action.parse::<G::Action>() else {
-            tracing::error!(match_id = %self.row.id, action, "the Velha's action is unreadable");
-            return;
-        };
-        if let Err(refusal) = self.apply(Seat::O, vec![parsed], now_ms()).await {
-            tracing::error!(match_id = %self.row.id, ?refusal, "the Velha's action was refused");
-        }
+    /// The Velha's action (O) at `now`, through the same checks as a player's.
+    pub(super) fn velha_plays(&self, action: &str, now: i64) -> Result<Decision<G>, Rejected> {
+        let parsed = action
+            .parse::<G::Action>()
+            .map_err(|_| Refusal::BadAction { index: 0 })?;
+        self.decide(Seat::O, vec![parsed], now)
     }
 
-    /// Checks, commits and announces the move of `mover`.
-    async fn apply(
-        &mut self,
+    /// Checks the move of `mover` with the rules' match model: whose turn, whole turn, clock.
+    /// One action may be a free turn committed on its own; more must make a whole move.
+    fn decide(
+        &self,
         mover: Seat,
         parsed: Vec<G::Action>,
         now: i64,
-    ) -> Result<(), Refusal> {
-        // The rules' match model decides: whose turn, whole turn, clock. One action may be a
-        // free turn committed on its own; more must make a whole move.
+    ) -> Result<Decision<G>, Rejected> {
         let mut after = self.game.clone();
         let result = match parsed[..] {
             [action] => after.act(Player::from(mover), action, ms(now)),
@@ -371,27 +342,23 @@ impl<G: LiveGame> Live<G> {
         };
         let events = match result {
             Ok(events) => events,
-            Err(game::Refusal::TimeUp) => {
-                // The move came after the clock ran out: the timeout stands.
-                self.settle().await;
-                return Err(Refusal::NotLive);
-            }
-            Err(refusal) => return Err(refused::<G>(refusal)),
+            Err(game::Refusal::TimeUp) => return Err(Rejected::Late),
+            Err(refusal) => return Err(refused::<G>(refusal).into()),
         };
         let played = parsed.iter().map(ToString::to_string).collect();
-        self.commit(mover, played, after, &events, now).await
+        Ok(self.decide_move(mover, played, after, &events, now))
     }
 
-    /// Stores the match model's change (a move, or a turn lost on time) with its events, and
-    /// only then are both players told; the end of the match too, when it ended.
-    async fn commit(
-        &mut self,
+    /// The match model's change (a move, or a turn lost on time) as a decision: the move with
+    /// its events, and the end of the match too when it ended.
+    fn decide_move(
+        &self,
         mover: Seat,
         played: Vec<String>,
         after: Match<G>,
         events: &[RulesEvent<G::Action>],
         now: i64,
-    ) -> Result<(), Refusal> {
+    ) -> Decision<G> {
         let ending = events.iter().find_map(|e| match *e {
             RulesEvent::Ended { winner, ending } => {
                 let how = match ending {
@@ -403,9 +370,8 @@ impl<G: LiveGame> Live<G> {
             }
             _ => None,
         });
-        let deadline = after.deadline().map(|d| d as i64);
         let position = after.position().to_string();
-        let text = played.join(" ");
+        let actions = played.join(" ");
         let moved = ServerMsg::Moved {
             match_id: self.row.id.clone(),
             ply: after.ply(),
@@ -421,41 +387,121 @@ impl<G: LiveGame> Live<G> {
         if ending.is_some() {
             told.push(self.ended());
         }
-        let encoded = self.hub.encode(&told);
-        let commit = MoveCommit {
-            match_id: &self.row.id,
-            ply_before: self.game.ply(),
-            seat: mover,
-            actions: &text,
-            position: &position,
-            now,
-            deadline,
-            ending,
-            events: &encoded,
-        };
-        match self.hub.store.commit_move(&commit).await {
-            Ok(true) => {}
-            Ok(false) => {
-                // Another action (on this process or another) came first.
-                self.over = true;
-                return Err(self.hub.conflict(&self.row.id).await);
-            }
-            Err(e) => {
-                tracing::error!(error = %e, match_id = %self.row.id, "could not commit a move");
-                return Err(Refusal::Unavailable);
-            }
+        Decision {
+            write: Write::Move(MoveWrite {
+                ply_before: self.game.ply(),
+                seat: mover,
+                actions,
+                position,
+                now,
+                deadline: after.deadline().map(|d| d as i64),
+                ending,
+            }),
+            told,
+            after,
         }
-        self.game = after;
-        if let Some((winner, how)) = ending {
-            tracing::info!(match_id = %self.row.id, ?winner, how = how.as_str(), "match over");
-            self.over = true;
+    }
+
+    fn decide_end(
+        &self,
+        after: Match<G>,
+        winner: Option<Seat>,
+        how: EndHow,
+        at: i64,
+    ) -> Decision<G> {
+        Decision {
+            write: Write::End { winner, how, at },
+            told: vec![self.ended()],
+            after,
         }
-        self.hub.committed(told).await;
-        self.hub
-            .after_change(&self.row.id, self.next_wake(), self.velha_to_move());
-        Ok(())
+    }
+
+    /// The decision is written: the match is as it decided, and what it tells is returned.
+    pub(super) fn written(&mut self, decision: Decision<G>) -> Vec<Event> {
+        self.over = decision.write.ending().is_some();
+        self.game = decision.after;
+        decision.told
+    }
+
+    /// Another action (on this process or another) changed the match first: this one is no
+    /// longer what is stored.
+    pub(super) fn outrun(&mut self) {
+        self.over = true;
     }
 }
+
+/// A live match of either game.
+pub(super) enum Loaded {
+    Cube(Live<Cube>),
+    V2(Live<Ultimate>),
+}
+
+/// Loads a live match; `None` when it is not live (or not there).
+pub(super) async fn load(hub: &Hub, match_id: &str) -> Result<Option<Loaded>, String> {
+    match hub.store.get_match(match_id).await {
+        Ok(Some(row)) => from_row(hub, row).await,
+        Ok(None) => Ok(None),
+        Err(e) => Err(format!("match {match_id}: {e}")),
+    }
+}
+
+/// A match as just read, to act on; `None` when it is not live.
+pub(super) async fn from_row(hub: &Hub, row: MatchRow) -> Result<Option<Loaded>, String> {
+    if row.state != MatchState::Live {
+        return Ok(None);
+    }
+    Ok(Some(match row.game {
+        MatchGame::Cube => {
+            let cube: Cube = row
+                .position
+                .parse()
+                .map_err(|e| format!("match {}: stored position unreadable: {e}", row.id))?;
+            Loaded::Cube(Live::new(hub.clocks.move_ms, row, cube)?)
+        }
+        MatchGame::V2 if row.ply == 0 => Loaded::V2(Live::new(
+            hub.clocks.move_ms,
+            row,
+            Ultimate::new(Variant::V2, Player::X),
+        )?),
+        MatchGame::V2 => {
+            let position = v2_position(hub, &row).await?;
+            Loaded::V2(Live::new(hub.clocks.move_ms, row, position)?)
+        }
+    }))
+}
+
+/// A 2.0 match's position rebuilt from its stored moves by the rules: its state line does not
+/// hold the lost turns in a row (V2-R05), the moves do.
+async fn v2_position(hub: &Hub, row: &MatchRow) -> Result<Ultimate, String> {
+    let moves = hub
+        .store
+        .moves_of(&row.id)
+        .await
+        .map_err(|e| format!("match {}: moves unreadable: {e}", row.id))?;
+    let actions: Vec<(Player, &str)> = moves
+        .iter()
+        .map(|(_, seat, action)| (Player::from(*seat), action.as_str()))
+        .collect();
+    let replayed = room::replay_game(RoomGame::V2, Player::X, &actions)
+        .map_err(|e| format!("match {}: moves do not replay: {e}", row.id))?;
+    match replayed.boards.last() {
+        Some(Board::Ultimate(u)) => Ok(*u),
+        _ => Err(format!("match {}: not a 2.0 game", row.id)),
+    }
+}
+
+/// Calls `$body` with the loaded match of either game as `$live`.
+macro_rules! with_live {
+    ($loaded:expr, $live:ident => $body:expr) => {
+        match $loaded {
+            #[allow(unused_mut)]
+            Loaded::Cube(mut $live) => $body,
+            #[allow(unused_mut)]
+            Loaded::V2(mut $live) => $body,
+        }
+    };
+}
+pub(super) use with_live;
 
 /// The wire's refusal for the match model's.
 fn refused<G: LiveGame>(refusal: game::Refusal<G::Illegal>) -> Refusal {
@@ -473,4 +519,141 @@ fn refused<G: LiveGame>(refusal: game::Refusal<G::Illegal>) -> Refusal {
 /// A stored time (ms since the epoch) as the match model counts it.
 fn ms(t: i64) -> u64 {
     t.max(0).unsigned_abs()
+}
+
+#[cfg(test)]
+mod tests {
+    use velha_api::{MatchGame, MatchState, Scope};
+
+    use super::*;
+
+    const MOVE_MS: i64 = 30_000;
+    const DEADLINE: i64 = 1_000_000;
+
+    fn row(game: MatchGame, position: String) -> MatchRow {
+        MatchRow {
+            id: "m".into(),
+            game,
+            scope: Scope::Mundial,
+            level: 2,
+            x_id: "x".into(),
+            x_name: "Xis".into(),
+            x_country: "BR".into(),
+            o_id: Some("o".into()),
+            o_name: Some("Ó".into()),
+            state: MatchState::Live,
+            position,
+            ply: 0,
+            deadline: Some(DEADLINE),
+            winner: None,
+            ending: None,
+            created_at: 0,
+            scored: None,
+            group: None,
+            velha: false,
+            ratings: None,
+            away: [None, None],
+        }
+    }
+
+    fn cube() -> Live<Cube> {
+        let start = Cube::new(velha_rules::Level::Two);
+        Live::new(MOVE_MS, row(MatchGame::Cube, start.to_string()), start).unwrap()
+    }
+
+    fn v2() -> Live<Ultimate> {
+        let start = Ultimate::new(Variant::V2, Player::X);
+        Live::new(MOVE_MS, row(MatchGame::V2, start.to_string()), start).unwrap()
+    }
+
+    fn refusal<G: LiveGame>(ruling: Result<Decision<G>, Rejected>) -> Option<Refusal> {
+        match ruling {
+            Err(Rejected::Refused(refusal)) => Some(refusal),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn on_m02_only_a_player_of_the_match_at_its_ply_may_move() {
+        let live = cube();
+        let now = DEADLINE - 1;
+        let play = |who, ply| live.play(who, ply, &["a1".into()], now);
+        assert_eq!(refusal(play("z", 0)), Some(Refusal::NotAPlayer));
+        assert_eq!(refusal(play("x", 3)), Some(Refusal::Stale { ply: 0 }));
+        assert_eq!(refusal(play("o", 0)), Some(Refusal::NotYourTurn));
+        let Ok(decision) = play("x", 0) else {
+            panic!("X's first move is refused");
+        };
+        let Write::Move(m) = &decision.write else {
+            panic!("a move is not written as one");
+        };
+        assert_eq!(
+            (m.ply_before, m.seat, m.actions.as_str()),
+            (0, Seat::X, "a1")
+        );
+        assert_eq!(m.deadline, Some(now + MOVE_MS));
+        // Nothing changes until the decision is written.
+        assert_eq!(refusal(play("x", 1)), Some(Refusal::Stale { ply: 0 }));
+    }
+
+    #[test]
+    fn on_m03_a_cube_move_after_the_clock_is_late_and_the_side_to_move_loses() {
+        let mut live = cube();
+        let late = DEADLINE + 1;
+        assert!(matches!(
+            live.play("x", 0, &["a1".into()], late),
+            Err(Rejected::Late)
+        ));
+        assert!(live.settlement(DEADLINE - 1).is_none());
+        let decision = live.settlement(late).expect("the clock ran out");
+        assert_eq!(decision.write.ending(), Some((Some(Seat::O), EndHow::Time)));
+        assert!(matches!(decision.write, Write::End { at: DEADLINE, .. }));
+        live.written(decision);
+        assert!(live.settlement(late).is_none());
+        assert_eq!(live.next_wake(), None);
+        assert_eq!(live.leave("x", late).err(), Some(Refusal::NotLive));
+    }
+
+    #[test]
+    fn v2_r05_each_lost_turn_is_a_decision_of_its_own_in_order() {
+        let mut live = v2();
+        let now = DEADLINE + MOVE_MS + MOVE_MS / 2;
+        let mut lost = Vec::new();
+        while let Some(decision) = live.settlement(now) {
+            let Write::Move(m) = &decision.write else {
+                panic!("a lost turn is not written as a move");
+            };
+            lost.push((m.ply_before, m.seat, m.actions.clone(), m.now));
+            live.written(decision);
+        }
+        let timeout = TIMEOUT.to_owned();
+        assert_eq!(
+            lost,
+            [
+                (0, Seat::X, timeout.clone(), DEADLINE),
+                (1, Seat::O, timeout, DEADLINE + MOVE_MS),
+            ]
+        );
+        assert_eq!(live.next_wake(), Some(DEADLINE + 2 * MOVE_MS));
+    }
+
+    #[test]
+    fn on_m04_a_player_away_past_the_grace_loses_by_abandonment() {
+        let start = Cube::new(velha_rules::Level::Two);
+        let mut gone = row(MatchGame::Cube, start.to_string());
+        gone.away = [None, Some(DEADLINE - 10)];
+        let live = Live::new(MOVE_MS, gone, start).unwrap();
+        assert!(live.settlement(DEADLINE - 11).is_none());
+        let decision = live.settlement(DEADLINE - 5).expect("O's grace is over");
+        assert_eq!(
+            decision.write.ending(),
+            Some((Some(Seat::X), EndHow::Abandonment))
+        );
+        let left = live.leave("x", DEADLINE - 20).expect("X may leave");
+        assert_eq!(
+            left.write.ending(),
+            Some((Some(Seat::O), EndHow::Abandonment))
+        );
+        assert_eq!(live.leave("z", 0).err(), Some(Refusal::NotAPlayer));
+    }
 }

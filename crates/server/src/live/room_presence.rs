@@ -11,6 +11,10 @@ use std::collections::hash_map::Entry;
 use tokio::sync::{Mutex, MutexGuard};
 use velha_api::Seat;
 
+use super::Hub;
+use super::sweeper::DEAD_AFTER_MS;
+use crate::store::Backend;
+
 /// Shards of rooms, each written one change at a time.
 const SHARDS: usize = 64;
 
@@ -77,6 +81,103 @@ impl Written {
     /// Every shard, one after the other, locked.
     pub fn shards(&self) -> impl Iterator<Item = &Mutex<Counts>> {
         self.shards.iter()
+    }
+}
+
+impl Hub {
+    /// Takes a spectator's place in a room, unless its spectators (on every process) are all
+    /// there. On SQLite, one process: its own list of watchers holds the limit.
+    pub async fn spectate(&self, room: &str) -> Result<bool, sqlx::Error> {
+        if self.store.backend() == Backend::Sqlite {
+            return Ok(true);
+        }
+        let mut written = self.room_presence.lock(room).await;
+        let placed = self
+            .store
+            .spectate(room, &self.process, velha_rules::room::MAX_SPECTATORS)
+            .await?;
+        if placed {
+            written.spectator(room, 1);
+        }
+        Ok(placed)
+    }
+
+    /// Gives back a spectator's place.
+    pub async fn unspectate(&self, room: &str) {
+        if self.store.backend() == Backend::Sqlite {
+            return;
+        }
+        let mut written = self.room_presence.lock(room).await;
+        match self.store.unspectate(room, &self.process).await {
+            Ok(()) => written.spectator(room, -1),
+            Err(e) => tracing::error!(error = %e, "could not give back a spectator's place"),
+        }
+    }
+
+    /// A connection of a room's seat opened here (`came`) or closed: on PostgreSQL the other
+    /// processes' push senders learn that the player is looking (`seat_looking`).
+    pub async fn seat_presence(&self, room: &str, seat: velha_api::Seat, came: bool) {
+        if self.store.backend() == Backend::Sqlite {
+            return;
+        }
+        let mut written = self.room_presence.lock(room).await;
+        match self
+            .store
+            .seat_presence(room, seat, &self.process, came)
+            .await
+        {
+            Ok(()) => written.seat(room, seat, if came { 1 } else { -1 }),
+            Err(e) => tracing::error!(error = %e, "could not keep a room seat's presence"),
+        }
+    }
+
+    /// Writes back this process's room connections, which the others took away when they
+    /// gave it up for dead.
+    pub(super) async fn rewrite_room_presence(&self) -> Result<(), sqlx::Error> {
+        for shard in self.room_presence.shards() {
+            let written = shard.lock().await;
+            self.store
+                .rewrite_room_presence(&self.process, &written.seats, &written.spectators)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Whether a player of the room's seat is connected to it, through any live process. A
+    /// database that cannot answer counts as nobody looking: the notice is sent.
+    pub async fn seat_looking(&self, room: &str, seat: velha_api::Seat) -> bool {
+        if self.rooms.seat_connected(room, seat) {
+            return true;
+        }
+        if self.store.backend() == Backend::Sqlite {
+            return false;
+        }
+        self.store
+            .seat_looking(room, seat, crate::token::now_ms() - DEAD_AFTER_MS)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::error!(error = %e, "could not read a room seat's presence");
+                false
+            })
+    }
+
+    /// How many watch a room, on every process (0 if that cannot be read now).
+    pub async fn spectators(&self, room: &str) -> u32 {
+        self.spectators_of(&[room]).await[0]
+    }
+
+    /// How many watch each of these rooms, in their order.
+    pub async fn spectators_of(&self, rooms: &[&str]) -> Vec<u32> {
+        if self.store.backend() == Backend::Sqlite {
+            return rooms
+                .iter()
+                .map(|room| self.rooms.spectators(room))
+                .collect();
+        }
+        self.store.spectators(rooms).await.unwrap_or_else(|e| {
+            tracing::error!(error = %e, "could not count rooms' spectators");
+            vec![0; rooms.len()]
+        })
     }
 }
 

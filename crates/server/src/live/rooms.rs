@@ -11,6 +11,10 @@ use tokio::sync::{Notify, mpsc};
 use velha_api::{RoomServerMsg, RoomView, Seat};
 use velha_rules::room::MAX_SPECTATORS;
 
+use super::Hub;
+use super::bus::Event;
+use crate::store::{Backend, RoomRow};
+
 /// Connections a seat may hold in one room (a phone and a few tabs); a new one past it is
 /// refused, so nobody holding a credential grows a room's list without end.
 pub const MAX_SEAT_CONNECTIONS: usize = 8;
@@ -193,6 +197,51 @@ impl RoomWatches {
         watched.version = version;
         let mut views = Views::new(view);
         watched.watchers.retain(|w| w.send(&mut views));
+    }
+}
+
+/// A room's change told as an event (`Hub::room_news`).
+pub struct RoomNews {
+    events: Vec<Event>,
+    record: Option<(String, String)>,
+}
+
+impl RoomNews {
+    /// What the change's transaction records and notifies (none on SQLite).
+    pub fn record(&self) -> Option<&(String, String)> {
+        self.record.as_ref()
+    }
+}
+
+impl Hub {
+    /// The number watching a room changed: everyone watching it, on every process, gets it as
+    /// it is at `version`.
+    pub async fn room_changed(self: &Arc<Self>, room: RoomView, version: i64) {
+        self.publish(vec![Event::Room { room, version }]).await;
+    }
+
+    /// A change to a room about to be saved, as the event that tells of it: its record goes in
+    /// the change's transaction (`RoomNews::record`), and once that commits, `room_saved`
+    /// delivers it here.
+    pub fn room_news(&self, room: RoomView, version: i64) -> RoomNews {
+        let events = vec![Event::Room { room, version }];
+        let record = self.encode(&events).pop();
+        RoomNews { events, record }
+    }
+
+    /// A room's change committed with its news: everyone watching it here gets it (the other
+    /// processes hear of it by NOTIFY).
+    pub async fn room_saved(self: &Arc<Self>, news: RoomNews) {
+        self.committed(news.events).await;
+    }
+
+    /// A room as stored and how many watch it, on every process.
+    pub async fn watched_room(&self, id: &str) -> Result<Option<(RoomRow, u32)>, sqlx::Error> {
+        if self.store.backend() == Backend::Sqlite {
+            let row = self.store.room(id).await?;
+            return Ok(row.map(|row| (row, self.rooms.spectators(id))));
+        }
+        self.store.room_and_spectators(id).await
     }
 }
 

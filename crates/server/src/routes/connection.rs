@@ -1,19 +1,24 @@
 //! The one loop that carries a live WebSocket once it said hello, a player's (`socket.rs`) or a
 //! room's (`room_socket.rs`): one task reads the connection's frames, hands each text to its
 //! `answer`, and writes what reaches its outbox (the hub's messages and its own answers, in
-//! order), so a message costs no hand-off to a second task. A connection silent for a third of
-//! `silence` is pinged (a browser answers even for a hidden page, a phone that lost its signal
-//! does not); one silent for all of it is closed (at most a third later), so nobody counts as
-//! present, or holds a spectator's place, for longer than that after their signal is gone.
+//! order), so a message costs no hand-off to a second task. The socket is read only when it
+//! woke the task (`ReadWake`): a read attempt zero-fills tungstenite's 4 KiB buffer and tries a
+//! TLS read, and on a busy connection most wakes are messages going out. A connection silent
+//! for a third of `silence` is pinged (a browser answers even for a hidden page, a phone that
+//! lost its signal does not); one silent for all of it is closed (at most a third later), so
+//! nobody counts as present, or holds a spectator's place, for longer than that after their
+//! signal is gone.
 
 use std::future::Future;
 use std::sync::Arc;
-use std::task::Poll;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
-use futures_util::SinkExt;
+use futures_util::task::AtomicWaker;
+use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{Notify, mpsc};
 use tokio::time::{Instant, MissedTickBehavior, timeout};
 use velha_api::MAX_LIVE_FRAME;
@@ -71,6 +76,42 @@ async fn send(socket: &mut WebSocket, msg: Message) -> bool {
     }
 }
 
+/// The waker the socket's read side is polled with: it notes that the socket woke the task, so
+/// the loop reads it only then (and after a frame, for the next one already buffered).
+struct ReadWake {
+    woke: AtomicBool,
+    task: AtomicWaker,
+}
+
+impl Wake for ReadWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woke.store(true, Ordering::Release);
+        self.task.wake();
+    }
+}
+
+/// The next frame, when the socket woke the task since the last read that found none.
+fn poll_read(
+    socket: &mut WebSocket,
+    wake: &ReadWake,
+    waker: &Waker,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Result<Message, axum::Error>>> {
+    wake.task.register(cx.waker());
+    if !wake.woke.swap(false, Ordering::AcqRel) {
+        return Poll::Pending;
+    }
+    let read = socket.poll_next_unpin(&mut Context::from_waker(waker));
+    if read.is_ready() {
+        wake.woke.store(true, Ordering::Release);
+    }
+    read
+}
+
 /// Carries the connection until either side ends it.
 pub(super) async fn carry<S: Speaks>(
     mut socket: WebSocket,
@@ -85,6 +126,14 @@ pub(super) async fn carry<S: Speaks>(
     let every = silence / 3;
     let mut look = tokio::time::interval_at(heard + every, every);
     look.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    // Likewise one wait for the hub's word: a new one each turn of the loop would take the
+    // Notify's lock twice per frame, to join its waiters and to leave them.
+    let mut dropped = std::pin::pin!(close.notified());
+    let wake = Arc::new(ReadWake {
+        woke: AtomicBool::new(true),
+        task: AtomicWaker::new(),
+    });
+    let waker = Waker::from(wake.clone());
     loop {
         let frame = tokio::select! {
             _ = look.tick() => {
@@ -105,7 +154,7 @@ pub(super) async fn carry<S: Speaks>(
             },
             // The hub dropped it (it stopped reading, it was signed out, it is the oldest of too
             // many): what was queued before says why, and goes out first.
-            () = close.notified() => {
+            () = &mut dropped => {
                 while let Ok(out) = rx.try_recv() {
                     if !send(&mut socket, Message::Text(S::frame(&out))).await {
                         return;
@@ -113,7 +162,7 @@ pub(super) async fn carry<S: Speaks>(
                 }
                 break;
             }
-            frame = socket.recv() => {
+            frame = std::future::poll_fn(|cx| poll_read(&mut socket, &wake, &waker, cx)) => {
                 heard = Instant::now();
                 frame
             }
