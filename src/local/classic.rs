@@ -123,12 +123,7 @@ impl ClassicSession {
             }
         }
         let status = self.board().status();
-        if status.is_over() && !self.recorded {
-            self.series.record(status);
-            self.recorded = true;
-            return true;
-        }
-        false
+        super::count_once(&mut self.series, &mut self.recorded, status)
     }
 }
 

@@ -6,3 +6,16 @@
 pub mod classic;
 pub mod cube;
 pub mod ultimate;
+
+use velha_rules::{Series, Status};
+
+/// Counts a finished game in the series once, `recorded` saying whether it already does:
+/// true when it did so now.
+fn count_once(series: &mut Series, recorded: &mut bool, status: Status) -> bool {
+    if !status.is_over() || *recorded {
+        return false;
+    }
+    series.record(status);
+    *recorded = true;
+    true
+}

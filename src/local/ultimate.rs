@@ -211,12 +211,7 @@ impl UltimateSession {
     /// Counts a game that ended, once; true when it did so now.
     fn record(&mut self) -> bool {
         let status = self.grid().status();
-        if status.is_over() && !self.recorded {
-            self.series.record(status);
-            self.recorded = true;
-            return true;
-        }
-        false
+        super::count_once(&mut self.series, &mut self.recorded, status)
     }
 }
 

@@ -524,7 +524,8 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
             if resigning() {
                 div { class: "confirm ask", role: "alertdialog", "data-asking": "resign",
                     p { "{r.resign_confirm}" }
-                    button { class: "danger", "data-action": "confirm", onclick: move |_| {
+                    // A move or a claim under way first: the resignation is not dropped unseen.
+                    button { class: "danger", "data-action": "confirm", disabled: request.busy(), onclick: move |_| {
                         resigning.set(false);
                         act.call(RoomAct::Resign);
                     }, "{r.resign}" }

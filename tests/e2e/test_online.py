@@ -232,7 +232,10 @@ def test_on_m04_leaving_asks_first_and_loses_by_abandonment(browser, server):
 
 def test_on_m03_the_side_to_move_loses_when_its_time_runs_out(browser, quick):
     ana, bia = meet(browser, quick)
-    assert ana.get_attribute("[data-clock]", "data-clock") in ("0:04", "0:03")
+    # The server's 4-second clock, already counting: how far it has run down depends on how
+    # long the two phones took to meet on a busy machine, not on the rule.
+    clock = ana.get_attribute("[data-clock]", "data-clock")
+    assert clock in ("0:04", "0:03", "0:02", "0:01", "0:00"), clock
     ana.wait_for_selector("[data-status=lost]", timeout=15000)
     bia.wait_for_selector("[data-status=won]", timeout=15000)
     assert ana.inner_text("[data-status]") == "Você perdeu: o seu tempo acabou."

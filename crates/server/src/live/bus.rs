@@ -218,7 +218,7 @@ async fn deliver(hub: &Arc<Hub>, payload: &str) {
 
 impl Hub {
     /// Whether an event is new here (and remembers that it is not any more).
-    pub(super) fn first_time(&self, id: &str) -> bool {
+    fn first_time(&self, id: &str) -> bool {
         self.delivered
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -259,7 +259,7 @@ impl Hub {
     }
 
     /// Hands an event to the connections of this process it is for.
-    pub(super) async fn deliver(self: &Arc<Self>, event: Event) {
+    async fn deliver(self: &Arc<Self>, event: Event) {
         match event {
             Event::Players { to, msg } => {
                 for account in &to {

@@ -1,6 +1,6 @@
 //! When this process next looks at a live match: the clocks of the matches it changed last
 //! (a move's deadline, an absent player's return). A match whose process died is found by
-//! the sweeper in `mod.rs` instead, a moment late but at the time its clock ran out.
+//! the sweeper (`sweeper.rs`) instead, a moment late but at the time its clock ran out.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};

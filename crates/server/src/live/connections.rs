@@ -45,7 +45,7 @@ pub struct ConnHandle {
 pub(super) const PRESENCE_LOCKS: usize = 64;
 
 impl Hub {
-    pub(super) fn presence_lock(&self, account: &str) -> &tokio::sync::Mutex<()> {
+    fn presence_lock(&self, account: &str) -> &tokio::sync::Mutex<()> {
         let hash = account.bytes().fold(0usize, |h, b| {
             h.wrapping_mul(31).wrapping_add(usize::from(b))
         });

@@ -13,6 +13,9 @@ use super::referee::{Decision, Live, Loaded, Rejected, Write, from_row, load, wi
 use crate::store::MatchRow;
 use crate::token::now_ms;
 
+/// How long after a failed write a match's clocks are settled again.
+const SETTLE_AGAIN_MS: i64 = 1_000;
+
 impl Hub {
     /// Starts a live match just made: both players are told, its clocks are looked after,
     /// and a player without a connection anywhere has the reconnection grace to come. The
@@ -91,13 +94,20 @@ impl Hub {
     }
 
     /// Settles the clocks of a match that ran out. One not due any more was changed since by
-    /// another process, which looks after its clock from then on.
+    /// another process, which looks after its clock from then on; so does whatever changed it
+    /// first while this settled it. A write that failed is tried again a little later, not at
+    /// once.
     pub(super) async fn settle(self: &Arc<Self>, match_id: &str) {
         match load(self, match_id).await {
             Ok(Some(loaded)) => with_live!(loaded, live => {
                 if live.next_wake().is_some_and(|t| t <= now_ms()) {
-                    self.settle_live(&mut live).await;
-                    self.timers.set(match_id, live.next_wake());
+                    match self.settle_live(&mut live).await {
+                        Ok(()) => self.timers.set(match_id, live.next_wake()),
+                        Err(Refusal::Unavailable) => {
+                            self.timers.set(match_id, Some(now_ms() + SETTLE_AGAIN_MS));
+                        }
+                        Err(_) => {}
+                    }
                 }
             }),
             Ok(None) => {}
@@ -117,21 +127,20 @@ impl Hub {
             Err(Rejected::Refused(refusal)) => Err(refusal),
             // The timeout stands.
             Err(Rejected::Late) => {
-                self.settle_live(live).await;
+                let _ = self.settle_live(live).await;
                 Err(Refusal::NotLive)
             }
         }
     }
 
     /// Writes what the clocks that ran out decide, one decision at a time (2.0's lost turns
-    /// are a move each), until nothing more is due or a write fails (the sweeper tries again).
-    async fn settle_live<G: LiveGame>(self: &Arc<Self>, live: &mut Live<G>) {
+    /// are a move each), until nothing more is due; or why a write did not hold.
+    async fn settle_live<G: LiveGame>(self: &Arc<Self>, live: &mut Live<G>) -> Result<(), Refusal> {
         let now = now_ms();
         while let Some(decision) = live.settlement(now) {
-            if self.carry_out(live, decision).await.is_err() {
-                break;
-            }
+            self.carry_out(live, decision).await?;
         }
+        Ok(())
     }
 
     /// Writes a decision, only if nobody changed the match meanwhile; then tells what it
@@ -175,7 +184,7 @@ impl Hub {
     }
 
     /// Why an action found the match changed by another first.
-    pub(super) async fn conflict(&self, match_id: &str) -> Refusal {
+    async fn conflict(&self, match_id: &str) -> Refusal {
         match self.store.get_match(match_id).await {
             Ok(Some(row)) if row.state == velha_api::MatchState::Live => {
                 Refusal::Stale { ply: row.ply }
@@ -185,7 +194,7 @@ impl Hub {
         }
     }
 
-    pub(super) async fn not_running(&self, account: &str, match_id: &str) -> Refusal {
+    async fn not_running(&self, account: &str, match_id: &str) -> Refusal {
         match self.store.get_match(match_id).await {
             Ok(Some(m)) if m.x_id == account || m.o_id.as_deref() == Some(account) => {
                 Refusal::NotLive

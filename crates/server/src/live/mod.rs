@@ -1,6 +1,6 @@
 //! Live matches (online.md ON-M02 … ON-M05) and what connections hear of: every action on a
-//! match is checked by velha-rules and committed by whichever process received it
-//! (`referee.rs`), and only then acknowledged and told, through events every process delivers
+//! match is decided with velha-rules (`referee.rs`) and committed by whichever process
+//! received it (`matches.rs`), and only then acknowledged and told, through events every process delivers
 //! to the connections it holds (`bus.rs`). The hub, here, is what a process holds: its
 //! connections (`connections.rs`), the lobby lists they watch (`lobby_watch.rs`), the rooms
 //! they watch (`rooms.rs`, `room_presence.rs`), the live matches' clocks (`matches.rs`,

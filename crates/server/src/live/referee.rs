@@ -270,26 +270,32 @@ impl<G: LiveGame> Live<G> {
             .filter_map(|s| self.row.away[index(s)].map(|t| (t, s)))
             .filter(|(t, _)| *t <= now)
             .min()
-            .and_then(|(at, gone)| self.abandoned(gone, at).ok())
+            .map(|(at, gone)| self.abandoned(gone, at))
     }
 
     /// `account` leaves the match at `now`: a loss by abandonment.
     pub(super) fn leave(&self, account: &str, now: i64) -> Result<Decision<G>, Refusal> {
         let s = self.seat_of(account).ok_or(Refusal::NotAPlayer)?;
-        self.abandoned(s, now)
+        if self.over {
+            return Err(Refusal::NotLive);
+        }
+        Ok(self.abandoned(s, now))
     }
 
-    /// `by` abandons the match at `at`, as the rules' match model ends it.
-    fn abandoned(&self, by: Seat, at: i64) -> Result<Decision<G>, Refusal> {
+    /// `by` abandons the match at `at`, as the rules' match model ends it. A match stored as
+    /// live whose position the rules already see as over ends by abandonment all the same:
+    /// refusing would leave it live, its clock overdue for ever.
+    fn abandoned(&self, by: Seat, at: i64) -> Decision<G> {
         let mut after = self.game.clone();
-        match after.abandon(Player::from(by)) {
-            Ok(RulesEvent::Ended { winner, .. }) => {
-                let winner = winner.map(Seat::from);
-                Ok(self.decide_end(after, winner, EndHow::Abandonment, at))
+        let by = Player::from(by);
+        let winner = match after.abandon(by) {
+            Ok(RulesEvent::Ended { winner, .. }) => winner,
+            _ => {
+                tracing::warn!(match_id = %self.row.id, "a live match the rules see as over");
+                Some(!by)
             }
-            Ok(_) => Err(Refusal::NotLive),
-            Err(refusal) => Err(refused::<G>(refusal)),
-        }
+        };
+        self.decide_end(after, winner.map(Seat::from), EndHow::Abandonment, at)
     }
 
     /// A move of `account` at `now`, sent for the ply `ply`.

@@ -74,7 +74,7 @@ impl Hub {
         });
     }
 
-    pub(super) async fn sweep(self: &Arc<Self>, round: u64) -> Result<(), sqlx::Error> {
+    async fn sweep(self: &Arc<Self>, round: u64) -> Result<(), sqlx::Error> {
         let now = now_ms();
         if round.is_multiple_of(HEARTBEAT_EVERY) {
             self.heartbeat(now).await?;
@@ -97,7 +97,7 @@ impl Hub {
     }
 
     /// Says this process is alive, and gives up the processes that no longer say so.
-    pub(super) async fn heartbeat(self: &Arc<Self>, now: i64) -> Result<(), sqlx::Error> {
+    async fn heartbeat(self: &Arc<Self>, now: i64) -> Result<(), sqlx::Error> {
         if !self.store.heartbeat(&self.process, now).await? {
             tracing::warn!("this process was given up for dead");
             self.rewrite_presence.store(true, Ordering::Relaxed);
