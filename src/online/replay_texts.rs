@@ -1,6 +1,6 @@
 //! What the replay of a finished game says (ON-P01), in Brazilian Portuguese and English.
 
-use velha_api::{ErrorCode, ReplayEndHow};
+use velha_api::{EndHow, ErrorCode};
 
 use super::client::Problem;
 use super::texts::{OnlineTexts, sentence};
@@ -96,16 +96,16 @@ pub static REPLAYS_EN: ReplayTexts = ReplayTexts {
 
 /// How the game ended, after the winner's name; `loser` names the other player where the
 /// sentence is about what they did.
-pub fn how_text(r: &ReplayTexts, how: ReplayEndHow, cube: bool, loser: &str) -> String {
+pub fn how_text(r: &ReplayTexts, how: EndHow, cube: bool, loser: &str) -> String {
     let said = match how {
-        ReplayEndHow::Line if cube => r.cube_line,
-        ReplayEndHow::Line => r.line,
-        ReplayEndHow::BothLines => r.both_lines,
-        ReplayEndHow::Draw => r.draw,
-        ReplayEndHow::Time => r.time,
-        ReplayEndHow::Abandonment => r.abandonment,
-        ReplayEndHow::Resigned => r.resigned,
-        ReplayEndHow::Absent => r.absent,
+        EndHow::Line if cube => r.cube_line,
+        EndHow::Line => r.line,
+        EndHow::BothLines => r.both_lines,
+        EndHow::Draw => r.draw,
+        EndHow::Time => r.time,
+        EndHow::Abandonment => r.abandonment,
+        EndHow::Resigned => r.resigned,
+        EndHow::Absent => r.absent,
     };
     said.replace("{loser}", loser)
 }
@@ -128,7 +128,7 @@ mod tests {
     /// ON-P01: every ending reads differently in both languages.
     #[test]
     fn on_p01_every_ending_is_a_sentence_of_its_own() {
-        use ReplayEndHow::*;
+        use EndHow::*;
         for r in [&REPLAYS_PT, &REPLAYS_EN] {
             let mut said: Vec<String> =
                 [Line, BothLines, Draw, Time, Abandonment, Resigned, Absent]
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn on_p01_a_resignation_names_who_resigned() {
-        let said = |r| how_text(r, ReplayEndHow::Resigned, false, "Bia");
+        let said = |r| how_text(r, EndHow::Resigned, false, "Bia");
         assert_eq!(said(&REPLAYS_PT), "porque Bia desistiu.");
         assert_eq!(said(&REPLAYS_EN), "because Bia resigned.");
     }

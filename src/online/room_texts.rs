@@ -1,7 +1,7 @@
 //! What the invitation rooms say (CLASSIC-R08 … R13), in Brazilian Portuguese and English, and
 //! every refusal of a room's request as a sentence.
 
-use velha_api::{ErrorCode, RoomEndHow, RoomEnding, Seat};
+use velha_api::{EndHow, Ending, ErrorCode, Seat};
 
 use super::client::Problem;
 use super::texts::{OnlineTexts, sentence};
@@ -242,12 +242,7 @@ pub static ROOMS_EN: RoomTexts = RoomTexts {
 
 /// How a room's game ended, as its reader sees it: a seated player (`you`) or a spectator;
 /// `names` are X's and O's.
-pub fn ending_sentence(
-    r: &RoomTexts,
-    end: RoomEnding,
-    you: Option<Seat>,
-    names: [&str; 2],
-) -> String {
+pub fn ending_sentence(r: &RoomTexts, end: Ending, you: Option<Seat>, names: [&str; 2]) -> String {
     let Some(winner) = end.winner else {
         return r.draw.into();
     };
@@ -257,12 +252,12 @@ pub fn ending_sentence(
     };
     let won = you.map(|s| s == winner);
     match (end.how, won) {
-        (RoomEndHow::Resigned, Some(true)) => (r.won_resigned)(l),
-        (RoomEndHow::Resigned, Some(false)) => r.resigned.into(),
-        (RoomEndHow::Resigned, None) => (r.watched_resigned)(w, l),
-        (RoomEndHow::Absent, Some(true)) => (r.won_absent)(l),
-        (RoomEndHow::Absent, Some(false)) => r.lost_absent.into(),
-        (RoomEndHow::Absent, None) => (r.watched_absent)(w, l),
+        (EndHow::Resigned, Some(true)) => (r.won_resigned)(l),
+        (EndHow::Resigned, Some(false)) => r.resigned.into(),
+        (EndHow::Resigned, None) => (r.watched_resigned)(w, l),
+        (EndHow::Absent, Some(true)) => (r.won_absent)(l),
+        (EndHow::Absent, Some(false)) => r.lost_absent.into(),
+        (EndHow::Absent, None) => (r.watched_absent)(w, l),
         (_, Some(true)) => r.won_line.into(),
         (_, Some(false)) => (r.lost_line)(w),
         (_, None) => (r.watched_line)(w),
@@ -293,8 +288,8 @@ mod tests {
     use crate::online::texts::checks::{all_distinct, refused};
     use crate::online::texts::{ONLINE_EN, ONLINE_PT};
 
-    fn ended(r: &RoomTexts, how: RoomEndHow, you: Option<Seat>) -> String {
-        let end = RoomEnding {
+    fn ended(r: &RoomTexts, how: EndHow, you: Option<Seat>) -> String {
+        let end = Ending {
             winner: Some(Seat::O),
             how,
         };
@@ -305,7 +300,7 @@ mod tests {
     /// who resigned, by name.
     #[test]
     fn classic_r11_a_resignation_reads_right_for_each_reader() {
-        use RoomEndHow::Resigned;
+        use EndHow::Resigned;
         assert_eq!(ended(&ROOMS_PT, Resigned, Some(Seat::X)), "Você desistiu.");
         assert_eq!(
             ended(&ROOMS_PT, Resigned, Some(Seat::O)),
@@ -326,7 +321,7 @@ mod tests {
     /// CLASSIC-R03, R12: a line and an absence name the other player, and a draw is a draw.
     #[test]
     fn classic_r12_a_line_an_absence_and_a_draw_read_right_for_each_reader() {
-        use RoomEndHow::{Absent, Line};
+        use EndHow::{Absent, Line};
         assert_eq!(
             ended(&ROOMS_PT, Line, Some(Seat::O)),
             "Você venceu com uma linha!"
@@ -353,9 +348,9 @@ mod tests {
             ended(&ROOMS_EN, Absent, None),
             "Bia won: Ana did not play for more than 2 days."
         );
-        let draw = RoomEnding {
+        let draw = Ending {
             winner: None,
-            how: RoomEndHow::Draw,
+            how: EndHow::Draw,
         };
         for you in [Some(Seat::X), None] {
             assert_eq!(

@@ -413,8 +413,14 @@ pub fn match_ending(
         (EndHow::Time, false) if v2 => t.lost_lost_turns.into(),
         (EndHow::Time, true) => (t.won_time)(opponent),
         (EndHow::Time, false) => t.lost_time.into(),
-        (EndHow::Abandonment, true) => (t.won_abandonment)(opponent),
-        (EndHow::Abandonment, false) => t.lost_abandonment.into(),
+        // A live match is resigned by leaving it (ON-M04), and has no absence claim: the
+        // rooms' endings read as leaving.
+        (EndHow::Abandonment | EndHow::Resigned | EndHow::Absent, true) => {
+            (t.won_abandonment)(opponent)
+        }
+        (EndHow::Abandonment | EndHow::Resigned | EndHow::Absent, false) => {
+            t.lost_abandonment.into()
+        }
     }
 }
 

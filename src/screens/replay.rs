@@ -346,7 +346,7 @@ fn Glyph(shape: Shape) -> Element {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use velha_api::{ReplayEndHow, ReplayMove, RoomPlayer};
+    use velha_api::{EndHow, ReplayMove, RoomPlayer};
 
     fn replay(game: ReplayGame, moves: &[(Seat, &[&str])]) -> Replay {
         let someone = |name: &str| RoomPlayer {
@@ -366,7 +366,7 @@ mod tests {
                 })
                 .collect(),
             winner: Some(Seat::X),
-            how: ReplayEndHow::Line,
+            how: EndHow::Line,
         }
     }
 

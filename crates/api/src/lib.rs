@@ -6,7 +6,9 @@
 
 pub mod account;
 pub mod competitive;
+pub mod ending;
 pub mod error;
+mod from_rules;
 pub mod group;
 pub mod live;
 pub mod lobby;
@@ -26,19 +28,19 @@ pub use competitive::{
     Leaderboard, LeaderboardQuery, QueueStatus, RatingChange, RatingChanges, RatingRow,
     accepted_difference,
 };
+pub use ending::{EndHow, Ending};
 pub use error::{ApiError, ErrorCode, PasswordProblem};
 pub use group::{CreateGroup, Group, GroupStanding, Invitation, Invite, MyGroups, PlayVelha};
 pub use live::{
-    Away, ClientMsg, EndHow, Ending, Illegal, MatchGame, MatchState, MatchView, Playing, Refusal,
-    Seat, ServerMsg,
+    Away, ClientMsg, Illegal, MatchGame, MatchState, MatchView, Playing, Refusal, Seat, ServerMsg,
 };
 pub use lobby::{CreateMatch, LobbyQuery, OpenMatch, Scope};
 pub use push::{PushKey, PushKeys, PushSubscribe, PushSubscribed};
 pub use ranking::{MyPosition, RankingPage, RankingQuery, RankingRow};
-pub use replay::{Replay, ReplayEndHow, ReplayGame, ReplayMove, is_link_id, is_replay_id};
+pub use replay::{Replay, ReplayGame, ReplayMove, is_link_id, is_replay_id};
 pub use room::{
-    Avatar, CreateRoom, JoinRoom, RoomAct, RoomAction, RoomBoard, RoomClientMsg, RoomEndHow,
-    RoomEnding, RoomLookup, RoomPlayer, RoomSeat, RoomServerMsg, RoomStarter, RoomView,
+    Avatar, CreateRoom, JoinRoom, RoomAct, RoomAction, RoomBoard, RoomClientMsg, RoomLookup,
+    RoomPlayer, RoomSeat, RoomServerMsg, RoomStarter, RoomView,
 };
 pub use subscription::{PageRequest, PaidState, Period, Plan, ProviderPage, SubscriptionView};
 

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCode, OpenMatch, Scope};
+use crate::{Ending, ErrorCode, OpenMatch, Scope};
 
 /// A side of a match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -17,24 +17,6 @@ pub enum Seat {
     X,
     /// The player who joined.
     O,
-}
-
-impl From<velha_rules::Player> for Seat {
-    fn from(p: velha_rules::Player) -> Seat {
-        match p {
-            velha_rules::Player::X => Seat::X,
-            velha_rules::Player::O => Seat::O,
-        }
-    }
-}
-
-impl From<Seat> for velha_rules::Player {
-    fn from(s: Seat) -> velha_rules::Player {
-        match s {
-            Seat::X => velha_rules::Player::X,
-            Seat::O => velha_rules::Player::O,
-        }
-    }
 }
 
 /// Where a match is in its life.
@@ -74,70 +56,6 @@ impl MatchState {
         .into_iter()
         .find(|m| m.as_str() == s)
     }
-}
-
-/// How a match ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum EndHow {
-    /// Side 1 showed the winner's line (CUBE-R11, R12).
-    Line,
-    /// A turn made lines of both symbols and the player who turned lost (CUBE-R12).
-    BothLines,
-    /// The loser's minute ran out (ON-M03).
-    Time,
-    /// The loser left, or did not come back within the grace time (ON-M04).
-    Abandonment,
-    /// 2.0: nobody won (V2-R03 both lines at once, V2-R04 every board decided).
-    Draw,
-}
-
-impl From<EndHow> for velha_rules::game::Ending {
-    /// How the rules saw it: a line, both lines or 2.0's draw are the board's own end.
-    fn from(how: EndHow) -> velha_rules::game::Ending {
-        match how {
-            EndHow::Line | EndHow::BothLines | EndHow::Draw => velha_rules::game::Ending::Rules,
-            EndHow::Time => velha_rules::game::Ending::Time,
-            EndHow::Abandonment => velha_rules::game::Ending::Abandonment,
-        }
-    }
-}
-
-impl EndHow {
-    /// The word stored and sent.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            EndHow::Line => "line",
-            EndHow::BothLines => "both_lines",
-            EndHow::Time => "time",
-            EndHow::Abandonment => "abandonment",
-            EndHow::Draw => "draw",
-        }
-    }
-
-    /// The ending a stored word names.
-    pub fn from_str_opt(s: &str) -> Option<EndHow> {
-        [
-            EndHow::Line,
-            EndHow::BothLines,
-            EndHow::Time,
-            EndHow::Abandonment,
-            EndHow::Draw,
-        ]
-        .into_iter()
-        .find(|m| m.as_str() == s)
-    }
-}
-
-/// The result of a match.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct Ending {
-    /// Who won; none for a draw.
-    pub winner: Option<Seat>,
-    /// How.
-    pub how: EndHow,
 }
 
 /// The game a match plays.
@@ -469,6 +387,7 @@ pub enum ServerMsg {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::EndHow;
 
     #[test]
     fn a_seat_is_the_rules_player_of_the_same_symbol() {
@@ -514,14 +433,12 @@ mod tests {
 
     #[test]
     fn stored_words_round_trip() {
-        for how in [
-            EndHow::Line,
-            EndHow::BothLines,
-            EndHow::Time,
-            EndHow::Abandonment,
-        ] {
+        for how in EndHow::ALL {
             assert_eq!(EndHow::from_str_opt(how.as_str()), Some(how));
+            let json = serde_json::to_string(&how).unwrap();
+            assert_eq!(json, format!("\"{}\"", how.as_str()), "sent as stored");
         }
+        assert_eq!(EndHow::from_str_opt("resign"), None);
         for s in [
             MatchState::Open,
             MatchState::Live,

@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Seat;
 use crate::room::RoomPlayer;
+use crate::{EndHow, Seat};
 
 /// The game a replay shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -45,27 +45,6 @@ pub struct ReplayMove {
     pub actions: Vec<String>,
 }
 
-/// How a replayed game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum ReplayEndHow {
-    /// A line on the board (the cube's side 1).
-    Line,
-    /// A cube turn made lines of both symbols and the player who turned lost (CUBE-R12).
-    BothLines,
-    /// A full board with no winner (on 2.0, the boards' count).
-    Draw,
-    /// The loser's minute ran out.
-    Time,
-    /// The loser left a live match.
-    Abandonment,
-    /// The loser resigned.
-    Resigned,
-    /// The loser was away more than 2 days and the winner claimed the game.
-    Absent,
-}
-
 /// A finished game, move by move.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -84,7 +63,7 @@ pub struct Replay {
     /// The winner; none for a draw.
     pub winner: Option<Seat>,
     /// How it ended.
-    pub how: ReplayEndHow,
+    pub how: EndHow,
 }
 
 /// Whether `id` may be a match's or a room's id: what the server makes (URL-safe base64), so

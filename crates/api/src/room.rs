@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Seat;
+use crate::{Ending, Seat};
 
 /// The board a room plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -114,31 +114,6 @@ pub struct RoomPlayer {
     pub avatar: Option<Avatar>,
 }
 
-/// How a room's game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum RoomEndHow {
-    /// A line on the board.
-    Line,
-    /// A full board with no winner (on 2.0, the board's count).
-    Draw,
-    /// The loser resigned.
-    Resigned,
-    /// The loser was away more than 2 days and the winner claimed the game.
-    Absent,
-}
-
-/// The end of a room's game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct RoomEnding {
-    /// The winner; none for a draw.
-    pub winner: Option<Seat>,
-    /// How.
-    pub how: RoomEndHow,
-}
-
 fn x() -> Seat {
     Seat::X
 }
@@ -177,7 +152,7 @@ pub struct RoomView {
     pub to_move: Option<Seat>,
     /// How the game ended, while the rematch waits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ending: Option<RoomEnding>,
+    pub ending: Option<Ending>,
     /// Who has asked for the rematch: X, O.
     pub rematch: [bool; 2],
     /// The series: games won by the player now X, by the player now O, draws.

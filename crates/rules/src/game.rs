@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 use crate::{Player, Position, Status};
 
 /// The move clock.
@@ -15,16 +17,37 @@ pub struct Clock {
     pub move_ms: u64,
 }
 
-/// How a match ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a match or a game ended: one word for every game, the live matches and the rooms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Ending {
-    /// By the game's own rules: a line, lines of both symbols (CUBE-R12), a full board.
-    Rules,
+    /// A line of the winner's (the cube's side 1, CUBE-R11); on 2.0 also the count of boards
+    /// won once every board is decided (V2-R04).
+    Line,
+    /// A cube turn made lines of both symbols and the player who turned lost (CUBE-R12).
+    BothLines,
+    /// Nobody won: a full board, or on 2.0 an even count or both lines at once (V2-R03, R04).
+    Draw,
     /// The clock: the cube's side to move (ON-M03), or 2.0's third lost turn in a row (V2-R05).
     Time,
     /// A player left, or did not come back in time (ON-M04).
     Abandonment,
+    /// A player resigned (CLASSIC-R11).
+    Resigned,
+    /// The player to move was away too long and the other claimed the game (CLASSIC-R12).
+    Absent,
 }
+
+impl Ending {
+    /// Whether the game's own rules ended it (a line or a draw), rather than the loser's
+    /// clock, absence or choice.
+    pub const fn on_the_board(self) -> bool {
+        matches!(self, Ending::Line | Ending::BothLines | Ending::Draw)
+    }
+}
+
+/// The winner (`None` for a draw) and how a match ended.
+pub type Ended = (Option<Player>, Ending);
 
 /// Something a match did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +106,23 @@ pub enum Refusal<I> {
     TimeUp,
 }
 
+impl<I> Refusal<I> {
+    /// The same refusal, its illegal action's reason changed by `f`.
+    pub fn map_illegal<J>(self, f: impl FnOnce(I) -> J) -> Refusal<J> {
+        match self {
+            Refusal::Over => Refusal::Over,
+            Refusal::NotYourTurn => Refusal::NotYourTurn,
+            Refusal::Illegal { index, reason } => Refusal::Illegal {
+                index,
+                reason: f(reason),
+            },
+            Refusal::Unfinished => Refusal::Unfinished,
+            Refusal::TooLong => Refusal::TooLong,
+            Refusal::TimeUp => Refusal::TimeUp,
+        }
+    }
+}
+
 impl<I: fmt::Display> fmt::Display for Refusal<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -113,7 +153,7 @@ pub struct Match<P: Position> {
     clock: Option<Clock>,
     /// When the side to move runs out of time, while the match goes on with a clock.
     deadline: Option<u64>,
-    ended: Option<(Option<Player>, Ending)>,
+    ended: Option<Ended>,
 }
 
 impl<P: Position> Match<P> {
@@ -127,7 +167,7 @@ impl<P: Position> Match<P> {
             deadline: None,
             ended: None,
         };
-        m.settle_end(Ending::Rules);
+        m.settle_end();
         m.restart_clock(now);
         m
     }
@@ -143,7 +183,7 @@ impl<P: Position> Match<P> {
             deadline: clock.and(deadline),
             ended: None,
         };
-        m.settle_end(Ending::Rules);
+        m.settle_end();
         m
     }
 
@@ -182,7 +222,7 @@ impl<P: Position> Match<P> {
     }
 
     /// The winner (`None` for a draw) and how, once over.
-    pub fn ended(&self) -> Option<(Option<Player>, Ending)> {
+    pub fn ended(&self) -> Option<Ended> {
         self.ended
     }
 
@@ -246,32 +286,77 @@ impl<P: Position> Match<P> {
             if now < deadline {
                 break;
             }
-            let mut next = self.position;
-            if next.timeout().is_err() {
+            if self.run_out(by, &mut events).is_err() {
                 // A game without a clock rule: nothing can run out.
                 self.deadline = None;
                 break;
             }
-            self.remember(self.position);
-            self.position = next;
-            self.ply += 1;
-            events.push(Event::TurnLost { by, ply: self.ply });
-            self.deadline = Some(deadline + clock.move_ms);
-            if self.settle_end(Ending::Time) {
-                events.push(self.end_event());
+            if self.ended.is_none() {
+                self.deadline = Some(deadline + clock.move_ms);
             }
         }
         events
     }
 
+    /// `by`'s turn ran out on a clock this match does not keep (a record played back): what
+    /// the game's rules make of it, as [`Match::tick`] would have.
+    pub fn time_out(&mut self, by: Player) -> Result<Vec<Event<P::Action>>, Refusal<P::Illegal>> {
+        match self.to_move() {
+            None => return Err(Refusal::Over),
+            Some(p) if p != by => return Err(Refusal::NotYourTurn),
+            Some(_) => {}
+        }
+        let mut events = Vec::new();
+        self.run_out(by, &mut events)
+            .map_err(|reason| Refusal::Illegal { index: 0, reason })?;
+        Ok(events)
+    }
+
+    /// The turn of `by`, to move, runs out.
+    fn run_out(
+        &mut self,
+        by: Player,
+        events: &mut Vec<Event<P::Action>>,
+    ) -> Result<(), P::Illegal> {
+        let mut next = self.position;
+        next.timeout()?;
+        self.remember(self.position);
+        self.position = next;
+        self.ply += 1;
+        events.push(Event::TurnLost { by, ply: self.ply });
+        if self.settle_end() {
+            events.push(self.end_event());
+        }
+        Ok(())
+    }
+
     /// `by` leaves, or is gone too long: the other player wins by abandonment (ON-M04).
-    pub fn abandon(&mut self, by: Player) -> Result<Event<P::Action>, Refusal<P::Illegal>> {
+    pub fn abandon(&mut self, by: Player) -> Result<Ended, Refusal<P::Illegal>> {
+        self.lose(by, Ending::Abandonment)
+    }
+
+    /// `by` resigns: the other player wins (CLASSIC-R11).
+    pub fn resign(&mut self, by: Player) -> Result<Ended, Refusal<P::Illegal>> {
+        self.lose(by, Ending::Resigned)
+    }
+
+    /// `by`, to move, was away too long (how long is the caller's rule) and the other claims
+    /// the game (CLASSIC-R12). Only the side to move can be absent.
+    pub fn absent(&mut self, by: Player) -> Result<Ended, Refusal<P::Illegal>> {
+        match self.to_move() {
+            Some(p) if p != by => Err(Refusal::NotYourTurn),
+            _ => self.lose(by, Ending::Absent),
+        }
+    }
+
+    fn lose(&mut self, by: Player, ending: Ending) -> Result<Ended, Refusal<P::Illegal>> {
         if self.to_move().is_none() {
             return Err(Refusal::Over);
         }
-        self.ended = Some((Some(!by), Ending::Abandonment));
+        let ended = (Some(!by), ending);
+        self.ended = Some(ended);
         self.deadline = None;
-        Ok(self.end_event())
+        Ok(ended)
     }
 
     fn ready_for(&self, by: Player, now: u64) -> Result<(), Refusal<P::Illegal>> {
@@ -302,7 +387,7 @@ impl<P: Position> Match<P> {
             return false;
         }
         events.push(Event::Moved { by, ply: self.ply });
-        if self.settle_end(Ending::Rules) {
+        if self.settle_end() {
             events.push(self.end_event());
         } else {
             self.restart_clock(now);
@@ -326,22 +411,17 @@ impl<P: Position> Match<P> {
     }
 
     /// Records the position's end, if it has one; true when it just ended.
-    fn settle_end(&mut self, ending: Ending) -> bool {
+    fn settle_end(&mut self) -> bool {
         if self.ended.is_some() {
             return false;
         }
-        match self.position.status() {
-            Status::Ongoing(_) => false,
-            Status::Win(w) => {
-                self.ended = Some((Some(w), ending));
+        match self.position.ending() {
+            Some(ending) => {
+                self.ended = Some((self.position.status().winner(), ending));
                 self.deadline = None;
                 true
             }
-            Status::Draw => {
-                self.ended = Some((None, ending));
-                self.deadline = None;
-                true
-            }
+            None => false,
         }
     }
 

@@ -46,7 +46,7 @@ pub mod ultimate;
 pub use cell::Cell;
 pub use classic::{Classic, ClassicIllegal};
 pub use cube::{Cube, CubeAction, CubeIllegal, Level, Turn};
-pub use game::Match;
+pub use game::{Ending, Match};
 pub use lines::{LINES, has_line};
 pub use list::ActionList;
 pub use notation::ParseError;
@@ -88,8 +88,18 @@ pub trait Position: Copy + Eq + Hash + Debug + Display {
     /// refuse it.
     fn timeout(&mut self) -> Result<Status, Self::Illegal>;
 
-    /// Who moves, or how the game ended.
+    /// Who moves, or who won.
     fn status(&self) -> Status;
+
+    /// How the game's own rules ended it, once over: a line, lines of both symbols (the
+    /// cube), a draw, or the clock (the cube's side to move, 2.0's third lost turn).
+    fn ending(&self) -> Option<Ending> {
+        match self.status() {
+            Status::Ongoing(_) => None,
+            Status::Win(_) => Some(Ending::Line),
+            Status::Draw => Some(Ending::Draw),
+        }
+    }
 
     /// Whether `action` is legal here, and why not, without playing it.
     fn check(&self, action: Self::Action) -> Result<(), Self::Illegal> {

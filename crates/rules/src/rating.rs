@@ -29,12 +29,13 @@ pub const fn rating_after(rating: u32, result: RatedResult) -> u32 {
 }
 
 /// Ranking points of a match that ended `ending` (ON-K02): the winner's 3, and the loser's 1,
-/// or 0 when they lost on time or by abandonment. Only matches with a winner score; 2.0's
-/// draws are rated instead (V2-R06).
+/// or 0 when they lost on time, by abandonment, by resigning or by being away. Only matches
+/// with a winner score; 2.0's draws are rated instead (V2-R06).
 pub const fn ranking_points(ending: Ending) -> (u32, u32) {
-    match ending {
-        Ending::Rules => (3, 1),
-        Ending::Time | Ending::Abandonment => (3, 0),
+    if ending.on_the_board() {
+        (3, 1)
+    } else {
+        (3, 0)
     }
 }
 
@@ -44,9 +45,12 @@ mod tests {
 
     #[test]
     fn on_k02_a_win_is_3_a_loss_1_and_a_loss_on_time_or_by_abandonment_0() {
-        assert_eq!(ranking_points(Ending::Rules), (3, 1));
+        assert_eq!(ranking_points(Ending::Line), (3, 1));
+        assert_eq!(ranking_points(Ending::BothLines), (3, 1));
         assert_eq!(ranking_points(Ending::Time), (3, 0));
         assert_eq!(ranking_points(Ending::Abandonment), (3, 0));
+        assert_eq!(ranking_points(Ending::Resigned), (3, 0));
+        assert_eq!(ranking_points(Ending::Absent), (3, 0));
     }
 
     #[test]

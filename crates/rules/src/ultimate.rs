@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::lines::{FULL, has_line};
-use crate::{Player, Position, Status};
+use crate::{Ending, Player, Position, Status};
 
 /// Which of the two ultimate games: they differ only in how a drawn small board scores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -300,7 +300,8 @@ impl Ultimate {
         Ok(pos)
     }
 
-    /// The same grid with other lost-turn counts (they are not part of the state line).
+    /// The same grid with other lost-turn counts (for records written before the state line
+    /// held them).
     pub(crate) fn with_lost_turns(&self, lost_turns: [u8; 2]) -> Result<Ultimate, &'static str> {
         Ultimate::from_parts(
             self.variant,
@@ -499,5 +500,14 @@ impl Position for Ultimate {
     #[inline]
     fn status(&self) -> Status {
         self.status
+    }
+
+    fn ending(&self) -> Option<Ending> {
+        match self.status {
+            Status::Ongoing(_) => None,
+            _ if self.lost_turns.contains(&LOST_TURNS_TO_LOSE) => Some(Ending::Time),
+            Status::Win(_) => Some(Ending::Line),
+            Status::Draw => Some(Ending::Draw),
+        }
     }
 }

@@ -109,7 +109,7 @@ fn cube_r11_a_winning_move_ends_the_match_and_stops_the_clock() {
             },
             Event::Ended {
                 winner: Some(Player::X),
-                ending: Ending::Rules
+                ending: Ending::Line
             },
         ]
     );
@@ -223,10 +223,7 @@ fn on_m04_leaving_is_a_loss_by_abandonment() {
     let mut m = Match::new(Cube::new(Level::One), MINUTE, 0);
     assert_eq!(
         m.abandon(Player::X),
-        Ok(Event::Ended {
-            winner: Some(Player::O),
-            ending: Ending::Abandonment
-        })
+        Ok((Some(Player::O), Ending::Abandonment))
     );
     assert_eq!((m.to_move(), m.deadline()), (None, None));
     assert_eq!(m.play_move(Player::O, &[a("a1")], 1), Err(Refusal::Over));

@@ -2,11 +2,12 @@
 //! ON-P01 (a room's games replayed from their records).
 
 use proptest::prelude::*;
+use velha_rules::game::Refusal;
 use velha_rules::room::{
-    ABSENCE_MS, ABSENT_ACTION, Avatar, Board, Ending, IDLE_CLOSE_MS, Joined, MAX_SPECTATORS,
+    ABSENCE_MS, ABSENT_ACTION, Avatar, Board, BoardIllegal, IDLE_CLOSE_MS, Joined, MAX_SPECTATORS,
     RESIGN_ACTION, Room, RoomError, RoomGame, TIMEOUT_ACTION, replay_game,
 };
-use velha_rules::{Player, Position, Status};
+use velha_rules::{ClassicIllegal, Ending, Player, Position, Status, UltimateIllegal};
 
 const T0: u64 = 1_800_000_000_000;
 const HOUR: u64 = 60 * 60 * 1000;
@@ -75,7 +76,7 @@ fn classic_r09_each_plays_their_turn_when_they_can() {
     let mut room = classic_room();
     assert_eq!(
         room.play(Player::O, "b2", T0 + HOUR),
-        Err(RoomError::NotYourTurn)
+        Err(RoomError::Game(Refusal::NotYourTurn))
     );
     assert_eq!(
         room.play(Player::X, "b2", T0 + 30 * HOUR),
@@ -83,7 +84,10 @@ fn classic_r09_each_plays_their_turn_when_they_can() {
     );
     assert_eq!(
         room.play(Player::O, "b2", T0 + 31 * HOUR),
-        Err(RoomError::Illegal("cell occupied".into()))
+        Err(RoomError::Game(Refusal::Illegal {
+            index: 0,
+            reason: BoardIllegal::Classic(ClassicIllegal::Occupied)
+        }))
     );
     assert!(
         room.play(Player::O, "z9", T0 + 31 * HOUR)
@@ -117,7 +121,7 @@ fn classic_r10_rematch_needs_both_and_the_starter_alternates() {
     assert_eq!(status, Status::Win(Player::X));
     assert_eq!(
         room.play(Player::O, "c3", T0 + HOUR),
-        Err(RoomError::GameOver)
+        Err(RoomError::Game(Refusal::Over))
     );
     assert_eq!(room.rematch(Player::O, T0 + 2 * HOUR), Ok(false));
     assert_eq!(room.rematch(Player::X, T0 + 2 * HOUR), Ok(true));
@@ -145,10 +149,16 @@ fn classic_r10_rematch_needs_both_and_the_starter_alternates() {
 fn classic_r11_whoever_resigns_loses() {
     let mut room = classic_room();
     room.play(Player::X, "b2", T0).unwrap();
-    assert_eq!(room.resign(Player::X, T0), Ok(Ending::Resigned(Player::X)));
-    assert_eq!(room.ending().unwrap().winner(), Some(Player::O));
+    assert_eq!(
+        room.resign(Player::X, T0),
+        Ok((Some(Player::O), Ending::Resigned))
+    );
+    assert_eq!(room.ending().unwrap().0, Some(Player::O));
     assert_eq!(room.series().score().losses, 1);
-    assert_eq!(room.resign(Player::O, T0), Err(RoomError::GameOver));
+    assert_eq!(
+        room.resign(Player::O, T0),
+        Err(RoomError::Game(Refusal::Over))
+    );
 }
 
 #[test]
@@ -166,9 +176,9 @@ fn classic_r12_absence_after_two_days_and_close_after_seven() {
     );
     assert_eq!(
         room.claim_absence(Player::X, T0 + ABSENCE_MS + 1),
-        Ok(Ending::Absent(Player::O))
+        Ok((Some(Player::X), Ending::Absent))
     );
-    assert_eq!(room.ending().unwrap().winner(), Some(Player::X));
+    assert_eq!(room.ending().unwrap().0, Some(Player::X));
     // A room with no move for 7 days closes.
     let mut idle = classic_room();
     idle.play(Player::X, "a1", T0).unwrap();
@@ -220,7 +230,10 @@ fn on_r01_super_and_2_0_rooms_use_names_only() {
         );
         assert_eq!(
             room.play(Player::O, "a1", T0),
-            Err(RoomError::Illegal("must play in board 5".into()))
+            Err(RoomError::Game(Refusal::Illegal {
+                index: 0,
+                reason: BoardIllegal::Ultimate(UltimateIllegal::WrongBoard { sent: 4 })
+            }))
         );
         assert!(matches!(room.board(), Board::Ultimate(_)));
     }
@@ -241,7 +254,7 @@ fn some_cell(board: &Board, pick: usize) -> String {
 }
 
 /// A game as the room played it: its recorded actions, the boards it went through, its end.
-type PlayedGame = (Vec<(Player, String)>, Vec<Board>, Ending);
+type PlayedGame = (Vec<(Player, String)>, Vec<Board>, (Option<Player>, Ending));
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
@@ -264,7 +277,7 @@ proptest! {
         let mut at = T0;
         let mut games: Vec<PlayedGame> = Vec::new();
         let mut actions = Vec::new();
-        let mut boards = vec![*room.board()];
+        let mut boards = vec![room.board()];
         for pick in choices {
             at += HOUR;
             // Recorded by symbol, as the server records it; the room is asked by seat.
@@ -273,7 +286,7 @@ proptest! {
                 games.push((std::mem::take(&mut actions), std::mem::take(&mut boards), ending));
                 room.rematch(Player::X, at).unwrap();
                 room.rematch(Player::O, at).unwrap();
-                boards.push(*room.board());
+                boards.push(room.board());
                 continue;
             };
             let seat = room.seat_playing(mover);
@@ -288,17 +301,17 @@ proptest! {
                     actions.push((!mover, ABSENT_ACTION.to_owned()));
                 }
                 _ => {
-                    let cell = some_cell(room.board(), pick);
+                    let cell = some_cell(&room.board(), pick);
                     room.play(seat, &cell, at).unwrap();
                     actions.push((mover, cell));
-                    boards.push(*room.board());
+                    boards.push(room.board());
                 }
             }
             if let Some(ending) = room.ending() {
                 games.push((std::mem::take(&mut actions), std::mem::take(&mut boards), ending));
                 room.rematch(Player::X, at).unwrap();
                 room.rematch(Player::O, at).unwrap();
-                boards.push(*room.board());
+                boards.push(room.board());
             }
         }
         for (number, (actions, boards, ending)) in games.iter().enumerate() {
@@ -325,15 +338,15 @@ fn on_p01_a_tampered_record_is_refused() {
     // Out of turn, on a taken cell, after the end, a claim against the one who just moved.
     assert_eq!(
         replay_game(game, Player::X, &[(o, "a1")]),
-        Err(RoomError::NotYourTurn)
+        Err(RoomError::Game(Refusal::NotYourTurn))
     );
     assert!(matches!(
         replay_game(game, Player::X, &[(x, "a1"), (o, "a1")]),
-        Err(RoomError::Illegal(_))
+        Err(RoomError::Game(Refusal::Illegal { .. }))
     ));
     assert_eq!(
         replay_game(game, Player::X, &[(x, "a1"), (o, RESIGN_ACTION), (x, "b1")]),
-        Err(RoomError::GameOver)
+        Err(RoomError::Game(Refusal::Over))
     );
     assert_eq!(
         replay_game(game, Player::X, &[(x, "a1"), (o, ABSENT_ACTION)]),
@@ -341,24 +354,28 @@ fn on_p01_a_tampered_record_is_refused() {
     );
     assert!(matches!(
         replay_game(game, Player::X, &[(x, "z9")]),
-        Err(RoomError::Illegal(_))
+        Err(RoomError::Unreadable(_))
     ));
     // Only 2.0 has a clock: a turn lost on it replays there, nowhere else (V2-R05).
     assert!(matches!(
         replay_game(game, Player::X, &[(x, TIMEOUT_ACTION)]),
-        Err(RoomError::Illegal(_))
+        Err(RoomError::Game(Refusal::Illegal { .. }))
     ));
     assert!(matches!(
         replay_game(RoomGame::Super, Player::X, &[(x, TIMEOUT_ACTION)]),
-        Err(RoomError::Illegal(_))
+        Err(RoomError::Game(Refusal::Illegal { .. }))
     ));
     let lost = replay_game(RoomGame::V2, Player::X, &[(x, TIMEOUT_ACTION), (o, "e5")]).unwrap();
     assert_eq!(lost.boards.len(), 3);
     assert_eq!(lost.boards[2].status(), Status::Ongoing(x));
+    assert_eq!(
+        replay_game(RoomGame::V2, Player::X, &[(o, TIMEOUT_ACTION)]),
+        Err(RoomError::Game(Refusal::NotYourTurn))
+    );
     // A game O begins (a classic rematch, CLASSIC-R10).
     assert_eq!(
         replay_game(game, o, &[(x, "a1")]),
-        Err(RoomError::NotYourTurn)
+        Err(RoomError::Game(Refusal::NotYourTurn))
     );
     let second = replay_game(game, o, &[(o, "a1")]).unwrap();
     assert_eq!(second.boards.len(), 2);
@@ -369,7 +386,10 @@ fn super_r05_a_super_room_begins_with_the_starter_chosen_or_tossed_then_alternat
     let mut room = Room::create(RoomGame::Super, "Ana", None, Player::O, T0).unwrap();
     room.join("Beto", None, T0).unwrap();
     assert_eq!(room.board().status(), Status::Ongoing(Player::O));
-    assert_eq!(room.play(Player::X, "e5", T0), Err(RoomError::NotYourTurn));
+    assert_eq!(
+        room.play(Player::X, "e5", T0),
+        Err(RoomError::Game(Refusal::NotYourTurn))
+    );
     room.play(Player::O, "e5", T0).unwrap();
     room.resign(Player::X, T0).unwrap();
     room.rematch(Player::X, T0).unwrap();
@@ -409,7 +429,7 @@ fn v2_r08_a_rooms_rematch_swaps_the_symbols_so_x_always_starts() {
     );
     room.play(ana, "e5", T0).unwrap();
     room.resign(ana, T0).unwrap();
-    assert_eq!(room.ending().unwrap().winner(), Some(Player::O));
+    assert_eq!(room.ending().unwrap().0, Some(Player::O));
     // While the rematch waits, the finished game keeps its symbols.
     room.rematch(beto, T0).unwrap();
     assert_eq!(room.plays(beto), Player::O);
@@ -424,14 +444,17 @@ fn v2_r08_a_rooms_rematch_swaps_the_symbols_so_x_always_starts() {
         (room.plays(beto), room.seat_playing(Player::O)),
         (Player::X, ana)
     );
-    assert_eq!(room.play(ana, "e5", T0), Err(RoomError::NotYourTurn));
+    assert_eq!(
+        room.play(ana, "e5", T0),
+        Err(RoomError::Game(Refusal::NotYourTurn))
+    );
     assert_eq!(room.play(beto, "e5", T0), Ok(Status::Ongoing(Player::O)));
     // Ana (O) is to move: Beto may claim her absence, she may not claim his.
     let late = T0 + ABSENCE_MS + 1;
     assert_eq!(room.claim_absence(ana, late), Err(RoomError::NotAbsent));
     assert_eq!(
         room.claim_absence(beto, late),
-        Ok(Ending::Absent(Player::O))
+        Ok((Some(Player::X), Ending::Absent))
     );
     // The score is each player's, not each symbol's: Ana lost both games, as X then as O.
     let score = room.series().score();
@@ -464,4 +487,33 @@ fn v2_r08_a_2_0_room_stored_before_the_swap_keeps_its_symbols() {
         (name_of(&old, Player::X), old.board().status()),
         ("Ana", Status::Ongoing(Player::O))
     );
+}
+
+/// Rooms as the release before the rooms held a match wrote them: a resigned classic game, a
+/// 2.0 game won by an absence claim while the rematch waits, a Super game in progress.
+const STORED_BEFORE: [&str; 3] = [
+    r#"{"game":"classic","seats":[{"name":"Ana","avatar":"nino"},{"name":"Bia","avatar":"rabisco"}],"spectators":0,"board":{"Classic":{"state":"....X.... O"}},"series":{"first_starter":"X","swaps":false,"games":1,"side":"X","score":{"wins":1,"draws":0,"losses":0}},"ending":{"Resigned":"O"},"rematch":[false,false],"last_activity_ms":2000}"#,
+    r#"{"game":"v2","seats":[{"name":"Ana","avatar":null},{"name":"Bia","avatar":null}],"spectators":0,"board":{"Ultimate":{"variant":"v2","state":"........................................X........................................ O 5"}},"series":{"first_starter":"X","swaps":true,"games":1,"side":"X","score":{"wins":1,"draws":0,"losses":0}},"ending":{"Absent":"O"},"rematch":[true,false],"last_activity_ms":2000}"#,
+    r#"{"game":"super","seats":[{"name":"Ana","avatar":null},{"name":"Bia","avatar":null}],"spectators":0,"board":{"Ultimate":{"variant":"super","state":"O.........X.............................O........................................ X 5"}},"series":{"first_starter":"O","swaps":false,"games":0,"side":"X","score":{"wins":0,"draws":0,"losses":0}},"ending":null,"rematch":[false,false],"last_activity_ms":2000}"#,
+];
+
+#[test]
+fn on_r01_rooms_stored_by_an_earlier_version_read_back_and_are_written_alike() {
+    let [classic, v2, ultimate] =
+        STORED_BEFORE.map(|json| serde_json::from_str::<Room>(json).unwrap());
+    assert_eq!(classic.ending(), Some((Some(Player::X), Ending::Resigned)));
+    assert_eq!(v2.ending(), Some((Some(Player::X), Ending::Absent)));
+    assert_eq!(v2.rematch_asked(), [true, false]);
+    assert_eq!(ultimate.ending(), None);
+    assert_eq!(ultimate.board().status(), Status::Ongoing(Player::X));
+    // Written back in the same shape; 2.0's state line now ends with its lost turns.
+    assert_eq!(serde_json::to_string(&classic).unwrap(), STORED_BEFORE[0]);
+    assert_eq!(
+        serde_json::to_string(&v2).unwrap(),
+        STORED_BEFORE[1].replace(" O 5\"", " O 5 x=0 o=0\"")
+    );
+    assert_eq!(serde_json::to_string(&ultimate).unwrap(), STORED_BEFORE[2]);
+    // A stored ending that does not fit its board is refused, not believed.
+    let lying = STORED_BEFORE[2].replace(r#""ending":null"#, r#""ending":{"Board":"Draw"}"#);
+    assert!(serde_json::from_str::<Room>(&lying).is_err());
 }

@@ -3,7 +3,7 @@
 
 use velha_rules::ultimate::{BoardState, LOST_TURNS_TO_LOSE};
 use velha_rules::{
-    INITIAL_RATING, Player, Position, RatedResult, Series, Status, UltCell, Ultimate,
+    Ending, INITIAL_RATING, Player, Position, RatedResult, Series, Status, UltCell, Ultimate,
     UltimateIllegal, Variant, rating_after,
 };
 
@@ -401,6 +401,47 @@ fn v2_r05_a_lost_turn_passes_the_move_anywhere_and_three_in_a_row_lose() {
         Ultimate::new(Variant::Super, Player::X).timeout(),
         Err(UltimateIllegal::NoClock)
     );
+}
+
+#[test]
+fn v2_r05_the_state_line_holds_the_turns_lost_in_a_row() {
+    let mut g = Ultimate::new(Variant::V2, Player::X);
+    play(&mut g, "e5");
+    g.timeout().unwrap();
+    play(&mut g, "a1");
+    g.timeout().unwrap();
+    let line = g.to_string();
+    assert!(line.ends_with(" X * x=0 o=2"), "{line}");
+    let read = Ultimate::from_state_line(Variant::V2, &line).unwrap();
+    assert_eq!(read, g);
+    // Its third lost turn in a row ends the game from the line alone.
+    let mut third = read;
+    play(&mut third, "i9");
+    assert_eq!(third.timeout(), Ok(Status::Win(Player::X)));
+    assert_eq!(third.ending(), Some(Ending::Time));
+    // A line written before it held them (three fields) reads with none lost.
+    let old = line.trim_end_matches(" x=0 o=2");
+    let old = Ultimate::from_state_line(Variant::V2, old).unwrap();
+    assert_eq!(
+        (old.lost_turns(Player::X), old.lost_turns(Player::O)),
+        (0, 0)
+    );
+    // Counts beyond three, and counts on Super (no clock), are refused.
+    let board = &line[..line.find(' ').unwrap()];
+    for bad in [
+        format!("{board} X * x=0 o=4"),
+        format!("{board} X * x=0"),
+        format!("{board} X * x=00 o=1"),
+        format!("{board} X * o=1 x=0"),
+    ] {
+        assert!(
+            Ultimate::from_state_line(Variant::V2, &bad).is_err(),
+            "{bad}"
+        );
+    }
+    assert!(Ultimate::from_state_line(Variant::Super, &line).is_err());
+    let fresh_super = Ultimate::new(Variant::Super, Player::X).to_string();
+    assert_eq!(fresh_super.split(' ').count(), 3, "{fresh_super}");
 }
 
 #[test]

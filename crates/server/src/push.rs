@@ -4,7 +4,8 @@
 //! FCM and APNs for phone apps later.
 
 use serde::{Deserialize, Serialize};
-use velha_rules::room::{ABSENCE_MS, Ending, IDLE_CLOSE_MS, Room, RoomGame};
+use velha_rules::Ending;
+use velha_rules::room::{ABSENCE_MS, IDLE_CLOSE_MS, Room, RoomGame};
 use velha_rules::{Player, Status};
 
 /// What a seat of a room is told.
@@ -191,21 +192,21 @@ pub fn room_notices(before: &Room, after: &Room) -> Vec<(Player, RoomAbout)> {
     }
     if before.ending().is_none() {
         match after.ending() {
-            Some(Ending::Board(status)) => {
+            Some((Some(winner), Ending::Resigned)) => {
+                told.push((after.seat_playing(winner), RoomAbout::Resigned));
+            }
+            Some((Some(winner), Ending::Absent)) => {
+                told.push((after.seat_playing(!winner), RoomAbout::Absent));
+            }
+            Some((winner, _)) => {
                 // The seat that did not make the last move: the one that was waiting.
                 if let Some(mover) = to_move(before) {
                     let waiting = !before.seat_playing(mover);
-                    let won = status.winner().map(|w| after.seat_playing(w) == waiting);
+                    let won = winner.map(|w| after.seat_playing(w) == waiting);
                     told.push((waiting, RoomAbout::Ended(won)));
                 }
             }
-            Some(Ending::Resigned(symbol)) => {
-                told.push((after.seat_playing(!symbol), RoomAbout::Resigned));
-            }
-            Some(Ending::Absent(symbol)) => {
-                told.push((after.seat_playing(symbol), RoomAbout::Absent));
-            }
-            _ => {}
+            None => {}
         }
     }
     if after.ending().is_some() {

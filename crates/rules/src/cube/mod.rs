@@ -9,6 +9,7 @@ pub mod geometry;
 
 use serde::{Deserialize, Serialize};
 
+use crate::game::Ending;
 use crate::lines::{LINES, has_line, middles_of_lines};
 use crate::{Cell, Player, Position, Status};
 use geometry::{F_MASK, F_SHIFT, Face, TurnTable, build_turn};
@@ -358,24 +359,12 @@ impl std::fmt::Display for CubeIllegal {
 
 impl std::error::Error for CubeIllegal {}
 
-/// How a cube game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum EndKind {
-    /// Side 1 shows lines of one symbol only, made by a tap or a turn (CUBE-R11, R12).
-    Line,
-    /// A counted turn made lines of both symbols: the player who turned lost (CUBE-R12).
-    BothLines,
-    /// The side to move ran out of time (online, ON-M03).
-    Timeout,
-}
-
 /// The end of a cube game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Ending {
-    /// Who won.
-    pub winner: Player,
-    /// How.
-    pub how: EndKind,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct End {
+    winner: Player,
+    /// A line, both lines or the clock.
+    how: Ending,
 }
 
 /// A position of Cubo da Velha.
@@ -389,7 +378,7 @@ pub struct Cube {
     free_turn_made: bool,
     /// Counted turns made so far by X and O (the level-2 alternation).
     counted: [u32; 2],
-    ending: Option<Ending>,
+    ending: Option<End>,
 }
 
 /// Problems a cube position read from text can have.
@@ -468,11 +457,6 @@ impl Cube {
     /// Counted turns `player` has made so far.
     pub const fn counted_turns(&self, player: Player) -> u32 {
         self.counted[player.index()]
-    }
-
-    /// How the game ended, if it did.
-    pub const fn ending(&self) -> Option<Ending> {
-        self.ending
     }
 
     /// What sticker `index` (0–53, facelet order) shows.
@@ -655,21 +639,21 @@ impl Cube {
     }
 
     /// The ending side 1 shows, if any, when `turner` made the last action (CUBE-R11, R12).
-    fn side1_ending(&self, turner: Player) -> Option<Ending> {
+    fn side1_ending(&self, turner: Player) -> Option<End> {
         let x_line = has_line(face_bits(self.x, Face::F));
         let o_line = has_line(face_bits(self.o, Face::F));
         match (x_line, o_line) {
-            (true, true) => Some(Ending {
+            (true, true) => Some(End {
                 winner: !turner,
-                how: EndKind::BothLines,
+                how: Ending::BothLines,
             }),
-            (true, false) => Some(Ending {
+            (true, false) => Some(End {
                 winner: Player::X,
-                how: EndKind::Line,
+                how: Ending::Line,
             }),
-            (false, true) => Some(Ending {
+            (false, true) => Some(End {
                 winner: Player::O,
-                how: EndKind::Line,
+                how: Ending::Line,
             }),
             (false, false) => None,
         }
@@ -742,9 +726,9 @@ impl Position for Cube {
                             Player::O => self.o |= bit,
                         }
                         if has_line(face_bits(self.plane(self.side), Face::F)) {
-                            self.ending = Some(Ending {
+                            self.ending = Some(End {
                                 winner: self.side,
-                                how: EndKind::Line,
+                                how: Ending::Line,
                             });
                         }
                     }
@@ -776,11 +760,15 @@ impl Position for Cube {
         if self.ending.is_some() {
             return Err(CubeIllegal::GameOver);
         }
-        self.ending = Some(Ending {
+        self.ending = Some(End {
             winner: !self.side,
-            how: EndKind::Timeout,
+            how: Ending::Time,
         });
         Ok(self.status())
+    }
+
+    fn ending(&self) -> Option<Ending> {
+        self.ending.map(|end| end.how)
     }
 
     #[inline]

@@ -10,6 +10,9 @@ mod state;
 
 use crate::{Player, Status};
 
+/// The action that records a turn run out on the clock (cube and 2.0; engine-protocol.md).
+pub const TIMEOUT: &str = "timeout";
+
 /// Why a text could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError(String);

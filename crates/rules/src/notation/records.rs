@@ -1,13 +1,13 @@
 //! serde forms of positions: the state line, plus the few facts it cannot hold.
 //!
-//! The protocol's state lines do not say that a cube game was lost on time, nor how many
-//! turns in a row a 2.0 player lost to the clock, nor whether a grid is Super or 2.0. The
-//! records add exactly those, so storage and the network lose nothing.
+//! The protocol's state lines do not say that a cube game was lost on time, nor whether a
+//! grid is Super or 2.0. The records add exactly those, so storage and the network lose
+//! nothing.
 
 use serde::{Deserialize, Serialize};
 
 use super::ParseError;
-use crate::cube::EndKind;
+use crate::game::Ending;
 use crate::{Classic, Cube, Player, Position, Ultimate, Variant};
 
 #[derive(Serialize, Deserialize)]
@@ -41,10 +41,7 @@ struct CubeRecord {
 
 impl Serialize for Cube {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let lost_on_time = self
-            .ending()
-            .filter(|end| end.how == EndKind::Timeout)
-            .map(|end| !end.winner);
+        let lost_on_time = (self.ending() == Some(Ending::Time)).then(|| self.side_to_move());
         CubeRecord {
             state: self.to_string(),
             lost_on_time,
@@ -73,13 +70,10 @@ impl<'de> Deserialize<'de> for Cube {
 struct UltimateRecord {
     variant: Variant,
     state: String,
-    /// Turns X and O have lost in a row to the clock (2.0).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    /// Turns X and O had lost in a row to the clock, in records written before 2.0's state
+    /// line held them.
+    #[serde(default, skip_serializing)]
     lost_turns: [u8; 2],
-}
-
-fn is_zero(counts: &[u8; 2]) -> bool {
-    *counts == [0, 0]
 }
 
 impl Serialize for Ultimate {
@@ -87,7 +81,7 @@ impl Serialize for Ultimate {
         UltimateRecord {
             variant: self.variant(),
             state: self.to_string(),
-            lost_turns: [self.lost_turns(Player::X), self.lost_turns(Player::O)],
+            lost_turns: [0, 0],
         }
         .serialize(s)
     }
@@ -98,6 +92,9 @@ impl<'de> Deserialize<'de> for Ultimate {
         let record = UltimateRecord::deserialize(d)?;
         let line = Ultimate::from_state_line(record.variant, &record.state)
             .map_err(serde::de::Error::custom)?;
+        if record.lost_turns == [0, 0] {
+            return Ok(line);
+        }
         line.with_lost_turns(record.lost_turns)
             .map_err(|e| serde::de::Error::custom(ParseError::new(e)))
     }

@@ -90,7 +90,7 @@ impl FromStr for Classic {
 
 impl fmt::Display for Ultimate {
     /// The state line: 81 cells in reading order of the grid, the side to move, the board
-    /// sent to (`1`–`9`) or `*`.
+    /// sent to (`1`–`9`) or `*`; on 2.0, the turns each has lost in a row, `x=N o=N`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for row in 0..9 {
             for col in 0..9 {
@@ -100,20 +100,52 @@ impl fmt::Display for Ultimate {
         }
         write!(f, " {} ", self.side_to_move())?;
         match self.sent_board() {
-            Some(b) => write!(f, "{}", b + 1),
-            None => f.write_char('*'),
+            Some(b) => write!(f, "{}", b + 1)?,
+            None => f.write_char('*')?,
         }
+        if self.variant() == Variant::V2 {
+            write!(
+                f,
+                " x={} o={}",
+                self.lost_turns(Player::X),
+                self.lost_turns(Player::O)
+            )?;
+        }
+        Ok(())
     }
 }
 
 impl Ultimate {
-    /// Reads a state line of `variant` (the line itself does not say which game it is).
+    /// Reads a state line of `variant` (the line itself does not say which game it is). A
+    /// 2.0 line written before it held the lost turns (three fields) reads with none lost.
     pub fn from_state_line(variant: Variant, line: &str) -> Result<Ultimate, ParseError> {
-        let [board, side_text, sent_text] = fields(
-            line,
-            "super/v2",
-            ["81 cells", "side to move", "board sent to"],
-        )?;
+        const NAMES: [&str; 5] = [
+            "81 cells",
+            "side to move",
+            "board sent to",
+            "x=N (turns X lost in a row)",
+            "o=N (turns O lost in a row)",
+        ];
+        let (board, side_text, sent_text, lost_turns) = match variant {
+            Variant::V2 if line.split(' ').count() != 3 => {
+                let [board, side_text, sent_text, x_text, o_text] = fields(line, "v2", NAMES)?;
+                let lost = |text, name| -> Result<u8, ParseError> {
+                    u8::try_from(counter(text, name, "turns lost in a row")?)
+                        .map_err(|_| ParseError::new(format!("{name}= is too large")))
+                };
+                (
+                    board,
+                    side_text,
+                    sent_text,
+                    [lost(x_text, "x")?, lost(o_text, "o")?],
+                )
+            }
+            _ => {
+                let [board, side_text, sent_text] =
+                    fields(line, "super", [NAMES[0], NAMES[1], NAMES[2]])?;
+                (board, side_text, sent_text, [0, 0])
+            }
+        };
         let chars = board_chars(board, 81, ".XO")?;
         let (mut x, mut o) = (0u128, 0u128);
         for (i, &c) in chars.iter().enumerate() {
@@ -134,7 +166,8 @@ impl Ultimate {
                 )));
             }
         };
-        Ultimate::from_parts(variant, x, o, side(side_text)?, sent, [0, 0]).map_err(ParseError::new)
+        Ultimate::from_parts(variant, x, o, side(side_text)?, sent, lost_turns)
+            .map_err(ParseError::new)
     }
 
     /// A short picture of the big board for people: `X`, `O`, `=` (drawn) or `.` per board.
@@ -176,7 +209,7 @@ impl fmt::Display for Cube {
     }
 }
 
-fn counter(text: &str, name: &str) -> Result<u32, ParseError> {
+fn counter(text: &str, name: &str, meaning: &str) -> Result<u32, ParseError> {
     text.strip_prefix(name)
         .and_then(|rest| rest.strip_prefix('='))
         // One spelling per number, so that a line reads back to itself.
@@ -185,7 +218,7 @@ fn counter(text: &str, name: &str) -> Result<u32, ParseError> {
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| {
             ParseError::new(format!(
-                "expected {name}=N (counted turns), found {}",
+                "expected {name}=N ({meaning}), found {}",
                 quoted(text)
             ))
         })
@@ -236,7 +269,10 @@ impl FromStr for Cube {
                 )));
             }
         };
-        let counted = [counter(x_text, "x")?, counter(o_text, "o")?];
+        let counted = [
+            counter(x_text, "x", "counted turns")?,
+            counter(o_text, "o", "counted turns")?,
+        ];
         Cube::from_parts(&stickers, side(side_text)?, level, free, counted).map_err(ParseError::new)
     }
 }

@@ -261,8 +261,13 @@ impl RefGame for RefUltimate {
     }
     fn state(&self) -> String {
         let sent = self.sent.map_or("*".to_string(), |b| (b + 1).to_string());
+        let lost = if self.v2 {
+            format!(" x={} o={}", self.lost[0], self.lost[1])
+        } else {
+            String::new()
+        };
         format!(
-            "{} {} {}",
+            "{} {} {}{lost}",
             self.grid.iter().collect::<String>(),
             self.side,
             sent

@@ -6,9 +6,11 @@
 //! through the events every process delivers. Nothing of a match lives in a process between
 //! two actions, so a process that dies takes no match and no clock with it.
 
+use std::borrow::Cow;
+
 use velha_api::{EndHow, MatchGame, MatchState, MatchView, Refusal, Seat, ServerMsg};
 use velha_rules::game::{self, Clock, Event as RulesEvent};
-use velha_rules::room::{self, Board, RoomGame};
+use velha_rules::notation::TIMEOUT;
 use velha_rules::{Cube, Match, Player, Ultimate, Variant};
 
 use super::Hub;
@@ -17,9 +19,6 @@ use super::live_game::LiveGame;
 use crate::store::{MatchRow, MoveCommit};
 use crate::token::now_ms;
 use crate::view::{Running, match_view};
-
-/// How a turn lost on the clock is written among the moves (the engine protocol's word).
-pub(super) const TIMEOUT: &str = "timeout";
 
 fn index(s: Seat) -> usize {
     match s {
@@ -289,8 +288,8 @@ impl<G: LiveGame> Live<G> {
         let mut after = self.game.clone();
         let by = Player::from(by);
         let winner = match after.abandon(by) {
-            Ok(RulesEvent::Ended { winner, .. }) => winner,
-            _ => {
+            Ok((winner, _)) => winner,
+            Err(_) => {
                 tracing::warn!(match_id = %self.row.id, "a live match the rules see as over");
                 Some(!by)
             }
@@ -349,7 +348,7 @@ impl<G: LiveGame> Live<G> {
         let events = match result {
             Ok(events) => events,
             Err(game::Refusal::TimeUp) => return Err(Rejected::Late),
-            Err(refusal) => return Err(refused::<G>(refusal).into()),
+            Err(refusal) => return Err(Refusal::from(refusal).into()),
         };
         let played = parsed.iter().map(ToString::to_string).collect();
         Ok(self.decide_move(mover, played, after, &events, now))
@@ -367,12 +366,7 @@ impl<G: LiveGame> Live<G> {
     ) -> Decision<G> {
         let ending = events.iter().find_map(|e| match *e {
             RulesEvent::Ended { winner, ending } => {
-                let how = match ending {
-                    game::Ending::Rules => after.position().end_how(winner),
-                    game::Ending::Time => EndHow::Time,
-                    game::Ending::Abandonment => EndHow::Abandonment,
-                };
-                Some((winner.map(Seat::from), how))
+                Some((winner.map(Seat::from), EndHow::from(ending)))
             }
             _ => None,
         });
@@ -464,36 +458,45 @@ pub(super) async fn from_row(hub: &Hub, row: MatchRow) -> Result<Option<Loaded>,
                 .map_err(|e| format!("match {}: stored position unreadable: {e}", row.id))?;
             Loaded::Cube(Live::new(hub.clocks.move_ms, row, cube)?)
         }
-        MatchGame::V2 if row.ply == 0 => Loaded::V2(Live::new(
-            hub.clocks.move_ms,
-            row,
-            Ultimate::new(Variant::V2, Player::X),
-        )?),
         MatchGame::V2 => {
-            let position = v2_position(hub, &row).await?;
+            let mut line = Cow::Borrowed(row.position.as_str());
+            if row.ply > 0 && line.split(' ').count() == 3 {
+                let [x, o] = lost_turns_in_moves(hub, &row).await?;
+                line = Cow::Owned(format!("{line} x={x} o={o}"));
+            }
+            let position = Ultimate::from_state_line(Variant::V2, &line)
+                .map_err(|e| format!("match {}: stored position unreadable: {e}", row.id))?;
             Loaded::V2(Live::new(hub.clocks.move_ms, row, position)?)
         }
     }))
 }
 
-/// A 2.0 match's position rebuilt from its stored moves by the rules: its state line does not
-/// hold the lost turns in a row (V2-R05), the moves do.
-async fn v2_position(hub: &Hub, row: &MatchRow) -> Result<Ultimate, String> {
+/// The turns X and O have lost in a row, counted from a 2.0 match's moves: for a match stored
+/// before its state line held them (three fields), once; its next move stores the new line.
+/// Each side's count is its lost turns since its last real move.
+async fn lost_turns_in_moves(hub: &Hub, row: &MatchRow) -> Result<[u8; 2], String> {
     let moves = hub
         .store
         .moves_of(&row.id)
         .await
         .map_err(|e| format!("match {}: moves unreadable: {e}", row.id))?;
-    let actions: Vec<(Player, &str)> = moves
-        .iter()
-        .map(|(_, seat, action)| (Player::from(*seat), action.as_str()))
-        .collect();
-    let replayed = room::replay_game(RoomGame::V2, Player::X, &actions)
-        .map_err(|e| format!("match {}: moves do not replay: {e}", row.id))?;
-    match replayed.boards.last() {
-        Some(Board::Ultimate(u)) => Ok(*u),
-        _ => Err(format!("match {}: not a 2.0 game", row.id)),
+    let mut lost = [0u8; 2];
+    let mut counted = [false; 2];
+    for (_, seat, action) in moves.iter().rev() {
+        let side = index(*seat);
+        if counted[side] {
+            continue;
+        }
+        if action == TIMEOUT {
+            lost[side] = lost[side].saturating_add(1);
+        } else {
+            counted[side] = true;
+        }
+        if counted == [true, true] {
+            break;
+        }
     }
+    Ok(lost)
 }
 
 /// Calls `$body` with the loaded match of either game as `$live`.
@@ -508,19 +511,6 @@ macro_rules! with_live {
     };
 }
 pub(super) use with_live;
-
-/// The wire's refusal for the match model's.
-fn refused<G: LiveGame>(refusal: game::Refusal<G::Illegal>) -> Refusal {
-    match refusal {
-        game::Refusal::Over | game::Refusal::TimeUp => Refusal::NotLive,
-        game::Refusal::NotYourTurn => Refusal::NotYourTurn,
-        game::Refusal::Illegal { index, reason } => Refusal::Illegal {
-            index,
-            reason: G::illegal(reason),
-        },
-        game::Refusal::Unfinished | game::Refusal::TooLong => Refusal::BadLength,
-    }
-}
 
 /// A stored time (ms since the epoch) as the match model counts it.
 fn ms(t: i64) -> u64 {

@@ -7,15 +7,14 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{Path, State};
 use velha_api::{
-    EndHow, ErrorCode, MatchGame, MatchState, Replay, ReplayEndHow, ReplayGame, ReplayMove,
-    RoomPlayer, Seat,
+    EndHow, ErrorCode, MatchGame, MatchState, Replay, ReplayGame, ReplayMove, RoomPlayer, Seat,
 };
 use velha_rules::Player as Side;
-use velha_rules::room::{self, Ending, RoomGame};
+use velha_rules::room::{self, RoomGame};
 
 use crate::app::App;
 use crate::error::{AppError, AppResult};
-use crate::routes::rooms::{read, room_player};
+use crate::routes::rooms::read;
 
 fn not_found(what: &str) -> AppError {
     AppError::new(
@@ -65,13 +64,7 @@ pub async fn of_match(
             })
             .collect(),
         winner: row.winner,
-        how: match how {
-            EndHow::Line => ReplayEndHow::Line,
-            EndHow::BothLines => ReplayEndHow::BothLines,
-            EndHow::Time => ReplayEndHow::Time,
-            EndHow::Abandonment => ReplayEndHow::Abandonment,
-            EndHow::Draw => ReplayEndHow::Draw,
-        },
+        how,
     }))
 }
 
@@ -122,7 +115,7 @@ pub async fn of_room_game(
         tracing::error!(room = %id, game = number, error = %e, "a room's record does not replay");
         AppError::new(ErrorCode::Internal, "this game's record is damaged")
     })?;
-    let Some(ending) = replayed.ending else {
+    let Some((winner, how)) = replayed.ending else {
         tracing::error!(room = %id, game = number, "a finished game's record has no end");
         return Err(AppError::new(
             ErrorCode::Internal,
@@ -136,7 +129,7 @@ pub async fn of_room_game(
                 name: String::new(),
                 avatar: None,
             },
-            room_player,
+            RoomPlayer::from,
         )
     };
     Ok(Json(Replay {
@@ -158,12 +151,7 @@ pub async fn of_room_game(
                 actions: vec![action],
             })
             .collect(),
-        winner: ending.winner().map(Seat::from),
-        how: match ending {
-            Ending::Board(status) if status.winner().is_some() => ReplayEndHow::Line,
-            Ending::Board(_) => ReplayEndHow::Draw,
-            Ending::Resigned(_) => ReplayEndHow::Resigned,
-            Ending::Absent(_) => ReplayEndHow::Absent,
-        },
+        winner: winner.map(Seat::from),
+        how: EndHow::from(how),
     }))
 }

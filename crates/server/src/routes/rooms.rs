@@ -7,12 +7,11 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use velha_api::{
-    Avatar, CreateRoom, ErrorCode, JoinRoom, RoomAct, RoomAction, RoomBoard, RoomEndHow,
-    RoomEnding, RoomLookup, RoomPlayer, RoomSeat, RoomStarter, RoomView, Seat,
+    CreateRoom, Ending, ErrorCode, JoinRoom, RoomAct, RoomAction, RoomBoard, RoomLookup,
+    RoomPlayer, RoomSeat, RoomStarter, RoomView, Seat,
 };
 use velha_rules::room::{
-    self, ABSENCE_MS, ABSENT_ACTION, Board, Ending, IDLE_CLOSE_MS, Joined, RESIGN_ACTION, Room,
-    RoomError, RoomGame,
+    ABSENCE_MS, ABSENT_ACTION, IDLE_CLOSE_MS, Joined, RESIGN_ACTION, Room, RoomError,
 };
 use velha_rules::{Player as Side, Status};
 
@@ -33,64 +32,9 @@ pub const CREDENTIAL_HEADER: &str = "x-room-credential";
 /// Credentials a device may look up at once.
 const MAX_LOOKUP: usize = 100;
 
-fn game(board: RoomBoard) -> RoomGame {
-    match board {
-        RoomBoard::Classic => RoomGame::Classic,
-        RoomBoard::Super => RoomGame::Super,
-        RoomBoard::V2 => RoomGame::V2,
-    }
-}
-
-fn board(game: RoomGame) -> RoomBoard {
-    match game {
-        RoomGame::Classic => RoomBoard::Classic,
-        RoomGame::Super => RoomBoard::Super,
-        RoomGame::V2 => RoomBoard::V2,
-    }
-}
-
-fn avatar(a: Avatar) -> room::Avatar {
-    match a {
-        Avatar::Rabisco => room::Avatar::Rabisco,
-        Avatar::Nino => room::Avatar::Nino,
-        Avatar::Quelonia => room::Avatar::Quelonia,
-    }
-}
-
-/// A seated player as everyone sees them.
-pub(crate) fn room_player(s: &room::Seat) -> RoomPlayer {
-    RoomPlayer {
-        name: s.name.clone(),
-        avatar: s.avatar.map(shown_avatar),
-    }
-}
-
-fn shown_avatar(a: room::Avatar) -> Avatar {
-    match a {
-        room::Avatar::Rabisco => Avatar::Rabisco,
-        room::Avatar::Nino => Avatar::Nino,
-        room::Avatar::Quelonia => Avatar::Quelonia,
-    }
-}
-
 /// The rules' refusal as the API's.
 fn refused(e: RoomError) -> AppError {
-    let code = match &e {
-        RoomError::BadName => ErrorCode::BadName,
-        RoomError::AvatarRequired | RoomError::NoAvatars | RoomError::StarterFixed => {
-            ErrorCode::BadRequest
-        }
-        RoomError::AvatarTaken => ErrorCode::AvatarTaken,
-        RoomError::RoomFull => ErrorCode::RoomFull,
-        RoomError::WaitingForOpponent | RoomError::GameOver | RoomError::GameNotOver => {
-            ErrorCode::Conflict
-        }
-        RoomError::NotYourTurn => ErrorCode::NotYourTurn,
-        RoomError::Illegal(_) => ErrorCode::IllegalMove,
-        RoomError::NotAbsent => ErrorCode::NotAbsentYet,
-        RoomError::Closed => ErrorCode::RoomClosed,
-    };
-    AppError::new(code, e.to_string())
+    AppError::new(ErrorCode::from(&e), e.to_string())
 }
 
 fn no_room() -> AppError {
@@ -113,7 +57,7 @@ fn by_symbol<T>(creator_plays: Side, [creator, guest]: [T; 2]) -> [T; 2] {
 /// with `spectators` watching: in the symbols of the game on the table (V2-R08).
 pub fn view(row: &RoomRow, you: Option<Seat>, spectators: u32, now: i64) -> RoomView {
     let r = &row.room;
-    let player = |symbol: Side| r.playing(symbol).map(room_player);
+    let player = |symbol: Side| r.playing(symbol).map(RoomPlayer::from);
     let status = r.board().status();
     let playing = r.seat(Side::O).is_some() && r.ending().is_none();
     let idle = ms(now).saturating_sub(r.last_activity_ms());
@@ -122,7 +66,7 @@ pub fn view(row: &RoomRow, you: Option<Seat>, spectators: u32, now: i64) -> Room
     let [x_wins, o_wins] = by_symbol(creator_plays, [score.wins, score.losses]);
     RoomView {
         id: row.id.clone(),
-        board: board(r.game()),
+        board: r.game().into(),
         x: player(Side::X).unwrap_or(RoomPlayer {
             name: String::new(),
             avatar: None,
@@ -131,33 +75,13 @@ pub fn view(row: &RoomRow, you: Option<Seat>, spectators: u32, now: i64) -> Room
         creator_plays: Seat::from(creator_plays),
         starter: Seat::from(r.series().starter_of(r.game_on_table())),
         you: you.map(|s| Seat::from(r.plays(Side::from(s)))),
-        position: match r.board() {
-            Board::Classic(b) => b.to_string(),
-            Board::Ultimate(b) => b.to_string(),
-        },
+        position: r.board().to_string(),
         ply: u32::try_from(row.ply).unwrap_or(0),
         to_move: match status {
             Status::Ongoing(p) if playing => Some(Seat::from(p)),
             _ => None,
         },
-        ending: r.ending().map(|e| match e {
-            Ending::Board(Status::Win(p)) => RoomEnding {
-                winner: Some(Seat::from(p)),
-                how: RoomEndHow::Line,
-            },
-            Ending::Board(_) => RoomEnding {
-                winner: None,
-                how: RoomEndHow::Draw,
-            },
-            Ending::Resigned(p) => RoomEnding {
-                winner: Some(Seat::from(!p)),
-                how: RoomEndHow::Resigned,
-            },
-            Ending::Absent(p) => RoomEnding {
-                winner: Some(Seat::from(!p)),
-                how: RoomEndHow::Absent,
-            },
-        }),
+        ending: r.ending().map(Ending::from),
         rematch: by_symbol(creator_plays, r.rematch_asked()),
         series: [x_wins, o_wins, score.draws],
         games: r.series().games_played(),
@@ -300,9 +224,9 @@ pub async fn create(
         RoomStarter::CoinToss => return Err(refused(RoomError::StarterFixed)),
     };
     let room = Room::create(
-        game(body.board),
+        body.board.into(),
         &body.name,
-        body.avatar.map(avatar),
+        body.avatar.map(Into::into),
         starter,
         ms(now),
     )
@@ -390,7 +314,7 @@ pub async fn join(
         let (before, watching) = read_watched(&app, &id).await?;
         let mut after = before.room.clone();
         match after
-            .join(&body.name, body.avatar.map(avatar), ms(now))
+            .join(&body.name, body.avatar.map(Into::into), ms(now))
             .map_err(refused)?
         {
             Joined::Spectator => {

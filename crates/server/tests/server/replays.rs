@@ -1,7 +1,7 @@
 //! ON-P01: a finished game replays move by move at its own link, for anyone, rebuilt by the
 //! rules from the stored moves.
 
-use velha_api::{ErrorCode, ReplayEndHow, ReplayGame, RoomAct, RoomBoard, Seat};
+use velha_api::{EndHow, ErrorCode, ReplayGame, RoomAct, RoomBoard, Seat};
 use velha_rules::{Cube, CubeAction, Level, Position};
 
 use crate::common::{Db, Server};
@@ -43,10 +43,7 @@ async fn on_p01_a_finished_cube_match_replays_for_anyone(db: Db) {
         (replay.x.name.as_str(), replay.o.name.as_str()),
         ("xavier", "olivia")
     );
-    assert_eq!(
-        (replay.winner, replay.how),
-        (Some(Seat::X), ReplayEndHow::Line)
-    );
+    assert_eq!((replay.winner, replay.how), (Some(Seat::X), EndHow::Line));
     let sent: Vec<(Seat, Vec<&str>)> = replay
         .moves
         .iter()
@@ -85,7 +82,7 @@ async fn on_p01_a_damaged_room_record_is_refused_not_shown(db: Db) {
             ReplayGame::Super { starter: Seat::X },
             2,
             Some(Seat::O),
-            ReplayEndHow::Resigned
+            EndHow::Resigned
         )
     );
     // O's move is rewritten to a cell outside the board X sent her to: the rules refuse it.

@@ -9,8 +9,8 @@ use futures_util::future::join_all;
 use reqwest::Method;
 use serde_json::json;
 use velha_api::{
-    Avatar, ErrorCode, ReplayEndHow, ReplayGame, RoomAct, RoomBoard, RoomEndHow, RoomServerMsg,
-    RoomStarter, RoomView, Seat,
+    Avatar, EndHow, ErrorCode, ReplayGame, RoomAct, RoomBoard, RoomServerMsg, RoomStarter,
+    RoomView, Seat,
 };
 use velha_load::{Client, RoomLive};
 use velha_rules::Player;
@@ -122,10 +122,7 @@ async fn classic_r08_a_room_by_link_with_characters_a_series_rematch_and_resign(
     }
     let room = caio.room_act(&id, &x, play("a3")).await.unwrap();
     let ending = room.ending.unwrap();
-    assert_eq!(
-        (ending.winner, ending.how),
-        (Some(Seat::X), RoomEndHow::Line)
-    );
+    assert_eq!((ending.winner, ending.how), (Some(Seat::X), EndHow::Line));
     assert_eq!(
         (room.series, room.games, room.to_move),
         ([1, 0, 0], 1, None)
@@ -146,7 +143,7 @@ async fn classic_r08_a_room_by_link_with_characters_a_series_rematch_and_resign(
     let ending = room.ending.unwrap();
     assert_eq!(
         (ending.winner, ending.how),
-        (Some(Seat::X), RoomEndHow::Resigned)
+        (Some(Seat::X), EndHow::Resigned)
     );
     assert_eq!(room.series, [2, 0, 0]);
 
@@ -159,7 +156,7 @@ async fn classic_r08_a_room_by_link_with_characters_a_series_rematch_and_resign(
             format!("{id}/1"),
             ReplayGame::Classic { starter: Seat::X },
             Some(Seat::X),
-            ReplayEndHow::Line
+            EndHow::Line
         )
     );
     let cells: Vec<(Seat, &str)> = first
@@ -188,7 +185,7 @@ async fn classic_r08_a_room_by_link_with_characters_a_series_rematch_and_resign(
             ReplayGame::Classic { starter: Seat::O },
             0,
             Some(Seat::X),
-            ReplayEndHow::Resigned
+            EndHow::Resigned
         )
     );
     let e = ana.replay(&format!("{id}/3")).await.unwrap_err();
@@ -512,10 +509,7 @@ async fn classic_r12_absence_claim_after_2_days_and_close_after_7_by_the_servers
     assert_eq!(e.code, ErrorCode::NotAbsentYet, "O is the one to move");
     let room = c.room_act(&away, &ax, RoomAct::ClaimAbsence).await.unwrap();
     let ending = room.ending.unwrap();
-    assert_eq!(
-        (ending.winner, ending.how),
-        (Some(Seat::X), RoomEndHow::Absent)
-    );
+    assert_eq!((ending.winner, ending.how), (Some(Seat::X), EndHow::Absent));
     // Seven days without a move: closed to play, open to look at.
     for (cred, act) in [(&io, play("b2")), (&ix, RoomAct::ClaimAbsence)] {
         let e = c.room_act(&idle, cred, act).await.unwrap_err();

@@ -5,9 +5,18 @@
 //! Pure like the rest of the crate: the caller stores the room and passes the time of every
 //! request (milliseconds since the Unix epoch); nothing here reads a clock.
 
+mod replay;
+mod stored;
+mod table;
+
 use serde::{Deserialize, Serialize};
 
-use crate::{Classic, Player, Position, Series, Status, Ultimate, Variant};
+use crate::game::{Ended, Refusal};
+use crate::{Classic, ParseError, Player, Position, Series, Status, Ultimate, Variant};
+pub use replay::{GameReplay, replay_game};
+use stored::StoredRoom;
+pub use table::BoardIllegal;
+use table::Table;
 
 /// How long the player to move may be away before the other may claim the game (CLASSIC-R12).
 pub const ABSENCE_MS: u64 = 2 * 24 * 60 * 60 * 1000;
@@ -22,8 +31,8 @@ pub const RESIGN_ACTION: &str = "resign";
 /// How an absence claim is recorded among a game's actions.
 pub const ABSENT_ACTION: &str = "absent";
 /// How a turn lost on the clock is recorded (2.0 with a clock, V2-R05; the engine protocol's
-/// word). Rooms run no clock (ON-R04), so only competitive games hold it.
-pub const TIMEOUT_ACTION: &str = "timeout";
+/// word). Rooms run no clock (ON-R04), so only competitive 2.0 matches hold it.
+pub const TIMEOUT_ACTION: &str = crate::notation::TIMEOUT;
 
 /// The board a room plays (ON-R01).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -84,52 +93,14 @@ impl Board {
             Board::Ultimate(b) => b.status(),
         }
     }
-
-    /// The side to move lost the turn on the clock (2.0 only, V2-R05).
-    fn timeout(&mut self) -> Result<Status, RoomError> {
-        match self {
-            Board::Ultimate(b) => b.timeout().map_err(|e| RoomError::Illegal(e.to_string())),
-            Board::Classic(_) => Err(RoomError::Illegal("no clock in this game".into())),
-        }
-    }
-
-    /// Plays a cell given as text (`b2`, `e5`).
-    pub fn play(&mut self, cell: &str) -> Result<Status, RoomError> {
-        let illegal = |reason: String| RoomError::Illegal(reason);
-        match self {
-            Board::Classic(b) => {
-                let cell = cell
-                    .parse()
-                    .map_err(|e: crate::ParseError| illegal(e.to_string()))?;
-                b.play(cell).map_err(|e| illegal(e.to_string()))
-            }
-            Board::Ultimate(b) => {
-                let cell = cell
-                    .parse()
-                    .map_err(|e: crate::ParseError| illegal(e.to_string()))?;
-                b.play(cell).map_err(|e| illegal(e.to_string()))
-            }
-        }
-    }
 }
 
-/// How a game of the room ended, in the symbols of that game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Ending {
-    /// On the board: a line or a draw.
-    Board(Status),
-    /// This player resigned (CLASSIC-R11).
-    Resigned(Player),
-    /// This player was absent too long and the other claimed the game (CLASSIC-R12).
-    Absent(Player),
-}
-
-impl Ending {
-    /// The winner, if any.
-    pub fn winner(self) -> Option<Player> {
+impl std::fmt::Display for Board {
+    /// The board's state line (engine-protocol.md).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Ending::Board(status) => status.winner(),
-            Ending::Resigned(p) | Ending::Absent(p) => Some(!p),
+            Board::Classic(b) => b.fmt(f),
+            Board::Ultimate(b) => b.fmt(f),
         }
     }
 }
@@ -144,7 +115,7 @@ pub enum Joined {
 }
 
 /// Why a room refused a request.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RoomError {
     /// The name is empty, only spaces, or longer than [`MAX_NAME_CHARS`].
     BadName,
@@ -161,14 +132,14 @@ pub enum RoomError {
     RoomFull,
     /// Nobody has joined yet.
     WaitingForOpponent,
-    /// It is the other player's turn.
-    NotYourTurn,
-    /// The game is over (wait for the rematch).
-    GameOver,
+    /// The game on the table refused the move or the resignation, as any match refuses: it
+    /// is over (wait for the rematch), it is the other player's turn, or the rules forbid
+    /// the cell.
+    Game(Refusal<BoardIllegal>),
+    /// The cell is not written as the engine protocol writes this board's cells.
+    Unreadable(ParseError),
     /// The game is still going on.
     GameNotOver,
-    /// The move breaks the game's rules; the reason says how.
-    Illegal(String),
     /// The player to move has not been away long enough (2 days), or it is your own turn.
     NotAbsent,
     /// The room closed after 7 days without a move.
@@ -185,10 +156,12 @@ impl std::fmt::Display for RoomError {
             RoomError::AvatarTaken => f.write_str("that character is taken"),
             RoomError::RoomFull => f.write_str("the room is full"),
             RoomError::WaitingForOpponent => f.write_str("waiting for the opponent to join"),
-            RoomError::NotYourTurn => f.write_str("not your turn"),
-            RoomError::GameOver => f.write_str("the game is over"),
+            RoomError::Game(Refusal::Over) => f.write_str("the game is over"),
+            RoomError::Game(Refusal::NotYourTurn) => f.write_str("not your turn"),
+            RoomError::Game(Refusal::Illegal { reason, .. }) => write!(f, "illegal move: {reason}"),
+            RoomError::Game(refusal) => write!(f, "illegal move: {refusal}"),
+            RoomError::Unreadable(e) => write!(f, "illegal move: {e}"),
             RoomError::GameNotOver => f.write_str("the game is not over"),
-            RoomError::Illegal(reason) => write!(f, "illegal move: {reason}"),
             RoomError::NotAbsent => f.write_str("the other player is not absent for 2 days"),
             RoomError::Closed => f.write_str("the room closed after 7 days without a move"),
         }
@@ -199,15 +172,16 @@ impl std::error::Error for RoomError {}
 
 /// An invitation room.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "StoredRoom", into = "StoredRoom")]
 pub struct Room {
     game: RoomGame,
     /// The creator's seat and the guest's, named by the symbols they play in the room's first
     /// game (X, O); on 2.0 they swap symbols every game (V2-R08).
     seats: [Option<Seat>; 2],
     spectators: u32,
-    board: Board,
+    /// The game on the table, a clockless match: its board, whose turn, how it ended.
+    table: Table,
     series: Series,
-    ending: Option<Ending>,
     /// By seat.
     rematch: [bool; 2],
     /// The last move, or the start of the current game; absence and idleness count from it.
@@ -249,9 +223,8 @@ impl Room {
             game,
             seats: [Some(Seat { name, avatar }), None],
             spectators: 0,
-            board: Board::new(game, series.next_starter()),
+            table: Table::new(game, series.next_starter()),
             series,
-            ending: None,
             rematch: [false, false],
             last_activity_ms: now_ms,
         })
@@ -297,37 +270,30 @@ impl Room {
     /// A seated player's move (CLASSIC-R09). Spectators have no seat and so can never move.
     pub fn play(&mut self, seat: Player, cell: &str, now_ms: u64) -> Result<Status, RoomError> {
         self.check_playing(now_ms)?;
-        if self.board.status() != Status::Ongoing(self.plays(seat)) {
-            return Err(RoomError::NotYourTurn);
-        }
-        let status = self.board.play(cell)?;
+        self.table.play(self.plays(seat), cell)?;
         self.last_activity_ms = now_ms;
-        if status.is_over() {
-            self.finish(Ending::Board(status));
-        }
-        Ok(status)
+        self.record_end();
+        Ok(self.table.board().status())
     }
 
     /// `seat` resigns and the game goes to the other (CLASSIC-R11).
-    pub fn resign(&mut self, seat: Player, now_ms: u64) -> Result<Ending, RoomError> {
+    pub fn resign(&mut self, seat: Player, now_ms: u64) -> Result<Ended, RoomError> {
         self.check_playing(now_ms)?;
-        let ending = Ending::Resigned(self.plays(seat));
-        self.finish(ending);
-        Ok(ending)
+        let ended = self.table.resign(self.plays(seat))?;
+        self.record_end();
+        Ok(ended)
     }
 
     /// `claimant` ends the game as the winner: the other player is to move and has not played
     /// for more than 2 days (CLASSIC-R12).
-    pub fn claim_absence(&mut self, claimant: Player, now_ms: u64) -> Result<Ending, RoomError> {
+    pub fn claim_absence(&mut self, claimant: Player, now_ms: u64) -> Result<Ended, RoomError> {
         self.check_playing(now_ms)?;
-        let away = now_ms.saturating_sub(self.last_activity_ms);
-        let absent = !self.plays(claimant);
-        if self.board.status() != Status::Ongoing(absent) || away <= ABSENCE_MS {
+        if now_ms.saturating_sub(self.last_activity_ms) <= ABSENCE_MS {
             return Err(RoomError::NotAbsent);
         }
-        let ending = Ending::Absent(absent);
-        self.finish(ending);
-        Ok(ending)
+        let ended = self.table.absent(!self.plays(claimant))?;
+        self.record_end();
+        Ok(ended)
     }
 
     /// `seat` asks for a rematch; when both have, the next game starts with the other starter
@@ -335,15 +301,14 @@ impl Room {
     /// started.
     pub fn rematch(&mut self, seat: Player, now_ms: u64) -> Result<bool, RoomError> {
         self.check_open(now_ms)?;
-        if self.ending.is_none() {
+        if self.table.ended().is_none() {
             return Err(RoomError::GameNotOver);
         }
         self.rematch[seat.index()] = true;
         if self.rematch != [true, true] {
             return Ok(false);
         }
-        self.board = Board::new(self.game, self.series.next_starter());
-        self.ending = None;
+        self.table = Table::new(self.game, self.series.next_starter());
         self.rematch = [false, false];
         self.last_activity_ms = now_ms;
         Ok(true)
@@ -359,9 +324,9 @@ impl Room {
         self.game
     }
 
-    /// The game on the table.
-    pub fn board(&self) -> &Board {
-        &self.board
+    /// The position on the table.
+    pub fn board(&self) -> Board {
+        self.table.board()
     }
 
     /// The creator's seat (X) or the guest's (O), as they sat for the room's first game.
@@ -384,7 +349,7 @@ impl Room {
     /// Which game of the room is on the table: 0 for the first, and the one just finished
     /// while the rematch waits.
     pub fn game_on_table(&self) -> u32 {
-        self.series.games_played() - u32::from(self.ending.is_some())
+        self.series.games_played() - u32::from(self.table.ended().is_some())
     }
 
     /// The seat playing `symbol` in game `game` of the room (0 for the first).
@@ -418,9 +383,10 @@ impl Room {
         self.spectators
     }
 
-    /// How the last game ended, while it waits for a rematch.
-    pub fn ending(&self) -> Option<Ending> {
-        self.ending
+    /// How the last game ended, while it waits for a rematch: the winner's symbol (none for
+    /// a draw) and how.
+    pub fn ending(&self) -> Option<Ended> {
+        self.table.ended()
     }
 
     /// When the last move was made, or the current game began (ms since the Unix epoch).
@@ -438,13 +404,11 @@ impl Room {
         &self.series
     }
 
-    fn finish(&mut self, ending: Ending) {
-        self.ending = Some(ending);
-        let result = match ending.winner() {
-            Some(p) => Status::Win(p),
-            None => Status::Draw,
-        };
-        self.series.record(result);
+    /// Scores the game on the table in the series once it has ended.
+    fn record_end(&mut self) {
+        if let Some((winner, _)) = self.table.ended() {
+            self.series.record(winner.map_or(Status::Draw, Status::Win));
+        }
     }
 
     fn check_open(&self, now_ms: u64) -> Result<(), RoomError> {
@@ -460,60 +424,9 @@ impl Room {
         if self.seats[1].is_none() {
             return Err(RoomError::WaitingForOpponent);
         }
-        if self.ending.is_some() {
-            return Err(RoomError::GameOver);
+        if self.table.ended().is_some() {
+            return Err(RoomError::Game(Refusal::Over));
         }
         Ok(())
     }
-}
-
-/// One game of a room rebuilt from its recorded actions (ON-P01).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameReplay {
-    /// The empty board, then the board after each move.
-    pub boards: Vec<Board>,
-    /// How the game ended; none when the actions stop before its end.
-    pub ending: Option<Ending>,
-}
-
-/// Replays a game of a `game` board that `starter` began (see [`Series::starter_of`]) from
-/// its actions as recorded, each with the symbol that made it: cells, [`RESIGN_ACTION`], [`ABSENT_ACTION`],
-/// and on 2.0 [`TIMEOUT_ACTION`].
-/// Every move is checked by the rules, so a tampered record is refused rather than shown.
-pub fn replay_game(
-    game: RoomGame,
-    starter: Player,
-    actions: &[(Player, &str)],
-) -> Result<GameReplay, RoomError> {
-    let mut board = Board::new(game, starter);
-    let mut boards = vec![board];
-    let mut ending = None;
-    for &(by, action) in actions {
-        if ending.is_some() {
-            return Err(RoomError::GameOver);
-        }
-        ending = match action {
-            RESIGN_ACTION => Some(Ending::Resigned(by)),
-            // The claimant wins: the absent one was to move.
-            ABSENT_ACTION if board.status() == Status::Ongoing(!by) => Some(Ending::Absent(!by)),
-            ABSENT_ACTION => return Err(RoomError::NotAbsent),
-            TIMEOUT_ACTION => {
-                if board.status() != Status::Ongoing(by) {
-                    return Err(RoomError::NotYourTurn);
-                }
-                let status = board.timeout()?;
-                boards.push(board);
-                status.is_over().then_some(Ending::Board(status))
-            }
-            cell => {
-                if board.status() != Status::Ongoing(by) {
-                    return Err(RoomError::NotYourTurn);
-                }
-                let status = board.play(cell)?;
-                boards.push(board);
-                status.is_over().then_some(Ending::Board(status))
-            }
-        };
-    }
-    Ok(GameReplay { boards, ending })
 }
