@@ -6,8 +6,6 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
-
 use crate::{Player, Position, Status};
 
 /// The move clock.
@@ -18,8 +16,7 @@ pub struct Clock {
 }
 
 /// How a match or a game ended: one word for every game, the live matches and the rooms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ending {
     /// A line of the winner's (the cube's side 1, CUBE-R11); on 2.0 also the count of boards
     /// won once every board is decided (V2-R04).
@@ -299,8 +296,12 @@ impl<P: Position> Match<P> {
     }
 
     /// `by`'s turn ran out on a clock this match does not keep (a record played back): what
-    /// the game's rules make of it, as [`Match::tick`] would have.
+    /// the game's rules make of it, as [`Match::tick`] would have. A match with a clock runs
+    /// out by it, so refuses this with [`Refusal::TimeUp`].
     pub fn time_out(&mut self, by: Player) -> Result<Vec<Event<P::Action>>, Refusal<P::Illegal>> {
+        if self.clock.is_some() {
+            return Err(Refusal::TimeUp);
+        }
         match self.to_move() {
             None => return Err(Refusal::Over),
             Some(p) if p != by => return Err(Refusal::NotYourTurn),

@@ -287,8 +287,13 @@ impl Ultimate {
             Some(b) if b < 9 => return Err("the board sent to is already decided"),
             Some(_) => return Err("no such board"),
         };
+        let waiting = (!side).index();
         if lost_turns.iter().any(|&n| n > LOST_TURNS_TO_LOSE)
             || (variant == Variant::Super && lost_turns != [0, 0])
+            // The third lost turn ends the game with its loser still to move.
+            || lost_turns[waiting] == LOST_TURNS_TO_LOSE
+            // The side that waits lost its last turn, so the other plays anywhere.
+            || (lost_turns[waiting] > 0 && sent.is_some())
         {
             return Err("impossible count of lost turns");
         }

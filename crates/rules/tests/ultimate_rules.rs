@@ -419,17 +419,26 @@ fn v2_r05_the_state_line_holds_the_turns_lost_in_a_row() {
     play(&mut third, "i9");
     assert_eq!(third.timeout(), Ok(Status::Win(Player::X)));
     assert_eq!(third.ending(), Some(Ending::Time));
-    // A line written before it held them (three fields) reads with none lost.
+    // Without counts, none is lost: the line of a position that lost none has none, and the
+    // counts may be written anyway (a store that must tell its lines from older ones does).
     let old = line.trim_end_matches(" x=0 o=2");
     let old = Ultimate::from_state_line(Variant::V2, old).unwrap();
     assert_eq!(
         (old.lost_turns(Player::X), old.lost_turns(Player::O)),
         (0, 0)
     );
-    // Counts beyond three, and counts on Super (no clock), are refused.
+    assert_eq!(old.to_string().split(' ').count(), 3);
+    let counted = old.state_line_with_counts();
+    assert!(counted.ends_with(" x=0 o=0"), "{counted}");
+    assert_eq!(Ultimate::from_state_line(Variant::V2, &counted), Ok(old));
+    // Counts no game reaches, and counts on Super (no clock), are refused: beyond three, the
+    // third on the side that waits, a lost turn of the side that waits while a board is sent.
     let board = &line[..line.find(' ').unwrap()];
     for bad in [
         format!("{board} X * x=0 o=4"),
+        format!("{board} X * x=0 o=3"),
+        format!("{board} X 5 x=0 o=2"),
+        format!("{board} X * x=0 o=300"),
         format!("{board} X * x=0"),
         format!("{board} X * x=00 o=1"),
         format!("{board} X * o=1 x=0"),
@@ -442,6 +451,9 @@ fn v2_r05_the_state_line_holds_the_turns_lost_in_a_row() {
     assert!(Ultimate::from_state_line(Variant::Super, &line).is_err());
     let fresh_super = Ultimate::new(Variant::Super, Player::X).to_string();
     assert_eq!(fresh_super.split(' ').count(), 3, "{fresh_super}");
+    // A record stored before the line held the counts kept them beside it.
+    let record = format!(r#"{{"variant":"v2","state":"{old}","lost_turns":[0,2]}}"#);
+    assert_eq!(serde_json::from_str::<Ultimate>(&record).unwrap(), g);
 }
 
 #[test]

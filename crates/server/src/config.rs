@@ -297,6 +297,23 @@ pub enum Admin {
         #[command(subcommand)]
         action: RankingsAction,
     },
+    /// Copies the SQLite database to a new file while the server serves: one consistent
+    /// snapshot (SQLite's online backup). On PostgreSQL, use pg_dump (docs/deploy.md).
+    Backup {
+        /// The new file; an existing one is never overwritten.
+        #[arg(long)]
+        to: PathBuf,
+    },
+    /// Puts a backup in place of the data folder's SQLite database. Stop the server first; the
+    /// database it replaces is kept beside it (velha.db.replaced-<time>).
+    Restore {
+        /// The backup.
+        #[arg(long)]
+        from: PathBuf,
+        /// Replace the database that is there.
+        #[arg(long)]
+        replace: bool,
+    },
 }
 
 /// What to do to the rankings.

@@ -7,6 +7,7 @@
 pub mod admin;
 pub mod app;
 pub mod auth;
+pub mod backup;
 pub mod config;
 pub mod dates;
 pub mod devices;

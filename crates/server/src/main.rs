@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 use velha_server::config::{Cli, Command, LogFormat};
-use velha_server::{admin, app, store::Store};
+use velha_server::{admin, app, backup, store::Store};
 
 // Under load glibc's malloc cost about a tenth of the server's CPU (perf during `velha-load
 // --peer-matches`); mimalloc cut the CPU per match by about a fifth, for some 15 MB more peak.
@@ -47,14 +47,50 @@ async fn velha() {
 async fn run_admin(cli: &Cli, what: &velha_server::config::Admin) -> Result<(), String> {
     use velha_server::config::Admin;
     let url = app::database_url(&cli.storage)?;
-    let store = Store::open(&url)
-        .await
-        .map_err(|e| format!("cannot open the database: {e}"))?;
-    let result = match what {
-        Admin::Subscription { action } => admin::subscription(&store, action).await,
-        Admin::Rankings { action } => admin::rankings(&store, action).await,
+    let report = match what {
+        // A backup reads the database as it is and a restore replaces it: neither opens the
+        // store, which would bring an old backup's schema up to date or hold the file open.
+        Admin::Backup { to } => {
+            let to = to.clone();
+            on_sqlite_file(&url, move |db| backup::backup(&db, &to)).await
+        }
+        Admin::Restore { from, replace } => {
+            let (from, replace) = (from.clone(), *replace);
+            let now = velha_server::token::now_ms();
+            on_sqlite_file(&url, move |db| backup::restore(&db, &from, replace, now)).await
+        }
+        Admin::Subscription { action } => {
+            let store = open_store(&url).await?;
+            let report = admin::subscription(&store, action).await;
+            store.close().await;
+            report
+        }
+        Admin::Rankings { action } => {
+            let store = open_store(&url).await?;
+            let report = admin::rankings(&store, action).await;
+            store.close().await;
+            report
+        }
     };
-    store.close().await;
-    println!("{}", result?);
+    println!("{}", report?);
     Ok(())
+}
+
+async fn open_store(url: &str) -> Result<Store, String> {
+    Store::open(url)
+        .await
+        .map_err(|e| format!("cannot open the database: {e}"))
+}
+
+/// Runs `job` on the SQLite file of `url`, off the runtime's threads.
+async fn on_sqlite_file(
+    url: &str,
+    job: impl FnOnce(std::path::PathBuf) -> Result<String, String> + Send + 'static,
+) -> Result<String, String> {
+    let file = backup::sqlite_file(url).ok_or(
+        "on PostgreSQL, back up with pg_dump and restore with pg_restore (docs/deploy.md)",
+    )?;
+    tokio::task::spawn_blocking(move || job(file))
+        .await
+        .map_err(|e| e.to_string())?
 }

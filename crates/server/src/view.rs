@@ -21,13 +21,17 @@ pub struct Running {
     pub away: [Option<i64>; 2],
 }
 
-/// The side to move of a stored state line of `game`.
-fn side_to_move(game: MatchGame, position: &str) -> Option<Player> {
+/// A stored state line of `game` as the protocol writes it (a 2.0 line is stored with its
+/// lost-turn counts even when none is lost), and its side to move.
+fn read_position(game: MatchGame, position: &str) -> Option<(String, Player)> {
     match game {
-        MatchGame::Cube => position.parse::<Cube>().ok().map(|c| c.side_to_move()),
+        MatchGame::Cube => position
+            .parse::<Cube>()
+            .ok()
+            .map(|c| (c.to_string(), c.side_to_move())),
         MatchGame::V2 => Ultimate::from_state_line(Variant::V2, position)
             .ok()
-            .map(|u| u.side_to_move()),
+            .map(|u| (u.to_string(), u.side_to_move())),
     }
 }
 
@@ -43,6 +47,7 @@ pub fn seat_of(row: &MatchRow, account: &str) -> Seat {
 /// The match as `seat` sees it at `now` (ms since the epoch).
 pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running>, now: i64) -> MatchView {
     let left = |t: i64| ms_until(t, now);
+    let read = read_position(row.game, &row.position);
     let mut view = MatchView {
         id: row.id.clone(),
         game: row.game,
@@ -52,10 +57,12 @@ pub fn match_view(row: &MatchRow, seat: Seat, running: Option<Running>, now: i64
         o: row.o_name.clone(),
         seat,
         state: row.state,
-        position: row.position.clone(),
+        position: read
+            .as_ref()
+            .map_or_else(|| row.position.clone(), |(line, _)| line.clone()),
         ply: row.ply,
         to_move: (row.state == MatchState::Live)
-            .then(|| Seat::from(side_to_move(row.game, &row.position).unwrap_or(Player::X))),
+            .then(|| Seat::from(read.as_ref().map_or(Player::X, |(_, side)| *side))),
         clock_ms: row
             .deadline
             .filter(|_| row.state == MatchState::Live)

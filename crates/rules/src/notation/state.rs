@@ -90,8 +90,27 @@ impl FromStr for Classic {
 
 impl fmt::Display for Ultimate {
     /// The state line: 81 cells in reading order of the grid, the side to move, the board
-    /// sent to (`1`–`9`) or `*`; on 2.0, the turns each has lost in a row, `x=N o=N`.
+    /// sent to (`1`–`9`) or `*`; on 2.0, once a side has lost a turn to the clock, the turns
+    /// each has lost in a row, `x=N o=N`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_line(f, false)
+    }
+}
+
+impl Ultimate {
+    /// The state line with 2.0's lost-turn counts even when none is lost, as a store keeps it
+    /// to tell its lines from those written before the counts existed.
+    pub fn state_line_with_counts(&self) -> String {
+        struct Whole<'a>(&'a Ultimate);
+        impl fmt::Display for Whole<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.write_line(f, true)
+            }
+        }
+        Whole(self).to_string()
+    }
+
+    fn write_line(&self, f: &mut fmt::Formatter<'_>, counts: bool) -> fmt::Result {
         for row in 0..9 {
             for col in 0..9 {
                 let cell = UltCell::new(col, row).expect("in range");
@@ -103,13 +122,9 @@ impl fmt::Display for Ultimate {
             Some(b) => write!(f, "{}", b + 1)?,
             None => f.write_char('*')?,
         }
-        if self.variant() == Variant::V2 {
-            write!(
-                f,
-                " x={} o={}",
-                self.lost_turns(Player::X),
-                self.lost_turns(Player::O)
-            )?;
+        let (x, o) = (self.lost_turns(Player::X), self.lost_turns(Player::O));
+        if self.variant() == Variant::V2 && (counts || x + o > 0) {
+            write!(f, " x={x} o={o}")?;
         }
         Ok(())
     }
@@ -117,7 +132,7 @@ impl fmt::Display for Ultimate {
 
 impl Ultimate {
     /// Reads a state line of `variant` (the line itself does not say which game it is). A
-    /// 2.0 line written before it held the lost turns (three fields) reads with none lost.
+    /// 2.0 line without lost-turn counts has none lost.
     pub fn from_state_line(variant: Variant, line: &str) -> Result<Ultimate, ParseError> {
         const NAMES: [&str; 5] = [
             "81 cells",
@@ -130,8 +145,9 @@ impl Ultimate {
             Variant::V2 if line.split(' ').count() != 3 => {
                 let [board, side_text, sent_text, x_text, o_text] = fields(line, "v2", NAMES)?;
                 let lost = |text, name| -> Result<u8, ParseError> {
-                    u8::try_from(counter(text, name, "turns lost in a row")?)
-                        .map_err(|_| ParseError::new(format!("{name}= is too large")))
+                    u8::try_from(counter(text, name, "turns lost in a row")?).map_err(|_| {
+                        ParseError::new(format!("{name}=N: turns lost in a row are 0 to 3"))
+                    })
                 };
                 (
                     board,

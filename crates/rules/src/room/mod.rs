@@ -349,7 +349,9 @@ impl Room {
     /// Which game of the room is on the table: 0 for the first, and the one just finished
     /// while the rematch waits.
     pub fn game_on_table(&self) -> u32 {
-        self.series.games_played() - u32::from(self.table.ended().is_some())
+        self.series
+            .games_played()
+            .saturating_sub(u32::from(self.table.ended().is_some()))
     }
 
     /// The seat playing `symbol` in game `game` of the room (0 for the first).

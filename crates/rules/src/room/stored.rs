@@ -37,16 +37,15 @@ impl TryFrom<StoredRoom> for Room {
 
     fn try_from(stored: StoredRoom) -> Result<Room, String> {
         let mut table = Table::of(stored.board);
-        let ended = match stored.ending {
-            None | Some(StoredEnding::Board(_)) => Ok(()),
-            Some(StoredEnding::Resigned(p)) => table.resign(p).map(drop),
-            Some(StoredEnding::Absent(p)) => table.absent(p).map(drop),
+        let on_the_board = stored.board.status();
+        let fits = match stored.ending {
+            None => !on_the_board.is_over(),
+            Some(StoredEnding::Board(status)) => status == on_the_board && status.is_over(),
+            Some(StoredEnding::Resigned(p)) => table.resign(p).is_ok(),
+            Some(StoredEnding::Absent(p)) => table.absent(p).is_ok(),
         };
-        ended.map_err(|e| format!("the stored ending does not fit the board: {e}"))?;
-        if let Some(StoredEnding::Board(status)) = stored.ending
-            && status != stored.board.status()
-        {
-            return Err("the stored ending is not the board's".into());
+        if !fits {
+            return Err("the stored ending does not fit the board".into());
         }
         Ok(Room {
             game: stored.game,

@@ -261,7 +261,7 @@ impl RefGame for RefUltimate {
     }
     fn state(&self) -> String {
         let sent = self.sent.map_or("*".to_string(), |b| (b + 1).to_string());
-        let lost = if self.v2 {
+        let lost = if self.v2 && self.lost != [0, 0] {
             format!(" x={} o={}", self.lost[0], self.lost[1])
         } else {
             String::new()

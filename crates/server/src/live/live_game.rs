@@ -1,5 +1,5 @@
 //! What the referee of a live match needs of its game beyond the rules' `Position`: whether a
-//! turn run out on the clock is a move of the game, and the wire's word for its refusals.
+//! turn run out on the clock is a move of the game, and how its position is stored.
 
 use velha_api::Illegal;
 use velha_rules::{Cube, Player, Position, Ultimate};
@@ -14,6 +14,11 @@ pub(crate) trait LiveGame:
 
     /// Who moves (or would, once the game is over).
     fn side_to_move(&self) -> Player;
+
+    /// The position as the match's row keeps it: its state line, whole.
+    fn stored_line(&self) -> String {
+        self.to_string()
+    }
 }
 
 impl LiveGame for Cube {
@@ -29,5 +34,11 @@ impl LiveGame for Ultimate {
 
     fn side_to_move(&self) -> Player {
         Ultimate::side_to_move(self)
+    }
+
+    /// With the lost-turn counts even when none is lost, so a line stored before the counts
+    /// existed (three fields) is told apart.
+    fn stored_line(&self) -> String {
+        self.state_line_with_counts()
     }
 }

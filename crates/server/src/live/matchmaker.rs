@@ -14,7 +14,7 @@ use crate::token::{new_id, now_ms};
 /// One round of pairing at `now`: the matches started.
 pub async fn pair_waiting(hub: &Arc<Hub>, now: i64) -> Result<usize, sqlx::Error> {
     let waiting = hub.store.waiting().await?;
-    let start = Ultimate::new(Variant::V2, Player::X).to_string();
+    let start = Ultimate::new(Variant::V2, Player::X).state_line_with_counts();
     let mut started = 0;
     // The one who waited longer is X and moves first (V2-R05's clock starts now).
     for (older, newer) in pairs(&waiting, now) {

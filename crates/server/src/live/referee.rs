@@ -370,14 +370,14 @@ impl<G: LiveGame> Live<G> {
             }
             _ => None,
         });
-        let position = after.position().to_string();
+        let position = after.position().stored_line();
         let actions = played.join(" ");
         let moved = ServerMsg::Moved {
             match_id: self.row.id.clone(),
             ply: after.ply(),
             by: mover,
             actions: played,
-            position: position.clone(),
+            position: after.position().to_string(),
             to_move: ending
                 .is_none()
                 .then(|| Seat::from(LiveGame::side_to_move(after.position()))),
@@ -471,19 +471,27 @@ pub(super) async fn from_row(hub: &Hub, row: MatchRow) -> Result<Option<Loaded>,
     }))
 }
 
-/// The turns X and O have lost in a row, counted from a 2.0 match's moves: for a match stored
-/// before its state line held them (three fields), once; its next move stores the new line.
-/// Each side's count is its lost turns since its last real move.
+/// The turns X and O have lost in a row, from a 2.0 match's stored moves: for a match stored
+/// before its state line held them (three fields), once; its next move stores the whole line.
 async fn lost_turns_in_moves(hub: &Hub, row: &MatchRow) -> Result<[u8; 2], String> {
     let moves = hub
         .store
         .moves_of(&row.id)
         .await
         .map_err(|e| format!("match {}: moves unreadable: {e}", row.id))?;
+    Ok(lost_turns(
+        moves
+            .iter()
+            .map(|(_, seat, action)| (*seat, action.as_str())),
+    ))
+}
+
+/// Each side's turns lost since its last real move, from the moves in order.
+fn lost_turns<'a>(moves: impl DoubleEndedIterator<Item = (Seat, &'a str)>) -> [u8; 2] {
     let mut lost = [0u8; 2];
     let mut counted = [false; 2];
-    for (_, seat, action) in moves.iter().rev() {
-        let side = index(*seat);
+    for (seat, action) in moves.rev() {
+        let side = index(seat);
         if counted[side] {
             continue;
         }
@@ -496,7 +504,7 @@ async fn lost_turns_in_moves(hub: &Hub, row: &MatchRow) -> Result<[u8; 2], Strin
             break;
         }
     }
-    Ok(lost)
+    lost
 }
 
 /// Calls `$body` with the loaded match of either game as `$live`.
@@ -566,6 +574,39 @@ mod tests {
         match ruling {
             Err(Rejected::Refused(refusal)) => Some(refusal),
             _ => None,
+        }
+    }
+
+    /// V2-R05: a match stored before 2.0's state line held the lost turns counts them from its
+    /// moves; checked against the rules' own count after every step of random games.
+    #[test]
+    fn v2_r05_lost_turns_counted_from_the_moves_agree_with_the_rules() {
+        use velha_rules::Position;
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..200 {
+            let mut game = Ultimate::new(Variant::V2, Player::X);
+            let mut moves: Vec<(Seat, String)> = Vec::new();
+            while !game.status().is_over() {
+                let by = Seat::from(game.side_to_move());
+                let legal: Vec<_> = game.legal_actions().into_iter().collect();
+                if next(3) == 0 {
+                    game.timeout().unwrap();
+                    moves.push((by, TIMEOUT.to_owned()));
+                } else {
+                    let cell = legal[next(legal.len())];
+                    game.play(cell).unwrap();
+                    moves.push((by, cell.to_string()));
+                }
+                let counted = lost_turns(moves.iter().map(|(s, a)| (*s, a.as_str())));
+                let rules = [game.lost_turns(Player::X), game.lost_turns(Player::O)];
+                assert_eq!(counted, rules, "after {moves:?}");
+            }
         }
     }
 

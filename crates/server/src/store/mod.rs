@@ -76,6 +76,11 @@ struct SqliteOnly {
 /// Every file of `crates/server/migrations`, oldest first: (version, description, SQL).
 const MIGRATIONS: &[(i64, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
 
+/// The newest migration this version knows: a database past it was written by a newer one.
+pub fn latest_migration() -> i64 {
+    MIGRATIONS.last().map_or(0, |m| m.0)
+}
+
 fn migrator() -> Migrator {
     let migrations = MIGRATIONS
         .iter()

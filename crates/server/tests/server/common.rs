@@ -72,7 +72,11 @@ pub fn bin() -> &'static str {
 impl Server {
     /// Starts a server on a free port with these extra flags.
     pub async fn start(db: Db, extra: &[&str]) -> Server {
-        let dir = tempfile::tempdir().expect("temp dir");
+        Server::start_in(tempfile::tempdir().expect("temp dir"), db, extra).await
+    }
+
+    /// Starts a server on a data folder made beforehand (a restored backup's, say).
+    pub async fn start_in(dir: tempfile::TempDir, db: Db, extra: &[&str]) -> Server {
         let mut server = Server {
             child: None,
             dir,

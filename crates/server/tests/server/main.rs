@@ -7,6 +7,7 @@ mod common;
 
 mod accounts;
 mod api_doc;
+mod backups;
 mod cluster;
 mod competitive;
 mod deletion;
