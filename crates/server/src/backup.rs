@@ -54,8 +54,18 @@ impl std::fmt::Display for Contents {
 }
 
 fn contents(db: &Connection) -> rusqlite::Result<Contents> {
-    let count =
-        |table: &str| db.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0));
+    // A table an older schema does not have yet holds nothing.
+    let count = |table: &str| -> rusqlite::Result<i64> {
+        let exists: bool = db.query_row(
+            "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [table],
+            |r| r.get(0),
+        )?;
+        if !exists {
+            return Ok(0);
+        }
+        db.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+    };
     Ok(Contents {
         accounts: count("accounts")?,
         matches: count("matches")?,
@@ -64,6 +74,10 @@ fn contents(db: &Connection) -> rusqlite::Result<Contents> {
         room_moves: count("room_moves")?,
     })
 }
+
+/// The files of one SQLite database besides the database itself: a write-ahead log, its
+/// index, a rollback journal. Left beside another database, SQLite would apply them to it.
+const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
 
 /// The same path with `suffix` added to its file name.
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
@@ -134,6 +148,12 @@ pub fn backup(database: &Path, to: &Path) -> Result<String, String> {
             to.display()
         ));
     }
+    if let Some(folder) = to
+        .parent()
+        .filter(|f| !f.as_os_str().is_empty() && !f.is_dir())
+    {
+        return Err(format!("there is no folder {}", folder.display()));
+    }
     if !database.exists() {
         return Err(format!("there is no database at {}", database.display()));
     }
@@ -144,16 +164,23 @@ pub fn backup(database: &Path, to: &Path) -> Result<String, String> {
     )
     .and_then(|c| c.busy_timeout(BUSY_FOR).map(|()| c))
     .map_err(|e| format!("cannot open {}: {e}", database.display()))?;
-    let partial = with_suffix(to, ".partial");
-    // A leftover of a backup that died on the way is no backup: it is this one's to replace.
+    // A name of this backup's own, so two backups to one name never write one file.
+    let partial = with_suffix(to, &format!(".partial-{}", std::process::id()));
+    let held = copy(&source, &partial).and_then(|held| {
+        sync(&partial).map_err(|e| format!("cannot sync {}: {e}", partial.display()))?;
+        // A link, unlike a rename, never replaces a file that appeared meanwhile.
+        std::fs::hard_link(&partial, to).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => format!(
+                "{} exists: a backup never overwrites a file; choose a new name",
+                to.display()
+            ),
+            _ => format!("cannot put the backup at {}: {e}", to.display()),
+        })?;
+        sync(to).map_err(|e| format!("cannot sync {}: {e}", to.display()))?;
+        Ok(held)
+    });
     let _ = std::fs::remove_file(&partial);
-    let held = copy(&source, &partial).inspect_err(|_| {
-        let _ = std::fs::remove_file(&partial);
-    })?;
-    sync(&partial)
-        .and_then(|()| std::fs::rename(&partial, to))
-        .and_then(|()| sync(to))
-        .map_err(|e| format!("cannot put the backup at {}: {e}", to.display()))?;
+    let held = held?;
     let bytes = std::fs::metadata(to).map(|m| m.len()).unwrap_or(0);
     Ok(format!(
         "backed up {} to {} in {} ms: {bytes} bytes; {held}",
@@ -183,16 +210,28 @@ pub fn restore(database: &Path, from: &Path, replace: bool, now_ms: i64) -> Resu
             latest_migration()
         ));
     }
-    contents(&backup).map_err(|_| format!("{} is not a backup of this server", from.display()))?;
-    let kept = if database.exists() {
+    // The database as the server opens it: through a link, the file the link names.
+    let database = database
+        .canonicalize()
+        .unwrap_or_else(|_| database.to_owned());
+    let there: Vec<PathBuf> = std::iter::once(String::new())
+        .chain(COMPANIONS.map(String::from))
+        .map(|part| with_suffix(&database, &part))
+        .filter(|path| path.exists())
+        .collect();
+    let kept = with_suffix(&database, &format!(".replaced-{now_ms}"));
+    if !there.is_empty() {
         if !replace {
             return Err(format!(
                 "{} exists: pass --replace to put the backup in its place (the database it \
                  replaces is kept beside it)",
-                database.display()
+                there[0].display()
             ));
         }
-        let seen = last_seen(database)?;
+        let seen = match database.exists() {
+            true => last_seen(&database)?,
+            false => None,
+        };
         if let Some(ago) = seen
             .map(|t| now_ms - t)
             .filter(|ago| *ago < SEEN_RECENTLY_MS)
@@ -203,51 +242,102 @@ pub fn restore(database: &Path, from: &Path, replace: bool, now_ms: i64) -> Resu
                 ago.max(0) / 1000
             ));
         }
-        Some(with_suffix(database, &format!(".replaced-{now_ms}")))
-    } else {
-        None
-    };
-    let restoring = with_suffix(database, ".restoring");
-    let _ = std::fs::remove_file(&restoring);
-    let held = copy(&backup, &restoring).inspect_err(|_| {
-        let _ = std::fs::remove_file(&restoring);
-    })?;
-    sync(&restoring).map_err(|e| format!("cannot sync {}: {e}", restoring.display()))?;
-    if let Some(kept) = &kept {
-        // The log goes with its database: left behind, SQLite would apply it to the backup.
-        for part in ["", "-wal", "-shm"] {
-            let old = with_suffix(database, part);
-            if old.exists() {
-                std::fs::rename(&old, with_suffix(kept, part))
-                    .map_err(|e| format!("cannot move {} aside: {e}", old.display()))?;
-            }
-        }
     }
-    std::fs::rename(&restoring, database)
-        .and_then(|()| sync(database))
-        .map_err(|e| format!("cannot put the backup at {}: {e}", database.display()))?;
+    let restoring = with_suffix(&database, &format!(".restoring-{}", std::process::id()));
+    let held = copy(&backup, &restoring)
+        .and_then(|held| {
+            // The heartbeats in the backup are of the server it was taken from, not of one
+            // running here; the server starting on it writes its own.
+            let copy = Connection::open(&restoring)
+                .map_err(|e| format!("cannot open {}: {e}", restoring.display()))?;
+            copy.execute("DELETE FROM processes", [])
+                .map_err(|e| format!("cannot prepare {}: {e}", restoring.display()))?;
+            drop(copy);
+            sync(&restoring).map_err(|e| format!("cannot sync {}: {e}", restoring.display()))?;
+            Ok(held)
+        })
+        .and_then(|held| put_in_place(&database, &restoring, &there, &kept).map(|()| held));
+    let _ = std::fs::remove_file(&restoring);
     let mut report = format!(
-        "restored {} to {}: {held}",
+        "restored {} to {}: {}",
         from.display(),
-        database.display()
+        database.display(),
+        held?
     );
-    if let Some(kept) = kept {
-        report.push_str(&format!("; the database it replaced is {}", kept.display()));
+    if !there.is_empty() {
+        report.push_str(&format!(
+            "; what it replaced is kept as {}*",
+            kept.display()
+        ));
     }
     Ok(report)
 }
 
-/// When a server was last seen on the database (its heartbeat), if ever.
+/// Puts the file `restoring` at `database`, keeping the files `there` of the database it
+/// replaces under `kept`. At every moment the database's name holds a whole database: the old
+/// one, its log first folded into it, until one rename puts the restored one in its place.
+fn put_in_place(
+    database: &Path,
+    restoring: &Path,
+    there: &[PathBuf],
+    kept: &Path,
+) -> Result<(), String> {
+    if database.exists() {
+        let old = Connection::open(database)
+            .and_then(|c| c.busy_timeout(BUSY_FOR).map(|()| c))
+            .map_err(|e| format!("cannot open {}: {e}", database.display()))?;
+        old.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .map_err(|e| format!("cannot fold {}'s log into it: {e}", database.display()))?;
+        drop(old);
+        std::fs::hard_link(database, kept).map_err(|e| {
+            format!(
+                "cannot keep {} as {}: {e}",
+                database.display(),
+                kept.display()
+            )
+        })?;
+    }
+    let database_name = database.file_name().unwrap_or_default().to_os_string();
+    for path in there {
+        let name = path.file_name().unwrap_or_default().to_os_string();
+        if name == database_name {
+            continue;
+        }
+        let part = name.to_string_lossy()[database_name.len()..].to_owned();
+        if path.exists() {
+            std::fs::rename(path, with_suffix(kept, &part))
+                .map_err(|e| format!("cannot move {} aside: {e}", path.display()))?;
+        }
+    }
+    std::fs::rename(restoring, database)
+        .and_then(|()| sync(database))
+        .map_err(|e| format!("cannot put the backup at {}: {e}", database.display()))
+}
+
+/// When a server was last seen on the database (its heartbeat), if ever; an error when that
+/// cannot be told, which refuses the restore.
 fn last_seen(database: &Path) -> Result<Option<i64>, String> {
+    let cannot = |e: rusqlite::Error| {
+        format!(
+            "cannot tell whether a server runs on {}: {e}",
+            database.display()
+        )
+    };
     let db = Connection::open_with_flags(database, OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .map_err(|e| format!("cannot open {}: {e}", database.display()))?;
+        .and_then(|c| c.busy_timeout(BUSY_FOR).map(|()| c))
+        .map_err(cannot)?;
+    let has_processes: bool = db
+        .query_row(
+            "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'processes'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(cannot)?;
+    if !has_processes {
+        return Ok(None);
+    }
     db.query_row("SELECT MAX(seen_at) FROM processes", [], |r| r.get(0))
-        .or_else(|e| match e {
-            // A database no server has run on yet.
-            rusqlite::Error::SqliteFailure(..) => Ok(None),
-            e => Err(e),
-        })
-        .map_err(|e| format!("cannot read {}: {e}", database.display()))
+        .map_err(cannot)
 }
 
 #[cfg(test)]

@@ -35,6 +35,11 @@ fn read_position(game: MatchGame, position: &str) -> Option<(String, Player)> {
     }
 }
 
+/// A stored state line of `game` as the protocol writes it, for a player to read.
+pub fn wire_position(game: MatchGame, stored: &str) -> String {
+    read_position(game, stored).map_or_else(|| stored.to_owned(), |(line, _)| line)
+}
+
 /// The seat of `account` in the match (X for anyone who is not O).
 pub fn seat_of(row: &MatchRow, account: &str) -> Seat {
     if row.o_id.as_deref() == Some(account) {

@@ -279,7 +279,7 @@ impl Hub {
                                     winner: row.winner,
                                     how,
                                 },
-                                position: row.position,
+                                position: crate::view::wire_position(row.game, &row.position),
                                 scored: row.scored,
                                 ratings: row.ratings,
                             };

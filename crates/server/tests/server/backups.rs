@@ -57,11 +57,10 @@ async fn keep_playing(
         let legal: Vec<_> = position.legal_actions().into_iter().collect();
         pick = pick.wrapping_mul(31).wrapping_add(7);
         let cell = legal[pick % legal.len()].to_string();
-        // The seat playing the side to move: the creator is X in every classic game.
         let Some(to_move) = room.to_move else {
             unreachable!("a classic game goes on until it ends")
         };
-        let (client, credential) = &seats[usize::from(to_move == Seat::O)];
+        let (client, credential) = &seats[usize::from(to_move != room.creator_plays)];
         room = client
             .room_act(&id, credential, RoomAct::Play { cell })
             .await
@@ -109,9 +108,18 @@ async fn backups_a_backup_under_load_restores_every_acknowledged_write() {
     }
     // The backup begins once the load is well under way; what was acknowledged by then must
     // be in it.
-    while acked.lock().await.room_moves.values().sum::<i64>() < 60 {
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    let warm = async {
+        while acked.lock().await.room_moves.values().sum::<i64>() < 60 {
+            assert!(
+                !load.iter().any(|t| t.is_finished()),
+                "a player stopped early"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), warm)
+        .await
+        .expect("60 moves within a minute");
     let before = acked.lock().await.clone();
     let folder = tempfile::tempdir().unwrap();
     let file = folder.path().join("velha-backup.db");
@@ -213,13 +221,17 @@ fn admin_in(folder: &std::path::Path, args: &[&str]) -> (bool, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backups_the_commands_refuse_what_would_lose_data_and_say_why() {
-    let server = Server::start(Db::Sqlite, &[]).await;
+    let mut server = Server::start(Db::Sqlite, &[]).await;
     server.player("ana", "pt-BR", None).await;
-    let here = server.dir.path();
+    let here = server.dir.path().to_owned();
+    let here = here.as_path();
     let folder = tempfile::tempdir().unwrap();
     let file = folder.path().join("b.db");
     let file_arg = file.to_str().unwrap();
-    assert!(admin_in(here, &["backup", "--to", file_arg]).0);
+    let (ok, said) = admin_in(here, &["backup", "--to", file_arg]);
+    assert!(ok, "{said}");
+    let (ok, said) = admin_in(here, &["backup", "--to", "/no/such/folder/b.db"]);
+    assert!(!ok && said.contains("no folder /no/such/folder"), "{said}");
     // Never over an existing file, a backup or not.
     let earlier = std::fs::read(&file).unwrap();
     let (ok, said) = admin_in(here, &["backup", "--to", file_arg]);
@@ -263,40 +275,62 @@ async fn backups_the_commands_refuse_what_would_lose_data_and_say_why() {
         );
     }
 
-    // A stopped server's database is replaced, and kept beside the restored one.
-    drop(server);
-    let (ok, said) = admin_in(elsewhere.path(), &["restore", "--from", file_arg]);
-    assert!(ok, "{said}");
+    // A player signs up after the backup, and the server is killed. Once its heartbeat is
+    // old, the backup takes the database's place, and the database it replaced, with the
+    // write the backup does not hold, is kept beside it.
+    server.player("bia", "pt-BR", None).await;
+    server.kill9().await;
     let now = velha_server::token::now_ms();
-    let restored = elsewhere.path().join("velha.db");
-    // Its server stopped a minute ago.
-    rusqlite::Connection::open(&restored)
+    rusqlite::Connection::open(here.join("velha.db"))
         .unwrap()
         .execute("UPDATE processes SET seen_at = ?1", [now - 60_000])
         .unwrap();
-    let (ok, said) = admin_in(
-        elsewhere.path(),
-        &["restore", "--from", file_arg, "--replace"],
-    );
+    let (ok, said) = admin_in(here, &["restore", "--from", file_arg, "--replace"]);
     assert!(ok, "{said}");
-    let kept: Vec<_> = std::fs::read_dir(elsewhere.path())
+    let names = |db: &std::path::Path| -> Vec<String> {
+        let db = rusqlite::Connection::open(db).unwrap();
+        let mut query = db
+            .prepare("SELECT name FROM accounts ORDER BY name")
+            .unwrap();
+        query
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let kept: Vec<_> = std::fs::read_dir(here)
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| n.starts_with("velha.db.replaced-"))
         .collect();
-    assert_eq!(kept.len(), 1, "{kept:?}");
-    let players: i64 = rusqlite::Connection::open(&restored)
-        .unwrap()
-        .query_row("SELECT COUNT(*) FROM accounts", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(players, 1);
+    let kept_db = kept
+        .iter()
+        .find(|n| !["-wal", "-shm", "-journal"].iter().any(|c| n.ends_with(c)))
+        .unwrap_or_else(|| panic!("the replaced database is kept: {kept:?}"));
+    assert_eq!(names(&here.join(kept_db)), ["ana", "bia"]);
+    assert_eq!(names(&here.join("velha.db")), ["ana"]);
+    // A restored server starts on it and finds the rankings whole.
+    server.start_again().await;
+    let (ok, said) = server.admin(&["rankings", "rebuild", "--check"]).await;
+    assert!(ok, "{said}");
+    // The heartbeats the backup holds are its server's, not one running here: restoring it
+    // again at once is not refused as if a server ran.
+    drop(server);
+    let again = tempfile::tempdir().unwrap();
+    assert!(admin_in(again.path(), &["restore", "--from", file_arg]).0);
+    let (ok, said) = admin_in(again.path(), &["restore", "--from", file_arg, "--replace"]);
+    assert!(ok, "{said}");
 }
 
 async fn backups_on_postgresql_point_to_pg_dump(db: Db) {
     let server = Server::start(db, &[]).await;
-    let (ok, said) = server.admin(&["backup", "--to", "/tmp/never.db"]).await;
+    let folder = tempfile::tempdir().unwrap();
+    let never = folder.path().join("never.db");
+    let (ok, said) = server
+        .admin(&["backup", "--to", never.to_str().unwrap()])
+        .await;
     assert!(!ok && said.contains("pg_dump"), "{said}");
-    assert!(!std::path::Path::new("/tmp/never.db").exists());
+    assert!(!never.exists());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
