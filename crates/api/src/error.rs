@@ -103,6 +103,9 @@ pub enum ErrorCode {
     Timeout,
     /// Something failed inside the server; nothing was changed.
     Internal,
+    /// The server cannot serve players yet: its database does not answer or is behind this
+    /// version (readiness, `/api/ready`).
+    NotReady,
 }
 
 /// Why a password was refused (`weak_password`), for the app to explain in the player's

@@ -157,21 +157,44 @@ impl Modify for SessionAuth {
 )]
 struct ApiDoc;
 
-/// Whether the server is up and its database answers.
+/// Whether the process is up (liveness: restart it if not); the database is not asked.
 #[utoipa::path(
     get,
     path = "/api/health",
     tag = "accounts",
+    responses((status = 200, description = "The process answers", body = String))
+)]
+async fn health() -> &'static str {
+    "ok"
+}
+
+/// Whether the process can serve players (readiness: send it players only if so): its
+/// database answers and holds every migration this version knows.
+#[utoipa::path(
+    get,
+    path = "/api/ready",
+    tag = "accounts",
     responses(
-        (status = 200, description = "Serving", body = String),
-        (status = 500, body = velha_api::ApiError),
+        (status = 200, description = "Ready", body = String),
+        (status = 503, description = "The database does not answer, or is not up to date", body = velha_api::ApiError),
     )
 )]
-async fn health(
+async fn ready(
     axum::extract::State(app): axum::extract::State<Arc<App>>,
 ) -> Result<&'static str, AppError> {
-    app.store.account_by_name("").await?;
-    Ok("ok")
+    let unready = |why: String| AppError::new(ErrorCode::NotReady, why);
+    let schema = app
+        .store
+        .schema_version()
+        .await
+        .map_err(|e| unready(format!("the database does not answer: {e}")))?;
+    let latest = crate::store::latest_migration();
+    if schema < latest {
+        return Err(unready(format!(
+            "the database is at migration {schema}, this version needs {latest}"
+        )));
+    }
+    Ok("ready")
 }
 
 async fn no_such_path() -> AppError {
@@ -251,6 +274,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(subscription::portal))
         .routes(routes!(subscription::webhook))
         .routes(routes!(health))
+        .routes(routes!(ready))
         .with_state(app)
         .split_for_parts();
     let json = doc.to_pretty_json().unwrap_or_default();
@@ -303,6 +327,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
             },
             headers::protection,
         ))
+        .layer(axum::middleware::from_fn(crate::metrics::record_request))
         .layer(TraceLayer::new_for_http());
     (router, doc)
 }
@@ -608,6 +633,12 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
                 .map(|_| &serve.google_script_url),
         )?,
     };
+    if let Some(listener) = crate::metrics::listener(serve.metrics_listen.as_deref()).await? {
+        let handle = crate::metrics::install()?;
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
+        tracing::info!(%address, "metrics at /metrics");
+        tokio::spawn(crate::metrics::serve(listener, handle));
+    }
     let (router, _) = router(app, answering);
     let handle = axum_server::Handle::new();
     let shutdown = handle.clone();

@@ -45,6 +45,10 @@ pub struct Serve {
     /// address taken is printed.
     #[arg(long, env = "VELHA_LISTEN", default_value = "127.0.0.1:8443")]
     pub listen: SocketAddr,
+    /// Address and port of the metrics page (Prometheus's text format at /metrics, plain
+    /// HTTP), or `off`. Not given: 127.0.0.1:9464 when free, else none (and a warning).
+    #[arg(long, env = "VELHA_METRICS_LISTEN")]
+    pub metrics_listen: Option<String>,
     /// PEM certificate chain. Without it (and --tls-key), a self-signed development
     /// certificate is made in the data folder on the first run.
     #[arg(long, env = "VELHA_TLS_CERT", requires = "tls_key")]

@@ -72,7 +72,8 @@ impl AppError {
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::GoogleUnavailable
             | ErrorCode::PaymentsUnavailable
-            | ErrorCode::MailUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            | ErrorCode::MailUnavailable
+            | ErrorCode::NotReady => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -17,6 +17,7 @@ pub mod headers;
 pub mod limits;
 pub mod live;
 pub mod mail;
+pub mod metrics;
 pub mod passwords;
 pub mod payments;
 pub mod push;

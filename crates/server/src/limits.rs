@@ -102,6 +102,7 @@ impl Window {
             return Ok(());
         }
         let wait_s = (early_ms + 999) / 1000;
+        metrics::counter!(crate::metrics::RATE_LIMITED, "limit" => self.what).increment(1);
         let mut e = AppError::new(
             ErrorCode::RateLimited,
             format!("{}; try again in {wait_s} s", self.what),

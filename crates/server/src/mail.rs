@@ -114,6 +114,7 @@ impl Mailer {
                 let sender = sender.clone();
                 tokio::spawn(async move {
                     sender.run(job).await;
+                    metrics::gauge!(crate::metrics::MAIL_QUEUE).decrement(1.0);
                     drop(permit);
                 });
             }
@@ -124,6 +125,9 @@ impl Mailer {
     /// Queues a job; false when the queue is full (the caller says e-mail is unavailable).
     pub fn queue(&self, job: Job) -> bool {
         let queued = self.queue.try_send(job).is_ok();
+        if queued {
+            metrics::gauge!(crate::metrics::MAIL_QUEUE).increment(1.0);
+        }
         if !queued {
             tracing::warn!("the mail queue is full: a message is not sent");
         }

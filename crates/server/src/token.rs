@@ -51,6 +51,16 @@ fn time_prefix(now_ms: i64) -> String {
         .collect()
 }
 
+/// The time (ms since the epoch) an ordered id was made at; none for another id.
+pub fn time_of(ordered_id: &str) -> Option<i64> {
+    let prefix = ordered_id.get(..TIME_PREFIX)?;
+    let t = prefix.bytes().try_fold(0u64, |t, b| {
+        let digit = DIGITS.iter().position(|d| *d == b)?;
+        Some(t << 5 | digit as u64)
+    })?;
+    i64::try_from(t).ok()
+}
+
 /// A new room seat's credential: its time (as an ordered id's), then 256 random bits.
 pub fn new_seat_credential(now_ms: i64) -> String {
     let mut credential = time_prefix(now_ms);
@@ -114,6 +124,15 @@ pub fn ms_until(t: i64, now: i64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ordered_id_says_when_it_was_made() {
+        for t in [0, 1, 1_800_000_000_123, (1 << 50) - 1] {
+            assert_eq!(time_of(&new_ordered_id(t)), Some(t));
+        }
+        assert_eq!(time_of("short"), None);
+        assert_eq!(time_of("ILOU0000000rest"), None, "not its digits");
+    }
 
     #[test]
     fn tokens_are_long_distinct_and_hashed() {

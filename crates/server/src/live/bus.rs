@@ -16,7 +16,7 @@ use velha_api::{Ending, ErrorCode, OpenMatch, RoomView, ServerMsg};
 
 use super::Hub;
 use crate::store::{Backend, CHANNEL, LobbyList};
-use crate::token::{new_id, now_ms};
+use crate::token::{new_ordered_id, now_ms};
 
 /// Something connections must hear of.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -132,7 +132,8 @@ pub fn encode(events: &[Event]) -> Vec<(String, String)> {
     events
         .iter()
         .filter_map(|e| match serde_json::to_string(e) {
-            Ok(text) => Some((new_id(), text)),
+            // Ordered: its time says how long it took to reach the other processes.
+            Ok(text) => Some((new_ordered_id(now_ms()), text)),
             Err(e) => {
                 tracing::error!(error = %e, "an event could not be written");
                 None
@@ -183,6 +184,10 @@ pub async fn listen(hub: Arc<Hub>, url: String) {
                     };
                     if !hub.first_time(id) {
                         continue;
+                    }
+                    if let Some(sent) = crate::token::time_of(id) {
+                        let lag = (now_ms() - sent).max(0) as f64 / 1000.0;
+                        metrics::histogram!(crate::metrics::NOTIFY_SECONDS).record(lag);
                     }
                     match inline {
                         Some(payload) => deliver(&hub, payload).await,

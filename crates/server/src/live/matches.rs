@@ -152,7 +152,17 @@ impl Hub {
     ) -> Result<(), Refusal> {
         let encoded = self.encode(&decision.told);
         let written = match &decision.write {
-            Write::Move(m) => self.store.commit_move(&m.commit(live.id(), &encoded)).await,
+            Write::Move(m) => {
+                let started = std::time::Instant::now();
+                let written = self.store.commit_move(&m.commit(live.id(), &encoded)).await;
+                metrics::histogram!(crate::metrics::COMMIT_SECONDS)
+                    .record(started.elapsed().as_secs_f64());
+                if let Ok(true) = written {
+                    metrics::counter!(crate::metrics::MOVES, "game" => live.game_word())
+                        .increment(1);
+                }
+                written
+            }
             Write::End { winner, how, at } => {
                 let id = live.id();
                 self.store.end_match(id, *winner, *how, *at, &encoded).await

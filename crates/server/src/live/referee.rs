@@ -145,6 +145,11 @@ impl<G: LiveGame> Live<G> {
         &self.row.id
     }
 
+    /// The word of the match's game (`cube`, `v2`).
+    pub(super) fn game_word(&self) -> &'static str {
+        self.row.game.as_str()
+    }
+
     /// The position now.
     pub(super) fn position(&self) -> &G {
         self.game.position()

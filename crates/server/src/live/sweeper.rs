@@ -18,6 +18,8 @@ const SWEEP_LATE_MS: i64 = 500;
 /// How many sweeps between two heartbeats (a second), and how long unseen before the other
 /// processes give one up for dead (with its players' connections).
 const HEARTBEAT_EVERY: u64 = 4;
+/// How many sweeps between two counts of the service's sizes for the metrics (5 s).
+const COUNT_EVERY: u64 = 20;
 pub(super) const DEAD_AFTER_MS: i64 = 5_000;
 /// How long since the Velha's turn began before another process decides for her: the one
 /// that was deciding died.
@@ -92,6 +94,13 @@ impl Hub {
         }
         if round.is_multiple_of(60 * HEARTBEAT_EVERY) {
             self.store.prune_events(now - EVENTS_KEPT_MS).await?;
+        }
+        if round.is_multiple_of(COUNT_EVERY) && crate::metrics::on() {
+            let counts = self.store.service_counts(now).await?;
+            use crate::metrics::{LIVE_MATCHES, OPEN_ROOMS, PUSH_PENDING};
+            metrics::gauge!(LIVE_MATCHES).set(counts.live_matches as f64);
+            metrics::gauge!(OPEN_ROOMS).set(counts.open_rooms as f64);
+            metrics::gauge!(PUSH_PENDING).set(counts.push_pending as f64);
         }
         Ok(())
     }

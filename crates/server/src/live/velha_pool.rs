@@ -46,11 +46,17 @@ impl VelhaPool {
     ) -> oneshot::Receiver<Option<CubeAction>> {
         let (reply, answer) = oneshot::channel();
         // A stopped pool drops the job, and with it `reply`: the answer then reads as none.
-        let _ = self.jobs.send(Job {
-            earlier,
-            position,
-            reply,
-        });
+        if self
+            .jobs
+            .send(Job {
+                earlier,
+                position,
+                reply,
+            })
+            .is_ok()
+        {
+            metrics::gauge!(crate::metrics::VELHA_QUEUE).increment(1.0);
+        }
         answer
     }
 }
@@ -64,6 +70,7 @@ fn serve(queue: &Mutex<mpsc::UnboundedReceiver<Job>>, mut rng: Rng) {
             .unwrap_or_else(|e| e.into_inner())
             .blocking_recv();
         let Some(job) = job else { return };
+        metrics::gauge!(crate::metrics::VELHA_QUEUE).decrement(1.0);
         // A match that ended meanwhile no longer waits for her.
         if job.reply.is_closed() {
             continue;

@@ -34,6 +34,9 @@ pub(super) trait Speaks: Send {
     /// What goes out: a message, or a frame already encoded.
     type Out: Send;
 
+    /// Whose connection it is, for the metrics: `player` or `room`.
+    const KIND: &'static str;
+
     /// The text frame of `out`.
     fn frame(out: &Self::Out) -> Utf8Bytes;
 
@@ -112,6 +115,22 @@ fn poll_read(
     read
 }
 
+/// A connection counted in the metrics for as long as it is carried, whichever way it ends.
+struct Counted(&'static str);
+
+impl Counted {
+    fn new(kind: &'static str) -> Counted {
+        metrics::gauge!(crate::metrics::CONNECTIONS, "kind" => kind).increment(1.0);
+        Counted(kind)
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        metrics::gauge!(crate::metrics::CONNECTIONS, "kind" => self.0).decrement(1.0);
+    }
+}
+
 /// Carries the connection until either side ends it.
 pub(super) async fn carry<S: Speaks>(
     mut socket: WebSocket,
@@ -120,6 +139,7 @@ pub(super) async fn carry<S: Speaks>(
     mut speaker: S,
 ) {
     let Outbox { mut rx, tx, close } = outbox;
+    let _counted = Counted::new(S::KIND);
     let mut heard = Instant::now();
     // One timer for the connection's life, not one per frame: every frame would otherwise
     // re-arm it, which on a busy match connection costs more than the frames.

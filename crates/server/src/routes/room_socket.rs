@@ -187,6 +187,8 @@ struct RoomSpeaker<'a> {
 impl Speaks for RoomSpeaker<'_> {
     type Out = Utf8Bytes;
 
+    const KIND: &'static str = "room";
+
     fn frame(out: &Utf8Bytes) -> Utf8Bytes {
         out.clone()
     }

@@ -162,6 +162,8 @@ struct PlayerSpeaker<'a> {
 impl Speaks for PlayerSpeaker<'_> {
     type Out = ServerMsg;
 
+    const KIND: &'static str = "player";
+
     fn frame(out: &ServerMsg) -> Utf8Bytes {
         // Serialising these plain types cannot fail.
         Utf8Bytes::from(serde_json::to_string(out).unwrap_or_default())

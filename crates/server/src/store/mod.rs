@@ -25,6 +25,7 @@ mod rankings;
 mod room_cache;
 mod rooms;
 mod scoring;
+mod service_counts;
 mod sqlite_writer;
 mod transaction;
 
@@ -169,6 +170,13 @@ impl Store {
             backend,
             sqlite,
         })
+    }
+
+    /// The newest migration the database holds.
+    pub async fn schema_version(&self) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar::<_, i64>("SELECT COALESCE(MAX(version), 0) FROM _sqlx_migrations")
+            .fetch_one(&self.pool)
+            .await
     }
 
     /// A write transaction (SQLite's joins the writer's batch).

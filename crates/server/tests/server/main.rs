@@ -20,6 +20,7 @@ mod hardening;
 mod live;
 mod lobby;
 mod mail;
+mod metrics;
 mod payments;
 mod push;
 mod rankings;

@@ -111,6 +111,7 @@ impl Committer {
             if batch.open || batch.abandoned.is_some() {
                 let writes = batch.waiting.len();
                 if self.runtime.block_on(batch.commit()) {
+                    metrics::histogram!(crate::metrics::BATCH_WRITES).record(writes as f64);
                     let n = self.line.batches.fetch_add(1, Ordering::Relaxed) + 1;
                     tracing::trace!(writes, batches = n, "committed a batch of writes");
                 }
@@ -142,6 +143,7 @@ impl Committer {
         }));
         match ran {
             Ok(told) => {
+                metrics::histogram!(crate::metrics::BATCH_WRITES).record(queued.len() as f64);
                 let n = self.line.batches.fetch_add(1, Ordering::Relaxed) + 1;
                 tracing::trace!(writes = queued.len(), batches = n, "ran a batch of writes");
                 told
