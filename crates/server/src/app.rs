@@ -183,11 +183,10 @@ async fn ready(
     axum::extract::State(app): axum::extract::State<Arc<App>>,
 ) -> Result<&'static str, AppError> {
     let unready = |why: String| AppError::new(ErrorCode::NotReady, why);
-    let schema = app
-        .store
-        .schema_version()
-        .await
-        .map_err(|e| unready(format!("the database does not answer: {e}")))?;
+    let schema = app.store.schema_version().await.map_err(|e| {
+        tracing::warn!(error = %e, "not ready: the database does not answer");
+        unready("the database does not answer".into())
+    })?;
     let latest = crate::store::latest_migration();
     if schema < latest {
         return Err(unready(format!(
@@ -451,6 +450,13 @@ fn mailer(serve: &Serve, store: &Store) -> Result<Option<Mailer>, String> {
 
 /// Serves until SIGTERM or Ctrl-C.
 pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
+    // First, so a bad address stops the start at once and nothing counted is missed.
+    if let Some(listener) = crate::metrics::listener(serve.metrics_listen.as_deref()).await? {
+        let handle = crate::metrics::install()?;
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
+        tracing::info!(%address, "metrics at /metrics");
+        tokio::spawn(crate::metrics::serve(listener, handle));
+    }
     std::fs::create_dir_all(&storage.data_dir).map_err(|e| {
         format!(
             "cannot make the data folder {}: {e}",
@@ -633,12 +639,6 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
                 .map(|_| &serve.google_script_url),
         )?,
     };
-    if let Some(listener) = crate::metrics::listener(serve.metrics_listen.as_deref()).await? {
-        let handle = crate::metrics::install()?;
-        let address = listener.local_addr().map_err(|e| e.to_string())?;
-        tracing::info!(%address, "metrics at /metrics");
-        tokio::spawn(crate::metrics::serve(listener, handle));
-    }
     let (router, _) = router(app, answering);
     let handle = axum_server::Handle::new();
     let shutdown = handle.clone();

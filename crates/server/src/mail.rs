@@ -124,9 +124,11 @@ impl Mailer {
 
     /// Queues a job; false when the queue is full (the caller says e-mail is unavailable).
     pub fn queue(&self, job: Job) -> bool {
+        // Counted before it is queued, so its sending never counts it out first.
+        metrics::gauge!(crate::metrics::MAIL_QUEUE).increment(1.0);
         let queued = self.queue.try_send(job).is_ok();
-        if queued {
-            metrics::gauge!(crate::metrics::MAIL_QUEUE).increment(1.0);
+        if !queued {
+            metrics::gauge!(crate::metrics::MAIL_QUEUE).decrement(1.0);
         }
         if !queued {
             tracing::warn!("the mail queue is full: a message is not sent");

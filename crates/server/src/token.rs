@@ -53,6 +53,9 @@ fn time_prefix(now_ms: i64) -> String {
 
 /// The time (ms since the epoch) an ordered id was made at; none for another id.
 pub fn time_of(ordered_id: &str) -> Option<i64> {
+    if ordered_id.len() != new_ordered_id(0).len() {
+        return None;
+    }
     let prefix = ordered_id.get(..TIME_PREFIX)?;
     let t = prefix.bytes().try_fold(0u64, |t, b| {
         let digit = DIGITS.iter().position(|d| *d == b)?;
@@ -131,7 +134,10 @@ mod tests {
             assert_eq!(time_of(&new_ordered_id(t)), Some(t));
         }
         assert_eq!(time_of("short"), None);
-        assert_eq!(time_of("ILOU0000000rest"), None, "not its digits");
+        assert_eq!(time_of(&new_id()), None, "an id of another kind");
+        let mut foreign = new_ordered_id(5);
+        foreign.replace_range(..1, "I");
+        assert_eq!(time_of(&foreign), None, "not its digits");
     }
 
     #[test]

@@ -46,16 +46,15 @@ impl VelhaPool {
     ) -> oneshot::Receiver<Option<CubeAction>> {
         let (reply, answer) = oneshot::channel();
         // A stopped pool drops the job, and with it `reply`: the answer then reads as none.
-        if self
-            .jobs
-            .send(Job {
-                earlier,
-                position,
-                reply,
-            })
-            .is_ok()
-        {
-            metrics::gauge!(crate::metrics::VELHA_QUEUE).increment(1.0);
+        // Counted before it is sent, so its thread never counts it out first.
+        metrics::gauge!(crate::metrics::VELHA_QUEUE).increment(1.0);
+        let job = Job {
+            earlier,
+            position,
+            reply,
+        };
+        if self.jobs.send(job).is_err() {
+            metrics::gauge!(crate::metrics::VELHA_QUEUE).decrement(1.0);
         }
         answer
     }

@@ -106,6 +106,10 @@ impl Server {
         if !self.extra.iter().any(|a| a == "--argon2-memory-kib") {
             c.args(["--argon2-memory-kib", "256"]);
         }
+        // Only a test that reads the metrics page has one: the others leave the port alone.
+        if !self.extra.iter().any(|a| a == "--metrics-listen") {
+            c.args(["--metrics-listen", "off"]);
+        }
         c.args(&self.extra)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())

@@ -90,9 +90,11 @@ async fn metrics_counters_move_with_the_traffic(db: Db) {
     limited_at_once(&server, "/api/rooms", "203.0.113.9", vec![room; 5], 2).await;
 
     let mut after = scrape(port).await;
-    // The service's sizes are counted every 5 s.
-    for _ in 0..80 {
-        if sum(&after, "velha_live_matches", &[]) >= 1.0 {
+    // The service's sizes are counted every 5 s: a count from after the rooms were made.
+    for _ in 0..150 {
+        if sum(&after, "velha_live_matches", &[]) >= 1.0
+            && sum(&after, "velha_open_rooms", &[]) >= 2.0
+        {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
