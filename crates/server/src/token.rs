@@ -53,7 +53,9 @@ fn time_prefix(now_ms: i64) -> String {
 
 /// The time (ms since the epoch) an ordered id was made at; none for another id.
 pub fn time_of(ordered_id: &str) -> Option<i64> {
-    if ordered_id.len() != new_ordered_id(0).len() {
+    // The time, then `new_id`'s 12 random bytes in unpadded base64.
+    const ORDERED_ID_LEN: usize = TIME_PREFIX + 16;
+    if ordered_id.len() != ORDERED_ID_LEN {
         return None;
     }
     let prefix = ordered_id.get(..TIME_PREFIX)?;

@@ -42,6 +42,23 @@ async fn scrape(port: u16) -> HashMap<String, f64> {
         .collect()
 }
 
+/// The page once `done` holds of it, or after `tries` scrapes 100 ms apart.
+async fn scrape_until(
+    port: u16,
+    tries: usize,
+    done: impl Fn(&HashMap<String, f64>) -> bool,
+) -> HashMap<String, f64> {
+    let mut page = scrape(port).await;
+    for _ in 1..tries {
+        if done(&page) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        page = scrape(port).await;
+    }
+    page
+}
+
 /// The sum of the samples of `name` whose labels hold every one of `labels`.
 fn sum(page: &HashMap<String, f64>, name: &str, labels: &[&str]) -> f64 {
     page.iter()
@@ -89,17 +106,11 @@ async fn metrics_counters_move_with_the_traffic(db: Db) {
     let room = json!({ "board": "super", "name": "Ana" }).to_string();
     limited_at_once(&server, "/api/rooms", "203.0.113.9", vec![room; 5], 2).await;
 
-    let mut after = scrape(port).await;
     // The service's sizes are counted every 5 s: a count from after the rooms were made.
-    for _ in 0..150 {
-        if sum(&after, "velha_live_matches", &[]) >= 1.0
-            && sum(&after, "velha_open_rooms", &[]) >= 2.0
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        after = scrape(port).await;
-    }
+    let after = scrape_until(port, 150, |page| {
+        sum(page, "velha_live_matches", &[]) >= 1.0 && sum(page, "velha_open_rooms", &[]) >= 2.0
+    })
+    .await;
     let grew = |name: &str, labels: &[&str]| sum(&after, name, labels) - sum(&before, name, labels);
     assert!(grew("velha_http_requests_total", &health) >= 3.0);
     assert!(grew("velha_http_requests_total", &["status=\"404\""]) >= 2.0);
@@ -127,14 +138,10 @@ async fn metrics_counters_move_with_the_traffic(db: Db) {
         assert!(grew("velha_sqlite_batch_writes_count", &[]) >= 3.0);
     }
     drop((xl, ol));
-    let mut gone = scrape(port).await;
-    for _ in 0..50 {
-        if sum(&gone, "velha_live_connections", &["kind=\"player\""]) == 0.0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        gone = scrape(port).await;
-    }
+    let gone = scrape_until(port, 50, |page| {
+        sum(page, "velha_live_connections", &["kind=\"player\""]) == 0.0
+    })
+    .await;
     assert_eq!(
         sum(&gone, "velha_live_connections", &["kind=\"player\""]),
         0.0
