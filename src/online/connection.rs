@@ -3,7 +3,8 @@
 //! every new connection, sends what the screen asks (after it comes back, if it is down), pings
 //! every 4 s, gives up on a connection silent for 10 s (a phone that lost its network or
 //! changed networks may not hear of it for minutes otherwise), and tries again after 1, 2, 4,
-//! then 8 s. What it hears goes to its [`Talk`].
+//! then 8 s — or within half a second when the server closed it to restart (a deploy). What it
+//! hears goes to its [`Talk`].
 
 use std::future::Future;
 use std::pin::pin;
@@ -59,6 +60,9 @@ pub trait Talk: Clone + 'static {
     /// What every new connection says first: its hello, and whatever it must renew.
     fn greeting(&self) -> Vec<Self::Out>;
 
+    /// A new connection just said its greeting.
+    fn renewing(&mut self) {}
+
     /// The screen sends `msg`: remember what a new connection must renew.
     fn sending(&mut self, _msg: &Self::Out) {}
 
@@ -94,6 +98,9 @@ const MAX_WAIT_S: u32 = 8;
 const PING_MS: u32 = 4_000;
 /// A connection that says nothing this long (not even the pong) is given up and opened again.
 const SILENT_MS: f64 = 10_000.0;
+/// After the server's restart close: at least this long, plus up to this much more, before
+/// connecting again.
+const RESTART_SPREAD_MS: (u32, u32) = (20, 480);
 
 enum Step<Out> {
     Arrived(Option<String>),
@@ -114,11 +121,16 @@ pub fn use_connection<T: Talk>(talk: T) -> Connection<T::Out> {
         async move {
             let mut wait_s = 1;
             let mut lost_at: Option<f64> = None;
+            // Restart closes since the server last answered the greeting: past a few, the
+            // usual waits apply, so a server that keeps closing is not asked every instant.
+            let mut restarts = 0u32;
             loop {
+                let mut restarting = false;
                 if let Some(mut socket) = Socket::open_path(&talk.path()).await {
                     for msg in talk.greeting() {
                         socket.send(&json(&msg));
                     }
+                    talk.renewing();
                     let mut heard_at = platform::now_ms();
                     loop {
                         let step = {
@@ -131,7 +143,10 @@ pub fn use_connection<T: Talk>(talk: T) -> Connection<T::Out> {
                             }
                         };
                         match step {
-                            Step::Arrived(None) => break,
+                            Step::Arrived(None) => {
+                                restarting = socket.restarting();
+                                break;
+                            }
                             Step::Arrived(Some(text)) => {
                                 heard_at = platform::now_ms();
                                 let Ok(msg) = serde_json::from_str::<T::In>(&text) else {
@@ -140,6 +155,7 @@ pub fn use_connection<T: Talk>(talk: T) -> Connection<T::Out> {
                                 match talk.heard(msg).await {
                                     Heard::Ready => {
                                         link.set(Link::Up);
+                                        restarts = 0;
                                         wait_s = 1;
                                         lost_at = None;
                                     }
@@ -159,6 +175,17 @@ pub fn use_connection<T: Talk>(talk: T) -> Connection<T::Out> {
                             Step::Ping => socket.send(&json(&talk.ping())),
                         }
                     }
+                }
+                if restarting && restarts < 3 {
+                    restarts += 1;
+                    // A deploy: another process takes the connection now. The spread keeps
+                    // every player of the process from arriving in the same instant, and the
+                    // screen does not say the connection was lost unless that try fails.
+                    platform::sleep_ms(
+                        RESTART_SPREAD_MS.0 + platform::now_ms() as u32 % RESTART_SPREAD_MS.1,
+                    )
+                    .await;
+                    continue;
                 }
                 let now = platform::now_ms();
                 let since = *lost_at.get_or_insert(now);

@@ -3,7 +3,7 @@
 //! moves, and feeds what it hears to the screens' one reducer (`live_state.rs`).
 
 use dioxus::prelude::*;
-use velha_api::{ClientMsg, ErrorCode, LIVE_PATH, MatchState, ServerMsg};
+use velha_api::{ClientMsg, ErrorCode, LIVE_PATH, MatchState, Refusal, ServerMsg};
 
 pub use super::connection::Link;
 use super::connection::{Connection, Heard, Talk, use_connection};
@@ -41,6 +41,33 @@ struct MatchTalk {
     state: Signal<LiveState>,
     /// The lobby watch to renew on every new connection.
     watching: Option<ClientMsg>,
+    /// The last move sent and not yet answered: a connection closed under it (a server
+    /// restarting for a deploy reads no more) sends it again after its hello.
+    unanswered: Option<ClientMsg>,
+    /// Whether `unanswered` was sent again: its refusal as stale then only means that the
+    /// first one was committed, which the welcome already showed.
+    resent: bool,
+}
+
+impl MatchTalk {
+    /// Whether `msg` answers the move left unanswered.
+    fn answers_unanswered(&self, msg: &ServerMsg) -> bool {
+        let Some(ClientMsg::Play {
+            match_id: sent,
+            ply: sent_ply,
+            ..
+        }) = &self.unanswered
+        else {
+            return false;
+        };
+        match msg {
+            ServerMsg::Moved { match_id, ply, .. } => match_id == sent && ply > sent_ply,
+            ServerMsg::Refused { match_id, .. } | ServerMsg::Ended { match_id, .. } => {
+                match_id == sent
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Talk for MatchTalk {
@@ -59,18 +86,42 @@ impl Talk for MatchTalk {
         let token = platform::session_token().unwrap_or_default();
         let mut hello = vec![ClientMsg::Hello { token }];
         hello.extend(self.watching.clone());
+        hello.extend(self.unanswered.clone());
         hello
+    }
+
+    fn renewing(&mut self) {
+        self.resent = self.unanswered.is_some();
     }
 
     fn sending(&mut self, msg: &ClientMsg) {
         match msg {
             ClientMsg::WatchLobby { .. } => self.watching = Some(msg.clone()),
             ClientMsg::UnwatchLobby => self.watching = None,
+            ClientMsg::Play { .. } => {
+                self.unanswered = Some(msg.clone());
+                self.resent = false;
+            }
             _ => {}
         }
     }
 
     async fn heard(&mut self, msg: ServerMsg) -> Heard {
+        if self.answers_unanswered(&msg) {
+            let resent = std::mem::take(&mut self.resent);
+            self.unanswered = None;
+            if resent
+                && matches!(
+                    msg,
+                    ServerMsg::Refused {
+                        refusal: Refusal::Stale { .. },
+                        ..
+                    }
+                )
+            {
+                return Heard::Other;
+            }
+        }
         let heard = match msg {
             ServerMsg::Error {
                 code: ErrorCode::Unauthorized,
@@ -121,6 +172,8 @@ pub fn use_live() -> Live {
     let connection = use_connection(MatchTalk {
         state,
         watching: None,
+        unanswered: None,
+        resent: false,
     });
     Live {
         state,

@@ -33,6 +33,10 @@ mod web;
 pub use google_native::{GOOGLE_IN_BROWSER, GoogleFailure, google_sign_in};
 #[cfg(target_arch = "wasm32")]
 pub use google_web::google_button;
+/// RFC 6455's "Service Restart": the server closing a live connection with it is restarting
+/// (a deploy) and another process takes the connection at once.
+const RESTARTING: u16 = 1012;
+
 #[cfg(not(target_arch = "wasm32"))]
 pub use socket_native::Socket;
 #[cfg(target_arch = "wasm32")]

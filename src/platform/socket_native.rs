@@ -1,6 +1,9 @@
 //! The live connection on native: a WebSocket over rustls to the server's live path, read and
 //! written by a task on the app's runtime.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
@@ -9,6 +12,8 @@ use tokio_tungstenite::tungstenite::Message;
 pub struct Socket {
     out: mpsc::UnboundedSender<String>,
     incoming: mpsc::UnboundedReceiver<String>,
+    /// The server closed it to restart (1012): another process takes the connection at once.
+    restarting: Arc<AtomicBool>,
 }
 
 impl Socket {
@@ -26,6 +31,8 @@ impl Socket {
         let (mut sink, mut stream) = ws.split();
         let (out, mut outgoing) = mpsc::unbounded_channel::<String>();
         let (arrived, incoming) = mpsc::unbounded_channel();
+        let restarting = Arc::new(AtomicBool::new(false));
+        let heard_restart = restarting.clone();
         tokio::spawn(async move {
             loop {
                 tokio::select! {
@@ -38,13 +45,22 @@ impl Socket {
                         Some(Ok(Message::Text(text))) => {
                             if arrived.send(text.to_string()).is_err() { break }
                         }
-                        Some(Ok(Message::Close(_)) | Err(_)) | None => break,
+                        Some(Ok(Message::Close(frame))) => {
+                            let code = frame.map(|f| u16::from(f.code));
+                            heard_restart.store(code == Some(super::RESTARTING), Ordering::Release);
+                            break;
+                        }
+                        Some(Err(_)) | None => break,
                         Some(Ok(_)) => {}
                     },
                 }
             }
         });
-        Some(Socket { out, incoming })
+        Some(Socket {
+            out,
+            incoming,
+            restarting,
+        })
     }
 
     /// Sends a text frame; a closed socket drops it (its reader then sees the close).
@@ -55,5 +71,10 @@ impl Socket {
     /// The next text frame; `None` once the connection closed.
     pub async fn next(&mut self) -> Option<String> {
         self.incoming.recv().await
+    }
+
+    /// Whether the server closed it because it is restarting (after `next` said it closed).
+    pub fn restarting(&self) -> bool {
+        self.restarting.load(Ordering::Acquire)
     }
 }

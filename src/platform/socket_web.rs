@@ -9,7 +9,8 @@ use wasm_bindgen::prelude::*;
 enum Event {
     Open,
     Text(String),
-    Closed,
+    /// With the close frame's code, when the server sent one.
+    Closed(Option<u16>),
 }
 
 /// An open WebSocket: text frames in and out.
@@ -21,6 +22,8 @@ pub struct Socket {
     /// The window's `offline` listener: a phone that says it lost the network has lost this
     /// connection too, though the socket may take minutes to notice.
     offline: Closure<dyn FnMut(JsValue)>,
+    /// The server closed it to restart (1012): another process takes the connection at once.
+    restarting: bool,
 }
 
 impl Socket {
@@ -48,8 +51,12 @@ impl Socket {
             Some(Event::Text(text))
         });
         // An error is always followed by a close.
-        let on_close = handler(tx.clone(), |_| Some(Event::Closed));
-        let offline = handler(tx, |_| Some(Event::Closed));
+        let on_close = handler(tx.clone(), |e| {
+            Some(Event::Closed(
+                e.dyn_ref::<web_sys::CloseEvent>().map(|c| c.code()),
+            ))
+        });
+        let offline = handler(tx, |_| Some(Event::Closed(None)));
         web_sys::window()?
             .add_event_listener_with_callback("offline", offline.as_ref().unchecked_ref())
             .ok()?;
@@ -61,6 +68,7 @@ impl Socket {
             events,
             _handlers: [on_open, on_message, on_close],
             offline,
+            restarting: false,
         };
         match socket.events.next().await {
             Some(Event::Open) => Some(socket),
@@ -79,9 +87,19 @@ impl Socket {
             match self.events.next().await? {
                 Event::Text(text) => return Some(text),
                 Event::Open => {}
-                Event::Closed => return None,
+                Event::Closed(code) => {
+                    self.restarting = code == Some(super::RESTARTING);
+                    return None;
+                }
             }
         }
+    }
+}
+
+impl Socket {
+    /// Whether the server closed it because it is restarting (after `next` said it closed).
+    pub fn restarting(&self) -> bool {
+        self.restarting
     }
 }
 

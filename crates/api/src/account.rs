@@ -168,6 +168,10 @@ pub struct Account {
     pub subscribed_until: Option<String>,
     /// Whether the subscription is active now (ON-A03).
     pub subscriber: bool,
+    /// The name the moderation changed, until the player saw it said
+    /// (`DELETE /api/me/rename-notice`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<String>,
 }
 
 /// A new session.

@@ -22,6 +22,12 @@ pub enum ErrorCode {
     BadName,
     /// Another player has this name.
     NameTaken,
+    /// The name holds an offensive word (in Portuguese or English, however spelt).
+    OffensiveName,
+    /// The name passes for the staff, the system or the game itself.
+    ReservedName,
+    /// The account is suspended by the moderation; the message gives the reason.
+    Banned,
     /// The password is too short, too common or too like the e-mail or name.
     WeakPassword,
     /// E-mail or password wrong.

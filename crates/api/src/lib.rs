@@ -12,6 +12,7 @@ mod from_rules;
 pub mod group;
 pub mod live;
 pub mod lobby;
+pub mod moderation;
 pub mod push;
 pub mod ranking;
 pub mod replay;
@@ -35,6 +36,7 @@ pub use live::{
     Away, ClientMsg, Illegal, MatchGame, MatchState, MatchView, Playing, Refusal, Seat, ServerMsg,
 };
 pub use lobby::{CreateMatch, LobbyQuery, OpenMatch, Scope};
+pub use moderation::{MAX_REPORT_NOTE, Report, ReportAbout, ReportReason};
 pub use push::{PushKey, PushKeys, PushSubscribe, PushSubscribed};
 pub use ranking::{MyPosition, RankingPage, RankingQuery, RankingRow};
 pub use replay::{Replay, ReplayGame, ReplayMove, is_link_id, is_replay_id};

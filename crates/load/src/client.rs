@@ -14,6 +14,8 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
+pub mod steady;
+
 use velha_api::{
     Account, ApiError, Avatar, ClientMsg, CreateMatch, CreateRoom, ErrorCode, GoogleSignIn,
     JoinRoom, LIVE_PATH, LogIn, MatchView, OpenMatch, RoomAct, RoomAction, RoomBoard,
@@ -486,6 +488,7 @@ impl Client {
         .map_err(|e| format!("WebSocket: {e}"))?;
         Ok(Socket {
             ws,
+            closed_with: None,
             kinds: std::marker::PhantomData,
         })
     }
@@ -494,6 +497,8 @@ impl Client {
 /// An open WebSocket that sends `Out` and receives `In`, one JSON message a text frame.
 pub struct Socket<Out, In> {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The code of the server's close frame, once one arrived.
+    closed_with: Option<u16>,
     kinds: std::marker::PhantomData<fn(Out) -> In>,
 }
 
@@ -528,7 +533,11 @@ impl<Out: Serialize, In: DeserializeOwned> Socket<Out, In> {
                 Some(Ok(Message::Text(t))) => {
                     return serde_json::from_str(&t).map_err(|e| format!("bad message {t}: {e}"));
                 }
-                Some(Ok(Message::Close(_))) | None => return Err("closed".to_owned()),
+                Some(Ok(Message::Close(frame))) => {
+                    self.closed_with = frame.map(|f| u16::from(f.code));
+                    return Err("closed".to_owned());
+                }
+                None => return Err("closed".to_owned()),
                 Some(Ok(_)) => continue,
                 Some(Err(e)) => return Err(format!("receive: {e}")),
             }
@@ -567,6 +576,11 @@ impl<Out: Serialize, In: DeserializeOwned> Socket<Out, In> {
                 None | Some(Err(_)) => return Ok(None),
             }
         }
+    }
+
+    /// The code of the close frame the server sent, once `recv` met it.
+    pub fn close_code(&self) -> Option<u16> {
+        self.closed_with
     }
 
     /// Closes the connection.

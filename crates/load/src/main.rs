@@ -8,6 +8,7 @@
 //! With `--rooms N`, invitation rooms instead: see `rooms_bench`; with `--peer-matches N`, the
 //! workload of boardgame.io's load harness: see `peer_bench`.
 
+mod deploy_bench;
 mod peer_bench;
 mod push_bench;
 mod rooms_bench;
@@ -21,8 +22,9 @@ use clap::Parser;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::Semaphore;
 use velha_api::{ClientMsg, Scope, ServerMsg};
+use velha_load::steady::{next as next_random, pick};
 use velha_load::{Client, Live};
-use velha_rules::{Cube, CubeAction, Player, Position, Status};
+use velha_rules::{Cube, Player};
 
 /// Load bench of the server: concurrent cube matches over real WebSockets.
 #[derive(Parser)]
@@ -95,6 +97,10 @@ struct Args {
     /// The push service the started server sends to (the push bench's own).
     #[arg(skip)]
     push_sink: Option<String>,
+    /// Cube matches on `--processes` (two or more) behind nginx, each stopped with SIGTERM
+    /// and started again in turn while the players play on (deploy_bench.rs).
+    #[arg(long, conflicts_with_all = ["target", "rooms", "peer_matches", "push_rooms", "idle"])]
+    rolling_deploy: bool,
     /// With `--target`: the certificates its certificate is checked against (PEM).
     #[arg(long, default_value = "/etc/ssl/certs/ca-certificates.crt")]
     ca: PathBuf,
@@ -122,28 +128,6 @@ struct Outcome {
     latencies_us: Vec<u64>,
     moves: u64,
     finished: bool,
-}
-
-pub(crate) fn next_random(rng: &mut u64) -> u64 {
-    *rng ^= *rng << 13;
-    *rng ^= *rng >> 7;
-    *rng ^= *rng << 17;
-    *rng
-}
-
-fn pick(cube: &Cube, rng: &mut u64) -> Vec<String> {
-    let mut next = *cube;
-    let me = cube.side_to_move();
-    let mut actions = Vec::new();
-    while next.status() == Status::Ongoing(me) && actions.len() < 2 {
-        let legal: Vec<CubeAction> = next.legal_actions().collect();
-        let a = legal[(next_random(rng) % legal.len() as u64) as usize];
-        if next.play(a).is_err() {
-            break;
-        }
-        actions.push(a.to_string());
-    }
-    actions
 }
 
 async fn own_answer(live: &mut Live) -> Result<ServerMsg, String> {
@@ -275,6 +259,8 @@ struct Started {
     db_url: String,
     dir: PathBuf,
     server_bin: PathBuf,
+    /// Each process's address, where it is started again.
+    listen: Vec<String>,
 }
 
 impl Started {
@@ -299,6 +285,23 @@ impl Started {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// Starts process `i` again, on its port and data, after it stopped.
+    async fn respawn(&mut self, args: &Args, i: usize) -> Result<(), String> {
+        let first = self.dir.join("server-1");
+        let (child, _) = start_one(
+            args,
+            &self.server_bin,
+            &self.dir.join(format!("server-{}", i + 1)),
+            &self.db_url,
+            (i > 0).then_some(first.as_path()),
+            &self.listen[i],
+        )
+        .await?;
+        self.pids[i] = child.id().unwrap_or(0);
+        self.children[i] = child;
         Ok(())
     }
 
@@ -328,15 +331,21 @@ async fn start_one(
     dir: &std::path::Path,
     db_url: &str,
     tls_from: Option<&std::path::Path>,
+    listen: &str,
 ) -> Result<(tokio::process::Child, String), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let mut command = tokio::process::Command::new(server_bin);
     command
-        .args(["--listen", "127.0.0.1:0", "--argon2-memory-kib"])
+        .args(["--listen", listen, "--argon2-memory-kib"])
         .arg(args.argon2_memory_kib.to_string())
         .args([
             "--move-time-ms",
-            "600000",
+            // A deploy is played on the real clock, so a match it made lose on time shows.
+            if args.rolling_deploy {
+                "60000"
+            } else {
+                "600000"
+            },
             "--signups-per-address-per-hour",
             "100000000",
             "--rooms-per-address-per-hour",
@@ -413,6 +422,7 @@ async fn start_servers(args: &Args) -> Result<Started, String> {
             &dir.join(format!("server-{n}")),
             &db_url,
             tls_from,
+            "127.0.0.1:0",
         )
         .await?;
         children.push(child);
@@ -457,7 +467,12 @@ async fn start_servers(args: &Args) -> Result<Started, String> {
     } else {
         (bases[0].clone(), None)
     };
+    let listen = bases
+        .iter()
+        .map(|b| b.rsplit("://").next().unwrap_or(b).to_owned())
+        .collect();
     Ok(Started {
+        listen,
         children,
         pids,
         balancer,
@@ -553,7 +568,13 @@ async fn bench(args: Args) -> Result<(), String> {
         started.stop().await;
         return result;
     }
+    if args.rolling_deploy && (args.processes < 2 || args.database_url.is_none()) {
+        return Err("--rolling-deploy needs --processes 2 or more and --database-url".into());
+    }
     let started = start_servers(&args).await?;
+    if args.rolling_deploy {
+        return deploy_bench::run(&args, started).await;
+    }
     let (pids, base, db_url) = (
         started.pids.clone(),
         started.base.clone(),

@@ -1,11 +1,11 @@
-//! `velha-server admin …`: subscriptions (online.md ON-A03) and the rankings (ON-K01 …
-//! ON-K04).
+//! `velha-server admin …`: subscriptions (online.md ON-A03), the rankings (ON-K01 …
+//! ON-K04) and moderation (docs/moderation.md).
 
 use std::fmt::Write;
 
-use crate::config::{RankingsAction, SubscriptionAction};
-use crate::dates::{end_of_day_ms, last_day};
-use crate::store::Store;
+use crate::config::{PlayerAction, RankingsAction, SubscriptionAction};
+use crate::dates::{end_of_day_ms, last_day, moment_of};
+use crate::store::{ModerationError, Store};
 use crate::token::now_ms;
 
 /// Carries out a subscription command; the text to print, or why it failed.
@@ -125,4 +125,126 @@ pub async fn rankings(store: &Store, action: &RankingsAction) -> Result<String, 
         report.push_str("\nthe stored rankings were replaced by the recomputed ones");
     }
     Ok(report)
+}
+
+/// The longest reason a ban may give: the player reads it on the sign-in screen.
+const MAX_REASON: usize = 300;
+
+/// Who runs the command, for the audit: `--by`, else the login name.
+fn operator(by: Option<&str>) -> String {
+    by.map(str::to_owned)
+        .or_else(|| std::env::var("SUDO_USER").ok())
+        .or_else(|| std::env::var("USER").ok())
+        .or_else(|| std::env::var("LOGNAME").ok())
+        .map(|o| o.trim().to_owned())
+        .filter(|o| !o.is_empty())
+        .unwrap_or_else(|| "operator".to_owned())
+}
+
+/// Carries out a moderation command on a player; what to print, or why it changed nothing.
+pub async fn player(
+    store: &Store,
+    action: &PlayerAction,
+    by: Option<&str>,
+) -> Result<String, String> {
+    let by = operator(by);
+    let now = now_ms();
+    let failed = |name: &str, e: ModerationError, already: &str| match e {
+        ModerationError::NoSuchPlayer => format!("no player is named {name:?}"),
+        ModerationError::Already => format!("{name} {already}"),
+        ModerationError::NameTaken => "another player has that name".to_owned(),
+        ModerationError::Db(e) => format!("storage failed: {e}"),
+    };
+    match action {
+        PlayerAction::Ban { name, reason } => {
+            let reason = reason.trim();
+            if reason.is_empty() || reason.chars().any(char::is_control) {
+                return Err("give the reason, in words the player can read".into());
+            }
+            if reason.chars().count() > MAX_REASON {
+                return Err(format!("a reason has at most {MAX_REASON} characters"));
+            }
+            store
+                .ban(name, reason, (now, &by))
+                .await
+                .map_err(|e| failed(name, e, "is banned already"))?;
+            Ok(format!(
+                "{name} is banned ({reason}): their sessions are ended, and every server closes \
+                 their connections within a second"
+            ))
+        }
+        PlayerAction::Unban { name } => {
+            store
+                .unban(name, (now, &by))
+                .await
+                .map_err(|e| failed(name, e, "is not banned"))?;
+            let rebuilt = store.rebuild_rankings(true).await.map_err(|e| {
+                format!("{name} is unbanned, but the rankings were not rebuilt: {e}")
+            })?;
+            Ok(format!(
+                "{name} is unbanned; the rankings were rebuilt from {} matches",
+                rebuilt.matches
+            ))
+        }
+        PlayerAction::Rename { name, new } => {
+            let new = crate::auth::check_name(new).map_err(|e| e.0.message)?;
+            store
+                .moderation_rename(name, &new, (now, &by))
+                .await
+                .map_err(|e| failed(name, e, "already has that name"))?;
+            Ok(format!(
+                "{name} is now {new}; they are told when they next open the app"
+            ))
+        }
+    }
+}
+
+/// The audit: every moderation action, newest first.
+pub async fn audit(store: &Store, limit: u32) -> Result<String, String> {
+    let rows = store
+        .audit(i64::from(limit))
+        .await
+        .map_err(|e| format!("storage failed: {e}"))?;
+    if rows.is_empty() {
+        return Ok("no moderation action yet".into());
+    }
+    let mut said = String::new();
+    for r in rows {
+        let _ = writeln!(
+            said,
+            "{} UTC  {}  {} {}  {}",
+            moment_of(r.at),
+            r.operator,
+            r.action,
+            r.account_name.as_deref().unwrap_or("-"),
+            r.detail
+        );
+    }
+    Ok(said.trim_end().to_owned())
+}
+
+/// The players' reports, newest first.
+pub async fn reports(store: &Store, limit: u32) -> Result<String, String> {
+    let rows = store
+        .reports(i64::from(limit))
+        .await
+        .map_err(|e| format!("storage failed: {e}"))?;
+    if rows.is_empty() {
+        return Ok("no report yet".into());
+    }
+    let mut said = String::new();
+    for r in rows {
+        let _ = writeln!(
+            said,
+            "{} UTC  {} reported {}{} for {} ({}){}",
+            moment_of(r.at),
+            r.reporter,
+            r.reported,
+            if r.reported_banned { " [banned]" } else { "" },
+            r.reason,
+            r.context,
+            r.note.map(|n| format!(": {n:?}")).unwrap_or_default()
+        );
+    }
+    Ok(said.trim_end().to_owned())
 }

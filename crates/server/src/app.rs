@@ -37,7 +37,7 @@ use crate::payments::{Payments, Provider};
 use crate::push::Push;
 use crate::routes::{
     accounts, competitive, deletion, email, export, groups, lobby, push as push_routes, rankings,
-    replays, room_socket, rooms, sessions, socket, subscription,
+    replays, reports, room_socket, rooms, sessions, socket, subscription,
 };
 use crate::store::Store;
 use crate::tls;
@@ -153,6 +153,7 @@ impl Modify for SessionAuth {
         (name = "replays", description = "Finished games move by move (ON-P01); public to whoever holds the link"),
         (name = "push", description = "Turn notices while the app is closed (docs/push.md): the VAPID key and a device's push subscription"),
         (name = "subscription", description = "Buying the subscription (ON-A03): the plan, checkout, the provider's portal, and the provider's signed notices"),
+        (name = "moderation", description = "Players' reports of other players (docs/moderation.md); signed-in players"),
     )
 )]
 struct ApiDoc;
@@ -183,6 +184,9 @@ async fn ready(
     axum::extract::State(app): axum::extract::State<Arc<App>>,
 ) -> Result<&'static str, AppError> {
     let unready = |why: String| AppError::new(ErrorCode::NotReady, why);
+    if app.hub.drain.is_on() {
+        return Err(unready("this process is stopping".into()));
+    }
     let schema = app.store.schema_version().await.map_err(|e| {
         tracing::warn!(error = %e, "not ready: the database does not answer");
         unready("the database does not answer".into())
@@ -215,6 +219,8 @@ pub struct Answering {
 
 /// How many times an hour a player may download their data.
 const EXPORTS_PER_HOUR: usize = 3;
+/// How many other players a player may report in an hour.
+const REPORTS_PER_HOUR: usize = 10;
 
 /// The routes and the OpenAPI document that describes exactly them.
 pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::OpenApi) {
@@ -227,6 +233,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(accounts::set_region))
         .routes(routes!(accounts::set_country))
         .routes(routes!(accounts::link_google))
+        .routes(routes!(accounts::rename_notice_seen))
         .routes(routes!(accounts::sign_in_options))
         .routes(routes!(sessions::list, sessions::end_others))
         .routes(routes!(sessions::end))
@@ -263,6 +270,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(competitive::leaderboard))
         .routes(routes!(replays::of_match))
         .routes(routes!(replays::of_room_game))
+        .routes(routes!(reports::file))
         .routes(routes!(room_socket::live))
         .routes(routes!(socket::live))
         .routes(routes!(push_routes::key))
@@ -564,6 +572,12 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
                 keys,
                 "this account's data was exported 3 times in the last hour",
             ),
+            reports_by_account: Window::new(
+                3_600_000,
+                REPORTS_PER_HOUR,
+                keys,
+                "this account filed 10 reports in the last hour",
+            ),
         },
         google: Google::new(
             serve
@@ -643,10 +657,14 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     let handle = axum_server::Handle::new();
     let shutdown = handle.clone();
     let grace = Duration::from_secs(serve.shutdown_grace_s);
+    let stopping = hub.clone();
     tokio::spawn(async move {
         shutdown_signal().await;
-        tracing::info!("shutting down");
+        tracing::info!("stopping: no new connections; live ones are told to come back elsewhere");
+        // The listener closes first, so a connection told to come back reaches another
+        // process rather than this one again.
         shutdown.graceful_shutdown(Some(grace));
+        stopping.drain.begin(grace);
     });
     let listening = handle.clone();
     let backend = store.backend();
@@ -680,6 +698,12 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         }
     };
     served.map_err(|e| format!("cannot serve on {}: {e}", serve.listen))?;
+    // The moves being answered and the Velha's turns are committed before the exit, and the
+    // players handed over (`live/drain.rs`).
+    if !hub.drain.finished().await {
+        tracing::warn!("work still running at the end of the grace is given up");
+    }
+    hub.hand_over().await;
     if !push_stopper.stop(Duration::from_secs(10)).await {
         tracing::warn!("the pushes on their way did not all finish before the stop");
     }

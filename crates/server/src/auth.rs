@@ -97,7 +97,24 @@ pub fn check_name(name: &str) -> Result<String, AppError> {
             "the Velha, the computer opponent, has this name",
         ));
     }
+    allowed_words("the name", n)?;
     Ok(n.to_owned())
+}
+
+/// Refuses a name (a player's, a group's, a room seat's) holding an offensive or a reserved
+/// word, however it is spelt (`velha-names`).
+pub fn allowed_words(what: &str, name: &str) -> Result<(), AppError> {
+    match velha_names::refused(name) {
+        None => Ok(()),
+        Some(velha_names::Refused::Offensive) => Err(AppError::new(
+            ErrorCode::OffensiveName,
+            format!("{what} {name:?} holds an offensive word"),
+        )),
+        Some(velha_names::Refused::Reserved) => Err(AppError::new(
+            ErrorCode::ReservedName,
+            format!("{what} {name:?} passes for the staff, the system or the game"),
+        )),
+    }
 }
 
 /// The computer opponent's names: nobody takes them, so no ranking seems to hold her (ON-K05).
@@ -224,6 +241,7 @@ pub fn account_view(a: &AccountRow, now: i64) -> Account {
         password: a.password_hash.is_some(),
         subscribed_until: a.subscribed_until.map(last_day),
         subscriber: is_subscriber(a, now),
+        renamed_from: a.renamed_from.clone(),
     }
 }
 

@@ -301,6 +301,27 @@ pub enum Admin {
         #[command(subcommand)]
         action: RankingsAction,
     },
+    /// Moderation of a player: ban, unban, rename (docs/moderation.md).
+    Player {
+        /// What to do.
+        #[command(subcommand)]
+        action: PlayerAction,
+        /// Who does it, for the audit (default: the login name running the command).
+        #[arg(long, global = true)]
+        by: Option<String>,
+    },
+    /// Every moderation action, newest first.
+    Audit {
+        /// At most this many.
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// The players' reports of other players, newest first.
+    Reports {
+        /// At most this many.
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
     /// Copies the SQLite database to a new file while the server serves: one consistent
     /// snapshot (SQLite's online backup). On PostgreSQL, use pg_dump (docs/deploy.md).
     Backup {
@@ -317,6 +338,34 @@ pub enum Admin {
         /// Replace the database that is there.
         #[arg(long)]
         replace: bool,
+    },
+}
+
+/// What to do to a player.
+#[derive(Debug, Subcommand)]
+pub enum PlayerAction {
+    /// Bans NAME: their sessions and connections end at once, they cannot sign in, and they
+    /// leave the lobby, the 2.0 queue and the rankings (their past matches stay for the
+    /// others). A live match goes on without them, and they lose it when their time to come
+    /// back runs out.
+    Ban {
+        /// The player name.
+        name: String,
+        /// Why, as the player is told when they try to sign in.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Lifts NAME's ban and gives them back their standings (the rankings are rebuilt).
+    Unban {
+        /// The player name.
+        name: String,
+    },
+    /// Renames NAME to NEW; the player is told when they next open the app.
+    Rename {
+        /// The player name.
+        name: String,
+        /// The new name (checked as a name chosen at sign-up is).
+        new: String,
     },
 }
 

@@ -32,6 +32,18 @@ pub fn day_of(ms: i64) -> String {
     }
 }
 
+/// The moment `ms` in UTC to the second, as `YYYY-MM-DD HH:MM:SS`, for the operators' lists.
+pub fn moment_of(ms: i64) -> String {
+    let second = ms.div_euclid(1000).rem_euclid(86_400);
+    format!(
+        "{} {:02}:{:02}:{:02}",
+        day_of(ms),
+        second / 3600,
+        second / 60 % 60,
+        second % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +59,7 @@ mod tests {
                 .unwrap_err()
                 .contains("2027-01-31")
         );
+        assert_eq!(moment_of(end - 1), "2027-01-31 23:59:59");
+        assert_eq!(moment_of(end + 3_723_000), "2027-02-01 01:02:03");
     }
 }

@@ -32,6 +32,8 @@ impl AppError {
             ErrorCode::BadRequest
             | ErrorCode::BadEmail
             | ErrorCode::BadName
+            | ErrorCode::OffensiveName
+            | ErrorCode::ReservedName
             | ErrorCode::WeakPassword
             | ErrorCode::BadRegion
             | ErrorCode::BadCountry
@@ -46,6 +48,7 @@ impl AppError {
             | ErrorCode::WrongCountry
             | ErrorCode::Forbidden
             | ErrorCode::EmailUnverified
+            | ErrorCode::Banned
             | ErrorCode::SignInAgain => StatusCode::FORBIDDEN,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,

@@ -174,6 +174,8 @@ pub struct Limits {
     pub mail_by_address: Window,
     /// Exports of a player's data per account: each reads everything they ever played.
     pub exports_by_account: Window,
+    /// Reports of other players per account: one player cannot bury the operators in them.
+    pub reports_by_account: Window,
 }
 
 impl Limits {
@@ -302,6 +304,7 @@ mod tests {
             provider_pages_by_account: Window::new(60_000, 2, 1000, "too many payment pages"),
             mail_by_address: Window::new(60_000, 2, 1000, "too many e-mails"),
             exports_by_account: Window::new(60_000, 2, 1000, "too many exports"),
+            reports_by_account: Window::new(60_000, 2, 1000, "too many reports"),
         }
     }
 

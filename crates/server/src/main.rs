@@ -71,6 +71,24 @@ async fn run_admin(cli: &Cli, what: &velha_server::config::Admin) -> Result<(), 
             store.close().await;
             report
         }
+        Admin::Player { action, by } => {
+            let store = open_store(&url).await?;
+            let report = admin::player(&store, action, by.as_deref()).await;
+            store.close().await;
+            report
+        }
+        Admin::Audit { limit } => {
+            let store = open_store(&url).await?;
+            let report = admin::audit(&store, *limit).await;
+            store.close().await;
+            report
+        }
+        Admin::Reports { limit } => {
+            let store = open_store(&url).await?;
+            let report = admin::reports(&store, *limit).await;
+            store.close().await;
+            report
+        }
     };
     println!("{}", report?);
     Ok(())

@@ -11,7 +11,7 @@ use velha_api::{ErrorCode, ServerMsg};
 
 use super::Hub;
 use super::bus::{self, Event};
-use crate::store::SeatChange;
+use crate::store::{Backend, SeatChange};
 use crate::token::now_ms;
 
 /// Messages waiting for one slow connection; past this it is closed rather than let grow.
@@ -109,7 +109,9 @@ impl Hub {
             }
             last
         };
-        if last {
+        // A stopping process keeps its players present while they come back elsewhere
+        // (`Hub::hand_over`): their opponents should not see them leave for a deploy.
+        if last && !(self.drain.is_on() && self.store.backend() == Backend::Postgres) {
             let until = now_ms() + self.clocks.grace_ms;
             match self.store.went_away(account, &self.process, until).await {
                 Ok(away) => self.presence_changed(away, Some(until)).await,

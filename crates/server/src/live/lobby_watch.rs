@@ -242,6 +242,8 @@ mod tests {
             country_chosen: false,
             subscribed_until: None,
             email_verified_at: None,
+            ban_reason: None,
+            renamed_from: None,
         }
     }
 

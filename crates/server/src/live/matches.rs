@@ -62,7 +62,11 @@ impl Hub {
     /// The Velha decides her action at `ply` and plays it, unless the match moved on meanwhile.
     pub(super) fn velha_decides(self: &Arc<Self>, match_id: String, ply: u32) {
         let hub = self.clone();
+        // A stop waits for her move to be committed: otherwise her turn would wait for
+        // another process to notice it (`sweeper.rs`).
+        let working = self.drain.working();
         tokio::spawn(async move {
+            let _working = working;
             let Ok(Some(Loaded::Cube(live))) = load(&hub, &match_id).await else {
                 return;
             };

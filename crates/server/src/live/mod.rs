@@ -6,9 +6,11 @@
 //! they watch (`rooms.rs`, `room_presence.rs`), the live matches' clocks (`matches.rs`,
 //! `clock.rs`) and the background sweeper (`sweeper.rs`).
 
+mod bans;
 mod bus;
 mod clock;
 mod connections;
+mod drain;
 mod live_game;
 mod lobby_watch;
 mod matches;
@@ -20,7 +22,7 @@ mod sweeper;
 mod velha_pool;
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicI64, AtomicU64};
 use std::sync::{Arc, Mutex};
 
 use crate::store::Store;
@@ -29,6 +31,7 @@ pub use bus::Ended;
 use clock::Timers;
 use connections::Conn;
 pub use connections::{ConnHandle, MAX_CONNECTIONS_PER_PLAYER};
+pub use drain::{Drain, RESTARTING, RESTARTING_REASON};
 use lobby_watch::Watches;
 pub use matchmaker::{pair_waiting, run as run_matchmaker};
 pub use rooms::{RoomNews, RoomWatch, RoomWatches, room_frame};
@@ -68,6 +71,10 @@ pub struct Hub {
     rewrite_presence: std::sync::atomic::AtomicBool,
     /// The events delivered here lately (PostgreSQL): each is delivered once.
     delivered: Mutex<bus::Delivered>,
+    /// Whether the process is stopping, and what it waits for first.
+    pub drain: Arc<drain::Drain>,
+    /// The time of the latest ban this process acted on (`bans.rs`).
+    bans_seen: AtomicI64,
 }
 
 impl Hub {
@@ -88,6 +95,8 @@ impl Hub {
             room_presence: room_presence::Written::default(),
             rewrite_presence: std::sync::atomic::AtomicBool::new(false),
             delivered: Mutex::new(bus::Delivered::default()),
+            drain: Arc::default(),
+            bans_seen: AtomicI64::new(0),
         })
     }
 

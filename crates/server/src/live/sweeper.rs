@@ -40,6 +40,9 @@ impl Hub {
                 .await?;
         }
         self.store.heartbeat(&self.process, now).await?;
+        // Bans made before this start have no session or connection left to end.
+        self.bans_seen
+            .store(self.store.latest_ban().await?, Ordering::Relaxed);
         let live = self.store.live_matches().await?;
         for row in &live {
             let wake = row.away.iter().flatten().copied().chain(row.deadline).min();
@@ -77,6 +80,10 @@ impl Hub {
     }
 
     async fn sweep(self: &Arc<Self>, round: u64) -> Result<(), sqlx::Error> {
+        // Its heartbeat would bring back the row it gave up on its way out.
+        if self.drain.is_gone() {
+            return Ok(());
+        }
         let now = now_ms();
         if round.is_multiple_of(HEARTBEAT_EVERY) {
             self.heartbeat(now).await?;
@@ -87,6 +94,7 @@ impl Hub {
         if !round.is_multiple_of(HEARTBEAT_EVERY) {
             return Ok(());
         }
+        self.look_for_bans().await?;
         let stuck = now + self.clocks.move_ms - VELHA_STUCK_MS;
         for (id, ply) in self.store.velha_waiting(stuck).await? {
             tracing::warn!(match_id = %id, "the Velha's turn was left waiting; she decides here");

@@ -49,14 +49,28 @@ pub(crate) async fn open_session(
 ) -> AppResult<(HeaderMap, Json<Session>)> {
     let token = new_token();
     let now = now_ms();
-    app.store
+    let banned = |reason: &str| {
+        AppError::new(
+            ErrorCode::Banned,
+            format!("this account is suspended: {reason}"),
+        )
+    };
+    if let Some(reason) = &account.ban_reason {
+        return Err(banned(reason));
+    }
+    // Banned since it was read: the store refuses under the account's lock.
+    if let Some(reason) = app
+        .store
         .insert_session(
             &token_hash(&token),
             &account.id,
             (now, now + app.session_ms),
             device,
         )
-        .await?;
+        .await?
+    {
+        return Err(banned(&reason));
+    }
     let mut headers = HeaderMap::new();
     if cookie {
         headers.insert(SET_COOKIE, session_cookie(&token, app.session_ms / 1000));
@@ -84,7 +98,7 @@ pub(crate) async fn hash(app: &App, password: String) -> AppResult<String> {
     request_body = SignUp,
     responses(
         (status = 201, description = "Account made and signed in (with `cookie`, the session cookie is set and the token not answered)", body = Session),
-        (status = 400, description = "bad_email, bad_name, weak_password (with password_problem), bad_country (the country picked is none), bad_region (no country picked and the region names none), too_long (an e-mail over 254 bytes or a password over 1 KiB) or bad_request", body = velha_api::ApiError),
+        (status = 400, description = "bad_email, bad_name, offensive_name or reserved_name (a word the name holds), weak_password (with password_problem), bad_country (the country picked is none), bad_region (no country picked and the region names none), too_long (an e-mail over 254 bytes or a password over 1 KiB) or bad_request", body = velha_api::ApiError),
         (status = 409, description = "email_taken or name_taken", body = velha_api::ApiError),
         (status = 429, description = "rate_limited: too many new accounts from this address", body = velha_api::ApiError),
     )
@@ -139,6 +153,8 @@ async fn make_account(
         country_chosen,
         subscribed_until: None,
         email_verified_at: None,
+        ban_reason: None,
+        renamed_from: None,
     };
     app.store
         .insert_account(&account, now_ms())
@@ -157,6 +173,7 @@ async fn make_account(
         (status = 200, description = "Signed in (with `cookie`, the session cookie is set and the token not answered)", body = Session),
         (status = 400, description = "bad_email, too_long (an e-mail over 254 bytes or a password over 1 KiB) or bad_request", body = velha_api::ApiError),
         (status = 401, description = "wrong_password (also for an unknown e-mail)", body = velha_api::ApiError),
+        (status = 403, description = "banned: the moderation suspended the account (the message gives the reason)", body = velha_api::ApiError),
         (status = 429, description = "rate_limited: too many failures for this account or address", body = velha_api::ApiError),
     )
 )]
@@ -206,7 +223,7 @@ pub async fn sign_in_options(State(app): State<Arc<App>>) -> Json<SignInOptions>
     request_body = GoogleSignIn,
     responses(
         (status = 200, description = "Signed in; `created` tells whether the account is new", body = Session),
-        (status = 400, description = "name_required for a new account without a name, bad_name, and for a new account bad_country (the country picked is none) or bad_region (no country picked and the region names none)", body = velha_api::ApiError),
+        (status = 400, description = "name_required for a new account without a name, bad_name, offensive_name, reserved_name, and for a new account bad_country (the country picked is none) or bad_region (no country picked and the region names none)", body = velha_api::ApiError),
         (status = 401, description = "bad_google_token", body = velha_api::ApiError),
         (status = 409, description = "name_taken, or email_taken: a password account has this e-mail (its owner links Google with PUT /api/me/google)", body = velha_api::ApiError),
         (status = 503, description = "google_unavailable", body = velha_api::ApiError),
@@ -262,6 +279,8 @@ pub async fn google(
         country_chosen,
         subscribed_until: None,
         email_verified_at,
+        ban_reason: None,
+        renamed_from: None,
     };
     if let Err(e) = app.store.insert_account(&account, now_ms()).await {
         // The same Google account's first sign-in raced this one (two taps, two devices) and
@@ -423,4 +442,23 @@ pub async fn set_country(
         ..player.account
     };
     Ok(Json(account_view(&account, now_ms())))
+}
+
+/// The player saw that the moderation changed their name: the notice is not shown again.
+#[utoipa::path(
+    delete,
+    path = "/api/me/rename-notice",
+    tag = "accounts",
+    security(("session" = []), ("session_cookie" = [])),
+    responses(
+        (status = 204, description = "The notice is gone"),
+        (status = 401, body = velha_api::ApiError),
+    )
+)]
+pub async fn rename_notice_seen(
+    State(app): State<Arc<App>>,
+    player: Player,
+) -> AppResult<StatusCode> {
+    app.store.clear_rename_notice(&player.account.id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -23,11 +23,15 @@ use tokio::sync::{Notify, mpsc};
 use tokio::time::{Instant, MissedTickBehavior, timeout};
 use velha_api::MAX_LIVE_FRAME;
 
+use crate::live::{Drain, RESTARTING, RESTARTING_REASON};
+
 /// How long one frame may take to go out to a connection that does not read before it is
 /// dropped.
 const SEND_WITHIN: Duration = Duration::from_secs(10);
 /// RFC 6455's close code for a message too big to process.
 const MESSAGE_TOO_BIG: u16 = 1009;
+/// How long a stopping process waits for a client to answer its close.
+const CLOSE_ANSWER_WITHIN: Duration = Duration::from_secs(1);
 
 /// What a connection says: how its messages go out, and what it answers to a frame.
 pub(super) trait Speaks: Send {
@@ -54,6 +58,8 @@ pub(super) struct Outbox<O> {
     pub rx: mpsc::Receiver<O>,
     pub tx: mpsc::Sender<O>,
     pub close: Arc<Notify>,
+    /// The process's stop: the connection is then told to come back elsewhere.
+    pub drain: Arc<Drain>,
 }
 
 /// The close frame for a read error, when it is one the client should hear about: a frame over
@@ -138,8 +144,16 @@ pub(super) async fn carry<S: Speaks>(
     silence: Duration,
     mut speaker: S,
 ) {
-    let Outbox { mut rx, tx, close } = outbox;
+    let Outbox {
+        mut rx,
+        tx,
+        close,
+        drain,
+    } = outbox;
     let _counted = Counted::new(S::KIND);
+    // A stop waits for the connection: the move it is answering is committed and told first.
+    let _working = drain.working();
+    let mut stopping = std::pin::pin!(drain.stopping());
     let mut heard = Instant::now();
     // One timer for the connection's life, not one per frame: every frame would otherwise
     // re-arm it, which on a busy match connection costs more than the frames.
@@ -181,6 +195,29 @@ pub(super) async fn carry<S: Speaks>(
                     }
                 }
                 break;
+            }
+            // The process stops (a deploy): what is queued goes out, then the client is
+            // told to connect again, which the balancer sends to another process. Frames the
+            // client sent meanwhile are not read: nothing answered is left unsaid, and a move
+            // never answered is sent again by the client once back.
+            () = &mut stopping => {
+                while let Ok(out) = rx.try_recv() {
+                    if !send(&mut socket, Message::Text(S::frame(&out))).await {
+                        return;
+                    }
+                }
+                let farewell = CloseFrame {
+                    code: RESTARTING,
+                    reason: Utf8Bytes::from_static(RESTARTING_REASON),
+                };
+                if send(&mut socket, Message::Close(Some(farewell))).await {
+                    // The client's close answers ours; a client that never answers is let go.
+                    let _ = timeout(CLOSE_ANSWER_WITHIN, async {
+                        while let Some(Ok(_)) = socket.next().await {}
+                    })
+                    .await;
+                }
+                return;
             }
             frame = std::future::poll_fn(|cx| poll_read(&mut socket, &wake, &waker, cx)) => {
                 heard = Instant::now();

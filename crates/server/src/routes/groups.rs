@@ -128,7 +128,7 @@ async fn member_view(app: &App, id: &str, player: &Player) -> AppResult<GroupRow
     security(("session" = []), ("session_cookie" = [])),
     responses(
         (status = 201, description = "The group", body = Group),
-        (status = 400, description = "A name that is empty, too long or has control characters", body = velha_api::ApiError),
+        (status = 400, description = "A name that is empty, too long or has control characters (bad_request), or holds an offensive or a reserved word (offensive_name, reserved_name)", body = velha_api::ApiError),
         (status = 403, description = "subscribers_only", body = velha_api::ApiError),
         (status = 409, description = "already_created_group, too_many_groups", body = velha_api::ApiError),
         (status = 401, body = velha_api::ApiError),
@@ -142,6 +142,7 @@ pub async fn create(
     subscriber(&player)?;
     check_text("the group's name", &body.name, ErrorCode::BadRequest)?;
     let name = body.name.trim();
+    crate::auth::allowed_words("the group's name", name)?;
     let count = name.chars().count();
     if !(3..=40).contains(&count) {
         return Err(AppError::new(

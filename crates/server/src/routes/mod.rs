@@ -11,6 +11,7 @@ pub mod lobby;
 pub mod push;
 pub mod rankings;
 pub mod replays;
+pub mod reports;
 pub mod room_socket;
 pub mod rooms;
 pub mod sessions;

@@ -223,6 +223,11 @@ impl Speaks for RoomSpeaker<'_> {
 /// Carries the connection (`connection.rs`) until either side ends it.
 async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: WebSocket, watch: RoomWatch) {
     let RoomWatch { rx, tx, close, .. } = watch;
-    let outbox = Outbox { rx, tx, close };
+    let outbox = Outbox {
+        rx,
+        tx,
+        close,
+        drain: app.hub.drain.clone(),
+    };
     carry(socket, outbox, app.silence, RoomSpeaker { app, id, seat }).await;
 }

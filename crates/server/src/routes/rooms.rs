@@ -196,7 +196,7 @@ pub async fn seat_of(app: &App, id: &str, credential: &str) -> AppResult<Option<
     request_body = CreateRoom,
     responses(
         (status = 201, description = "The room and the creator's credential", body = RoomSeat),
-        (status = 400, description = "A bad name, a missing or needless character, a starter other than X off the Super board", body = velha_api::ApiError),
+        (status = 400, description = "A bad name (bad_name; offensive_name or reserved_name for a word it holds), a missing or needless character, a starter other than X off the Super board", body = velha_api::ApiError),
         (status = 429, description = "Too many new rooms from this address", body = velha_api::ApiError),
     )
 )]
@@ -209,6 +209,7 @@ pub async fn create(
     // A seat's name is shown to the other player and every spectator: invisible characters
     // would let a player look like someone else, or like nobody.
     check_text("the name", &body.name, ErrorCode::BadName)?;
+    crate::auth::allowed_words("the name", body.name.trim())?;
     let now = now_ms();
     let starter = match body.starter {
         RoomStarter::X => Side::X,
@@ -307,6 +308,7 @@ pub async fn join(
     Json(body): Json<JoinRoom>,
 ) -> AppResult<(StatusCode, Json<RoomSeat>)> {
     check_text("the name", &body.name, ErrorCode::BadName)?;
+    crate::auth::allowed_words("the name", body.name.trim())?;
     let credential = new_seat_credential(now_ms());
     let hash = seat_key(&credential);
     for _ in 0..TRIES {

@@ -232,6 +232,7 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
         rx,
         tx: reply.clone(),
         close: close.clone(),
+        drain: app.hub.drain.clone(),
     };
     let speaker = PlayerSpeaker {
         app: &app,

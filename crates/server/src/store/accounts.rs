@@ -27,6 +27,10 @@ pub struct AccountRow {
     pub subscribed_until: Option<i64>,
     /// When the e-mail was confirmed as the player's, ms since the epoch.
     pub email_verified_at: Option<i64>,
+    /// Why the moderation banned the player, while they are.
+    pub ban_reason: Option<String>,
+    /// The name the moderation replaced, until the player saw the notice.
+    pub renamed_from: Option<String>,
 }
 
 /// A session as the player is shown it.
@@ -81,7 +85,7 @@ pub const NAME_QUARANTINE_MS: i64 = 30 * 24 * 60 * 60 * 1000;
 const FREED_KEY: &str = "removed:";
 
 pub(super) const ACCOUNT_COLUMNS: &str = "id, name, email, password_hash, google_sub, country, \
-     country_chosen, subscribed_until, email_verified_at FROM accounts";
+     country_chosen, subscribed_until, email_verified_at, ban_reason, renamed_from FROM accounts";
 
 pub(super) fn account_from(row: &AnyRow) -> Result<AccountRow, sqlx::Error> {
     Ok(AccountRow {
@@ -94,6 +98,8 @@ pub(super) fn account_from(row: &AnyRow) -> Result<AccountRow, sqlx::Error> {
         country_chosen: row.try_get::<i64, _>("country_chosen")? != 0,
         subscribed_until: row.try_get("subscribed_until")?,
         email_verified_at: row.try_get("email_verified_at")?,
+        ban_reason: row.try_get("ban_reason")?,
+        renamed_from: row.try_get("renamed_from")?,
     })
 }
 
@@ -244,15 +250,31 @@ impl Store {
 
     /// Stores a session by the hash of its token, with the kind of device and the country it
     /// was opened from (and forgets the account's expired ones, so the table holds only
-    /// sessions that can still be used).
+    /// sessions that can still be used); none for a banned account: the ban's reason.
     pub async fn insert_session(
         &self,
         token_hash: &str,
         account_id: &str,
         (now, expires_at): (i64, i64),
         device: &Device,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<Option<String>, sqlx::Error> {
         let mut tx = self.write().await?;
+        // Under the account's row lock: a ban committing meanwhile (which ends every session
+        // in its transaction) is seen here, so no session outlives it.
+        let lock = match self.backend() {
+            super::Backend::Postgres => " FOR SHARE",
+            super::Backend::Sqlite => "",
+        };
+        let ban: Option<Option<String>> = sqlx::query_scalar(&format!(
+            "SELECT ban_reason FROM accounts WHERE id = $1{lock}"
+        ))
+        .bind(account_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(Some(reason)) = ban {
+            tx.rollback().await?;
+            return Ok(Some(reason));
+        }
         sqlx::query(
             "INSERT INTO sessions (token_hash, account_id, created_at, expires_at, seen_at, \
              device, country) VALUES ($1, $2, $3, $4, $3, $5, $6)",
@@ -270,7 +292,8 @@ impl Store {
             .bind(now)
             .execute(&mut *tx)
             .await?;
-        tx.commit().await
+        tx.commit().await?;
+        Ok(None)
     }
 
     /// The account's unexpired sessions, the last used first.
@@ -368,7 +391,8 @@ impl Store {
     ) -> Result<Option<AccountRow>, sqlx::Error> {
         let sql = format!(
             "SELECT {ACCOUNT_COLUMNS} WHERE id = (SELECT account_id FROM sessions \
-             WHERE token_hash = $1 AND expires_at > $2) AND deleted_at IS NULL"
+             WHERE token_hash = $1 AND expires_at > $2) AND deleted_at IS NULL \
+             AND banned_at IS NULL"
         );
         let row = sqlx::query(&sql)
             .bind(token_hash)

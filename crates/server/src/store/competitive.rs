@@ -227,9 +227,11 @@ impl Store {
         limit: u32,
         me: &str,
     ) -> Result<(Vec<RatingRow>, Option<RatingRow>), sqlx::Error> {
+        // Banned players are left out of the list and of everyone's position.
         const COLUMNS: &str = "a.name, r.rating, r.games, r.wins, r.draws, r.losses, \
-             (SELECT COUNT(*) FROM v2_ratings b WHERE b.rating > r.rating) AS ahead \
-             FROM v2_ratings r JOIN accounts a ON a.id = r.account_id";
+             (SELECT COUNT(*) FROM v2_ratings b JOIN accounts c ON c.id = b.account_id \
+              WHERE b.rating > r.rating AND c.banned_at IS NULL) AS ahead \
+             FROM v2_ratings r JOIN accounts a ON a.id = r.account_id AND a.banned_at IS NULL";
         let line = |r: &sqlx::any::AnyRow| -> Result<RatingRow, sqlx::Error> {
             let count = |name: &str| -> Result<u32, sqlx::Error> {
                 Ok(rating_u32(r.try_get::<i64, _>(name)?))

@@ -27,7 +27,7 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "account",
         sql: "SELECT id, name, email, country, country_chosen, created_at, email_verified_at, \
-              subscribed_until, google_sub, \
+              subscribed_until, google_sub, banned_at, ban_reason, renamed_from, \
               CASE WHEN password_hash IS NULL THEN 0 ELSE 1 END AS has_password \
               FROM accounts WHERE id = $1",
         tables: &["accounts"],
@@ -177,6 +177,24 @@ pub const SECTIONS: &[Section] = &[
         tables: &["push_seats"],
     },
     Section {
+        name: "reports_made",
+        sql: "SELECT at, reported_name, context, reason, note FROM reports \
+              WHERE reporter_id = $1 ORDER BY at, id",
+        tables: &["reports"],
+    },
+    Section {
+        // Who reported the player is theirs to keep: only when, where and why.
+        name: "reports_about_you",
+        sql: "SELECT at, context, reason FROM reports WHERE reported_id = $1 ORDER BY at, id",
+        tables: &["reports"],
+    },
+    Section {
+        name: "moderation",
+        sql: "SELECT at, action, account_name, detail FROM admin_actions \
+              WHERE account_id = $1 ORDER BY at, id",
+        tables: &["admin_actions"],
+    },
+    Section {
         name: "connected_through",
         sql: "SELECT process FROM presence WHERE account_id = $1",
         tables: &["presence"],
@@ -186,6 +204,10 @@ pub const SECTIONS: &[Section] = &[
 /// The tables that hold nothing of any person, and why.
 pub const NOBODYS: &[(&str, &str)] = &[
     ("_sqlx_migrations", "the schema's history"),
+    (
+        "schema_floor",
+        "the oldest version that may serve on the schema",
+    ),
     ("processes", "the server's processes"),
     ("events", "messages between processes, kept minutes"),
     ("secrets", "the server's own keys"),

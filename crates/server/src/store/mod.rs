@@ -17,6 +17,7 @@ mod events;
 mod export;
 mod groups;
 mod matches;
+mod moderation;
 mod payments;
 mod prepared_write;
 mod presence;
@@ -37,6 +38,7 @@ pub use events::CHANNEL;
 pub use export::{NOBODYS, SECTIONS, Section};
 pub use groups::{Finalized, GroupError, GroupRow, InvitationRow, TableLine};
 pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
+pub use moderation::{AuditRow, ModerationError, NewReport, ReportRow};
 pub use payments::{Claim, PaidSummary};
 use prepared_write::BoundWrite;
 pub use presence::SeatChange;
@@ -97,8 +99,42 @@ fn migrator() -> Migrator {
         .collect();
     Migrator {
         migrations: Cow::Owned(migrations),
+        // A newer version's migrations, applied while this one still serves in a rolling
+        // deploy, do not stop it from restarting: `schema_floor` says whether it may.
+        ignore_missing: true,
         ..Migrator::DEFAULT
     }
+}
+
+/// Refuses a database a newer version changed in a way this one cannot serve on (its
+/// `schema_floor` is past this version's newest migration).
+async fn check_floor(pool: &AnyPool, backend: Backend) -> Result<(), sqlx::Error> {
+    let exists = match backend {
+        Backend::Sqlite => {
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_floor'"
+        }
+        Backend::Postgres => {
+            "SELECT COUNT(*) FROM information_schema.tables \
+             WHERE table_schema = current_schema() AND table_name = 'schema_floor'"
+        }
+    };
+    if sqlx::query_scalar::<_, i64>(exists).fetch_one(pool).await? == 0 {
+        return Ok(());
+    }
+    let oldest: i64 = sqlx::query_scalar("SELECT oldest_reader FROM schema_floor")
+        .fetch_one(pool)
+        .await?;
+    if oldest > latest_migration() {
+        return Err(sqlx::Error::Configuration(
+            format!(
+                "a newer version changed this database so that versions before its migration \
+                 {oldest} cannot serve on it (this one knows up to {}): run the newer version",
+                latest_migration()
+            )
+            .into(),
+        ));
+    }
+    Ok(())
 }
 
 pub(crate) fn seat_str(seat: Seat) -> &'static str {
@@ -157,6 +193,7 @@ impl Store {
                 })
             });
         let pool = options.connect(url).await?;
+        check_floor(&pool, backend).await?;
         migrator().run(&pool).await?;
         let sqlite = match backend {
             Backend::Sqlite => Some(Arc::new(SqliteOnly {

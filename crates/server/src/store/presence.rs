@@ -188,45 +188,69 @@ impl Store {
         };
         let mut away = Vec::new();
         for process in dead {
-            let accounts: Vec<String> = {
-                let rows = sqlx::query("SELECT account_id FROM presence WHERE process = $1")
-                    .bind(&process)
-                    .fetch_all(&self.pool)
-                    .await?;
-                rows.iter()
-                    .map(|r| r.try_get("account_id"))
-                    .collect::<Result<_, _>>()?
-            };
-            // One player at a time, each under the same lock as their connections.
-            for account in accounts {
-                away.extend(self.went_away(&account, &process, until).await?);
-            }
-            // Its room connections go with its row, in one write, and only if it is still
-            // unseen: a process waking meanwhile keeps both (its heartbeat waits on the row),
-            // and one that wakes after finds its row gone and writes its connections back.
-            let mut tx = self.write().await?;
-            let buried = sqlx::query("DELETE FROM processes WHERE id = $1 AND seen_at < $2")
-                .bind(&process)
-                .bind(before)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected()
-                == 1;
-            if !buried {
-                tx.rollback().await?;
-                continue;
-            }
-            sqlx::query("DELETE FROM room_spectators WHERE process = $1")
-                .bind(&process)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query("DELETE FROM room_seat_presence WHERE process = $1")
-                .bind(&process)
-                .execute(&mut *tx)
-                .await?;
-            tx.commit().await?;
+            away.extend(self.bury(&process, Some(before), until).await?);
         }
         Ok(away)
+    }
+
+    /// Gives up a process: its players' connections, its rooms' connections and its
+    /// heartbeat; whoever has no other connection is away until `until`. With `unseen_since`,
+    /// only if it is still unseen since then: a process waking meanwhile keeps its rooms'
+    /// connections (its heartbeat waits on the row), and one that wakes after finds its row
+    /// gone and writes its connections back.
+    pub async fn bury(
+        &self,
+        process: &str,
+        unseen_since: Option<i64>,
+        until: i64,
+    ) -> Result<Vec<SeatChange>, sqlx::Error> {
+        let accounts: Vec<String> = {
+            let rows = sqlx::query("SELECT account_id FROM presence WHERE process = $1")
+                .bind(process)
+                .fetch_all(&self.pool)
+                .await?;
+            rows.iter()
+                .map(|r| r.try_get("account_id"))
+                .collect::<Result<_, _>>()?
+        };
+        let mut away = Vec::new();
+        // One player at a time, each under the same lock as their connections.
+        for account in accounts {
+            away.extend(self.went_away(&account, process, until).await?);
+        }
+        let mut tx = self.write().await?;
+        let buried = sqlx::query("DELETE FROM processes WHERE id = $1 AND seen_at < $2")
+            .bind(process)
+            .bind(unseen_since.unwrap_or(i64::MAX))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+            == 1;
+        if !buried {
+            tx.rollback().await?;
+            return Ok(away);
+        }
+        sqlx::query("DELETE FROM room_spectators WHERE process = $1")
+            .bind(process)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM room_seat_presence WHERE process = $1")
+            .bind(process)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(away)
+    }
+
+    /// How many players have a connection on `process` and on no other.
+    pub async fn held_only_by(&self, process: &str) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar(
+            "SELECT COUNT(*) FROM presence p WHERE p.process = $1 AND NOT EXISTS \
+             (SELECT 1 FROM presence q WHERE q.account_id = p.account_id AND q.process <> $1)",
+        )
+        .bind(process)
+        .fetch_one(&self.pool)
+        .await
     }
 
     /// Takes one of a room's `limit` spectator places for a connection of `process`; false

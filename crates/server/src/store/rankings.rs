@@ -348,6 +348,15 @@ impl Store {
                 result.flags.push((m.id.clone(), m.scored, scored));
             }
         }
+        // A banned player holds no standing while banned (their matches still count for
+        // the others, above).
+        let banned: BTreeSet<String> =
+            sqlx::query_scalar("SELECT id FROM accounts WHERE banned_at IS NOT NULL")
+                .fetch_all(&mut *tx)
+                .await?
+                .into_iter()
+                .collect();
+        tallies.retain(|(account, _), _| !banned.contains(account));
         result.players = tallies.len();
         let stored = sqlx::query(
             "SELECT account_id, level, neg_points, neg_wins, losses, reached_at FROM standings",

@@ -39,6 +39,7 @@ async fn add_to_standing(
     let row = sqlx::query(
         "INSERT INTO standings (account_id, level, country, neg_points, neg_wins, losses, reached_at) \
          SELECT id, $2, country, $3, $4, $5, $6 FROM accounts WHERE id = $1 \
+         AND banned_at IS NULL \
          ON CONFLICT (account_id, level) DO UPDATE SET \
          neg_points = standings.neg_points + excluded.neg_points, \
          neg_wins = standings.neg_wins + excluded.neg_wins, \
@@ -53,8 +54,12 @@ async fn add_to_standing(
     .bind(-wins)
     .bind(losses)
     .bind(at)
-    .fetch_one(&mut *tx)
+    .fetch_optional(&mut *tx)
     .await?;
+    // A banned player holds no standing: their opponents' results count all the same.
+    let Some(row) = row else {
+        return Ok(Vec::new());
+    };
     let country: String = row.try_get("country")?;
     let now: i64 = row.try_get("neg_points")?;
     let (neg_wins, all_losses): (i64, i64) = (row.try_get("neg_wins")?, row.try_get("losses")?);

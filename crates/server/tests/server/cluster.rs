@@ -12,6 +12,7 @@ use velha_api::{
     ClientMsg, EndHow, ErrorCode, MatchState, Refusal, RoomAct, RoomBoard, RoomServerMsg, Scope,
     Seat, ServerMsg,
 };
+use velha_load::steady::{self, Side};
 use velha_load::{Client, Live};
 
 use crate::common::{Db, Server, expect};
@@ -209,6 +210,10 @@ fn flags(first: Option<&Server>, move_ms: u64, grace_ms: u64) -> Vec<String> {
         grace_ms.to_string(),
         "--forwarded-for-header".to_owned(),
         "x-forwarded-for".to_owned(),
+        // A stopping process waits this long at most for its players to be back elsewhere:
+        // long enough that a busy test machine never makes a deploy look like a departure.
+        "--shutdown-grace-s".to_owned(),
+        "20".to_owned(),
     ];
     if let Some(first) = first {
         for (flag, file) in [("--tls-cert", "dev-cert.pem"), ("--tls-key", "dev-key.pem")] {
@@ -668,4 +673,91 @@ async fn classic_r13_a_rooms_fifty_spectators_are_counted_across_processes() {
         };
         assert_eq!(room.spectators, 50);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_m04_a_rolling_deploy_loses_no_move_and_ends_no_match() {
+    let Some(Cluster {
+        pg: _pg,
+        mut servers,
+        lb,
+    }) = cluster(2, 20_000, 20_000).await
+    else {
+        return;
+    };
+    let mut matches = Vec::new();
+    for i in 0..6 {
+        let x = player(&lb, &servers[0], &format!("xis{i}")).await;
+        let o = player(&lb, &servers[0], &format!("bola{i}")).await;
+        matches.push((x, o));
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let games: Vec<_> = matches
+        .iter()
+        .enumerate()
+        .map(|(i, (x, o))| {
+            tokio::spawn(steady::keep_playing(
+                [Side::new(x.clone()), Side::new(o.clone())],
+                velha_rules::Level::One,
+                400,
+                Duration::from_millis(60),
+                i as u64 + 1,
+                stop.clone(),
+            ))
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    // Each process in turn, as a deploy does: SIGTERM, a clean exit, the same port again,
+    // and nginx's `fail_timeout` (2 s) before the next, so it sends requests to the new one.
+    for server in &mut servers {
+        let status = server.terminate().await;
+        assert!(status.success(), "{status:?}");
+        server.start_again().await;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut told = 0;
+    let mut db = servers[0].database().await;
+    for played in join_all(games).await.into_iter().flat_map(Result::unwrap) {
+        assert_eq!(played.failure, None, "match {}", played.id);
+        assert!(
+            !matches!(
+                played.ending,
+                Some(EndHow::Time | EndHow::Abandonment | EndHow::Absent)
+            ),
+            "match {} ended by {:?}",
+            played.id,
+            played.ending
+        );
+        // The hand-over: nobody's opponent saw them leave.
+        assert_eq!(played.away_seen, 0, "match {}", played.id);
+        told += played.told_to_come_back;
+        eprintln!(
+            "match {}: {} moves, {} told to come back, {} lost, longest without a connection {:.1} ms",
+            played.id,
+            played.acknowledged.len(),
+            played.told_to_come_back,
+            played.lost,
+            played.longest_down_us as f64 / 1000.0
+        );
+        // Every acknowledged move is stored, once, in order, and nothing else.
+        let plies: Vec<i64> = sqlx::query("SELECT ply FROM moves WHERE match_id = $1 ORDER BY ply")
+            .bind(&played.id)
+            .fetch_all(&mut db)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get("ply"))
+            .collect();
+        let acknowledged: Vec<i64> = played
+            .acknowledged
+            .iter()
+            .map(|(ply, _, _)| i64::from(*ply))
+            .collect();
+        assert_eq!(plies, acknowledged, "match {}", played.id);
+        let (_, ply, ..) = stored(&servers[0], &played.id).await;
+        assert_eq!(ply, *acknowledged.last().unwrap());
+    }
+    // Every player held a connection through both restarts.
+    assert!(told >= 12, "{told} connections were told to come back");
 }

@@ -78,6 +78,16 @@ async fn durability_sigterm_stops_cleanly_and_loses_nothing(db: Db) {
     moved(&mut xl, &mut ol, &id, 0, &["a1"]).await;
     let status = server.terminate().await;
     assert!(status.success(), "{status:?}");
+    // Both players were told to connect again (a deploy), not dropped.
+    for live in [&mut xl, &mut ol] {
+        let (code, reason) = live
+            .closed(Duration::from_secs(5))
+            .await
+            .unwrap()
+            .expect("a close frame");
+        assert_eq!(code, 1012, "{reason}");
+        assert!(reason.contains("restarting"), "{reason}");
+    }
     server.restart().await;
     let view = x.get_match(&id).await.unwrap();
     assert_eq!((view.state, view.ply), (MatchState::Live, 1));

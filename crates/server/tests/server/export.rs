@@ -148,6 +148,18 @@ const ORACLE: &[(&str, &str)] = &[
          (SELECT credential_hash FROM room_seats WHERE account_id = $1)",
     ),
     (
+        "reports_made",
+        "SELECT COUNT(*) FROM reports WHERE reporter_id = $1",
+    ),
+    (
+        "reports_about_you",
+        "SELECT COUNT(*) FROM reports WHERE reported_id = $1",
+    ),
+    (
+        "moderation",
+        "SELECT COUNT(*) FROM admin_actions WHERE account_id = $1",
+    ),
+    (
         "connected_through",
         "SELECT COUNT(*) FROM presence WHERE account_id = $1",
     ),
@@ -185,6 +197,19 @@ async fn outside_rows(server: &Server, who: &str, id: &str, credential_hash: &st
         // Queued for 2.0 beside an open cube match, which the API refuses: alone in the
         // queue, and not connected, she is never paired.
         format!("INSERT INTO v2_queue VALUES ('{id}', 1016, 1)"),
+        // A report they made, one made of them, and a rename by the moderation.
+        format!(
+            "INSERT INTO reports (id, at, reporter_id, reported_id, reported_name, context, reason) \
+             VALUES ('rep-{who}', 1, '{id}', NULL, 'Bia', 'ranking', 'name')"
+        ),
+        format!(
+            "INSERT INTO reports (id, at, reporter_id, reported_id, reported_name, context, reason) \
+             VALUES ('rep-of-{who}', 2, '{id}', '{id}', '{who}', 'room:x', 'other')"
+        ),
+        format!(
+            "INSERT INTO admin_actions (id, at, operator, action, account_id, account_name, detail) \
+             VALUES ('adm-{who}', 1, 'operator', 'rename', '{id}', '{who}', 'old → {who}')"
+        ),
     ] {
         db.execute(sql.as_str())
             .await
