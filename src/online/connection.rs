@@ -181,10 +181,8 @@ pub fn use_connection<T: Talk>(talk: T) -> Connection<T::Out> {
                     // A deploy: another process takes the connection now. The spread keeps
                     // every player of the process from arriving in the same instant, and the
                     // screen does not say the connection was lost unless that try fails.
-                    platform::sleep_ms(
-                        RESTART_SPREAD_MS.0 + platform::now_ms() as u32 % RESTART_SPREAD_MS.1,
-                    )
-                    .await;
+                    let spread = platform::random_seed() % u64::from(RESTART_SPREAD_MS.1);
+                    platform::sleep_ms(RESTART_SPREAD_MS.0 + spread as u32).await;
                     continue;
                 }
                 let now = platform::now_ms();

@@ -3,7 +3,7 @@
 //! moves, and feeds what it hears to the screens' one reducer (`live_state.rs`).
 
 use dioxus::prelude::*;
-use velha_api::{ClientMsg, ErrorCode, LIVE_PATH, MatchState, Refusal, ServerMsg};
+use velha_api::{ClientMsg, ErrorCode, LIVE_PATH, MatchState, ServerMsg};
 
 pub use super::connection::Link;
 use super::connection::{Connection, Heard, Talk, use_connection};
@@ -44,8 +44,8 @@ struct MatchTalk {
     /// The last move sent and not yet answered: a connection closed under it (a server
     /// restarting for a deploy reads no more) sends it again after its hello.
     unanswered: Option<ClientMsg>,
-    /// Whether `unanswered` was sent again: its refusal as stale then only means that the
-    /// first one was committed, which the welcome already showed.
+    /// Whether `unanswered` was sent again: its refusal then only means that the first one
+    /// was committed or the match ended, which the welcome already showed.
     resent: bool,
 }
 
@@ -110,15 +110,9 @@ impl Talk for MatchTalk {
         if self.answers_unanswered(&msg) {
             let resent = std::mem::take(&mut self.resent);
             self.unanswered = None;
-            if resent
-                && matches!(
-                    msg,
-                    ServerMsg::Refused {
-                        refusal: Refusal::Stale { .. },
-                        ..
-                    }
-                )
-            {
+            // A move sent again is refused when the first one was committed (stale) or the
+            // match ended meanwhile: the welcome already showed the match as it is.
+            if resent && matches!(msg, ServerMsg::Refused { .. }) {
                 return Heard::Other;
             }
         }

@@ -324,12 +324,10 @@ impl Reading {
             let coarse = reading.text.is_empty()
                 || gap
                 || (prev == Some(Kind::Lower) && kind == Kind::Upper);
-            let fine = coarse || prev.is_some_and(|p| (p == Kind::Digit) != (kind == Kind::Digit));
             let mut first = true;
             for l in c.to_lowercase().filter(|l| !is_combining_mark(*l)) {
                 reading.text.push(l);
                 reading.coarse.push(first && coarse);
-                reading.fine.push(first && fine);
                 reading.digit.push(kind == Kind::Digit);
                 first = false;
             }
@@ -337,7 +335,21 @@ impl Reading {
             gap = false;
         }
         reading.coarse.push(true);
-        reading.fine.push(true);
+        // Digits split a token only where they begin or end it ("Carlos455", "4Ever"): inside
+        // a word they stand for letters ("Pau1o" is Paulo, not "pau" and "o").
+        let n = reading.text.len();
+        reading.fine = reading.coarse.clone();
+        let mut a = 0;
+        while a < n {
+            let b = (a + 1..=n).find(|&i| reading.coarse[i]).unwrap_or(n);
+            let lead = (a..b).take_while(|&i| reading.digit[i]).count();
+            let trail = (a..b).rev().take_while(|&i| reading.digit[i]).count();
+            if lead < b - a {
+                reading.fine[a + lead] = true;
+                reading.fine[b - trail] = true;
+            }
+            a = b;
+        }
         reading
     }
 }
@@ -381,12 +393,18 @@ impl<'a> Places<'a> {
                 .map_or(s, |i| i + 1);
             (s, if letters > s { letters } else { e })
         };
+        // A number beside letters is a number ("Carlos455" holds no "ass"); a name of digits
+        // alone is still read ("80085").
         let tokens = names
             .iter()
             .copied()
             .chain(coarse.windows(2).map(|w| (w[0], w[1])))
             .map(bare)
-            .chain(fine.windows(2).map(|w| (w[0], w[1])))
+            .chain(
+                fine.windows(2)
+                    .map(|w| (w[0], w[1]))
+                    .filter(|&(s, e)| !(s..e).all(|i| reading.digit[i]) || (s, e) == (0, n)),
+            )
             .collect();
         let mut spelled = Vec::new();
         let mut from: Option<usize> = None;

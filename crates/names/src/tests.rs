@@ -171,6 +171,11 @@ fn ordinary_names_are_accepted() {
         "bia2",
         "Leo7",
         "jogador1",
+        "Carlos455",
+        "Bia717",
+        "Pau1o",
+        "Pau1a",
+        "Dick3ns",
         // Portuguese first names, surnames and words that hold a short listed word.
         "Paulo",
         "Paulinho",

@@ -22,7 +22,9 @@ CREATE TABLE admin_actions (
 CREATE INDEX admin_actions_by_time ON admin_actions (at);
 
 -- Players' reports of other players. `context` names where they met (a match, a room, a
--- ranking row); one report per reporter, reported player and place.
+-- ranking row); one report per reporter, reported player and place: the player by their
+-- account when they have one (a rename does not make them new), by the seat's name when a
+-- room's guest.
 CREATE TABLE reports (
     id TEXT PRIMARY KEY,
     at BIGINT NOT NULL,
@@ -31,7 +33,8 @@ CREATE TABLE reports (
     reported_name TEXT NOT NULL,
     context TEXT NOT NULL,
     reason TEXT NOT NULL,
-    note TEXT,
-    UNIQUE (reporter_id, reported_name, context)
+    note TEXT
 );
+CREATE UNIQUE INDEX reports_once ON reports (reporter_id, COALESCE(reported_id, reported_name), context);
 CREATE INDEX reports_by_time ON reports (at);
+CREATE INDEX reports_by_reported ON reports (reported_id);

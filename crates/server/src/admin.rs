@@ -9,7 +9,50 @@ use crate::store::{ModerationError, Store};
 use crate::token::now_ms;
 
 /// Carries out a subscription command; the text to print, or why it failed.
-pub async fn subscription(store: &Store, action: &SubscriptionAction) -> Result<String, String> {
+pub async fn subscription(
+    store: &Store,
+    action: &SubscriptionAction,
+    by: Option<&str>,
+) -> Result<String, String> {
+    let said = subscription_change(store, action).await?;
+    let (account, what) = match action {
+        SubscriptionAction::Grant { names, until } => (
+            None,
+            format!("granted through {until}: {}", names.join(", ")),
+        ),
+        SubscriptionAction::Revoke { name } => (Some(name.as_str()), "grant revoked".to_owned()),
+        SubscriptionAction::Show { .. } => return Ok(said),
+    };
+    audit_line(store, by, "subscription", account, &what).await?;
+    Ok(said)
+}
+
+/// Writes an operator's action outside moderation in the audit, under the player's account
+/// when it names one.
+async fn audit_line(
+    store: &Store,
+    by: Option<&str>,
+    action: &str,
+    name: Option<&str>,
+    detail: &str,
+) -> Result<(), String> {
+    let db = |e: sqlx::Error| format!("done, but the audit was not written: {e}");
+    let account = match name {
+        Some(n) => store.account_by_name(n).await.map_err(db)?,
+        None => None,
+    };
+    store
+        .audit_action(
+            (now_ms(), &operator(by)),
+            action,
+            account.as_ref().map(|a| (a.id.as_str(), a.name.as_str())),
+            detail,
+        )
+        .await
+        .map_err(db)
+}
+
+async fn subscription_change(store: &Store, action: &SubscriptionAction) -> Result<String, String> {
     let db = |e: sqlx::Error| format!("storage failed: {e}");
     let missing = |name: &str| format!("no player is named {name:?}");
     match action {
@@ -82,7 +125,20 @@ const LISTED: usize = 20;
 
 /// Carries out a rankings command; the report, or why it failed (with --check, differences
 /// are a failure, so scripts see them in the exit status).
-pub async fn rankings(store: &Store, action: &RankingsAction) -> Result<String, String> {
+pub async fn rankings(
+    store: &Store,
+    action: &RankingsAction,
+    by: Option<&str>,
+) -> Result<String, String> {
+    let report = rankings_rebuild(store, action).await?;
+    let RankingsAction::Rebuild { check } = action;
+    if !check {
+        audit_line(store, by, "rankings", None, "rebuilt").await?;
+    }
+    Ok(report)
+}
+
+async fn rankings_rebuild(store: &Store, action: &RankingsAction) -> Result<String, String> {
     let RankingsAction::Rebuild { check } = action;
     let found = store
         .rebuild_rankings(!check)

@@ -661,10 +661,11 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     tokio::spawn(async move {
         shutdown_signal().await;
         tracing::info!("stopping: no new connections; live ones are told to come back elsewhere");
-        // The listener closes first, so a connection told to come back reaches another
-        // process rather than this one again.
-        shutdown.graceful_shutdown(Some(grace));
+        // The grace's deadline is set before the listener is told to close, so whatever
+        // waits on it has one; the connections, told at once to come back, reach another
+        // process once the listener is closed (a try that lands here meanwhile is told again).
         stopping.drain.begin(grace);
+        shutdown.graceful_shutdown(Some(grace));
     });
     let listening = handle.clone();
     let backend = store.backend();
@@ -704,7 +705,13 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         tracing::warn!("work still running at the end of the grace is given up");
     }
     hub.hand_over().await;
-    if !push_stopper.stop(Duration::from_secs(10)).await {
+    // What is left of the grace, so the process exits within it (at least a moment).
+    let left = hub
+        .drain
+        .deadline()
+        .saturating_duration_since(tokio::time::Instant::now())
+        .max(Duration::from_millis(500));
+    if !push_stopper.stop(left).await {
         tracing::warn!("the pushes on their way did not all finish before the stop");
     }
     store.close().await;

@@ -283,6 +283,9 @@ pub enum Command {
         /// What to administer.
         #[command(subcommand)]
         what: Admin,
+        /// Who does it, for the audit (default: the login name running the command).
+        #[arg(long, global = true)]
+        by: Option<String>,
     },
 }
 
@@ -306,9 +309,6 @@ pub enum Admin {
         /// What to do.
         #[command(subcommand)]
         action: PlayerAction,
-        /// Who does it, for the audit (default: the login name running the command).
-        #[arg(long, global = true)]
-        by: Option<String>,
     },
     /// Every moderation action, newest first.
     Audit {

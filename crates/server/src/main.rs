@@ -36,7 +36,7 @@ async fn velha() {
     }
     let result = match &cli.command {
         None => app::serve(&cli.storage, &cli.serve).await,
-        Some(Command::Admin { what }) => run_admin(&cli, what).await,
+        Some(Command::Admin { what, by }) => run_admin(&cli, what, by.as_deref()).await,
     };
     if let Err(e) = result {
         eprintln!("velha-server: {e}");
@@ -44,7 +44,11 @@ async fn velha() {
     }
 }
 
-async fn run_admin(cli: &Cli, what: &velha_server::config::Admin) -> Result<(), String> {
+async fn run_admin(
+    cli: &Cli,
+    what: &velha_server::config::Admin,
+    by: Option<&str>,
+) -> Result<(), String> {
     use velha_server::config::Admin;
     let url = app::database_url(&cli.storage)?;
     let report = match what {
@@ -61,19 +65,19 @@ async fn run_admin(cli: &Cli, what: &velha_server::config::Admin) -> Result<(), 
         }
         Admin::Subscription { action } => {
             let store = open_store(&url).await?;
-            let report = admin::subscription(&store, action).await;
+            let report = admin::subscription(&store, action, by).await;
             store.close().await;
             report
         }
         Admin::Rankings { action } => {
             let store = open_store(&url).await?;
-            let report = admin::rankings(&store, action).await;
+            let report = admin::rankings(&store, action, by).await;
             store.close().await;
             report
         }
-        Admin::Player { action, by } => {
+        Admin::Player { action } => {
             let store = open_store(&url).await?;
-            let report = admin::player(&store, action, by.as_deref()).await;
+            let report = admin::player(&store, action, by).await;
             store.close().await;
             report
         }

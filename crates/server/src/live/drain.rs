@@ -108,21 +108,26 @@ impl Hub {
     /// PostgreSQL, waits (until the deadline) for the players it held to be back on another
     /// process, then gives up its presence and its heartbeat, so that only those who did not
     /// come back start their reconnection grace, now rather than when the others would find
-    /// the process dead. On SQLite nobody can come back before the next start, which gives
+    /// the process dead, and their open matches leave the lobby. On SQLite nobody can come back before the next start, which gives
     /// every player the grace again.
     pub async fn hand_over(self: &Arc<Self>) {
         if self.store.backend() != Backend::Postgres {
             return;
         }
         let deadline = self.drain.deadline();
+        let mut gone = Vec::new();
         loop {
             match self.store.held_only_by(&self.process).await {
-                Ok(0) => break,
+                Ok(left) if left.is_empty() => break,
                 Ok(_) if Instant::now() + LOOK_EVERY < deadline => {
                     tokio::time::sleep(LOOK_EVERY).await;
                 }
                 Ok(left) => {
-                    tracing::info!(left, "players not back on another process before the stop");
+                    tracing::info!(
+                        left = left.len(),
+                        "players not back on another process before the stop"
+                    );
+                    gone = left;
                     break;
                 }
                 Err(e) => {
@@ -140,6 +145,21 @@ impl Hub {
                 }
             }
             Err(e) => tracing::warn!(error = %e, "cannot give up this process's presence"),
+        }
+        // Nobody here waits the grace out to withdraw what they offered, as a connection
+        // that closes does (`withdraw_if_gone`): nobody joins a match whose creator is gone.
+        for account in gone {
+            if let Err(e) = self.store.queue_leave(&account).await {
+                tracing::warn!(error = %e, "cannot take a player who left out of the queue");
+            }
+            match self.store.cancel_open_matches_of(&account, now_ms()).await {
+                Ok(withdrawn) => {
+                    for (id, list) in withdrawn {
+                        self.lobby_closed(&id, &list).await;
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "cannot withdraw open matches"),
+            }
         }
     }
 }

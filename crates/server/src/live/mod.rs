@@ -22,7 +22,7 @@ mod sweeper;
 mod velha_pool;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicU64};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use crate::store::Store;
@@ -73,8 +73,8 @@ pub struct Hub {
     delivered: Mutex<bus::Delivered>,
     /// Whether the process is stopping, and what it waits for first.
     pub drain: Arc<drain::Drain>,
-    /// The time of the latest ban this process acted on (`bans.rs`).
-    bans_seen: AtomicI64,
+    /// The recent bans this process withdrew from the lobby (`bans.rs`).
+    bans_handled: Mutex<bans::Handled>,
 }
 
 impl Hub {
@@ -96,7 +96,7 @@ impl Hub {
             rewrite_presence: std::sync::atomic::AtomicBool::new(false),
             delivered: Mutex::new(bus::Delivered::default()),
             drain: Arc::default(),
-            bans_seen: AtomicI64::new(0),
+            bans_handled: Mutex::default(),
         })
     }
 

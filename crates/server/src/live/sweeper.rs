@@ -40,9 +40,6 @@ impl Hub {
                 .await?;
         }
         self.store.heartbeat(&self.process, now).await?;
-        // Bans made before this start have no session or connection left to end.
-        self.bans_seen
-            .store(self.store.latest_ban().await?, Ordering::Relaxed);
         let live = self.store.live_matches().await?;
         for row in &live {
             let wake = row.away.iter().flatten().copied().chain(row.deadline).min();

@@ -151,8 +151,6 @@ pub(super) async fn carry<S: Speaks>(
         drain,
     } = outbox;
     let _counted = Counted::new(S::KIND);
-    // A stop waits for the connection: the move it is answering is committed and told first.
-    let _working = drain.working();
     let mut stopping = std::pin::pin!(drain.stopping());
     let mut heard = Instant::now();
     // One timer for the connection's life, not one per frame: every frame would otherwise

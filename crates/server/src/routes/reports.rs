@@ -23,6 +23,10 @@ struct Reported {
     context: String,
 }
 
+fn yourself() -> AppError {
+    AppError::new(ErrorCode::Forbidden, "a player does not report themselves")
+}
+
 fn not_found(what: &str) -> AppError {
     AppError::new(ErrorCode::NotFound, what.to_owned())
 }
@@ -85,14 +89,21 @@ async fn in_room(app: &App, id: &str, credential: &str) -> AppResult<Reported> {
     })
 }
 
-/// A player of the rankings, by name.
-async fn in_rankings(app: &App, name: &str) -> AppResult<Reported> {
+/// A player of the rankings (a cube standing or a 2.0 rating), by name.
+async fn in_rankings(app: &App, me: &str, name: &str) -> AppResult<Reported> {
     check_text("the name", name, ErrorCode::BadRequest)?;
     let account = app
         .store
         .account_by_name(name.trim())
         .await?
         .ok_or_else(|| not_found("no player has this name"))?;
+    if account.id == me {
+        return Err(yourself());
+    }
+    // A row the reporter could have seen: a banned player has none.
+    if !app.store.in_rankings(&account.id).await? {
+        return Err(not_found("this player is in no ranking"));
+    }
     Ok(Reported {
         id: Some(account.id),
         name: account.name,
@@ -112,7 +123,7 @@ async fn in_rankings(app: &App, name: &str) -> AppResult<Reported> {
         (status = 400, description = "bad_request: a note over 500 characters or with control characters", body = velha_api::ApiError),
         (status = 401, body = velha_api::ApiError),
         (status = 403, description = "forbidden: the reporter themselves, the Velha, a match not over, a free seat", body = velha_api::ApiError),
-        (status = 404, description = "not_found: no such match of the reporter's, room seat or player", body = velha_api::ApiError),
+        (status = 404, description = "not_found: no such match of the reporter's, room seat, or player in a ranking", body = velha_api::ApiError),
         (status = 409, description = "conflict: this player was reported by this reporter here already", body = velha_api::ApiError),
         (status = 429, description = "rate_limited: 10 reports an hour", body = velha_api::ApiError),
     )
@@ -142,13 +153,10 @@ pub async fn file(
     let reported = match &body.about {
         ReportAbout::Match { id } => in_match(&app, me, id).await?,
         ReportAbout::Room { id, credential } => in_room(&app, id, credential).await?,
-        ReportAbout::Ranking { name } => in_rankings(&app, name).await?,
+        ReportAbout::Ranking { name } => in_rankings(&app, me, name).await?,
     };
     if reported.id.as_deref() == Some(me) {
-        return Err(AppError::new(
-            ErrorCode::Forbidden,
-            "a player does not report themselves",
-        ));
+        return Err(yourself());
     }
     let now = now_ms();
     app.limits.reports_by_account.take(me, now)?;

@@ -123,6 +123,8 @@ async fn send_room(app: &App, id: &str, only: Option<u64>) {
 }
 
 async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
+    // A stop waits for the connection and for what it writes as it ends (`socket.rs`).
+    let _working = app.hub.drain.working();
     let seat = match hello(&app, &id, &mut socket).await {
         Ok(seat) => seat,
         Err(Refused::Say(msg)) => {
@@ -167,6 +169,12 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
     send_room(&app, &id, (!spectating).then_some(watch_id)).await;
     serve(&app, &id, seat, socket, watch).await;
     app.hub.rooms.unwatch(&id, watch_id);
+    // A process stopping for a deploy keeps its seats and places while they come back on
+    // another (`Hub::hand_over` gives up what is left): a seat is not told away, nor pushed
+    // its turn, for a restart.
+    if app.hub.drain.is_on() && app.store.backend() == crate::store::Backend::Postgres {
+        return;
+    }
     if let Some(seat) = seat {
         app.hub.seat_presence(&id, seat, false).await;
     }

@@ -131,6 +131,9 @@ async fn hello(
 }
 
 async fn session(app: Arc<App>, mut socket: WebSocket, cookie: Option<String>) {
+    // A stop waits for the connection: the move it is answering is committed and told, and
+    // what it writes as it ends is written, before the process exits.
+    let _working = app.hub.drain.working();
     let (account, session) = match hello(&app, &mut socket, cookie).await {
         Ok(signed_in) => signed_in,
         Err(Farewell::Say(msg)) => {

@@ -211,9 +211,30 @@ async fn erase_in(
         .await?;
     }
     erased.rooms = rename_room_seats(tx, backend, account).await?;
+    // What the moderation kept of the player goes too: the name a rename replaced, the ban's
+    // words (a ban stays a ban, so a deleted player stays out of the rankings), and their names
+    // in the reports and the audit. The reports they filed were theirs to write.
+    sqlx::query("DELETE FROM reports WHERE reporter_id = $1")
+        .bind(account)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("UPDATE reports SET reported_name = $1 WHERE reported_id = $2")
+        .bind(REMOVED_PLAYER)
+        .bind(account)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "UPDATE admin_actions SET account_name = $1, \
+         detail = CASE WHEN action = 'rename' THEN '' ELSE detail END WHERE account_id = $2",
+    )
+    .bind(REMOVED_PLAYER)
+    .bind(account)
+    .execute(&mut *tx)
+    .await?;
     sqlx::query(
         "UPDATE accounts SET name = $1, email = NULL, password_hash = NULL, google_sub = NULL, \
-         email_verified_at = NULL, subscribed_until = NULL, deleted_at = $2 WHERE id = $3",
+         email_verified_at = NULL, subscribed_until = NULL, ban_reason = NULL, \
+         renamed_from = NULL, deleted_at = $2 WHERE id = $3",
     )
     .bind(REMOVED_PLAYER)
     .bind(now)

@@ -208,6 +208,9 @@ impl Store {
         if old == new {
             return tx.refuse(ModerationError::Already).await;
         }
+        // A deleted player's name whose quarantine is over is free, as for a sign-up.
+        super::accounts::free_name_keys(&mut tx, now - super::NAME_QUARANTINE_MS, Some(new))
+            .await?;
         let renamed = sqlx::query(
             "UPDATE accounts SET name = $1, name_key = $2, \
              renamed_from = COALESCE(renamed_from, $3) WHERE id = $4",
@@ -245,16 +248,6 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await
-    }
-
-    /// The latest ban's time (0 for none): where a process starts looking for new ones.
-    pub async fn latest_ban(&self) -> Result<i64, sqlx::Error> {
-        sqlx::query_scalar(
-            "SELECT CAST(COALESCE(MAX(banned_at), 0) AS BIGINT) FROM accounts \
-             WHERE banned_at IS NOT NULL",
-        )
-        .fetch_one(&self.pool)
-        .await
     }
 
     /// The players banned after `after` (and still banned), with the time of each ban.
@@ -298,7 +291,7 @@ impl Store {
         let filed = sqlx::query(
             "INSERT INTO reports (id, at, reporter_id, reported_id, reported_name, context, \
              reason, note) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-             ON CONFLICT (reporter_id, reported_name, context) DO NOTHING",
+             ON CONFLICT DO NOTHING",
         )
         .bind(new_id())
         .bind(now)
@@ -330,6 +323,44 @@ impl Store {
         .fetch_optional(&self.pool)
         .await?
         .flatten())
+    }
+
+    /// Whether the account has a row in a ranking: a cube standing or a 2.0 rating.
+    pub async fn in_rankings(&self, account: &str) -> Result<bool, sqlx::Error> {
+        let found = sqlx::query(
+            "SELECT 1 FROM standings WHERE account_id = $1 \
+             UNION ALL SELECT 1 FROM v2_ratings WHERE account_id = $1",
+        )
+        .bind(account)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(found.is_some())
+    }
+
+    /// Writes a line of the audit for an operator's action outside moderation (a
+    /// subscription granted, the rankings rebuilt).
+    pub async fn audit_action(
+        &self,
+        (now, operator): (i64, &str),
+        action: &str,
+        account: Option<(&str, &str)>,
+        detail: &str,
+    ) -> Result<(), sqlx::Error> {
+        let mut tx = self.write().await?;
+        sqlx::query(
+            "INSERT INTO admin_actions (id, at, operator, action, account_id, account_name, \
+             detail) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(new_id())
+        .bind(now)
+        .bind(operator)
+        .bind(action)
+        .bind(account.map(|a| a.0))
+        .bind(account.map(|a| a.1))
+        .bind(detail)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await
     }
 
     /// The reports, newest first, at most `limit`.

@@ -242,14 +242,14 @@ impl Store {
         Ok(away)
     }
 
-    /// How many players have a connection on `process` and on no other.
-    pub async fn held_only_by(&self, process: &str) -> Result<i64, sqlx::Error> {
+    /// The players with a connection on `process` and on no other.
+    pub async fn held_only_by(&self, process: &str) -> Result<Vec<String>, sqlx::Error> {
         sqlx::query_scalar(
-            "SELECT COUNT(*) FROM presence p WHERE p.process = $1 AND NOT EXISTS \
+            "SELECT p.account_id FROM presence p WHERE p.process = $1 AND NOT EXISTS \
              (SELECT 1 FROM presence q WHERE q.account_id = p.account_id AND q.process <> $1)",
         )
         .bind(process)
-        .fetch_one(&self.pool)
+        .fetch_all(&self.pool)
         .await
     }
 

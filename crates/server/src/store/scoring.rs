@@ -36,6 +36,15 @@ async fn add_to_standing(
     (points, wins, losses): (i64, i64, i64),
     at: i64,
 ) -> Result<Vec<CountChange>, sqlx::Error> {
+    // Under the account's row lock on PostgreSQL: a ban committing meanwhile (which takes the
+    // standing away in its transaction) is seen by the insert below, whose snapshot is then
+    // taken, and no standing comes back behind it. SQLite writes one at a time.
+    if tx.backend_name() == "PostgreSQL" {
+        sqlx::query("SELECT id FROM accounts WHERE id = $1 FOR SHARE")
+            .bind(account)
+            .fetch_optional(&mut *tx)
+            .await?;
+    }
     let row = sqlx::query(
         "INSERT INTO standings (account_id, level, country, neg_points, neg_wins, losses, reached_at) \
          SELECT id, $2, country, $3, $4, $5, $6 FROM accounts WHERE id = $1 \

@@ -136,6 +136,19 @@ async fn moderation_a_ban_ends_sessions_and_connections_and_keeps_the_player_out
         moved(a, b, &id, ply as u32, &[cell]).await;
     }
     assert!(standing(&x, "olivia").await.is_some());
+    // Both on 2.0's rating list too, she ahead of him.
+    let mut db = server.database().await;
+    for (name, rating) in [("olivia", 1200), ("xavier", 1100)] {
+        sqlx::query(
+            "INSERT INTO v2_ratings (account_id, rating, games, wins, draws, losses, updated_at) \
+             SELECT id, $2, 1, 1, 0, 0, 1 FROM accounts WHERE name_key = $1",
+        )
+        .bind(name)
+        .bind(rating)
+        .execute(&mut db)
+        .await
+        .unwrap();
+    }
     let open = o.create(velha_api::Scope::Mundial, 1).await.unwrap();
     let (ok, said) = server
         .admin(&[
@@ -191,6 +204,13 @@ async fn moderation_a_ban_ends_sessions_and_connections_and_keeps_the_player_out
     }
     assert!(lobby_empty, "her open match is still offered");
     assert!(standing(&x, "olivia").await.is_none());
+    let list = x.leaderboard().await.unwrap();
+    assert!(list.rows.iter().all(|r| r.name != "olivia"), "{list:?}");
+    assert_eq!(
+        list.me.map(|r| r.position),
+        Some(1),
+        "nobody banned counts ahead"
+    );
     let xavier = standing(&x, "xavier").await.expect("his standing");
     assert_eq!(xavier["wins"], 1);
     assert_eq!(xavier["rank"], 1);
@@ -282,11 +302,16 @@ async fn moderation_a_rename_is_told_to_the_player_once(db: Db) {
     let (status, _) = call(&bia, Method::DELETE, "/api/me/rename-notice", None).await;
     assert_eq!(status, 204);
     assert_eq!(bia.me().await.unwrap().renamed_from, None);
-    // The old name is free, the new one hers.
+    // The new name is hers, the old one free.
     assert_eq!(
         sign_up(&server, "Beatriz").await,
         Some(ErrorCode::NameTaken)
     );
+    let other = server
+        .client()
+        .sign_up("outra.bia@example.com", "cubo-gira-9", "bia", "pt-BR")
+        .await;
+    assert!(other.is_ok(), "{other:?}");
     let (ok, audit) = server.admin(&["audit"]).await;
     assert!(
         audit.contains("UTC  ") && audit.contains("rename bia  bia → Beatriz"),
@@ -409,16 +434,33 @@ async fn moderation_reports_come_from_where_players_met_and_are_limited(db: Db) 
         "{list}"
     );
 
+    // Only a player some ranking shows is reported from one.
+    let (status, e) = report(&ana, ranking("zeca", None)).await;
+    assert_eq!(
+        (status, e["code"].as_str()),
+        (404, Some("not_found")),
+        "{e}"
+    );
     // Ten an hour: the eleventh waits, whoever it is about.
     let mut names = Vec::new();
+    let mut db = server.database().await;
     for i in 0..10 {
         let name = format!("alvo{i}");
         server.player(&name, "pt-BR", None).await;
+        // A 2.0 rating puts them in a ranking.
+        sqlx::query(
+            "INSERT INTO v2_ratings (account_id, rating, games, wins, draws, losses, updated_at) \
+             SELECT id, 1000, 1, 1, 0, 0, 1 FROM accounts WHERE name_key = $1",
+        )
+        .bind(&name)
+        .execute(&mut db)
+        .await
+        .unwrap();
         names.push(name);
     }
     let answers = join_all(names.iter().map(|n| report(&o, ranking(n, None)))).await;
     assert!(answers.iter().all(|(s, _)| *s == 204), "{answers:?}");
-    let (status, e) = report(&o, ranking("ana", None)).await;
+    let (status, e) = report(&o, ranking("xavier", None)).await;
     assert_eq!(
         (status, e["code"].as_str()),
         (429, Some("rate_limited")),
