@@ -89,6 +89,17 @@ pub struct LeaveGuard {
     pub asked: Signal<bool>,
 }
 
+/// The dialog open over the screen, by the id its component took ([`next_dialog_id`]): the
+/// back button closes it rather than leaving the screen.
+#[derive(Clone, Copy)]
+pub struct OpenDialog(pub Signal<Option<u64>>);
+
+/// An id for a component that opens a dialog, unique in the app's life.
+pub fn next_dialog_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Where signing in leads back to: the screen that sent a guest to sign in first.
 #[derive(Clone, Copy)]
 pub struct AfterSignIn(pub Signal<Option<Screen>>);
@@ -133,6 +144,7 @@ pub fn App() -> Element {
         armed: Signal::new(false),
         asked: Signal::new(false),
     });
+    let dialog = use_context_provider(|| OpenDialog(Signal::new(None))).0;
     // Every change of place is a new entry in the history; a room made replaces its form.
     let shown = use_hook(|| std::rc::Rc::new(std::cell::RefCell::new(opened.clone())));
     use_effect({
@@ -168,7 +180,13 @@ pub fn App() -> Element {
         async move {
             let mut moves = platform::history_moves();
             while let Some(path) = moves.next().await {
-                let mut guard = guard;
+                let (mut guard, mut dialog) = (guard, dialog);
+                if dialog.peek().is_some() {
+                    // Back closes the dialog, as its cancel button does: the screen stays.
+                    platform::history_push(&shown.borrow().path());
+                    dialog.set(None);
+                    continue;
+                }
                 if (guard.armed)() {
                     // Back in a live match asks first, like its leave button: stay here.
                     platform::history_push(&shown.borrow().path());

@@ -6,6 +6,8 @@ pub mod cube_stage;
 pub mod cube_table;
 pub mod google_button;
 pub mod push_row;
+pub mod rename_notice;
+pub mod report;
 pub mod room_list;
 pub mod scope_tabs;
 pub mod ultimate_grid;

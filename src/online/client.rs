@@ -239,6 +239,18 @@ pub async fn me() -> Result<Account, Problem> {
     call("GET", "/api/me", None).await
 }
 
+/// Tells the server the player read that the moderation changed their name: the notice is
+/// not shown again, on any device.
+pub async fn clear_rename_notice() -> Result<(), Problem> {
+    call_empty("DELETE", "/api/me/rename-notice").await
+}
+
+/// Reports a player the signed-in player met in a match, a room or the rankings.
+pub async fn report(report: &velha_api::Report) -> Result<(), Problem> {
+    let json = serde_json::to_string(report).map_err(|_| Problem::Offline)?;
+    done("POST", "/api/reports", json).await
+}
+
 /// What the player is in the middle of: their open or live match, or the 2.0 queue.
 pub async fn playing() -> Result<velha_api::Playing, Problem> {
     call("GET", "/api/me/playing", None).await

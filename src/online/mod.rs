@@ -12,6 +12,7 @@ pub mod live_state;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod masking;
 pub mod membership;
+pub mod moderation_texts;
 pub mod my_data_texts;
 pub mod push;
 pub mod replay_texts;

@@ -5,6 +5,7 @@ use velha_api::{EndHow, ErrorCode, Illegal, MatchGame, PasswordProblem, Refusal}
 
 use super::client::Problem;
 use crate::online::email_texts::{email_sentence, email_texts};
+use crate::online::moderation_texts::{moderation_sentence, moderation_texts};
 
 /// The online screens' texts in one language.
 #[derive(Debug)]
@@ -437,7 +438,9 @@ pub fn wait(s: u64, seconds: (&str, &str), minutes: (&str, &str)) -> String {
 
 /// A refusal of a form or of the server, as the player reads it.
 pub fn sentence(t: &OnlineTexts, problem: &Problem) -> String {
-    if let Some(said) = email_sentence(email_texts(t.pt), problem) {
+    if let Some(said) = email_sentence(email_texts(t.pt), problem)
+        .or_else(|| moderation_sentence(moderation_texts(t.pt), problem))
+    {
         return said;
     }
     let error = match problem {

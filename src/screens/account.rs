@@ -10,6 +10,7 @@ use super::subscription::{PaymentPage, ProviderButton, SubscribeLink, ask};
 use crate::app::{AfterSignIn, Screen, use_texts};
 use crate::components::country_picker::CountryPicker;
 use crate::components::google_button::GoogleButton;
+use crate::components::rename_notice::RenameNotice;
 use crate::countries::country_name;
 use crate::online::check;
 use crate::online::client::{self, Problem};
@@ -475,6 +476,7 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
     }
     rows.push((s.title, "subscription", subscription));
     rsx! {
+        RenameNotice {}
         section { class: "profile",
             dl {
                 for (label, key, value) in rows {

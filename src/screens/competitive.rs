@@ -5,13 +5,15 @@
 
 use dioxus::prelude::*;
 use velha_api::{
-    ClientMsg, Leaderboard, MatchGame, MatchState, QueueStatus, Seat, accepted_difference,
+    ClientMsg, Leaderboard, MatchGame, MatchState, QueueStatus, REMOVED_PLAYER, ReportAbout, Seat,
+    accepted_difference,
 };
 use velha_rules::{UltCell, Ultimate, Variant};
 
 use super::TopBar;
-use super::online::{LinkBanner, MatchHeader};
+use super::online::{LinkBanner, MatchHeader, ReportOpponent};
 use crate::app::{Screen, use_texts};
+use crate::components::report::ReportButton;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::online::client;
 use crate::online::live::{Link, Live, use_member_live};
@@ -55,6 +57,7 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
     let c = t.competitive;
     let mut status = use_signal(|| None::<(QueueStatus, f64)>);
     let mut board = use_signal(|| None::<Leaderboard>);
+    let membership = use_membership();
     let request: Request = use_request();
     let mut now = use_signal(platform::now_ms);
     use_hook(move || {
@@ -94,6 +97,16 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
         (waited / 1000, accepted_difference(waited))
     });
     let rating = status().map(|(s, _)| s.rating);
+    // Anyone's line but one's own (and a removed player's) may be reported.
+    let account = match membership() {
+        Membership::Member(account) => Some(account.name),
+        _ => None,
+    };
+    let reportable = move |name: &str| {
+        account
+            .as_deref()
+            .is_some_and(|me| me != name && name != REMOVED_PLAYER)
+    };
     rsx! {
         TopBar { title: c.title, go }
         LinkBanner { live, in_match: false }
@@ -130,7 +143,15 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
                         for row in b.rows.iter().cloned() {
                             tr { key: "{row.position}-{row.name}", class: if b.me.as_ref().is_some_and(|m| m.name == row.name) { "me" } else { "" },
                                 "data-row": "{row.name}",
-                                td { "{row.position}" } td { "{shown_name(&row.name, t.online.pt)}" } td { "{row.rating}" }
+                                td { "{row.position}" }
+                                td { "{shown_name(&row.name, t.online.pt)}"
+                                    if reportable(&row.name) {
+                                        " "
+                                        ReportButton { about: ReportAbout::Ranking { name: row.name.clone() },
+                                            name: row.name.clone(), compact: true }
+                                    }
+                                }
+                                td { "{row.rating}" }
                                 td { "{row.wins}-{row.draws}-{row.losses}" }
                             }
                         }
@@ -237,6 +258,7 @@ pub fn V2Match(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
                 button { "data-action": "competitive-home", onclick: move |_| state.with_mut(|s| s.game = None), "{c.leaderboard}" }
             }
             ReplayButtons { id: replay_id, go }
+            ReportOpponent { view: view.clone() }
         }
     }
 }

@@ -3,6 +3,7 @@
 use dioxus::prelude::*;
 
 use crate::app::{Game, Screen, use_texts};
+use crate::components::rename_notice::RenameNotice;
 use crate::online::membership::{Membership, use_membership};
 use crate::platform::VelhaScore;
 
@@ -20,6 +21,7 @@ pub fn Home(go: EventHandler<Screen>) -> Element {
         (Game::V2, t.game_v2, t.tagline_v2, "v2"),
     ];
     rsx! {
+        RenameNotice {}
         header { class: "home-header",
             div { class: "home-top",
                 button { class: "small account-button", "data-action": "account",

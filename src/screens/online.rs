@@ -3,13 +3,14 @@
 //! server's clock, the opponent's turns animated and the connection's state in sight.
 
 use dioxus::prelude::*;
-use velha_api::{ClientMsg, MatchGame, MatchState, Scope, Seat};
+use velha_api::{ClientMsg, MatchGame, MatchState, MatchView, ReportAbout, Scope, Seat};
 use velha_rules::{Cube, CubeAction, Position};
 
 use super::TopBar;
 use crate::app::{AfterSignIn, LeaveGuard, Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
+use crate::components::report::ReportButton;
 use crate::components::scope_tabs::ScopeLevelTabs;
 use crate::online::client;
 use crate::online::live::{Link, Live, use_member_live};
@@ -328,6 +329,25 @@ fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     }
 }
 
+/// The name of the player's opponent in `view`.
+fn opponent(view: &MatchView) -> String {
+    match view.seat {
+        Seat::X => view.o.clone().unwrap_or_default(),
+        Seat::O => view.x.clone(),
+    }
+}
+
+/// "Denunciar" the opponent once the match is over; the server's Velha is no one to report.
+#[component]
+pub fn ReportOpponent(view: MatchView) -> Element {
+    if view.state != MatchState::Over || view.velha {
+        return rsx! {};
+    }
+    rsx! {
+        ReportButton { about: ReportAbout::Match { id: view.id.clone() }, name: opponent(&view) }
+    }
+}
+
 /// The top of a live (or just finished) match's screen, whatever its game: leave (asked
 /// first) or back, the title, the connection, the players, whose turn it is or how it ended,
 /// the move clock, and the opponent away with the time left to come back (ON-M04).
@@ -366,10 +386,7 @@ pub fn MatchHeader(
         }
     });
     let my_turn = live_now && view.to_move == Some(seat);
-    let opponent = match seat {
-        Seat::X => view.o.clone().unwrap_or_default(),
-        Seat::O => view.x.clone(),
-    };
+    let opponent = opponent(view);
     let left = view.clock_ms.map(|ms| ms as f64 - (now() - game.read_at));
     let (status_key, status_text) = match (view.state, view.ending) {
         (MatchState::Over, Some(ending)) => match ending.winner {
@@ -508,6 +525,7 @@ fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let my_turn = live_now && view.to_move == Some(seat);
     let playing = my_turn && up && optimistic().is_none();
     let replay_id = view.id.clone();
+    let ended = view.clone();
     let header = rsx! {
         MatchHeader { live, go, game: game.clone(), title: t.game_cube }
     };
@@ -552,6 +570,7 @@ fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
                     }
                 }
                 ReplayButtons { id: replay_id, go }
+                ReportOpponent { view: ended }
             }
         }
     }

@@ -2,12 +2,14 @@
 //! player's own place pinned above the table, pages loading as the table scrolls.
 
 use dioxus::prelude::*;
-use velha_api::{MyPosition, RankingRow, Scope};
+use velha_api::{MyPosition, REMOVED_PLAYER, RankingRow, ReportAbout, Scope};
 
 use super::TopBar;
 use crate::app::{Screen, use_texts};
+use crate::components::report::ReportButton;
 use crate::components::scope_tabs::ScopeLevelTabs;
 use crate::online::client;
+use crate::online::membership::{Membership, use_membership};
 use crate::online::my_data_texts::shown_name;
 use crate::online::texts::sentence;
 
@@ -19,6 +21,7 @@ const NEAR_END_PX: f64 = 200.0;
 pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let o = t.online;
+    let membership = use_membership();
     let scope = use_signal(|| Scope::Mundial);
     let level = use_signal(|| 1u8);
     let mut rows = use_signal(Vec::<RankingRow>::new);
@@ -77,13 +80,23 @@ pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
         .find(|p| p.scope == scope() && p.level == level())
         .and_then(|p| p.row);
     let my_name = me.as_ref().map(|r| r.name.clone());
+    // Anyone's row but one's own (and a removed player's) may be reported, signed in.
+    let account = match membership() {
+        Membership::Member(account) => Some(account.name),
+        _ => None,
+    };
+    let reportable = move |name: &str| {
+        account
+            .as_deref()
+            .is_some_and(|me| me != name && name != REMOVED_PLAYER)
+    };
     rsx! {
         TopBar { title: o.ranking, go }
         ScopeLevelTabs { scope, level }
         section { class: "my-place", "data-mine": if me.is_some() { "ranked" } else { "unranked" },
             h2 { "{o.your_place}" }
             match &me {
-                Some(row) => rsx! { RowLine { row: row.clone(), mine: true } },
+                Some(row) => rsx! { RowLine { row: row.clone(), mine: true, reportable: false } },
                 None => rsx! { p { class: "muted", "{o.not_ranked}" } },
             }
         }
@@ -99,7 +112,8 @@ pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
                 span { "#" } span { "{o.name}" } span { "{o.points_short}" } span { "{o.wins_short}" } span { "{o.losses_short}" }
             }
             for row in rows() {
-                RowLine { key: "{row.rank}", mine: Some(&row.name) == my_name.as_ref(), row }
+                RowLine { key: "{row.rank}", mine: Some(&row.name) == my_name.as_ref(),
+                    reportable: reportable(&row.name), row }
             }
             if rows().is_empty() && !loading() && problem().is_none() {
                 p { class: "muted", "data-ranking-empty": "true", "{o.nobody_ranked}" }
@@ -117,9 +131,10 @@ pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
     }
 }
 
-/// One player's line: place, name and country, points, wins, losses.
+/// One player's line: place, name and country (and "Denunciar" when `reportable`), points,
+/// wins, losses.
 #[component]
-fn RowLine(row: RankingRow, mine: bool) -> Element {
+fn RowLine(row: RankingRow, mine: bool, reportable: bool) -> Element {
     let pt = use_texts().online.pt;
     rsx! {
         div { class: if mine { "ranking-row me" } else { "ranking-row" }, role: "listitem",
@@ -128,6 +143,10 @@ fn RowLine(row: RankingRow, mine: bool) -> Element {
             span { class: "who",
                 span { class: "name", "{shown_name(&row.name, pt)}" }
                 span { class: "country", "{row.country}" }
+                if reportable {
+                    ReportButton { key: "{row.name}", about: ReportAbout::Ranking { name: row.name.clone() },
+                        name: row.name.clone(), compact: true }
+                }
             }
             span { class: "points", "{row.points}" }
             span { "{row.wins}" }

@@ -7,7 +7,7 @@
 
 use dioxus::prelude::*;
 use velha_ai::Character;
-use velha_api::{Avatar as Pick, RoomAct, RoomBoard, RoomStarter, RoomView, Seat};
+use velha_api::{Avatar as Pick, ReportAbout, RoomAct, RoomBoard, RoomStarter, RoomView, Seat};
 use velha_rules::{Cell, Classic, Player, Ultimate, Variant};
 
 use super::TopBar;
@@ -15,9 +15,11 @@ use super::classic::{ClassicGrid, ScoreLine};
 use crate::app::{Screen, use_texts};
 use crate::components::character::{self, Avatar};
 use crate::components::push_row::TurnNotices;
+use crate::components::report::ReportButton;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::online::client;
 use crate::online::connection::Link;
+use crate::online::membership::{Membership, use_membership};
 use crate::online::my_data_texts::shown_name;
 use crate::online::room_live::{self, use_room_live};
 use crate::online::room_texts::{ending_sentence, room_sentence};
@@ -336,6 +338,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
     let t = use_texts();
     let r = t.rooms;
     let link = use_room_live(id.clone(), credential.clone());
+    let membership = use_membership();
     let request: Request = use_request();
     let mut resigning = use_signal(|| false);
     let mut told = use_signal(|| None::<&'static str>);
@@ -416,6 +419,15 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
     let shown_url = url.clone();
     let starter = Player::from(room.starter);
     let series = room.series;
+    // A seated player signed in may report the other seat's once it is taken.
+    let report = credential
+        .clone()
+        .filter(|_| you.is_some() && room.o.is_some())
+        .filter(|_| matches!(membership(), Membership::Member(_)))
+        .map(|credential| ReportAbout::Room {
+            id: room.id.clone(),
+            credential,
+        });
     let (wins, losses) = if you == Some(Seat::O) {
         (series[1], series[0])
     } else {
@@ -534,6 +546,9 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
             } else {
                 button { class: "wide danger", "data-action": "resign", onclick: move |_| resigning.set(true), "{r.resign}" }
             }
+        }
+        if let Some(about) = report {
+            ReportButton { about, name: other_name.clone() }
         }
     }
 }
