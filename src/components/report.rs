@@ -5,10 +5,11 @@
 use std::rc::Rc;
 
 use dioxus::prelude::*;
-use velha_api::{ErrorCode, MAX_REPORT_NOTE, Report, ReportAbout, ReportReason};
+use velha_api::{ErrorCode, MAX_REPORT_NOTE, REMOVED_PLAYER, Report, ReportAbout, ReportReason};
 
 use crate::app::{OpenDialog, next_dialog_id, use_texts};
 use crate::online::client::{self, Problem};
+use crate::online::membership::Membership;
 use crate::online::moderation_texts::{
     moderation_texts, reason_name, report_note, report_sentence,
 };
@@ -30,6 +31,19 @@ enum Answer {
 /// How long a row's answer floats over the page after the dialog closes (ms); the button
 /// keeps saying it.
 const TOLD_MS: u32 = 6000;
+
+/// Whose rows the signed-in player may report: anyone's but their own and a removed player's
+/// (nobody, signed out).
+pub fn reportable_by(membership: Membership) -> impl Fn(&str) -> bool + Clone {
+    let me = match membership {
+        Membership::Member(account) => Some(account.name),
+        _ => None,
+    };
+    move |name: &str| {
+        me.as_deref()
+            .is_some_and(|me| me != name && name != REMOVED_PLAYER)
+    }
+}
 
 /// The button that reports `name`, and its dialog. `about` is where they met; `compact` (a
 /// table's row) shows a flag, with the words as its label, until the report is made.

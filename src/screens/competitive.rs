@@ -5,7 +5,7 @@
 
 use dioxus::prelude::*;
 use velha_api::{
-    ClientMsg, Leaderboard, MatchGame, MatchState, QueueStatus, REMOVED_PLAYER, ReportAbout, Seat,
+    ClientMsg, Leaderboard, MatchGame, MatchState, QueueStatus, ReportAbout, Seat,
     accepted_difference,
 };
 use velha_rules::{UltCell, Ultimate, Variant};
@@ -13,7 +13,7 @@ use velha_rules::{UltCell, Ultimate, Variant};
 use super::TopBar;
 use super::online::{LinkBanner, MatchHeader, ReportOpponent};
 use crate::app::{Screen, use_texts};
-use crate::components::report::ReportButton;
+use crate::components::report::{ReportButton, reportable_by};
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::online::client;
 use crate::online::live::{Link, Live, use_member_live};
@@ -97,16 +97,7 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
         (waited / 1000, accepted_difference(waited))
     });
     let rating = status().map(|(s, _)| s.rating);
-    // Anyone's line but one's own (and a removed player's) may be reported.
-    let account = match membership() {
-        Membership::Member(account) => Some(account.name),
-        _ => None,
-    };
-    let reportable = move |name: &str| {
-        account
-            .as_deref()
-            .is_some_and(|me| me != name && name != REMOVED_PLAYER)
-    };
+    let reportable = reportable_by(membership());
     rsx! {
         TopBar { title: c.title, go }
         LinkBanner { live, in_match: false }

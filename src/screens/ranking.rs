@@ -2,14 +2,14 @@
 //! player's own place pinned above the table, pages loading as the table scrolls.
 
 use dioxus::prelude::*;
-use velha_api::{MyPosition, REMOVED_PLAYER, RankingRow, ReportAbout, Scope};
+use velha_api::{MyPosition, RankingRow, ReportAbout, Scope};
 
 use super::TopBar;
 use crate::app::{Screen, use_texts};
-use crate::components::report::ReportButton;
+use crate::components::report::{ReportButton, reportable_by};
 use crate::components::scope_tabs::ScopeLevelTabs;
 use crate::online::client;
-use crate::online::membership::{Membership, use_membership};
+use crate::online::membership::use_membership;
 use crate::online::my_data_texts::shown_name;
 use crate::online::texts::sentence;
 
@@ -80,16 +80,7 @@ pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
         .find(|p| p.scope == scope() && p.level == level())
         .and_then(|p| p.row);
     let my_name = me.as_ref().map(|r| r.name.clone());
-    // Anyone's row but one's own (and a removed player's) may be reported, signed in.
-    let account = match membership() {
-        Membership::Member(account) => Some(account.name),
-        _ => None,
-    };
-    let reportable = move |name: &str| {
-        account
-            .as_deref()
-            .is_some_and(|me| me != name && name != REMOVED_PLAYER)
-    };
+    let reportable = reportable_by(membership());
     rsx! {
         TopBar { title: o.ranking, go }
         ScopeLevelTabs { scope, level }

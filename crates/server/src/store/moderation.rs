@@ -107,7 +107,7 @@ async fn audit(
     tx: &mut AnyConnection,
     (at, operator): (i64, &str),
     action: &str,
-    (account, name): (&str, &str),
+    account: Option<(&str, &str)>,
     detail: &str,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
@@ -118,8 +118,8 @@ async fn audit(
     .bind(at)
     .bind(operator)
     .bind(action)
-    .bind(account)
-    .bind(name)
+    .bind(account.map(|a| a.0))
+    .bind(account.map(|a| a.1))
     .bind(detail)
     .execute(&mut *tx)
     .await?;
@@ -169,7 +169,7 @@ impl Store {
             ));
         }
         apply_counts(&mut tx, changes).await?;
-        audit(&mut tx, (now, operator), "ban", (&id, &name), reason).await?;
+        audit(&mut tx, (now, operator), "ban", Some((&id, &name)), reason).await?;
         tx.commit().await?;
         Ok(id)
     }
@@ -190,7 +190,7 @@ impl Store {
             .bind(&id)
             .execute(&mut *tx)
             .await?;
-        audit(&mut tx, (now, operator), "unban", (&id, &name), "").await?;
+        audit(&mut tx, (now, operator), "unban", Some((&id, &name)), "").await?;
         tx.commit().await?;
         Ok(())
     }
@@ -232,7 +232,7 @@ impl Store {
             &mut tx,
             (now, operator),
             "rename",
-            (&id, &old),
+            Some((&id, &old)),
             &format!("{old} → {new}"),
         )
         .await?;
@@ -347,19 +347,7 @@ impl Store {
         detail: &str,
     ) -> Result<(), sqlx::Error> {
         let mut tx = self.write().await?;
-        sqlx::query(
-            "INSERT INTO admin_actions (id, at, operator, action, account_id, account_name, \
-             detail) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
-        .bind(new_id())
-        .bind(now)
-        .bind(operator)
-        .bind(action)
-        .bind(account.map(|a| a.0))
-        .bind(account.map(|a| a.1))
-        .bind(detail)
-        .execute(&mut *tx)
-        .await?;
+        audit(&mut tx, (now, operator), action, account, detail).await?;
         tx.commit().await
     }
 
