@@ -1,78 +1,162 @@
 #!/usr/bin/env bash
-# Our server beside boardgame.io 0.50.2's on this machine, one after the other, on the same
-# workload (../shared/peers/bgio: create, two joins, two live connections, the 5-move game X
-# wins), the same number of matches and the same concurrency; prints one table with our ratio
-# to the peer. Usage: bash scripts/bench-peers.sh [MATCHES] [CONCURRENCY]   (2000 and 100)
-# PEERS names the harness folder (default: ../shared/peers/bgio beside this clone); it is
-# copied under ~/.cache/velha/peers before `npm ci` (shared/ is read-only on CI).
+# Our server beside two peers on this machine, one after the other, on the same workload (the
+# 5-move game X wins, each match in a room of its own made on demand: create, the second player
+# joins, two live connections, both leave), the same number of matches and the same
+# concurrency:
+#   - boardgame.io 0.50.2 (../shared/peers/bgio: Lobby create + two joins, two socket.io clients);
+#   - Colyseus 0.16 (bench/peers/colyseus: matchmaker create + joinById, two WebSockets);
+#   - velha-server over plain HTTP (as behind a balancer that ends TLS, like the peers) and over
+#     its own HTTPS.
+# Prints one table per transport of ours, each with both peers' figures and our ratio to each,
+# and the goals judged against each peer. Usage: bash scripts/bench-peers.sh [MATCHES] [CONCURRENCY]
+# (2000 and 100).
+# BGIO_PEER (formerly PEERS; default ../shared/peers/bgio beside this clone) and COLYSEUS_PEER
+# (default bench/peers/colyseus) name the harness folders; each is copied under
+# ~/.cache/velha/peers/<name> before `npm ci` (shared/ is read-only on CI), again whenever a
+# file of it (its lock, its scripts) changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-2000}"
 C="${2:-100}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/velha/target}"
-PEERS="${PEERS:-$(cd .. && pwd)/shared/peers/bgio}"
-[ -f "$PEERS/run.sh" ] || { echo "no peer harness at $PEERS (set PEERS)" >&2; exit 64; }
+BGIO_PEER="${BGIO_PEER:-${PEERS:-$(cd .. && pwd)/shared/peers/bgio}}"
+COLYSEUS_PEER="${COLYSEUS_PEER:-$(pwd)/bench/peers/colyseus}"
+CACHE="$HOME/.cache/velha/peers"
+for h in "$BGIO_PEER" "$COLYSEUS_PEER"; do
+  [ -f "$h/run.sh" ] || { echo "bench-peers: no peer harness at $h (set BGIO_PEER / COLYSEUS_PEER)" >&2; exit 64; }
+done
 command -v node >/dev/null || {
   sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >/dev/null
 }
 
-HERE="$HOME/.cache/velha/peers/bgio"
-if ! cmp -s "$PEERS/package-lock.json" "$HERE/package-lock.json" 2>/dev/null \
-   || ! diff -q "$PEERS/load.js" "$HERE/load.js" >/dev/null 2>&1; then
-  rm -rf "$HERE" && mkdir -p "$HERE" && cp -r "$PEERS/." "$HERE/"
-fi
-[ -d "$HERE/node_modules/boardgame.io" ] || (cd "$HERE" && npm ci --silent --no-audit --no-fund)
+WORK="$(mktemp -d -t bench-peers.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+
+# prepare NAME SOURCE MODULE: a writable copy of the harness at $CACHE/NAME (without any
+# node_modules of the source), refreshed when a file differs, and `npm ci` there unless
+# node_modules/MODULE is already installed.
+prepare() {
+  local name="$1" src="$2" module="$3" here="$CACHE/$1"
+  if ! diff -rq -x node_modules "$src" "$here" >/dev/null 2>&1; then
+    rm -rf "$here" && mkdir -p "$here"
+    tar -C "$src" --exclude=node_modules -cf - . | tar -C "$here" -xf -
+    chmod -R u+w "$here"
+  fi
+  if [ ! -d "$here/node_modules/$module" ]; then
+    (cd "$here" && npm ci --silent --no-audit --no-fund) \
+      || { echo "bench-peers: npm ci failed for the $name harness in $here" >&2; exit 1; }
+  fi
+}
+prepare bgio "$BGIO_PEER" boardgame.io
+prepare colyseus "$COLYSEUS_PEER" @colyseus/core
 
 cargo build --release --locked -p velha-server -p velha-load
 
-echo "boardgame.io: $N matches, $C in flight" >&2
-PEER_OUT="$(cd "$HERE" && ./run.sh "$N" "$C" 2>/dev/null)"
-# The peer speaks plain HTTP and WebSocket; ours is measured so too (as behind a balancer that
+# measure LABEL FILE COMMAND…: runs one side, its stdout to $WORK/FILE.out and its stderr to
+# $WORK/FILE.err. Without its two JSON lines the script stops here naming that side; with
+# them but a non-zero exit (some matches failed) it goes on, says so, and exits 1 at the end.
+FAILED=""
+measure() {
+  local label="$1" file="$2" rc=0
+  shift 2
+  echo "$label: $N matches, $C in flight" >&2
+  "$@" >"$WORK/$file.out" 2>"$WORK/$file.err" || rc=$?
+  if [ "$(grep -c '^{' "$WORK/$file.out" || true)" -lt 2 ]; then
+    echo "bench-peers: $label failed (exit $rc) without its figures; the end of its output:" >&2
+    tail -n 20 "$WORK/$file.out" "$WORK/$file.err" >&2
+    exit 1
+  fi
+  if [ "$rc" != 0 ]; then
+    echo "bench-peers: $label exited $rc (some matches failed or it timed out); the end of its stderr:" >&2
+    tail -n 5 "$WORK/$file.err" >&2
+    FAILED="$FAILED $label"
+  fi
+}
+run_peer() { (cd "$CACHE/$1" && ./run.sh "$N" "$C"); }
+
+measure boardgame.io bgio run_peer bgio
+measure Colyseus colyseus run_peer colyseus
+# The peers speak plain HTTP and WebSocket; ours is measured so too (as behind a balancer that
 # ends TLS, `--plain-http`), and over its own HTTPS.
-echo "velha-server: $N matches, $C in flight, plain HTTP" >&2
-OURS_PLAIN="$("$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --plain-http)"
-echo "velha-server: $N matches, $C in flight, HTTPS" >&2
-OURS_TLS="$("$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256)"
+measure "velha-server (plain HTTP)" plain \
+  "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --plain-http
+# Over HTTPS the server also writes each move's stages, printed after the tables.
+measure "velha-server (HTTPS)" tls \
+  "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --trace-moves
 
-python3 - "$PEER_OUT" "$OURS_PLAIN" "$OURS_TLS" <<'PY'
-import json, sys
+python3 - "$WORK" "$CACHE" "$N" "$C" <<'PY'
+import json, os, sys
 
-def read(out):
-    lines = [json.loads(l) for l in out.strip().splitlines() if l.startswith("{")]
+work, cache, n, c = sys.argv[1:5]
+
+def read(name):
+    with open(os.path.join(work, name + ".out")) as f:
+        lines = [json.loads(l) for l in f if l.startswith("{")]
     run, server = lines[0], lines[1]
     done = max(run["completed"], 1)
+    cpu, peak = server["server_cpu_s"], server["server_peak_rss_mb"]
+    real = lambda x: None if x is None else float(x)
     return {
-        "matches/s": run["matches_per_s"],
-        "move p50 ms": run["move_latency_ms"]["p50"],
-        "move p99 ms": run["move_latency_ms"]["p99"],
-        "server CPU ms/match": 1000 * server["server_cpu_s"] / done,
-        "server peak MB": server["server_peak_rss_mb"],
-        "errors": run["errors"],
+        "matches/s": real(run["matches_per_s"]),
+        "move p50 ms": real(run["move_latency_ms"]["p50"]),
+        "move p99 ms": real(run["move_latency_ms"]["p99"]),
+        "server CPU ms/match": None if cpu is None else 1000 * cpu / done,
+        "server peak MB": real(peak),
+        "errors": int(run["errors"]),
     }
 
-peer, plain, tls = (read(o) for o in sys.argv[1:4])
+def version(harness, module):
+    try:
+        with open(os.path.join(cache, harness, "node_modules", module, "package.json")) as f:
+            return json.load(f)["version"]
+    except (OSError, ValueError, KeyError):
+        return "?"
+
+peers = [("boardgame.io", "bgio", read("bgio")), ("Colyseus", "Colyseus", read("colyseus"))]
+ours = [("plain HTTP, as behind a balancer that ends TLS", read("plain")), ("HTTPS", read("tls"))]
 goals = {"server CPU ms/match": ("ratio", 0.1), "move p99 ms": ("below", 10.0),
          "server peak MB": ("ratio", 0.5)}
 
-def judged(key, o, ratio):
-    if key not in goals:
-        return ""
-    kind, bound = goals[key]
-    return "met" if (ratio <= bound if kind == "ratio" else o < bound) else "MISSED"
+def num(x, width, digits=2):
+    if x is None:
+        return f"{'-':>{width}}"
+    return f"{x:>{width}.{digits}f}" if isinstance(x, float) else f"{x:>{width}}"
 
-print(f"{'':22}{'boardgame.io':>13}{'velha HTTP':>12}{'ratio':>8}{'velha HTTPS':>13}{'ratio':>8}  goal (HTTP, HTTPS)")
-for key in peer:
-    p = peer[key]
-    cells, marks = "", []
-    for ours in (plain, tls):
-        o = ours[key]
-        ratio = o / p if p else float("nan")
-        cells += f"{o:>12.2f}{ratio:>8.3f}" if ours is plain else f"{o:>13.2f}{ratio:>8.3f}"
-        marks.append(judged(key, o, ratio))
-    goal = ""
-    if key in goals:
-        kind, bound = goals[key]
-        goal = (f"≤ {bound:g}× " if kind == "ratio" else f"< {bound:g} ms ") + ", ".join(marks)
-    print(f"{key:22}{p:>13.2f}{cells}  {goal}")
+def ratio(o, p):
+    return None if o is None or p is None or p == 0 else o / p
+
+def judged(key, o, p):
+    kind, bound = goals[key]
+    if kind == "below":
+        return "-" if o is None else ("met" if o < bound else "MISSED")
+    r = ratio(o, p)
+    return "-" if r is None else ("met" if r <= bound else "MISSED")
+
+print(f"{n} matches, {c} in flight; boardgame.io {version('bgio', 'boardgame.io')}, "
+      f"Colyseus {version('colyseus', '@colyseus/core')} (colyseus.js {version('colyseus', 'colyseus.js')})")
+print("× = our figure over the peer's; every goal is judged against each peer")
+for title, o in ours:
+    print()
+    print(f"velha-server over {title}")
+    head = f"{'':21}{'boardgame.io':>13}{'Colyseus':>11}{'velha':>11}"
+    head += "".join(f"{'× ' + short:>{len(short) + 5}}" for _, short, _ in peers)
+    head += f"   {'goal':<9}" + "".join(f"{'vs ' + short:<{len(short) + 6}}" for _, short, _ in peers)
+    print(head.rstrip())
+    for key in o:
+        line = f"{key:21}{num(peers[0][2][key], 13)}{num(peers[1][2][key], 11)}{num(o[key], 11)}"
+        for _, short, p in peers:
+            line += num(None if key == "errors" else ratio(o[key], p[key]), len(short) + 5, 3)
+        if key in goals:
+            kind, bound = goals[key]
+            line += f"   {(f'≤ {bound:g}×' if kind == 'ratio' else f'< {bound:g} ms'):<9}"
+            line += "".join(f"{judged(key, o[key], p[key]):<{len(short) + 6}}" for _, short, p in peers)
+        print(line.rstrip())
 PY
+echo
+echo "Where velha-server's HTTPS moves spent their time (velha-load --trace-moves):"
+sed -n '/^move stages:/,$p' "$WORK/tls.err"
+if [ -n "$FAILED" ]; then
+  echo "bench-peers: some matches failed in:$FAILED (see the errors row)" >&2
+  exit 1
+fi

@@ -9,6 +9,7 @@
 //! workload of boardgame.io's load harness: see `peer_bench`.
 
 mod deploy_bench;
+mod move_stages;
 mod peer_bench;
 mod push_bench;
 mod rooms_bench;
@@ -24,6 +25,8 @@ use tokio::sync::Semaphore;
 use velha_api::{ClientMsg, Scope, ServerMsg};
 use velha_load::steady::{next as next_random, pick};
 use velha_load::{Client, Live};
+
+use crate::move_stages::{Sent, now_us};
 use velha_rules::{Cube, Player};
 
 /// Load bench of the server: concurrent cube matches over real WebSockets.
@@ -101,6 +104,15 @@ struct Args {
     /// and started again in turn while the players play on (deploy_bench.rs).
     #[arg(long, conflicts_with_all = ["target", "rooms", "peer_matches", "push_rooms", "idle"])]
     rolling_deploy: bool,
+    /// The started servers write each move's stages (`velha-server --trace-moves`), joined
+    /// after the run with the bench's own send and receive times: where the moves' time went
+    /// (peer games and cube matches).
+    #[arg(long, conflicts_with = "target")]
+    trace_moves: bool,
+    /// The CPUs the started servers may run on (`taskset -c`), e.g. `0`: what one core's share
+    /// holds.
+    #[arg(long, conflicts_with = "target")]
+    server_cpus: Option<String>,
     /// With `--target`: the certificates its certificate is checked against (PEM).
     #[arg(long, default_value = "/etc/ssl/certs/ca-certificates.crt")]
     ca: PathBuf,
@@ -117,6 +129,13 @@ impl Args {
     }
 }
 
+/// How long idle connections are watched for the CPU they cost: one round of the servers'
+/// pings at the default silence limit.
+const IDLE_WINDOW: Duration = Duration::from_secs(11);
+
+/// Each server's move trace, in its folder.
+const TRACE: &str = "moves.trace";
+
 struct Pair {
     x: Live,
     o: Live,
@@ -126,6 +145,8 @@ struct Pair {
 #[derive(Default)]
 struct Outcome {
     latencies_us: Vec<u64>,
+    /// When each move was sent and the other player had it.
+    sent: Vec<Sent>,
     moves: u64,
     finished: bool,
 }
@@ -158,6 +179,7 @@ async fn play(mut pair: Pair, level: u8, moves: u32, think: Duration, seed: u64)
         };
         let actions = pick(&cube, &mut rng);
         let sent = Instant::now();
+        let sent_us = now_us();
         let msg = ClientMsg::Play {
             match_id: pair.id.clone(),
             ply,
@@ -173,6 +195,11 @@ async fn play(mut pair: Pair, level: u8, moves: u32, think: Duration, seed: u64)
                 out.latencies_us.push(sent.elapsed().as_micros() as u64);
                 out.moves += 1;
                 let _ = own_answer(other).await;
+                out.sent.push(Sent {
+                    key: format!("match {} {ply}", pair.id),
+                    sent: sent_us,
+                    seen: now_us(),
+                });
                 match position.parse() {
                     Ok(c) => cube = c,
                     Err(_) => return out,
@@ -288,6 +315,16 @@ impl Started {
         Ok(())
     }
 
+    /// The servers' move traces, when asked for.
+    fn traces(&self, args: &Args) -> Vec<PathBuf> {
+        if !args.trace_moves {
+            return Vec::new();
+        }
+        (1..=self.children.len())
+            .map(|n| self.dir.join(format!("server-{n}")).join(TRACE))
+            .collect()
+    }
+
     /// Starts process `i` again, on its port and data, after it stopped.
     async fn respawn(&mut self, args: &Args, i: usize) -> Result<(), String> {
         let first = self.dir.join("server-1");
@@ -334,7 +371,15 @@ async fn start_one(
     listen: &str,
 ) -> Result<(tokio::process::Child, String), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let mut command = tokio::process::Command::new(server_bin);
+    let mut command = match &args.server_cpus {
+        // taskset execs the server: the child's pid is the server's.
+        Some(cpus) => {
+            let mut c = tokio::process::Command::new("taskset");
+            c.args(["-c", cpus]).arg(server_bin);
+            c
+        }
+        None => tokio::process::Command::new(server_bin),
+    };
     command
         .args(["--listen", listen, "--argon2-memory-kib"])
         .arg(args.argon2_memory_kib.to_string())
@@ -357,6 +402,9 @@ async fn start_one(
         .arg(dir);
     if args.plain_http {
         command.arg("--plain-http");
+    }
+    if args.trace_moves {
+        command.arg("--trace-moves").arg(dir.join(TRACE));
     }
     if let Some(sink) = &args.push_sink {
         command.args(["--push-services", sink]);
@@ -554,7 +602,7 @@ async fn bench(args: Args) -> Result<(), String> {
         return if args.rooms > 0 {
             rooms_bench::run(&base, &[], &args.rooms_args()).await
         } else if args.peer_matches > 0 {
-            peer_bench::run(&base, &[], args.peer_matches, args.concurrency).await
+            peer_bench::run(&base, &[], args.peer_matches, args.concurrency, &[]).await
         } else {
             Err("--target plays rooms (--rooms) or peer games (--peer-matches): cube matches need accounts made in the server's database".into())
         };
@@ -584,7 +632,8 @@ async fn bench(args: Args) -> Result<(), String> {
         let result = if args.rooms > 0 {
             rooms_bench::run(&base, &pids, &args.rooms_args()).await
         } else {
-            peer_bench::run(&base, &pids, args.peer_matches, args.concurrency).await
+            let traces = started.traces(&args);
+            peer_bench::run(&base, &pids, args.peer_matches, args.concurrency, &traces).await
         };
         started.stop().await;
         return result;
@@ -631,6 +680,65 @@ async fn bench(args: Args) -> Result<(), String> {
     started.grant(&names).await?;
     let signed_up = t.elapsed();
 
+    // The idle connections, and what each costs the servers; opened before the matches, whose
+    // connections are not read until they play (on one core, 20 000 connections take longer
+    // to open than the servers' silence limit).
+    let mut idle = Vec::with_capacity(idle_players.len());
+    if !idle_players.is_empty() {
+        let before = resident_kib(&pids);
+        let t = Instant::now();
+        let tasks: Vec<_> = idle_players
+            .into_iter()
+            .map(|p| {
+                let gate = gate.clone();
+                tokio::spawn(async move {
+                    let _permit = gate.acquire().await;
+                    let mut live = p.live().await?;
+                    live.recv(Duration::from_secs(60)).await?;
+                    // Reading answers the server's pings, as an app's idle page does: a
+                    // connection that says nothing is closed (`--silence-ms`).
+                    Ok::<_, String>(tokio::spawn(async move {
+                        while live.recv(Duration::from_secs(3600)).await.is_ok() {}
+                    }))
+                })
+            })
+            .collect();
+        for task in tasks {
+            idle.push(task.await.map_err(|e| e.to_string())??);
+        }
+        let opened_in = t.elapsed();
+        // Settled: what the connections still hold once their greeting is sent.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let after = resident_kib(&pids);
+        // A server pings a connection silent for a third of its silence limit (10 s by
+        // default): over that long every idle connection is pinged once.
+        let cpu_before = cpu_seconds_all(&pids);
+        tokio::time::sleep(IDLE_WINDOW).await;
+        let idle_cpu = cpu_seconds_all(&pids).zip(cpu_before).map(|(a, b)| a - b);
+        println!(
+            "idle: {} more WebSockets in {:.1} s ({} in all); the servers' memory {}",
+            idle.len(),
+            opened_in.as_secs_f64(),
+            idle.len() + 2 * n,
+            match (before, after) {
+                (Some(b), Some(a)) => format!(
+                    "{:.1} → {:.1} MiB: {:.1} KiB each",
+                    b as f64 / 1024.0,
+                    a as f64 / 1024.0,
+                    a.saturating_sub(b) as f64 / idle.len() as f64
+                ),
+                _ => "unavailable (no /proc)".to_owned(),
+            }
+        );
+        if let Some(cpu) = idle_cpu {
+            println!(
+                "idle: the servers' CPU over {} s of idle connections (each pinged once): {cpu:.2} s, {:.1} % of one core",
+                IDLE_WINDOW.as_secs(),
+                100.0 * cpu / IDLE_WINDOW.as_secs_f64()
+            );
+        }
+    }
+
     let t = Instant::now();
     let mut tasks = Vec::with_capacity(n);
     let mut iter = players.into_iter();
@@ -676,51 +784,6 @@ async fn bench(args: Args) -> Result<(), String> {
         met.as_secs_f64()
     );
 
-    // The idle connections, and what each costs the servers.
-    let mut idle = Vec::with_capacity(idle_players.len());
-    if !idle_players.is_empty() {
-        let before = resident_kib(&pids);
-        let t = Instant::now();
-        let tasks: Vec<_> = idle_players
-            .into_iter()
-            .map(|p| {
-                let gate = gate.clone();
-                tokio::spawn(async move {
-                    let _permit = gate.acquire().await;
-                    let mut live = p.live().await?;
-                    live.recv(Duration::from_secs(60)).await?;
-                    // Reading answers the server's pings, as an app's idle page does: a
-                    // connection that says nothing is closed (`--silence-ms`).
-                    Ok::<_, String>(tokio::spawn(async move {
-                        while live.recv(Duration::from_secs(3600)).await.is_ok() {}
-                    }))
-                })
-            })
-            .collect();
-        for task in tasks {
-            idle.push(task.await.map_err(|e| e.to_string())??);
-        }
-        let opened_in = t.elapsed();
-        // Settled: what the connections still hold once their greeting is sent.
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        let after = resident_kib(&pids);
-        println!(
-            "idle: {} more WebSockets in {:.1} s ({} in all); the servers' memory {}",
-            idle.len(),
-            opened_in.as_secs_f64(),
-            idle.len() + 2 * n,
-            match (before, after) {
-                (Some(b), Some(a)) => format!(
-                    "{:.1} → {:.1} MiB: {:.1} KiB each",
-                    b as f64 / 1024.0,
-                    a as f64 / 1024.0,
-                    a.saturating_sub(b) as f64 / idle.len() as f64
-                ),
-                _ => "unavailable (no /proc)".to_owned(),
-            }
-        );
-    }
-
     let t = Instant::now();
     let cpu_before = cpu_seconds_all(&pids);
     let machine_before = machine_cpu(&pids);
@@ -740,10 +803,12 @@ async fn bench(args: Args) -> Result<(), String> {
         })
         .collect();
     let mut latencies = Vec::new();
+    let mut sent = Vec::new();
     let (mut moves, mut finished) = (0u64, 0u64);
     for task in tasks {
         let o = task.await.map_err(|e| e.to_string())?;
         latencies.extend(o.latencies_us);
+        sent.extend(o.sent);
         moves += o.moves;
         finished += u64::from(o.finished);
     }
@@ -795,6 +860,12 @@ async fn bench(args: Args) -> Result<(), String> {
             ),
             _ => println!("server process {}: memory unavailable (no /proc)", i + 1),
         }
+    }
+    let traces = started.traces(&args);
+    if !traces.is_empty() {
+        // The trace's writers flush as soon as nothing is waiting.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        move_stages::report(&sent, &traces)?;
     }
     for reader in idle {
         reader.abort();

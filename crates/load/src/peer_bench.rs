@@ -12,6 +12,7 @@ use tokio::sync::Mutex;
 use velha_api::{Avatar, RoomAct, RoomBoard, RoomClientMsg, RoomServerMsg, RoomView, Seat};
 use velha_load::{Client, RoomLive};
 
+use crate::move_stages::{self, Sent, now_us};
 use crate::{cpu_seconds_all, memory_kib_all, percentile};
 
 /// The fixed game: X wins on the first column.
@@ -43,8 +44,9 @@ async fn room_at(
     }
 }
 
-/// One whole match: the latencies of its five moves, in microseconds.
-async fn one_match(base: &Client) -> Result<Vec<u64>, String> {
+/// One whole match: the latencies of its five moves, in microseconds, and when each was sent
+/// and seen.
+async fn one_match(base: &Client) -> Result<(Vec<u64>, Vec<Sent>), String> {
     let made = base
         .create_room(RoomBoard::Classic, "X", Some(Avatar::Nino))
         .await
@@ -60,6 +62,7 @@ async fn one_match(base: &Client) -> Result<Vec<u64>, String> {
         room_at(live, |r| r.to_move == Some(Seat::X)).await?;
     }
     let mut latencies = Vec::with_capacity(GAME.len());
+    let mut stamps = Vec::with_capacity(GAME.len());
     let mut last = Vec::new();
     for (ply, (by, cell)) in GAME.iter().enumerate() {
         let (mover, other) = match by {
@@ -67,6 +70,7 @@ async fn one_match(base: &Client) -> Result<Vec<u64>, String> {
             Seat::O => (&mut o, &mut x),
         };
         let sent = Instant::now();
+        let sent_us = now_us();
         mover
             .send(&RoomClientMsg::Act {
                 act: RoomAct::Play {
@@ -78,6 +82,11 @@ async fn one_match(base: &Client) -> Result<Vec<u64>, String> {
         // The other player's connection shows the move: the latency; then the mover's.
         let seen = room_at(other, |r| r.ply == want).await?;
         latencies.push(sent.elapsed().as_micros() as u64);
+        stamps.push(Sent {
+            key: format!("room {id} {want}"),
+            sent: sent_us,
+            seen: now_us(),
+        });
         last = vec![seen, room_at(mover, |r| r.ply == want).await?];
     }
     // Both connections show X's line.
@@ -88,16 +97,18 @@ async fn one_match(base: &Client) -> Result<Vec<u64>, String> {
     }
     x.close().await;
     o.close().await;
-    Ok(latencies)
+    Ok((latencies, stamps))
 }
 
 /// Runs `matches` matches, `concurrency` at a time, against the server at `base` (processes
-/// `pids`, none when it does not run here: its CPU and peak memory are then printed as null).
+/// `pids`, none when it does not run here: its CPU and peak memory are then printed as null);
+/// with the servers' move `traces`, prints where the moves' time went.
 pub async fn run(
     base: &Client,
     pids: &[u32],
     matches: usize,
     concurrency: usize,
+    traces: &[std::path::PathBuf],
 ) -> Result<(), String> {
     let cpu_before = cpu_seconds_all(pids);
     let queue = Arc::new(Mutex::new(0..matches));
@@ -106,12 +117,13 @@ pub async fn run(
         .map(|_| {
             let (base, queue) = (base.clone(), queue.clone());
             tokio::spawn(async move {
-                let mut done = (Vec::new(), 0usize, Vec::new());
+                let mut done = (Vec::new(), 0usize, Vec::new(), Vec::new());
                 while queue.lock().await.next().is_some() {
                     match one_match(&base).await {
-                        Ok(l) => {
+                        Ok((l, s)) => {
                             done.0.extend(l);
                             done.1 += 1;
+                            done.3.extend(s);
                         }
                         Err(e) => done.2.push(e),
                     }
@@ -121,11 +133,13 @@ pub async fn run(
         })
         .collect();
     let (mut latencies, mut completed, mut failures) = (Vec::new(), 0, Vec::new());
+    let mut sent = Vec::new();
     for w in workers {
-        let (l, c, f) = w.await.map_err(|e| e.to_string())?;
+        let (l, c, f, s) = w.await.map_err(|e| e.to_string())?;
         latencies.extend(l);
         completed += c;
         failures.extend(f);
+        sent.extend(s);
     }
     let seconds = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds_all(pids).zip(cpu_before).map(|(a, b)| a - b);
@@ -153,6 +167,11 @@ pub async fn run(
         peak.map_or("null".into(), |kib| format!("{:.1}", kib as f64 / 1024.0)),
         cpu.map_or("null".into(), |s| format!("{s:.2}"))
     );
+    if !traces.is_empty() {
+        // The trace's writers flush as soon as nothing is waiting.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        move_stages::report(&sent, traces)?;
+    }
     if completed < matches {
         return Err(format!(
             "{} of {matches} matches failed",

@@ -101,6 +101,21 @@ pub trait Position: Copy + Eq + Hash + Debug + Display {
         }
     }
 
+    /// Plays `action`, which must be one of this position's `legal_actions()`: what perft
+    /// and searches use on the actions they were handed. Games may skip the checks `play`
+    /// makes (a debug build still makes them); the default is `play`.
+    #[inline]
+    fn play_legal(&mut self, action: Self::Action) -> Status {
+        self.play(action)
+            .unwrap_or_else(|why| panic!("{action} is not legal here: {why}"))
+    }
+
+    /// [`perft()`](crate::perft()): the number of legal action sequences of exactly `depth`
+    /// actions. Games may override the generic walk with a faster one that counts the same.
+    fn perft(&self, depth: u32) -> u64 {
+        perft::walk(self, depth)
+    }
+
     /// Whether `action` is legal here, and why not, without playing it.
     fn check(&self, action: Self::Action) -> Result<(), Self::Illegal> {
         let mut copy = *self;

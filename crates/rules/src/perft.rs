@@ -5,6 +5,12 @@ use crate::Position;
 /// The number of legal action sequences of exactly `depth` actions from `position` (a finished
 /// game has no legal actions, so it adds nothing). Depth 0 counts the position itself.
 pub fn perft<P: Position>(position: &P, depth: u32) -> u64 {
+    position.perft(depth)
+}
+
+/// The generic walk behind [`Position::perft`]: every action of every position above the last
+/// ply played, the last ply counted.
+pub(crate) fn walk<P: Position>(position: &P, depth: u32) -> u64 {
     match depth {
         0 => 1,
         // Counting the last ply instead of playing it: the usual "bulk counting".
@@ -14,10 +20,8 @@ pub fn perft<P: Position>(position: &P, depth: u32) -> u64 {
             .into_iter()
             .map(|action| {
                 let mut next = *position;
-                match next.play(action) {
-                    Ok(_) => perft(&next, depth - 1),
-                    Err(_) => 0,
-                }
+                next.play_legal(action);
+                walk(&next, depth - 1)
             })
             .sum(),
     }

@@ -1,8 +1,10 @@
 //! Super Jogo da Velha and Jogo da Velha 2.0: nine small boards arranged 3x3
 //! (`docs/rules/ultimate.md`).
 //!
-//! Cells are kept board-major in two 81-bit sets, so each small board is nine contiguous bits
-//! and legal moves, small-board results and big-board lines are all mask operations.
+//! Cells are kept as nine 9-bit masks per player, one per small board, beside 9-bit masks of
+//! the decided boards, so playing a cell, a small board's result and the board sent to are
+//! small-integer operations and table lookups (no 128-bit shifts, no division by nine). A cell
+//! is coded `board << 4 | position`, and the legal cells are handed out board by board.
 
 use serde::{Deserialize, Serialize};
 
@@ -30,9 +32,10 @@ impl UltCell {
     /// The cell in grid column `col` (0 = a) and row `row` (0 = row 1), both below 9.
     pub const fn new(col: usize, row: usize) -> Option<UltCell> {
         if col < 9 && row < 9 {
-            let board = (row / 3) * 3 + col / 3;
-            let pos = (row % 3) * 3 + col % 3;
-            Some(UltCell((board * 9 + pos) as u8))
+            Some(UltCell::at(
+                (row / 3) * 3 + col / 3,
+                (row % 3) * 3 + col % 3,
+            ))
         } else {
             None
         }
@@ -41,22 +44,29 @@ impl UltCell {
     /// The cell at position `pos` (0–8, reading order) of small board `board` (0–8).
     pub const fn in_board(board: usize, pos: usize) -> Option<UltCell> {
         if board < 9 && pos < 9 {
-            Some(UltCell((board * 9 + pos) as u8))
+            Some(UltCell::at(board, pos))
         } else {
             None
         }
     }
 
+    /// The code of a cell: board in the high nibble, position in the low one (which orders
+    /// cells board-major, as the index does).
+    #[inline]
+    const fn at(board: usize, pos: usize) -> UltCell {
+        UltCell((board << 4 | pos) as u8)
+    }
+
     /// Small board holding the cell, 0–8 in reading order (board 1 of the texts is 0).
     #[inline]
     pub const fn board(self) -> usize {
-        self.0 as usize / 9
+        (self.0 >> 4) as usize
     }
 
     /// Position inside its small board, 0–8: also the board this cell sends to (ULT-R01).
     #[inline]
     pub const fn pos(self) -> usize {
-        self.0 as usize % 9
+        (self.0 & 0xF) as usize
     }
 
     /// Grid column, 0 (a) to 8 (i).
@@ -72,12 +82,7 @@ impl UltCell {
     /// Board-major index 0–80 (board × 9 + position).
     #[inline]
     pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-
-    #[inline]
-    const fn bit(self) -> u128 {
-        1 << self.0
+        self.board() * 9 + self.pos()
     }
 }
 
@@ -124,77 +129,150 @@ impl std::fmt::Display for UltimateIllegal {
 
 impl std::error::Error for UltimateIllegal {}
 
-/// The legal cells of a position as a set (bit = board-major cell index).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct UltCells(u128);
+/// The legal cells of a position as a set, kept board by board: the cells left of the board
+/// being walked, and the 9-bit masks of the boards after it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UltCells {
+    /// The cells still in the set of board `board`, 9-bit.
+    cur: u16,
+    /// The other boards with cells in the set; each one's mask in `cells` is not empty.
+    rest: u16,
+    /// The board of `cur`, 0–8.
+    board: u8,
+    /// The cells in the set of each board of `rest` (the others are not read).
+    cells: [u16; 9],
+}
 
 impl UltCells {
+    /// No cell.
+    const NONE: UltCells = UltCells {
+        cur: 0,
+        rest: 0,
+        board: 0,
+        cells: [0; 9],
+    };
+
+    /// The cells `cells` of the single board `board`.
+    #[inline]
+    const fn one_board(board: usize, cells: u16) -> UltCells {
+        UltCells {
+            cur: cells,
+            rest: 0,
+            board: board as u8,
+            cells: [0; 9],
+        }
+    }
+
     /// How many cells are in the set.
     #[inline]
-    pub const fn len(self) -> usize {
-        self.0.count_ones() as usize
+    pub fn len(self) -> usize {
+        let mut n = CELLS_IN[self.cur as usize] as usize;
+        let mut rest = self.rest;
+        while rest != 0 {
+            n += CELLS_IN[self.cells[rest.trailing_zeros() as usize] as usize] as usize;
+            rest &= rest - 1;
+        }
+        n
     }
 
     /// True when the set is empty.
+    #[inline]
     pub const fn is_empty(self) -> bool {
-        self.0 == 0
+        self.cur == 0 && self.rest == 0
     }
 
     /// Whether `cell` is in the set.
     pub const fn contains(self, cell: UltCell) -> bool {
-        self.0 & cell.bit() != 0
+        let (board, bit) = (cell.board(), 1 << cell.pos());
+        if board == self.board as usize {
+            self.cur & bit != 0
+        } else {
+            self.rest & (1 << board) != 0 && self.cells[board] & bit != 0
+        }
     }
 
     /// The `k`-th cell in board-major order (`k < len()`), for uniform random choice without
     /// collecting the set.
-    pub fn nth_cell(self, k: usize) -> Option<UltCell> {
-        let lo = self.0 as u64;
-        let lo_count = lo.count_ones() as usize;
-        let (word, k, base) = if k < lo_count {
-            (lo, k, 0)
-        } else {
-            ((self.0 >> 64) as u64, k - lo_count, 64)
-        };
-        select_bit(word, k).map(|b| UltCell((b + base) as u8))
+    pub fn nth_cell(self, mut k: usize) -> Option<UltCell> {
+        let here = CELLS_IN[usize::from(self.cur)] as usize;
+        if k < here {
+            return Some(UltCell::at(
+                usize::from(self.board),
+                usize::from(select_bit(self.cur, k)),
+            ));
+        }
+        k -= here;
+        let mut rest = self.rest;
+        while rest != 0 {
+            let board = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let cells = self.cells[board];
+            let count = CELLS_IN[usize::from(cells)] as usize;
+            if k < count {
+                return Some(UltCell::at(board, usize::from(select_bit(cells, k))));
+            }
+            k -= count;
+        }
+        None
+    }
+
+    /// The set as a board-major 81-bit mask.
+    fn bits(&self) -> u128 {
+        let mut all = u128::from(self.cur) << (9 * self.board);
+        let mut rest = self.rest;
+        while rest != 0 {
+            let board = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            all |= u128::from(self.cells[board]) << (9 * board);
+        }
+        all
     }
 }
 
-/// Index of the `k`-th set bit of `word`, skipping whole bytes first.
+/// Index of the `k`-th set bit of the 9-bit `mask` (`k` below its count).
 #[inline]
-fn select_bit(mut word: u64, mut k: usize) -> Option<u32> {
-    let mut base = 0;
-    loop {
-        if word == 0 {
-            return None;
-        }
-        let byte_count = (word & 0xFF).count_ones() as usize;
-        if k < byte_count {
-            break;
-        }
-        k -= byte_count;
-        word >>= 8;
-        base += 8;
-    }
+fn select_bit(mut mask: u16, k: usize) -> u8 {
     for _ in 0..k {
-        word &= word - 1;
+        mask &= mask - 1;
     }
-    Some(base + word.trailing_zeros())
+    mask.trailing_zeros() as u8
+}
+
+impl PartialEq for UltCells {
+    fn eq(&self, other: &UltCells) -> bool {
+        self.bits() == other.bits()
+    }
+}
+
+impl Eq for UltCells {}
+
+impl std::hash::Hash for UltCells {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.bits().hash(state);
+    }
 }
 
 impl Iterator for UltCells {
     type Item = UltCell;
     #[inline]
     fn next(&mut self) -> Option<UltCell> {
-        if self.0 == 0 {
-            return None;
+        if self.cur == 0 {
+            if self.rest == 0 {
+                return None;
+            }
+            let board = self.rest.trailing_zeros() as usize;
+            self.rest &= self.rest - 1;
+            self.cur = self.cells[board];
+            self.board = board as u8;
         }
-        let i = self.0.trailing_zeros();
-        self.0 &= self.0 - 1;
-        Some(UltCell(i as u8))
+        // Bit 9 bounds the position for the compiler (`cur` is never empty here).
+        let pos = (self.cur | 1 << 9).trailing_zeros() as usize;
+        self.cur &= self.cur - 1;
+        Some(UltCell::at(usize::from(self.board), pos))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.0.count_ones() as usize;
+        let n = UltCells::len(*self);
         (n, Some(n))
     }
 }
@@ -204,13 +282,44 @@ impl ExactSizeIterator for UltCells {}
 const ANY: u8 = 9;
 const ALL_BOARDS: u16 = FULL;
 const GRID: u128 = (1 << 81) - 1;
+
+/// How many cells a 9-bit mask holds (no popcount instruction on every target).
+static CELLS_IN: [u8; 512] = {
+    let mut table = [0u8; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        table[mask] = (mask as u16).count_ones() as u8;
+        mask += 1;
+    }
+    table
+};
+
+/// The empty cells that would complete a line for a player holding a 9-bit mask.
+static COMPLETES: [u16; 512] = {
+    let mut table = [0u16; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        let mut l = 0;
+        while l < 8 {
+            let missing = crate::lines::LINES[l] & !(mask as u16);
+            if missing.count_ones() == 1 {
+                table[mask] |= missing;
+            }
+            l += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
 /// How many lost turns in a row lose a 2.0 game (V2-R05).
 pub const LOST_TURNS_TO_LOSE: u8 = 3;
 
-#[inline]
-const fn board_mask(board: usize) -> u128 {
-    (FULL as u128) << (9 * board)
-}
+/// Codes of `Ultimate::over`: the game goes on, or how it ended.
+const ONGOING: u8 = 0;
+const X_WON: u8 = 1;
+const O_WON: u8 = 2;
+const DRAWN: u8 = 3;
 
 #[inline]
 const fn board_bits(cells: u128, board: usize) -> u16 {
@@ -220,36 +329,34 @@ const fn board_bits(cells: u128, board: usize) -> u16 {
 /// A position of Super Jogo da Velha or Jogo da Velha 2.0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ultimate {
-    x: u128,
-    o: u128,
-    /// Cells of the boards still open, kept so the legal set is two mask operations.
-    open: u128,
-    won_x: u16,
-    won_o: u16,
-    drawn: u16,
+    /// The cells of each small board: X's in bits 0–8, O's in bits 16–24 (bit = position in
+    /// reading order), so one load gives a board and a shift by `16 × Player::index` a side.
+    grid: [u32; 9],
+    /// The small boards each player won, indexed by `Player::index`.
+    won: [u16; 2],
+    /// The small boards decided (won, or drawn: full without a line).
+    closed: u16,
     sent: u8,
     side: Player,
     variant: Variant,
     /// Turns each player has lost in a row to the clock (2.0 only).
     lost_turns: [u8; 2],
-    status: Status,
+    /// `ONGOING`, or how the game ended (`X_WON`, `O_WON`, `DRAWN`).
+    over: u8,
 }
 
 impl Ultimate {
     /// An empty grid of `variant` with `starter` to move, who may play anywhere (ULT-R02).
     pub const fn new(variant: Variant, starter: Player) -> Ultimate {
         Ultimate {
-            x: 0,
-            o: 0,
-            open: GRID,
-            won_x: 0,
-            won_o: 0,
-            drawn: 0,
+            grid: [0; 9],
+            won: [0, 0],
+            closed: 0,
             sent: ANY,
             side: starter,
             variant,
             lost_turns: [0, 0],
-            status: Status::Ongoing(starter),
+            over: ONGOING,
         }
     }
 
@@ -267,19 +374,18 @@ impl Ultimate {
             return Err("a cell holds both symbols");
         }
         let mut pos = Ultimate::new(variant, side);
-        pos.x = x;
-        pos.o = o;
         pos.lost_turns = lost_turns;
         for b in 0..9 {
             let (bx, bo) = (board_bits(x, b), board_bits(o, b));
+            pos.grid[b] = u32::from(bx) | u32::from(bo) << 16;
             match (has_line(bx), has_line(bo)) {
                 (true, true) => return Err("a small board has lines of both players"),
-                (true, false) => pos.won_x |= 1 << b,
-                (false, true) => pos.won_o |= 1 << b,
-                (false, false) if bx | bo == FULL => pos.drawn |= 1 << b,
-                _ => continue,
+                (true, false) => pos.won[Player::X.index()] |= 1 << b,
+                (false, true) => pos.won[Player::O.index()] |= 1 << b,
+                (false, false) if bx | bo != FULL => continue,
+                (false, false) => {}
             }
-            pos.open &= !board_mask(b);
+            pos.closed |= 1 << b;
         }
         pos.sent = match sent {
             None => ANY,
@@ -297,10 +403,10 @@ impl Ultimate {
         {
             return Err("impossible count of lost turns");
         }
-        pos.status = match lost_turns {
-            [LOST_TURNS_TO_LOSE, _] => Status::Win(Player::O),
-            [_, LOST_TURNS_TO_LOSE] => Status::Win(Player::X),
-            _ => pos.board_status(),
+        pos.over = match lost_turns {
+            [LOST_TURNS_TO_LOSE, _] => O_WON,
+            [_, LOST_TURNS_TO_LOSE] => X_WON,
+            _ => pos.board_result(),
         };
         Ok(pos)
     }
@@ -310,8 +416,8 @@ impl Ultimate {
     pub(crate) fn with_lost_turns(&self, lost_turns: [u8; 2]) -> Result<Ultimate, &'static str> {
         Ultimate::from_parts(
             self.variant,
-            self.x,
-            self.o,
+            self.cells_of(Player::X),
+            self.cells_of(Player::O),
             self.side,
             self.sent_board(),
             lost_turns,
@@ -330,9 +436,10 @@ impl Ultimate {
 
     /// The symbol on `cell`, if any.
     pub const fn piece(&self, cell: UltCell) -> Option<Player> {
-        if self.x & cell.bit() != 0 {
+        let bit = 1 << cell.pos();
+        if self.of(Player::X, cell.board()) & bit != 0 {
             Some(Player::X)
-        } else if self.o & cell.bit() != 0 {
+        } else if self.of(Player::O, cell.board()) & bit != 0 {
             Some(Player::O)
         } else {
             None
@@ -342,11 +449,11 @@ impl Ultimate {
     /// How small board `board` (0–8) stands.
     pub const fn board(&self, board: usize) -> BoardState {
         let bit = 1 << board;
-        if self.won_x & bit != 0 {
+        if self.won[Player::X.index()] & bit != 0 {
             BoardState::Won(Player::X)
-        } else if self.won_o & bit != 0 {
+        } else if self.won[Player::O.index()] & bit != 0 {
             BoardState::Won(Player::O)
-        } else if self.drawn & bit != 0 {
+        } else if self.closed & bit != 0 {
             BoardState::Drawn
         } else {
             BoardState::Open
@@ -374,41 +481,105 @@ impl Ultimate {
 
     /// The small boards that give `player` a point, as a 9-bit mask.
     const fn point_boards(&self, player: Player) -> u16 {
-        let won = match player {
-            Player::X => self.won_x,
-            Player::O => self.won_o,
-        };
+        let won = self.won[player.index()];
         match self.variant {
             Variant::Super => won,
-            Variant::V2 => won | self.drawn,
+            Variant::V2 => won | self.drawn_boards(),
         }
+    }
+
+    /// The drawn small boards, as a 9-bit mask.
+    const fn drawn_boards(&self) -> u16 {
+        self.closed & !(self.won[0] | self.won[1])
     }
 
     /// The legal cells as a set.
     #[inline]
     pub fn legal_cells(&self) -> UltCells {
-        if self.status.is_over() {
-            return UltCells(0);
+        if self.over != ONGOING {
+            return UltCells::NONE;
         }
-        let empty = self.open & !(self.x | self.o);
-        if self.sent == ANY {
-            UltCells(empty)
-        } else {
-            UltCells(empty & board_mask(self.sent as usize))
+        if self.sent != ANY {
+            let b = self.sent as usize;
+            return UltCells::one_board(b, self.empty(b));
+        }
+        self.free_cells()
+    }
+
+    /// The legal cells when the side to move may play in any open board.
+    #[inline(never)]
+    fn free_cells(&self) -> UltCells {
+        let open = self.open_boards();
+        if open == 0 {
+            return UltCells::NONE;
+        }
+        let mut cells = [0; 9];
+        for (b, empty) in cells.iter_mut().enumerate() {
+            *empty = self.empty(b);
+        }
+        let first = open.trailing_zeros() as usize;
+        UltCells {
+            cur: cells[first],
+            rest: open & (open - 1),
+            board: first as u8,
+            cells,
         }
     }
 
-    /// The status the big board gives (lines of points, or all boards decided).
-    fn board_status(&self) -> Status {
+    /// How many legal cells there are, without building the set.
+    #[inline]
+    fn legal_len(&self) -> usize {
+        if self.over != ONGOING {
+            return 0;
+        }
+        if self.sent != ANY {
+            return CELLS_IN[usize::from(self.empty(self.sent as usize))] as usize;
+        }
+        let mut count = 0;
+        let mut open = self.open_boards();
+        while open != 0 {
+            let b = open.trailing_zeros() as usize;
+            open &= open - 1;
+            count += CELLS_IN[usize::from(self.empty(b))] as usize;
+        }
+        count
+    }
+
+    /// The empty cells of small board `board` as a 9-bit mask.
+    #[inline]
+    const fn empty(&self, board: usize) -> u16 {
+        let both = self.grid[board];
+        !(both | both >> 16) as u16 & FULL
+    }
+
+    /// `player`'s cells of small board `board` as a 9-bit mask.
+    #[inline]
+    const fn of(&self, player: Player, board: usize) -> u16 {
+        (self.grid[board] >> (16 * player.index())) as u16 & FULL
+    }
+
+    /// The small boards still open, as a 9-bit mask.
+    #[inline]
+    const fn open_boards(&self) -> u16 {
+        !self.closed & ALL_BOARDS
+    }
+
+    /// All of `player`'s cells, board-major.
+    fn cells_of(&self, player: Player) -> u128 {
+        (0..9).fold(0, |all, b| all | u128::from(self.of(player, b)) << (9 * b))
+    }
+
+    /// The result the big board gives (lines of points, or all boards decided).
+    fn board_result(&self) -> u8 {
         let x_line = has_line(self.point_boards(Player::X));
         let o_line = has_line(self.point_boards(Player::O));
         match (x_line, o_line) {
             // V2-R03: both lines at once (only possible through drawn boards) is a draw.
-            (true, true) => Status::Draw,
-            (true, false) => Status::Win(Player::X),
-            (false, true) => Status::Win(Player::O),
-            _ if self.won_x | self.won_o | self.drawn == ALL_BOARDS => Status::Draw,
-            _ => Status::Ongoing(self.side),
+            (true, true) => DRAWN,
+            (true, false) => X_WON,
+            (false, true) => O_WON,
+            _ if self.closed == ALL_BOARDS => DRAWN,
+            _ => ONGOING,
         }
     }
 }
@@ -425,94 +596,208 @@ impl Position for Ultimate {
 
     #[inline]
     fn legal_count(&self) -> usize {
-        self.legal_cells().len()
+        self.legal_len()
     }
 
     #[inline]
     fn play(&mut self, cell: UltCell) -> Result<Status, UltimateIllegal> {
-        if self.status.is_over() {
+        if self.over != ONGOING {
             return Err(UltimateIllegal::GameOver);
         }
         let board = cell.board();
         if self.sent != ANY && board != self.sent as usize {
             return Err(UltimateIllegal::WrongBoard { sent: self.sent });
         }
-        if self.open & cell.bit() == 0 {
+        if self.open_boards() & (1 << board) == 0 {
             return Err(UltimateIllegal::BoardDecided);
         }
-        if (self.x | self.o) & cell.bit() != 0 {
+        if self.empty(board) & (1 << cell.pos()) == 0 {
             return Err(UltimateIllegal::Occupied);
         }
-        let mine = match self.side {
-            Player::X => {
-                self.x |= cell.bit();
-                self.x
-            }
-            Player::O => {
-                self.o |= cell.bit();
-                self.o
-            }
-        };
-        let decided = if has_line(board_bits(mine, board)) {
-            match self.side {
-                Player::X => self.won_x |= 1 << board,
-                Player::O => self.won_o |= 1 << board,
-            }
-            true
-        } else if board_bits(self.x | self.o, board) == FULL {
-            self.drawn |= 1 << board;
-            true
-        } else {
-            false
-        };
-        self.lost_turns[self.side.index()] = 0;
-        self.side = !self.side;
-        let target = cell.pos();
-        if decided {
-            self.open &= !board_mask(board);
-            self.status = self.board_status();
-        } else {
-            self.status = Status::Ongoing(self.side);
+        Ok(self.play_at(board, cell.pos()))
+    }
+
+    /// `play` without its checks: `cell` is one of `legal_cells()`.
+    #[inline]
+    fn play_legal(&mut self, cell: UltCell) -> Status {
+        debug_assert_eq!(self.check(cell), Ok(()), "{cell} is not legal here");
+        self.play_at(cell.board(), cell.pos())
+    }
+
+    /// Perft walking each small board's empty cells as 9-bit masks, the last ply counted from
+    /// a table: the same counts as the generic walk.
+    fn perft(&self, depth: u32) -> u64 {
+        match depth {
+            0 => 1,
+            1 => self.legal_len() as u64,
+            _ if self.over != ONGOING => 0,
+            2 => self.perft_two(),
+            _ => self.perft_from(depth),
         }
-        self.sent = if self.open & board_mask(target) != 0 {
-            target as u8
-        } else {
-            ANY
-        };
-        Ok(self.status)
     }
 
     fn timeout(&mut self) -> Result<Status, UltimateIllegal> {
         if self.variant == Variant::Super {
             return Err(UltimateIllegal::NoClock);
         }
-        if self.status.is_over() {
+        if self.over != ONGOING {
             return Err(UltimateIllegal::GameOver);
         }
         let lost = &mut self.lost_turns[self.side.index()];
         *lost += 1;
         if *lost == LOST_TURNS_TO_LOSE {
-            self.status = Status::Win(!self.side);
+            self.over = X_WON + (!self.side).index() as u8;
         } else {
             // V2-R05: the opponent moves next, anywhere open.
             self.side = !self.side;
             self.sent = ANY;
-            self.status = Status::Ongoing(self.side);
         }
-        Ok(self.status)
+        Ok(self.status())
     }
 
     #[inline]
     fn status(&self) -> Status {
-        self.status
+        match self.over {
+            ONGOING => Status::Ongoing(self.side),
+            X_WON => Status::Win(Player::X),
+            O_WON => Status::Win(Player::O),
+            _ => Status::Draw,
+        }
     }
 
     fn ending(&self) -> Option<Ending> {
-        match self.status {
-            Status::Ongoing(_) => None,
+        match self.over {
+            ONGOING => None,
             _ if self.lost_turns.contains(&LOST_TURNS_TO_LOSE) => Some(Ending::Time),
-            Status::Win(_) => Some(Ending::Line),
-            Status::Draw => Some(Ending::Draw),
+            DRAWN => Some(Ending::Draw),
+            _ => Some(Ending::Line),
         }
+    }
+}
+
+impl Ultimate {
+    /// Plays the empty cell `target` of open small board `board`, which the rules allow: the
+    /// one body of `play` and `play_legal`. Most moves decide nothing: they set a bit, pass
+    /// the turn and send; a move that decides its small board goes through `decide`.
+    #[inline(always)]
+    fn play_at(&mut self, board: usize, target: usize) -> Status {
+        let me = self.side.index();
+        let both = self.grid[board] | 1 << (target + 16 * me);
+        self.grid[board] = both;
+        let mine = (both >> (16 * me)) as u16 & FULL;
+        self.lost_turns[me] = 0;
+        self.side = !self.side;
+        if has_line(mine) || (both | both >> 16) as u16 & FULL == FULL {
+            self.decide(board, me, mine);
+        }
+        self.sent = if self.closed >> target & 1 != 0 {
+            ANY
+        } else {
+            target as u8
+        };
+        self.status()
+    }
+
+    /// Small board `board`, where `me` just played and holds `mine`, is decided: marks it won
+    /// or drawn and settles the big board.
+    #[cold]
+    #[inline(never)]
+    fn decide(&mut self, board: usize, me: usize, mine: u16) {
+        if has_line(mine) {
+            self.won[me] |= 1 << board;
+        }
+        self.closed |= 1 << board;
+        self.over = self.board_result();
+    }
+
+    /// Perft at depth 2 or more from a position that may be over.
+    fn perft_from(&self, depth: u32) -> u64 {
+        if self.over != ONGOING {
+            return 0;
+        }
+        let mut boards = if self.sent == ANY {
+            self.open_boards()
+        } else {
+            1 << self.sent
+        };
+        let mut total = 0;
+        while boards != 0 {
+            let board = boards.trailing_zeros() as usize;
+            boards &= boards - 1;
+            let mut cells = self.empty(board);
+            while cells != 0 {
+                let target = cells.trailing_zeros() as usize;
+                cells &= cells - 1;
+                let mut next = *self;
+                next.play_at(board, target);
+                total += if depth == 3 {
+                    if next.over == ONGOING {
+                        next.perft_two()
+                    } else {
+                        0
+                    }
+                } else {
+                    next.perft_from(depth - 1)
+                };
+            }
+        }
+        total
+    }
+
+    /// Perft at depth 2 of an ongoing position, counting the legal cells after each move that
+    /// decides nothing without playing it: such a move leaves every board's result as it was,
+    /// takes one empty cell of its board and sends to its position's board, or anywhere open if
+    /// that board is decided. Moves that decide their board are played.
+    fn perft_two(&self) -> u64 {
+        let open = self.open_boards();
+        // Legal cells after a move that decides nothing, by the board it sends to.
+        let mut after = [0u32; 9];
+        let mut anywhere = 0;
+        for (b, count) in after.iter_mut().enumerate() {
+            if open >> b & 1 != 0 {
+                *count = u32::from(CELLS_IN[usize::from(self.empty(b))]);
+                anywhere += *count;
+            }
+        }
+        for (b, count) in after.iter_mut().enumerate() {
+            if open >> b & 1 == 0 {
+                *count = anywhere - 1;
+            }
+        }
+        let mut boards = if self.sent == ANY {
+            open
+        } else {
+            1 << self.sent
+        };
+        let mut total = 0u64;
+        while boards != 0 {
+            let board = boards.trailing_zeros() as usize;
+            boards &= boards - 1;
+            let empty = self.empty(board);
+            let deciding = if CELLS_IN[usize::from(empty)] == 1 {
+                empty
+            } else {
+                COMPLETES[usize::from(self.of(self.side, board))] & empty
+            };
+            let quiet = empty & !deciding;
+            // A quiet move that sends back into its own board leaves one cell fewer there.
+            let mut sum = 0u32.wrapping_sub(u32::from(quiet >> board & 1));
+            let mut cells = quiet;
+            while cells != 0 {
+                let target = cells.trailing_zeros() as usize;
+                cells &= cells - 1;
+                sum = sum.wrapping_add(after[target]);
+            }
+            total += u64::from(sum);
+            let mut loud = deciding;
+            while loud != 0 {
+                let target = loud.trailing_zeros() as usize;
+                loud &= loud - 1;
+                let mut next = *self;
+                next.play_at(board, target);
+                total += next.legal_len() as u64;
+            }
+        }
+        total
     }
 }

@@ -80,6 +80,8 @@ pub struct App {
     pub push_services: Vec<String>,
     /// E-mail to players, when an SMTP server is configured.
     pub mail: Option<Mailer>,
+    /// Where each move's stages are written, when asked (`move_trace.rs`).
+    pub move_trace: Option<crate::move_trace::MoveTrace>,
 }
 
 /// Google sign-in as configured: the web button needs the web client; the desktop client is
@@ -518,8 +520,14 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         http: push_http,
     });
     let mail = mailer(serve, &store)?;
+    let move_trace = serve
+        .trace_moves
+        .as_deref()
+        .map(crate::move_trace::MoveTrace::create)
+        .transpose()?;
     let app = Arc::new(App {
         mail,
+        move_trace,
         payments,
         vapid,
         push_services: serve.push_services.clone(),

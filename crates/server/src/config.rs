@@ -246,6 +246,10 @@ pub struct Serve {
     /// On SIGTERM or Ctrl-C, how long open connections get to finish, in seconds.
     #[arg(long, env = "VELHA_SHUTDOWN_GRACE_S", default_value_t = 5)]
     pub shutdown_grace_s: u64,
+    /// Writes, for every move a live connection carries, when the server read it, committed
+    /// it and told it, to this file (`move_trace.rs`; the load bench reads it).
+    #[arg(long, env = "VELHA_TRACE_MOVES")]
+    pub trace_moves: Option<PathBuf>,
 }
 
 /// A payment provider.

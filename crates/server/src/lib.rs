@@ -18,6 +18,7 @@ pub mod limits;
 pub mod live;
 pub mod mail;
 pub mod metrics;
+pub mod move_trace;
 pub mod passwords;
 pub mod payments;
 pub mod push;

@@ -302,10 +302,10 @@ impl Hub {
             Event::Room { room, version } => self.rooms.changed(&room, version),
             Event::SignedOut { account, sessions } => {
                 let state = self.lock();
-                let signed_out = ServerMsg::Error {
+                let signed_out = Arc::new(ServerMsg::Error {
                     code: ErrorCode::Unauthorized,
                     message: "this session was signed out; sign in again".into(),
-                };
+                });
                 for conn in state.conns.get(&account).into_iter().flatten() {
                     if sessions.holds(&conn.session) {
                         let _ = conn.tx.try_send(signed_out.clone());

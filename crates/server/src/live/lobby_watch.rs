@@ -13,6 +13,7 @@ use velha_api::{OpenMatch, Scope, ServerMsg};
 
 use super::Hub;
 use super::bus::Event;
+use super::connections::Outgoing;
 use crate::store::{AccountRow, LobbyList};
 
 /// Changes held for one watch while its snapshot is read; past this the snapshot is read
@@ -25,7 +26,7 @@ struct Watch {
     account: String,
     /// The watcher's country: a Nacional list shows only matches of that country.
     country: String,
-    tx: mpsc::Sender<ServerMsg>,
+    tx: mpsc::Sender<Outgoing>,
     close: Arc<Notify>,
     /// Changes waiting for the snapshot (`None` once it is sent); `Err` when too many came.
     held: Option<Result<Vec<ServerMsg>, ()>>,
@@ -43,7 +44,7 @@ impl Watches {
         conn: u64,
         list: LobbyList,
         account: &AccountRow,
-        tx: mpsc::Sender<ServerMsg>,
+        tx: mpsc::Sender<Outgoing>,
         close: Arc<Notify>,
     ) {
         self.0.insert(
@@ -132,7 +133,7 @@ fn tell(watch: &mut Watch, msg: ServerMsg) {
 
 /// A connection that does not read its messages is closed, as everywhere in the hub.
 fn deliver(watch: &Watch, msg: ServerMsg) {
-    if watch.tx.try_send(msg).is_err() {
+    if watch.tx.try_send(Arc::new(msg)).is_err() {
         watch.close.notify_one();
     }
 }
@@ -145,7 +146,7 @@ impl Hub {
         conn: u64,
         list: LobbyList,
         account: &AccountRow,
-        tx: mpsc::Sender<ServerMsg>,
+        tx: mpsc::Sender<Outgoing>,
         close: Arc<Notify>,
     ) {
         self.lock().lobby.watch(conn, list, account, tx, close);
@@ -247,8 +248,10 @@ mod tests {
         }
     }
 
-    fn drain(rx: &mut mpsc::Receiver<ServerMsg>) -> Vec<ServerMsg> {
-        std::iter::from_fn(|| rx.try_recv().ok()).collect()
+    fn drain(rx: &mut mpsc::Receiver<Outgoing>) -> Vec<ServerMsg> {
+        std::iter::from_fn(|| rx.try_recv().ok())
+            .map(Arc::unwrap_or_clone)
+            .collect()
     }
 
     #[test]

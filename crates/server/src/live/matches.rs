@@ -10,6 +10,7 @@ use super::Hub;
 use super::bus::Event;
 use super::live_game::LiveGame;
 use super::referee::{Decision, Live, Loaded, Rejected, Write, from_row, load, with_live};
+use crate::move_trace::{self, Stage};
 use crate::store::MatchRow;
 use crate::token::now_ms;
 
@@ -158,7 +159,9 @@ impl Hub {
         let written = match &decision.write {
             Write::Move(m) => {
                 let started = std::time::Instant::now();
+                move_trace::stamp(Stage::CommitStart);
                 let written = self.store.commit_move(&m.commit(live.id(), &encoded)).await;
+                move_trace::stamp(Stage::CommitEnd);
                 metrics::histogram!(crate::metrics::COMMIT_SECONDS)
                     .record(started.elapsed().as_secs_f64());
                 if let Ok(true) = written {
@@ -193,6 +196,7 @@ impl Hub {
         }
         let told = live.written(decision);
         self.committed(told).await;
+        move_trace::stamp(Stage::Told);
         self.after_change(live.id(), live.next_wake(), live.velha_to_move());
         Ok(())
     }

@@ -30,7 +30,7 @@ use crate::token::new_id;
 pub use bus::Ended;
 use clock::Timers;
 use connections::Conn;
-pub use connections::{ConnHandle, MAX_CONNECTIONS_PER_PLAYER};
+pub use connections::{ConnHandle, MAX_CONNECTIONS_PER_PLAYER, Outgoing};
 pub use drain::{Drain, RESTARTING, RESTARTING_REASON};
 use lobby_watch::Watches;
 pub use matchmaker::{pair_waiting, run as run_matchmaker};

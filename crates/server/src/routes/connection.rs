@@ -25,6 +25,10 @@ use velha_api::MAX_LIVE_FRAME;
 
 use crate::live::{Drain, RESTARTING, RESTARTING_REASON};
 
+/// The WebSocket's read buffer, which every connection keeps for its life: the app's
+/// messages are a few hundred bytes (a larger one, up to `MAX_LIVE_FRAME`, is read in more
+/// reads). tungstenite's default is 128 KiB; 4 KiB was still a third of an idle connection.
+pub(super) const READ_BUFFER: usize = 1024;
 /// How long one frame may take to go out to a connection that does not read before it is
 /// dropped.
 const SEND_WITHIN: Duration = Duration::from_secs(10);
@@ -137,9 +141,10 @@ impl Drop for Counted {
     }
 }
 
-/// Carries the connection until either side ends it.
+/// Carries the connection until either side ends it. The socket comes boxed: every async
+/// function it passes through keeps a slot of its size (368 bytes) for the connection's life.
 pub(super) async fn carry<S: Speaks>(
-    mut socket: WebSocket,
+    mut socket: Box<WebSocket>,
     outbox: Outbox<S::Out>,
     silence: Duration,
     mut speaker: S,
@@ -238,8 +243,10 @@ pub(super) async fn carry<S: Speaks>(
                 return;
             }
         };
-        // Through the outbox, behind the messages already waiting there.
-        if let Some(out) = speaker.answer(t).await
+        // Through the outbox, behind the messages already waiting there. The answer's future
+        // (a move's rules, commit and news) is boxed: held inline, it made every connection's
+        // task as big as the deepest answer, about 19 KiB an idle connection.
+        if let Some(out) = Box::pin(speaker.answer(t)).await
             && tx.try_send(out).is_err()
         {
             break;

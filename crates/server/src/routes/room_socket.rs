@@ -9,11 +9,12 @@ use axum::response::Response;
 use futures_util::SinkExt;
 use velha_api::{ErrorCode, MAX_LIVE_FRAME, RoomClientMsg, RoomServerMsg, Seat};
 
-use super::connection::{Outbox, Speaks, carry, farewell_for};
+use super::connection::{Outbox, READ_BUFFER, Speaks, carry, farewell_for};
 use super::rooms::{act, seat_of, view};
 use super::socket::HELLO_WITHIN;
 use crate::app::App;
 use crate::live::{RoomWatch, room_frame};
+use crate::move_trace::MoveTrace;
 use crate::token::now_ms;
 
 /// A room, live.
@@ -38,10 +39,10 @@ pub async fn live(
     upgrade: WebSocketUpgrade,
 ) -> Response {
     upgrade
-        .read_buffer_size(4 * 1024)
+        .read_buffer_size(READ_BUFFER)
         .max_frame_size(MAX_LIVE_FRAME)
         .max_message_size(MAX_LIVE_FRAME)
-        .on_upgrade(move |socket| session(app, id, socket))
+        .on_upgrade(move |socket| session(app, id, Box::new(socket)))
 }
 
 fn text(msg: &RoomServerMsg) -> Message {
@@ -122,10 +123,12 @@ async fn send_room(app: &App, id: &str, only: Option<u64>) {
     }
 }
 
-async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
+async fn session(app: Arc<App>, id: String, mut socket: Box<WebSocket>) {
     // A stop waits for the connection and for what it writes as it ends (`socket.rs`).
     let _working = app.hub.drain.working();
-    let seat = match hello(&app, &id, &mut socket).await {
+    // Boxed, as every step that reads the store: an idle connection's task keeps only what
+    // its loop holds (`connection.rs`).
+    let seat = match Box::pin(hello(&app, &id, &mut socket)).await {
         Ok(seat) => seat,
         Err(Refused::Say(msg)) => {
             let _ = socket.send(text(&msg)).await;
@@ -140,7 +143,7 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
     let spectating = seat.is_none();
     // A spectator's place is counted across processes (CLASSIC-R13's 50).
     let placed = if spectating {
-        app.hub.spectate(&id).await.unwrap_or_else(|e| {
+        Box::pin(app.hub.spectate(&id)).await.unwrap_or_else(|e| {
             tracing::error!(error = %e, "could not count a room's spectators");
             false
         })
@@ -150,7 +153,7 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
     let watch = placed.then(|| app.hub.rooms.watch(&id, seat)).flatten();
     let Some(watch) = watch else {
         if placed && spectating {
-            app.hub.unspectate(&id).await;
+            Box::pin(app.hub.unspectate(&id)).await;
         }
         let full = match seat {
             None => error(ErrorCode::RoomFull, "the room has 50 spectators; try later"),
@@ -164,9 +167,9 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
     // A spectator changes the number watching, which everyone (this connection included)
     // hears; a player's connection changes nothing the others see, so it alone hears the room.
     if let Some(seat) = seat {
-        app.hub.seat_presence(&id, seat, true).await;
+        Box::pin(app.hub.seat_presence(&id, seat, true)).await;
     }
-    send_room(&app, &id, (!spectating).then_some(watch_id)).await;
+    Box::pin(send_room(&app, &id, (!spectating).then_some(watch_id))).await;
     serve(&app, &id, seat, socket, watch).await;
     app.hub.rooms.unwatch(&id, watch_id);
     // A process stopping for a deploy keeps its seats and places while they come back on
@@ -176,11 +179,11 @@ async fn session(app: Arc<App>, id: String, mut socket: WebSocket) {
         return;
     }
     if let Some(seat) = seat {
-        app.hub.seat_presence(&id, seat, false).await;
+        Box::pin(app.hub.seat_presence(&id, seat, false)).await;
     }
     if spectating {
-        app.hub.unspectate(&id).await;
-        send_room(&app, &id, None).await;
+        Box::pin(app.hub.unspectate(&id)).await;
+        Box::pin(send_room(&app, &id, None)).await;
     }
 }
 
@@ -218,10 +221,17 @@ impl Speaks for RoomSpeaker<'_> {
                     "spectators watch; only the room's two players play",
                 )),
                 // Done: the room's change reaches this connection with everyone's.
-                Some(you) => act(self.app, self.id, you, &what)
-                    .await
-                    .err()
-                    .map(|e| e.to_room_msg()),
+                Some(you) => MoveTrace::traced(
+                    self.app.move_trace.as_ref(),
+                    act(self.app, self.id, you, &what),
+                    |acted| {
+                        let (row, _) = acted.as_ref().ok()?;
+                        Some(format!("room {} {}", row.id, row.ply))
+                    },
+                )
+                .await
+                .err()
+                .map(|e| e.to_room_msg()),
             },
         };
         answer.map(|a| room_frame(&a))
@@ -229,7 +239,7 @@ impl Speaks for RoomSpeaker<'_> {
 }
 
 /// Carries the connection (`connection.rs`) until either side ends it.
-async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: WebSocket, watch: RoomWatch) {
+async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: Box<WebSocket>, watch: RoomWatch) {
     let RoomWatch { rx, tx, close, .. } = watch;
     let outbox = Outbox {
         rx,

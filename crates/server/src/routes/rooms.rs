@@ -20,6 +20,7 @@ use crate::auth::Player;
 use crate::error::{AppError, AppResult, Json};
 use crate::limits::ClientAddress;
 use crate::live::RoomNews;
+use crate::move_trace::{self, Stage};
 use crate::push;
 use crate::store::{RoomRow, RoomSave, row_after_join};
 use crate::text::check_text;
@@ -154,8 +155,12 @@ pub async fn act(app: &App, id: &str, you: Seat, act: &RoomAct) -> AppResult<(Ro
         };
         let news = news(app, &save.row_after(), watching, now);
         save.told = news.record();
-        if let Some(row) = app.store.save_room(&save).await? {
+        move_trace::stamp(Stage::CommitStart);
+        let saved = app.store.save_room(&save).await?;
+        move_trace::stamp(Stage::CommitEnd);
+        if let Some(row) = saved {
             app.hub.room_saved(news).await;
+            move_trace::stamp(Stage::Told);
             tell_seats(app, &before.room, &row);
             return Ok((row, watching));
         }

@@ -12,10 +12,11 @@ use tokio::sync::{Notify, mpsc};
 use tracing::Instrument;
 use velha_api::{ClientMsg, ErrorCode, MAX_LIVE_FRAME, ServerMsg};
 
-use super::connection::{Outbox, Speaks, carry, farewell_for};
+use super::connection::{Outbox, READ_BUFFER, Speaks, carry, farewell_for};
 use crate::app::App;
 use crate::auth::{cookie_token, is_subscriber, same_origin};
-use crate::live::ConnHandle;
+use crate::live::{ConnHandle, Outgoing};
+use crate::move_trace::MoveTrace;
 use crate::store::{AccountRow, LobbyList};
 use crate::token::{now_ms, session_id, token_hash};
 
@@ -49,17 +50,18 @@ pub async fn live(
     let cookie = cookie_token(&headers)
         .filter(|_| same_origin(&headers))
         .map(str::to_owned);
-    // Messages are small: a 4 KiB read buffer instead of the default 128 KiB is what lets
-    // thousands of players connect without hundreds of megabytes of empty buffers.
     upgrade
-        .read_buffer_size(4 * 1024)
+        .read_buffer_size(READ_BUFFER)
         .max_frame_size(MAX_LIVE_FRAME)
         .max_message_size(MAX_LIVE_FRAME)
-        .on_upgrade(move |socket| session(app, socket, cookie))
+        .on_upgrade(move |socket| session(app, Box::new(socket), cookie))
 }
 
 fn text(msg: &ServerMsg) -> Message {
-    Message::Text(PlayerSpeaker::frame(msg))
+    // Serialising these plain types cannot fail.
+    Message::Text(Utf8Bytes::from(
+        serde_json::to_string(msg).unwrap_or_default(),
+    ))
 }
 
 fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {
@@ -130,11 +132,13 @@ async fn hello(
     }
 }
 
-async fn session(app: Arc<App>, mut socket: WebSocket, cookie: Option<String>) {
+async fn session(app: Arc<App>, mut socket: Box<WebSocket>, cookie: Option<String>) {
     // A stop waits for the connection: the move it is answering is committed and told, and
     // what it writes as it ends is written, before the process exits.
     let _working = app.hub.drain.working();
-    let (account, session) = match hello(&app, &mut socket, cookie).await {
+    // Boxed, as every step that reads the store: an idle connection's task keeps only what
+    // its loop holds (`connection.rs`).
+    let (account, session) = match Box::pin(hello(&app, &mut socket, cookie)).await {
         Ok(signed_in) => signed_in,
         Err(Farewell::Say(msg)) => {
             let _ = socket.send(text(&msg)).await;
@@ -146,7 +150,7 @@ async fn session(app: Arc<App>, mut socket: WebSocket, cookie: Option<String>) {
             return;
         }
     };
-    let conn = app.hub.connect(&account.id, session).await;
+    let conn = Box::pin(app.hub.connect(&account.id, session)).await;
     let span = tracing::info_span!("live", player = %account.name, conn = conn.id);
     serve_player(app, socket, account, conn)
         .instrument(span)
@@ -158,27 +162,27 @@ struct PlayerSpeaker<'a> {
     app: &'a App,
     account: &'a AccountRow,
     conn: u64,
-    reply: &'a mpsc::Sender<ServerMsg>,
+    reply: &'a mpsc::Sender<Outgoing>,
     close: &'a Arc<Notify>,
 }
 
 impl Speaks for PlayerSpeaker<'_> {
-    type Out = ServerMsg;
+    type Out = Outgoing;
 
     const KIND: &'static str = "player";
 
-    fn frame(out: &ServerMsg) -> Utf8Bytes {
+    fn frame(out: &Outgoing) -> Utf8Bytes {
         // Serialising these plain types cannot fail.
-        Utf8Bytes::from(serde_json::to_string(out).unwrap_or_default())
+        Utf8Bytes::from(serde_json::to_string(&**out).unwrap_or_default())
     }
 
-    fn bad_request(why: String) -> ServerMsg {
-        error(ErrorCode::BadRequest, why)
+    fn bad_request(why: String) -> Outgoing {
+        Arc::new(error(ErrorCode::BadRequest, why))
     }
 
-    async fn answer(&mut self, t: Utf8Bytes) -> Option<ServerMsg> {
+    async fn answer(&mut self, t: Utf8Bytes) -> Option<Outgoing> {
         let (app, account) = (self.app, self.account);
-        match serde_json::from_str::<ClientMsg>(&t) {
+        let answer = match serde_json::from_str::<ClientMsg>(&t) {
             Err(e) => Some(error(ErrorCode::BadRequest, format!("not a message: {e}"))),
             Ok(ClientMsg::Hello { .. }) => Some(error(
                 ErrorCode::BadRequest,
@@ -189,12 +193,14 @@ impl Speaks for PlayerSpeaker<'_> {
                 match_id,
                 ply,
                 actions,
-            }) => app
-                .hub
-                .play(&account.id, &match_id, ply, actions)
-                .await
-                .err()
-                .map(|refusal| ServerMsg::Refused { match_id, refusal }),
+            }) => MoveTrace::traced(
+                app.move_trace.as_ref(),
+                app.hub.play(&account.id, &match_id, ply, actions),
+                |played| played.is_ok().then(|| format!("match {match_id} {ply}")),
+            )
+            .await
+            .err()
+            .map(|refusal| ServerMsg::Refused { match_id, refusal }),
             Ok(ClientMsg::Leave { match_id }) => app
                 .hub
                 .leave(&account.id, &match_id)
@@ -217,12 +223,18 @@ impl Speaks for PlayerSpeaker<'_> {
                 app.hub.unwatch_lobby(self.conn);
                 None
             }
-        }
+        };
+        answer.map(Arc::new)
     }
 }
 
 /// Carries a signed-in player's connection (`connection.rs`) until either side ends it.
-async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, conn: ConnHandle) {
+async fn serve_player(
+    app: Arc<App>,
+    socket: Box<WebSocket>,
+    account: AccountRow,
+    conn: ConnHandle,
+) {
     tracing::info!("connected");
     let ConnHandle {
         id: conn_id,
@@ -230,7 +242,7 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
         tx: reply,
         close,
     } = conn;
-    let _ = reply.try_send(welcome(&app, &account).await);
+    let _ = reply.try_send(Arc::new(Box::pin(welcome(&app, &account)).await));
     let outbox = Outbox {
         rx,
         tx: reply.clone(),
@@ -245,7 +257,7 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
         close: &close,
     };
     carry(socket, outbox, app.silence, speaker).await;
-    app.hub.disconnect(&account.id, conn_id).await;
+    Box::pin(app.hub.disconnect(&account.id, conn_id)).await;
     tracing::info!("disconnected");
 }
 
@@ -253,7 +265,7 @@ async fn serve_player(app: Arc<App>, socket: WebSocket, account: AccountRow, con
 async fn watch_lobby(
     app: &App,
     account: &AccountRow,
-    (conn, reply, close): (u64, &mpsc::Sender<ServerMsg>, &Arc<Notify>),
+    (conn, reply, close): (u64, &mpsc::Sender<Outgoing>, &Arc<Notify>),
     list: LobbyList,
 ) -> Option<ServerMsg> {
     if !is_subscriber(account, now_ms()) {

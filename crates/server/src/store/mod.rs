@@ -188,6 +188,8 @@ impl Store {
                         conn.execute("PRAGMA synchronous = FULL").await?;
                         conn.execute("PRAGMA busy_timeout = 10000").await?;
                         conn.execute("PRAGMA foreign_keys = ON").await?;
+                        // A commit never waits for a checkpoint: sqlite_writer/checkpointer.rs.
+                        conn.execute("PRAGMA wal_autocheckpoint = 0").await?;
                     }
                     Ok(())
                 })

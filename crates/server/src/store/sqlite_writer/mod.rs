@@ -12,6 +12,7 @@
 //! batch on a connection it drives itself (`rusqlite_conn.rs`): one hand-off for the batch,
 //! not several per write.
 
+mod checkpointer;
 mod committer;
 mod group_commit;
 mod rusqlite_conn;
@@ -25,6 +26,7 @@ use std::sync::{Arc, Condvar};
 use sqlx::AnyPool;
 use tokio::sync::{Mutex, OwnedMutexGuard, oneshot};
 
+use checkpointer::Checkpointer;
 use committer::{Asked, Committer, Line, Queued};
 use group_commit::Verdict;
 pub(super) use group_commit::{Batch, Undo, closed, run};
@@ -39,6 +41,8 @@ pub(super) struct Writer {
     line: Arc<Line>,
     /// Ends when the committer's thread has let go of its connection.
     stopped: std::sync::Mutex<Option<oneshot::Receiver<()>>>,
+    /// The WAL's checkpoints, stopped with the writer.
+    _checkpoints: Checkpointer,
 }
 
 impl std::fmt::Debug for Writer {
@@ -61,6 +65,7 @@ impl Writer {
         }
         let file = PathBuf::from(file);
         let own = RusqliteConn::open(&file)?;
+        let checkpoints = Checkpointer::start(&file)?;
         let conn = pool.acquire().await?.detach();
         let batch = Arc::new(Mutex::new(Batch {
             conn: Some(conn),
@@ -91,6 +96,7 @@ impl Writer {
             batch,
             line,
             stopped: std::sync::Mutex::new(Some(stopped)),
+            _checkpoints: checkpoints,
         }))
     }
 

@@ -36,9 +36,11 @@ impl RusqliteConn {
     /// Opens the database file the pool writes.
     pub(super) fn open(file: &Path) -> Result<RusqliteConn, sqlx::Error> {
         let conn = Connection::open(file).map_err(error)?;
-        // As the pool's connections (store/mod.rs): a kept write survives a power cut.
+        // As the pool's connections (store/mod.rs): a kept write survives a power cut, and
+        // checkpoints are the checkpointer's (`checkpointer.rs`).
         conn.execute_batch(
-            "PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
+            "PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; \
+             PRAGMA wal_autocheckpoint = 0;",
         )
         .map_err(error)?;
         Ok(RusqliteConn { conn })

@@ -1,0 +1,71 @@
+//! SQLite's checkpoints, off the commit path. By default the connection whose commit takes the
+//! WAL past 1 000 pages copies them into the database file and syncs it inside that commit,
+//! so every few hundred batches one batch of moves waited for a whole checkpoint. Here every
+//! connection leaves checkpoints alone (`wal_autocheckpoint = 0`) and a thread of its own runs
+//! a passive one a few times a second: it copies what no reader still needs, beside the
+//! writes, never holding them up, and the writer starts the WAL over once all of it is copied.
+
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+/// How often the WAL is copied into the database: small enough that a checkpoint has a few
+/// hundred pages to copy, not thousands.
+const EVERY: Duration = Duration::from_millis(200);
+
+/// Stops the checkpoints when dropped.
+pub(super) struct Checkpointer {
+    stop: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl Checkpointer {
+    /// Starts checkpointing the database in `file`.
+    pub(super) fn start(file: &Path) -> Result<Checkpointer, sqlx::Error> {
+        let conn = Connection::open(file).map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let stopped = stop.clone();
+        std::thread::Builder::new()
+            .name("sqlite-checkpoint".into())
+            .spawn(move || checkpoints(&conn, &stopped))
+            .map_err(sqlx::Error::Io)?;
+        Ok(Checkpointer { stop })
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        let (stopped, wake) = &*self.stop;
+        *stopped
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = true;
+        wake.notify_one();
+    }
+}
+
+fn checkpoints(conn: &Connection, stop: &(Mutex<bool>, Condvar)) {
+    let (stopped, wake) = stop;
+    let mut asleep = stopped
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    loop {
+        asleep = wake
+            .wait_timeout(asleep, EVERY)
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .0;
+        if *asleep {
+            return;
+        }
+        // A passive checkpoint waits for nobody: what a reader still needs is copied next time.
+        let ran = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
+            Ok((row.get::<_, i64>(1)?, row.get::<_, i64>(2)?))
+        });
+        match ran {
+            Ok((wal, copied)) => {
+                tracing::trace!(wal, copied, "checkpointed the WAL");
+            }
+            Err(e) => tracing::warn!(error = %e, "a checkpoint failed; the next one tries again"),
+        }
+    }
+}
