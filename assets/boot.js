@@ -1,6 +1,10 @@
 // Starts the app. A file of its own, not an inline script, so the Content-Security-Policy can
 // allow only the site's own scripts.
-import init from "./pkg/cubo-da-velha.js";
+import init, { initSync } from "./pkg/cubo-da-velha.js";
+
+// The online screens are a wasm module of their own (src/lazy.rs) that shares the app's memory:
+// its loader (pkg/__wasm_split.js) reaches the app's exports through this.
+globalThis.velhaApp = { initSync };
 
 // The cube's painter (wgpu on WebGL2) is a wasm module of its own, most of the build's bytes:
 // fetched once the first screen answers, so the first load carries only the app. A failed
@@ -22,11 +26,19 @@ const loadPainter = () =>
 // The app calls this when the cube screen opens (src/platform/canvas_web.rs).
 window.velhaPainter = loadPainter;
 
+// The online screens' module goes first: the app asks for it as it starts and calls this when
+// it has arrived or could not (src/lazy.rs); the painter follows, so the two never share the
+// network (a player who opens the cube meanwhile asks for the painter at once).
+let onlineSettled;
+const online = new Promise((resolve) => (onlineSettled = resolve));
+window.velhaOnlineSettled = () => onlineSettled();
+
 const started = init();
 // Offline play is a bonus: a browser that refuses the worker (a certificate it does not trust,
 // a private window) still runs the app. It registers once the painter is here, so its copy of
 // every file never competes with the first load (and then comes from the HTTP cache).
 started
+  .then(() => online)
   .then(loadPainter)
   .catch((e) => console.warn("the cube's painter did not load:", e))
   .finally(() => {

@@ -141,7 +141,7 @@ if wants web; then
   step "the wasm a phone downloads stays within its budget (scripts/wasm-brotli-budget-kb)"
   while read -r module budget_kb; do
     case "$module" in "" | "#"*) continue ;; esac
-    size=$(stat -c %s dist/pkg/"$module"_bg-*.wasm.br)
+    size=$(stat -c %s dist/pkg/"$module"-*.wasm.br)
     echo "brotli $module: $((size / 1024)) KB of $budget_kb KB"
     [ "$size" -le $((budget_kb * 1024)) ] || { echo "$module's brotli wasm grew past its budget" >&2; exit 1; }
   done < scripts/wasm-brotli-budget-kb

@@ -6,26 +6,18 @@ use velha_api::{MatchGame, MatchState, RoomBoard};
 use futures_util::StreamExt;
 
 use crate::i18n::{Texts, texts_for_locale};
+use crate::lazy::{Online, Part};
 use crate::online::client;
 use crate::online::membership::{Membership, use_membership_provider};
 use crate::platform;
 use crate::route::{GroupPart, Route};
 use crate::screens::{
-    account::AccountScreen,
     classic::ClassicScreen,
-    competitive::CompetitiveScreen,
     cube::CubeScreen,
-    email_links::{ConfirmEmailScreen, NewPasswordScreen},
-    groups::GroupsScreen,
     home::Home,
     howto::HowTo,
-    my_data::MyDataScreen,
-    online::OnlineScreen,
-    ranking::RankingScreen,
-    replay::{ReplayScreen, ReplayTarget},
-    room::{RoomGoal, RoomScreen, RoomTarget},
-    security::SecurityScreen,
-    subscription::{ConfirmingPaymentScreen, SubscriptionScreen},
+    replay::ReplayTarget,
+    room::{RoomGoal, RoomTarget},
     ultimate::UltimateScreen,
 };
 
@@ -114,6 +106,14 @@ pub fn App() -> Element {
     let texts: &'static Texts = use_hook(|| texts_for_locale(&platform::locale()));
     use_context_provider(|| texts);
     let membership = use_membership_provider();
+    // The online screens' module comes right after the first screen, so that any of them opens
+    // at once later (src/lazy.rs), and the cube's painter after it (assets/boot.js).
+    use_hook(|| {
+        spawn(async {
+            crate::lazy::load().await;
+            platform::online_module_settled();
+        })
+    });
     // The address opened names the screen: a shared link (a room, CLASSIC-R08; a replay,
     // ON-P01) or a reload. One the app does not know opens the home screen.
     let opened = use_hook(|| {
@@ -214,20 +214,12 @@ pub fn App() -> Element {
         }
         resumed.set(true);
         spawn(async move {
-            let Ok(playing) = client::playing().await else {
+            // Asked by the online module (src/lazy.rs), which holds the server's client.
+            let Some(door) = crate::lazy::load().await else {
                 return;
             };
-            let at = match playing.current {
-                // A match still waiting for its opponent loses nothing: only a start on the
-                // home screen goes back to it.
-                Some(m) if m.state == MatchState::Open && *screen.peek() != Screen::Home => return,
-                Some(m) if m.game == MatchGame::V2 => Route::Screen(Screen::Competitive),
-                Some(m) => match m.group {
-                    Some(group) => Route::Groups(GroupPart::Play(group)),
-                    None => Route::Screen(Screen::Online),
-                },
-                None if playing.queued => Route::Screen(Screen::Competitive),
-                None => return,
+            let Some(at) = (door.resume)(screen).await else {
+                return;
             };
             if let Route::Groups(part) = &at {
                 groups.set(part.clone());
@@ -260,26 +252,38 @@ pub fn App() -> Element {
             match screen() {
                 Screen::Home => rsx! { Home { go } },
                 Screen::HowTo(game) => rsx! { HowTo { game, go } },
-                Screen::Account => rsx! { AccountScreen { go } },
-                Screen::Online => rsx! { OnlineScreen { go } },
-                Screen::Ranking => rsx! { RankingScreen { go } },
-                Screen::Groups => rsx! { GroupsScreen { go } },
-                Screen::Room => rsx! { RoomScreen { go } },
-                Screen::Replay => rsx! { ReplayScreen { go } },
-                Screen::Competitive => rsx! { CompetitiveScreen { go } },
-                Screen::Subscription => rsx! { SubscriptionScreen { go } },
-                Screen::ConfirmingPayment => rsx! { ConfirmingPaymentScreen { go } },
-                Screen::ConfirmEmail => rsx! { ConfirmEmailScreen { go } },
-                Screen::NewPassword => rsx! { NewPasswordScreen { go } },
-                Screen::Security => rsx! { SecurityScreen { go } },
-                Screen::MyData => rsx! { MyDataScreen { go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },
                 Screen::Play(Game::V2) => rsx! { UltimateScreen { v2: true, go } },
+                // The online screens: a module of their own on the web (src/lazy.rs).
+                online => rsx! { Online { part: Part::Screen(online), go } },
             }
         }
     }
+}
+
+/// Where a signed-in player who starts the app again goes back to: the match they were
+/// playing, or the 2.0 queue, within the grace (ON-M04). `screen` is the screen showing when
+/// the server answers. Part of the online module (src/lazy.rs).
+pub fn resume(screen: Signal<Screen>) -> crate::lazy::Later<Option<Route>> {
+    Box::pin(async move {
+        let playing = client::playing().await.ok()?;
+        Some(match playing.current {
+            // A match still waiting for its opponent loses nothing: only a start on the home
+            // screen goes back to it.
+            Some(m) if m.state == MatchState::Open && *screen.peek() != Screen::Home => {
+                return None;
+            }
+            Some(m) if m.game == MatchGame::V2 => Route::Screen(Screen::Competitive),
+            Some(m) => match m.group {
+                Some(group) => Route::Groups(GroupPart::Play(group)),
+                None => Route::Screen(Screen::Online),
+            },
+            None if playing.queued => Route::Screen(Screen::Competitive),
+            None => return None,
+        })
+    })
 }
 
 /// The screen that shows a place.

@@ -90,6 +90,12 @@ pub struct Texts {
     pub cube_not_loaded: &'static str,
     #[cfg(target_arch = "wasm32")]
     pub cube_no_webgl: &'static str,
+    /// While the online screens' module loads (the web only: a module of its own there), and
+    /// when it could not be fetched.
+    #[cfg(target_arch = "wasm32")]
+    pub screen_loading: &'static str,
+    #[cfg(target_arch = "wasm32")]
+    pub screen_not_loaded: &'static str,
     pub any_board: &'static str,
     pub points: &'static str,
     pub seconds_left: &'static str,
@@ -203,6 +209,10 @@ pub static PT: Texts = Texts {
     cube_not_loaded: "O cubo não carregou. Verifique a conexão e abra o cubo de novo.",
     #[cfg(target_arch = "wasm32")]
     cube_no_webgl: "Este navegador não consegue desenhar o cubo (WebGL2). Jogue com os botões.",
+    #[cfg(target_arch = "wasm32")]
+    screen_loading: "Carregando…",
+    #[cfg(target_arch = "wasm32")]
+    screen_not_loaded: "Esta tela não carregou. Verifique a conexão.",
     any_board: "Jogue em qualquer tabuleiro livre",
     points: "Pontos",
     seconds_left: "s",
@@ -316,6 +326,10 @@ pub static EN: Texts = Texts {
     cube_not_loaded: "The cube did not load. Check the connection and open the cube again.",
     #[cfg(target_arch = "wasm32")]
     cube_no_webgl: "This browser cannot draw the cube (WebGL2). Play with the buttons.",
+    #[cfg(target_arch = "wasm32")]
+    screen_loading: "Loading…",
+    #[cfg(target_arch = "wasm32")]
+    screen_not_loaded: "This screen did not load. Check the connection.",
     any_board: "Play in any open board",
     points: "Points",
     seconds_left: "s",

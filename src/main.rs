@@ -6,6 +6,7 @@ mod app;
 mod components;
 mod countries;
 mod i18n;
+mod lazy;
 mod local;
 mod online;
 mod platform;

@@ -7,6 +7,7 @@ use velha_api::{RoomBoard, RoomView};
 
 use crate::app::{Screen, use_texts};
 use crate::components::push_row::NoticesSetting;
+use crate::lazy::{Online, Part};
 use crate::online::{client, room_live};
 use crate::screens::room::{RoomGoal, RoomTarget};
 
@@ -28,13 +29,13 @@ pub fn PlayWithSomeone(go: EventHandler<Screen>, board: RoomBoard) -> Element {
             },
             "{t.rooms.play_with_someone}"
         }
-        RoomList { go, board }
+        Online { part: Part::Rooms(board), go }
     }
 }
 
 /// The rooms, newest activity first after the ones waiting for the player.
 #[component]
-fn RoomList(go: EventHandler<Screen>, board: RoomBoard) -> Element {
+pub fn RoomList(go: EventHandler<Screen>, board: RoomBoard) -> Element {
     let t = use_texts();
     let r = t.rooms;
     let mut rooms = use_signal(Vec::<RoomView>::new);

@@ -58,18 +58,31 @@ pub fn use_membership_provider() -> Signal<Membership> {
     use_hook(move || {
         if kept {
             spawn(async move {
-                membership.set(match client::me().await {
-                    Ok(account) => Membership::Member(refresh_country(account).await),
-                    Err(Problem::Refused(_)) => {
-                        remember(false);
-                        Membership::Guest
-                    }
-                    Err(Problem::Offline) => Membership::Guest,
-                });
+                // Asked by the online module (src/lazy.rs), which holds the server's client;
+                // without it there is no connection either.
+                let found = match crate::lazy::load().await {
+                    Some(door) => (door.session)().await,
+                    None => Membership::Guest,
+                };
+                membership.set(found);
             });
         }
     });
     membership
+}
+
+/// What the server says of the kept session. Part of the online module (src/lazy.rs).
+pub fn session() -> crate::lazy::Later<Membership> {
+    Box::pin(async {
+        match client::me().await {
+            Ok(account) => Membership::Member(refresh_country(account).await),
+            Err(Problem::Refused(_)) => {
+                remember(false);
+                Membership::Guest
+            }
+            Err(Problem::Offline) => Membership::Guest,
+        }
+    })
 }
 
 /// Sends the device's region when the account's country differs from it, unless the player

@@ -61,16 +61,17 @@ pub const CANVAS_AT_ORIGIN: bool = false;
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{
     after_next_frame, forget, fragment, history_back, history_moves, history_push, history_replace,
-    http, link_to, load, locale, now_ms, open_page, opened_path, random_seed, region, save,
-    save_file, share_link, sleep_ms, turn_seconds_override, vibrate,
+    http, link_to, load, locale, now_ms, online_module_settled, open_page, opened_path,
+    random_seed, region, save, save_file, share_link, sleep_ms, turn_seconds_override, vibrate,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use session_native::{keep_session_token, session_token};
 #[cfg(target_arch = "wasm32")]
 pub use web::{
     after_next_frame, forget, fragment, history_back, history_moves, history_push, history_replace,
-    http, keep_session_token, link_to, load, locale, now_ms, open_page, opened_path, random_seed,
-    region, save, save_file, session_token, share_link, sleep_ms, turn_seconds_override, vibrate,
+    http, keep_session_token, link_to, load, locale, now_ms, online_module_settled, open_page,
+    opened_path, random_seed, region, save, save_file, session_token, share_link, sleep_ms,
+    turn_seconds_override, vibrate,
 };
 
 /// Whether the system may tell the player of their turn while the app is in the background.

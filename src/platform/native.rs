@@ -297,3 +297,6 @@ pub fn link_to(path: &str) -> String {
 pub fn share_link(_url: &str, _title: &str) -> bool {
     false
 }
+
+/// Nothing is fetched after the start on native.
+pub fn online_module_settled() {}

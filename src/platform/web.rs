@@ -285,3 +285,15 @@ pub fn share_link(url: &str, title: &str) -> bool {
         .filter(|c| !c.is_undefined())
         .is_some_and(|clipboard| call(&clipboard, "writeText", &url.into()))
 }
+
+/// Tells the page (`assets/boot.js`) that the online screens' module has arrived, or could not:
+/// the cube's painter is fetched after it, so the two never share the network.
+pub fn online_module_settled() {
+    use wasm_bindgen::JsCast;
+    let settled = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &"velhaOnlineSettled".into()).ok())
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    if let Some(settled) = settled {
+        let _ = settled.call0(&wasm_bindgen::JsValue::NULL);
+    }
+}

@@ -3,7 +3,7 @@
 use dioxus::prelude::*;
 
 use crate::app::{Game, Screen, use_texts};
-use crate::components::rename_notice::RenameNotice;
+use crate::lazy::{Online, Part};
 use crate::online::membership::{Membership, use_membership};
 use crate::platform::VelhaScore;
 
@@ -21,7 +21,10 @@ pub fn Home(go: EventHandler<Screen>) -> Element {
         (Game::V2, t.game_v2, t.tagline_v2, "v2"),
     ];
     rsx! {
-        RenameNotice {}
+        // Only a renamed member's home needs the online module at once.
+        if matches!(membership(), Membership::Member(account) if account.renamed_from.is_some()) {
+            Online { part: Part::RenameNotice, go }
+        }
         header { class: "home-header",
             div { class: "home-top",
                 button { class: "small account-button", "data-action": "account",

@@ -2,7 +2,9 @@
 under three networks (none, 9 Mbps / 85 ms, 1.6 Mbps / 150 ms — "slow 4G"), cold (empty
 cache, no service worker) and warm (loaded again once the service worker holds the app), and
 prints the time until the home screen answers a tap, the bytes that crossed the network by then,
-and when the cube's painter (the second wasm module, fetched after the first screen) is ready.
+and when the cube's painter (a wasm module fetched after the first screen) is ready; and, cold,
+how long an online screen (the account, in the online screens' module that the app fetches after
+the first screen) takes to open when tapped as soon as home answers, the worst case.
 A bench, not a test: it prints figures and asserts nothing about time.
 
 Times are read on the page's own clock, from the start of navigation: the page taps "Jogar"
@@ -75,6 +77,28 @@ window.__answered = new Promise((resolve) => {
   watch.observe(document, { childList: true, subtree: true });
 });
 """
+# Cold only, in a context of its own: tap the account as soon as home is painted, and resolve
+# with the seconds from that tap until its sign-in form shows.
+TAP_ACCOUNT_WHEN_READY = """
+window.__accountOpened = new Promise((resolve) => {
+  let tapped;
+  const watch = new MutationObserver(() => {
+    const account = document.querySelector("[data-action=account]");
+    if (account && tapped === undefined) {
+      requestAnimationFrame(() => setTimeout(() => {
+        tapped = performance.now();
+        account.click();
+      }, 0));
+      tapped = null;
+    }
+    if (tapped && document.querySelector("[data-form]")) {
+      watch.disconnect();
+      resolve((performance.now() - tapped) / 1000);
+    }
+  });
+  watch.observe(document, { childList: true, subtree: true });
+});
+"""
 PAINTER_READY = """() => performance.getEntriesByType("resource")
   .filter((e) => e.name.includes("velha_cube_paint_bg")).map((e) => e.responseEnd)[0] ?? null"""
 
@@ -91,6 +115,25 @@ def load(page, cdp, url):
     return answered, bytes_then, painter
 
 
+def account_opens(browser, url, down, up, rtt):
+    """Seconds from a tap on the account, as soon as home answers on a cold load, until the
+    account screen (an online screen) shows its form."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
+                                  has_touch=True, locale="pt-BR", ignore_https_errors=True,
+                                  bypass_csp=True)
+    context.add_init_script(TAP_ACCOUNT_WHEN_READY)
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    if down:
+        cdp.send("Network.emulateNetworkConditions", {
+            "offline": False, "latency": rtt, "downloadThroughput": down, "uploadThroughput": up})
+    page.goto(url, wait_until="commit")
+    opened = page.evaluate("window.__accountOpened")
+    context.close()
+    return opened
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", default=os.path.join(TARGET, "debug", "velha-server"))
@@ -102,11 +145,12 @@ def main():
         browser = p.chromium.launch(executable_path="/usr/bin/chromium",
                                     args=ARGS + [f"--ignore-certificate-errors-spki-list={pin}"])
         print(f"{'network':<20} {'cold s':>7} {'cold bytes':>11} {'cube ready s':>13} "
-              f"{'warm s':>7} {'warm bytes':>11} {'cube ready s':>13}   (medians)")
+              f"{'warm s':>7} {'warm bytes':>11} {'cube ready s':>13} {'online s':>9}   (medians)")
         try:
             for name, down, up, rtt in NETWORKS:
-                cold, warm = [], []
+                cold, warm, online = [], [], []
                 for _ in range(args.runs):
+                    online.append(account_opens(browser, url, down, up, rtt))
                     context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
                                                   has_touch=True, locale="pt-BR", ignore_https_errors=True,
                                                   bypass_csp=True)
@@ -127,7 +171,7 @@ def main():
                 median = lambda runs, i: statistics.median(r[i] for r in runs)
                 print(f"{name:<20} {median(cold, 0):>7.2f} {int(median(cold, 1)):>11} "
                       f"{median(cold, 2):>13.2f} {median(warm, 0):>7.2f} {int(median(warm, 1)):>11} "
-                      f"{median(warm, 2):>13.2f}", flush=True)
+                      f"{median(warm, 2):>13.2f} {statistics.median(online):>9.2f}", flush=True)
         finally:
             browser.close()
             server.terminate()

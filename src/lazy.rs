@@ -1,0 +1,165 @@
+//! The online half of the app's screens, behind one door. On the web it is a wasm module of its
+//! own (split off the app's by `scripts/build-web.sh` at [`online_part`]), fetched right after
+//! the first screen and whenever a screen of it opens first, so the first visit downloads only
+//! home and the local games. Whatever only this module's screens reach (their components, the
+//! server's client, the live connections, the API's serde) goes with it; what home and the
+//! local games share with them stays in the app's module. On native nothing is split: the door
+//! is always open.
+
+use dioxus::prelude::*;
+use velha_api::RoomBoard;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::app::{Screen, use_texts};
+use crate::online::membership::Membership;
+use crate::route::Route;
+use crate::screens::TopBar;
+
+/// What the online module draws: a screen, or a part of a screen of the app's module.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Part {
+    /// A whole online screen (the account, the lobby, rooms, rankings…).
+    Screen(Screen),
+    /// The player's invitation rooms of a game, on its local screen (ON-R05).
+    Rooms(RoomBoard),
+    /// The moderation's notice that the signed-in player was renamed, on home.
+    RenameNotice,
+}
+
+/// What the online module does for the app's module.
+#[derive(Clone, Copy)]
+pub struct Door {
+    /// Draws a part with the app's navigation.
+    pub draw: fn(Part, EventHandler<Screen>) -> Element,
+    /// Asks the server whether the kept session still works.
+    pub session: fn() -> Later<Membership>,
+    /// Where a signed-in player who starts the app again goes back to, if anywhere.
+    pub resume: fn(Signal<Screen>) -> Later<Option<Route>>,
+}
+
+/// An answer that comes later.
+pub type Later<T> = Pin<Box<dyn Future<Output = T>>>;
+
+/// The split point: everything only reachable from here is the online module.
+#[wasm_split_helpers::wasm_split(online, fallible)]
+fn online_part() -> Result<Door, wasm_split_helpers::SplitLoaderError> {
+    Ok(DOOR)
+}
+
+const DOOR: Door = Door {
+    draw,
+    session: crate::online::membership::session,
+    resume: crate::app::resume,
+};
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static LOADED: std::cell::Cell<Option<Door>> = const { std::cell::Cell::new(None) };
+}
+
+/// The online module's door, if it is open already.
+fn loaded() -> Option<Door> {
+    #[cfg(target_arch = "wasm32")]
+    return LOADED.get();
+    #[cfg(not(target_arch = "wasm32"))]
+    return Some(DOOR);
+}
+
+/// Fetches the online module (once; a failure is tried again by the next call).
+pub async fn load() -> Option<Door> {
+    if let Some(door) = loaded() {
+        return Some(door);
+    }
+    let door = online_part().await.ok()?;
+    #[cfg(target_arch = "wasm32")]
+    LOADED.set(Some(door));
+    Some(door)
+}
+
+/// A part of the online module: drawn once the module is here. A screen says it is loading
+/// meanwhile, and offers to try again when the module could not be fetched.
+#[component]
+pub fn Online(part: Part, go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let mut door = use_signal(loaded);
+    let mut failed = use_signal(|| false);
+    let mut tries = use_signal(|| 0_u32);
+    use_effect(move || {
+        let _ = tries();
+        if door.peek().is_some() {
+            return;
+        }
+        spawn(async move {
+            match load().await {
+                Some(open) => door.set(Some(open)),
+                None => failed.set(true),
+            }
+        });
+    });
+    if let Some(open) = door() {
+        return (open.draw)(part, go);
+    }
+    let Part::Screen(_) = part else {
+        return rsx! {};
+    };
+    #[cfg(target_arch = "wasm32")]
+    let (loading, not_loaded) = (t.screen_loading, t.screen_not_loaded);
+    #[cfg(not(target_arch = "wasm32"))]
+    let (loading, not_loaded) = ("", "");
+    rsx! {
+        TopBar { title: String::new(), go }
+        if failed() {
+            p { class: "warning", role: "alert", "data-problem": "screen-not-loaded", "{not_loaded}" }
+            button { class: "primary wide", "data-action": "retry-screen",
+                onclick: move |_| {
+                    failed.set(false);
+                    tries += 1;
+                },
+                "{t.online.try_again}"
+            }
+        } else {
+            p { class: "muted", role: "status", "data-loading": "screen", "{loading}" }
+        }
+    }
+}
+
+/// Draws a part: the only place that names the online screens, so only the online module
+/// holds them.
+fn draw(part: Part, go: EventHandler<Screen>) -> Element {
+    use crate::components::{rename_notice::RenameNotice, room_list::RoomList};
+    use crate::screens::{
+        account::AccountScreen,
+        competitive::CompetitiveScreen,
+        email_links::{ConfirmEmailScreen, NewPasswordScreen},
+        groups::GroupsScreen,
+        my_data::MyDataScreen,
+        online::OnlineScreen,
+        ranking::RankingScreen,
+        replay::ReplayScreen,
+        room::RoomScreen,
+        security::SecurityScreen,
+        subscription::{ConfirmingPaymentScreen, SubscriptionScreen},
+    };
+    match part {
+        Part::Screen(screen) => match screen {
+            Screen::Account => rsx! { AccountScreen { go } },
+            Screen::Online => rsx! { OnlineScreen { go } },
+            Screen::Ranking => rsx! { RankingScreen { go } },
+            Screen::Groups => rsx! { GroupsScreen { go } },
+            Screen::Room => rsx! { RoomScreen { go } },
+            Screen::Replay => rsx! { ReplayScreen { go } },
+            Screen::Competitive => rsx! { CompetitiveScreen { go } },
+            Screen::Subscription => rsx! { SubscriptionScreen { go } },
+            Screen::ConfirmingPayment => rsx! { ConfirmingPaymentScreen { go } },
+            Screen::ConfirmEmail => rsx! { ConfirmEmailScreen { go } },
+            Screen::NewPassword => rsx! { NewPasswordScreen { go } },
+            Screen::Security => rsx! { SecurityScreen { go } },
+            Screen::MyData => rsx! { MyDataScreen { go } },
+            Screen::Home | Screen::Play(_) | Screen::HowTo(_) => rsx! {},
+        },
+        Part::Rooms(board) => rsx! { RoomList { go, board } },
+        Part::RenameNotice => rsx! { RenameNotice {} },
+    }
+}
