@@ -862,11 +862,7 @@ async fn bench(args: Args) -> Result<(), String> {
         }
     }
     let traces = started.traces(&args);
-    if !traces.is_empty() {
-        // The trace's writers flush as soon as nothing is waiting.
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        move_stages::report(&sent, &traces)?;
-    }
+    move_stages::report(&sent, &traces).await?;
     for reader in idle {
         reader.abort();
     }

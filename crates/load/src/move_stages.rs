@@ -91,8 +91,14 @@ fn pct(sorted: &[u64], p: f64) -> f64 {
     crate::percentile(sorted, p)
 }
 
-/// Prints the stages of `sent`'s moves, from the servers' `files`, on standard error.
-pub fn report(sent: &[Sent], files: &[impl AsRef<Path>]) -> Result<(), String> {
+/// Prints the stages of `sent`'s moves, from the servers' `files`, on standard error; nothing
+/// when no trace was asked for.
+pub async fn report(sent: &[Sent], files: &[impl AsRef<Path>]) -> Result<(), String> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    // The servers' trace writers flush as soon as nothing is waiting.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let (server, dropped) = read_traces(files)?;
     let joined: Vec<Joined> = sent
         .iter()

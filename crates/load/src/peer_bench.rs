@@ -167,11 +167,7 @@ pub async fn run(
         peak.map_or("null".into(), |kib| format!("{:.1}", kib as f64 / 1024.0)),
         cpu.map_or("null".into(), |s| format!("{s:.2}"))
     );
-    if !traces.is_empty() {
-        // The trace's writers flush as soon as nothing is waiting.
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        move_stages::report(&sent, traces)?;
-    }
+    move_stages::report(&sent, traces).await?;
     if completed < matches {
         return Err(format!(
             "{} of {matches} matches failed",

@@ -217,8 +217,12 @@ impl Hub {
     /// closed.
     pub(super) fn send_to(&self, account: &str, msg: &ServerMsg) {
         let state = self.lock();
+        // Most players a process hears of are connected to another one: nothing to copy.
+        let Some(conns) = state.conns.get(account) else {
+            return;
+        };
         let msg = Arc::new(msg.clone());
-        for conn in state.conns.get(account).into_iter().flatten() {
+        for conn in conns {
             if conn.tx.try_send(msg.clone()).is_err() {
                 tracing::warn!(%account, conn = conn.id, "closing a connection that does not read");
                 conn.close.notify_one();

@@ -57,11 +57,13 @@ pub async fn live(
         .on_upgrade(move |socket| session(app, Box::new(socket), cookie))
 }
 
-fn text(msg: &ServerMsg) -> Message {
+fn encoded(msg: &ServerMsg) -> Utf8Bytes {
     // Serialising these plain types cannot fail.
-    Message::Text(Utf8Bytes::from(
-        serde_json::to_string(msg).unwrap_or_default(),
-    ))
+    Utf8Bytes::from(serde_json::to_string(msg).unwrap_or_default())
+}
+
+fn text(msg: &ServerMsg) -> Message {
+    Message::Text(encoded(msg))
 }
 
 fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {
@@ -172,8 +174,7 @@ impl Speaks for PlayerSpeaker<'_> {
     const KIND: &'static str = "player";
 
     fn frame(out: &Outgoing) -> Utf8Bytes {
-        // Serialising these plain types cannot fail.
-        Utf8Bytes::from(serde_json::to_string(&**out).unwrap_or_default())
+        encoded(out)
     }
 
     fn bad_request(why: String) -> Outgoing {
