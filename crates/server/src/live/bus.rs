@@ -1,10 +1,12 @@
 //! How the processes of one server tell each other what happened (docs/deploy.md): every
 //! change a connection must hear of is an [`Event`]. The process that made an event delivers
 //! it to its own connections once the change is committed. On PostgreSQL the event is also
-//! written in that transaction and announced with `NOTIFY` on commit, and every other process
-//! delivers it to the connections it holds (the maker knows the id, and skips its own). An
-//! event too large for `NOTIFY` is read from the database by its id, and after the listening
-//! connection is lost, the events of the gap are read back from the database.
+//! written in that transaction and announced with `NOTIFY` once it committed
+//! (`store/announcer.rs`), and every other process delivers it to the connections it holds
+//! (the maker knows the id, and skips its own). An event too large for `NOTIFY` is read from
+//! the database by its id; after the listening connection is lost, after a process is given
+//! up, and after notifications were dropped, the events of the gap are read back from the
+//! database.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
@@ -15,7 +17,7 @@ use sqlx::postgres::PgListener;
 use velha_api::{Ending, ErrorCode, OpenMatch, RoomView, ServerMsg};
 
 use super::Hub;
-use crate::store::{Backend, CHANNEL, LobbyList};
+use crate::store::{Backend, CATCH_UP, CHANNEL, LobbyList};
 use crate::token::{new_ordered_id, now_ms};
 
 /// Something connections must hear of.
@@ -157,16 +159,8 @@ pub async fn listen(hub: Arc<Hub>, url: String) {
             }
         };
         if let Some(at) = lost_at.take() {
-            match hub.store.events_since(at - CATCH_UP_MARGIN_MS).await {
-                Ok(events) => {
-                    let n = events.len();
-                    for (id, payload) in events {
-                        if hub.first_time(&id) {
-                            deliver(&hub, &payload).await;
-                        }
-                    }
-                    tracing::info!(events = n, "listening again; caught up from the database");
-                }
+            match catch_up(&hub, at).await {
+                Ok(n) => tracing::info!(events = n, "listening again; caught up from the database"),
                 Err(e) => {
                     tracing::warn!(error = %e, "cannot catch up; retrying");
                     lost_at = Some(at);
@@ -178,6 +172,17 @@ pub async fn listen(hub: Arc<Hub>, url: String) {
         loop {
             match listener.try_recv().await {
                 Ok(Some(note)) => {
+                    if let Some(since) = note.payload().strip_prefix(CATCH_UP) {
+                        // A process was given up, or a notification was dropped.
+                        if let Ok(since) = since.parse::<i64>()
+                            && let Err(e) = catch_up(&hub, since).await
+                        {
+                            tracing::warn!(error = %e, "cannot catch up; listening again");
+                            lost_at = Some(since);
+                            break;
+                        }
+                        continue;
+                    }
                     let (id, inline) = match note.payload().split_once('\n') {
                         Some((id, payload)) => (id, Some(payload)),
                         None => (note.payload(), None),
@@ -206,6 +211,19 @@ pub async fn listen(hub: Arc<Hub>, url: String) {
             }
         }
     }
+}
+
+/// Delivers the events recorded since `at` (ms, less a margin) that were not delivered here;
+/// answers how many were read.
+async fn catch_up(hub: &Arc<Hub>, at: i64) -> Result<usize, sqlx::Error> {
+    let events = hub.store.events_since(at - CATCH_UP_MARGIN_MS).await?;
+    let n = events.len();
+    for (id, payload) in events {
+        if hub.first_time(&id) {
+            deliver(hub, &payload).await;
+        }
+    }
+    Ok(n)
 }
 
 async fn connect(url: &str) -> Result<PgListener, sqlx::Error> {

@@ -1,6 +1,7 @@
 //! What every process does in the background: saying it is alive, giving up the processes
 //! that no longer say so (with their players' connections), settling the clocks of matches
-//! whose process died, and pruning old events.
+//! whose process died, adding the rankings' recorded changes to their counts, and pruning old
+//! events.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -92,6 +93,11 @@ impl Hub {
             return Ok(());
         }
         self.look_for_bans().await?;
+        // The changes stay recorded, and count in every place read meanwhile: a failure only
+        // waits for the next round.
+        if let Err(e) = self.store.fold_standing_counts().await {
+            tracing::warn!(error = %e, "the rankings' counts could not be brought up to date");
+        }
         let stuck = now + self.clocks.move_ms - VELHA_STUCK_MS;
         for (id, ply) in self.store.velha_waiting(stuck).await? {
             tracing::warn!(match_id = %id, "the Velha's turn was left waiting; she decides here");

@@ -123,8 +123,10 @@ impl Store {
         }
         match erase_in(&mut tx, self.backend(), account, now).await {
             Ok(erased) => {
-                self.tell(&mut tx, &tell(&erased.ended)).await?;
+                let told = tell(&erased.ended);
+                self.tell(&mut tx, &told).await?;
                 tx.commit().await?;
+                self.announce(&told);
                 for room in &erased.rooms {
                     self.forget_room(room);
                 }

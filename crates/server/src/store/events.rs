@@ -1,8 +1,6 @@
 //! The events the server processes tell each other (docs/deploy.md): recorded in the
-//! transaction of the change that made them and notified on PostgreSQL's channel when it
-//! commits; a late process reads the ones it missed from the table.
-
-use std::sync::LazyLock;
+//! transaction of the change that made them and notified on PostgreSQL's channel once it
+//! committed (`announcer.rs`); a late process reads the ones it missed from the table.
 
 use sqlx::{AnyConnection, Row};
 
@@ -20,24 +18,17 @@ pub const NOTIFY_INLINE: usize = 7000;
 pub(super) const RECORD_EVENT: &str =
     "INSERT INTO events (id, at, payload) VALUES ($1, $2, $3) RETURNING id";
 
-/// Notifies the event `from` returned (arguments `$4`, `$5`: `event_args`).
-pub(super) fn notify_after(from: &str) -> String {
-    format!("SELECT pg_notify($4, $5) FROM {from}")
-}
-
-/// The arguments of `RECORD_EVENT` and `notify_after`, `$1`…`$5`.
-pub(super) fn event_args(id: &str, payload: &str) -> [Value; 5] {
+/// The arguments of `RECORD_EVENT`, `$1`…`$3`.
+pub(super) fn event_args(id: &str, payload: &str) -> [Value; 3] {
     [
         Value::Text(id.to_owned()),
         Value::Int(now_ms()),
         Value::Text(payload.to_owned()),
-        Value::Text(CHANNEL.to_owned()),
-        Value::Text(note(id, payload)),
     ]
 }
 
 /// What NOTIFY carries of an event: the event itself, or only its id when too large.
-fn note(id: &str, payload: &str) -> String {
+pub(super) fn note(id: &str, payload: &str) -> String {
     if payload.len() <= NOTIFY_INLINE {
         format!("{id}\n{payload}")
     } else {
@@ -46,9 +37,9 @@ fn note(id: &str, payload: &str) -> String {
 }
 
 impl Store {
-    /// Records events (id, payload) in the transaction that made them and, on PostgreSQL,
-    /// notifies every process of them when it commits (NOTIFY is transactional). SQLite has one
-    /// process, which delivers its events itself.
+    /// Records events (id, payload) in the transaction that made them, on PostgreSQL; the
+    /// caller announces them once it committed ([`Store::announce`]). SQLite has one process,
+    /// which delivers its events itself.
     pub(crate) async fn tell(
         &self,
         tx: &mut AnyConnection,
@@ -57,15 +48,20 @@ impl Store {
         if self.backend != Backend::Postgres {
             return Ok(());
         }
-        static TELL: LazyLock<String> =
-            LazyLock::new(|| format!("WITH e AS ({RECORD_EVENT}) {}", notify_after("e")));
         for (id, payload) in events {
             let args = event_args(id, payload);
-            super::prepared_write::bound(&TELL, &args)
+            super::prepared_write::bound(RECORD_EVENT, &args)
                 .execute(&mut *tx)
                 .await?;
         }
         Ok(())
+    }
+
+    /// Notifies every process of events whose change committed (`announcer.rs`).
+    pub(crate) fn announce(&self, events: &[(String, String)]) {
+        if let Some(announcer) = &self.announcer {
+            announcer.announce(events);
+        }
     }
 
     /// Tells the other processes of events that change nothing stored.
@@ -75,7 +71,9 @@ impl Store {
         }
         let mut tx = self.pool.begin().await?;
         self.tell(&mut tx, events).await?;
-        tx.commit().await
+        tx.commit().await?;
+        self.announce(events);
+        Ok(())
     }
 
     /// One event, by id (one too large for NOTIFY).

@@ -216,6 +216,10 @@ pub const NOBODYS: &[(&str, &str)] = &[
         "how many players have each number of points",
     ),
     (
+        "standing_count_changes",
+        "changes to those counts, added to them within a second or two",
+    ),
+    (
         "room_spectators",
         "how many anonymous spectators each process has in a room",
     ),

@@ -493,6 +493,7 @@ impl Store {
         }
         self.tell(&mut tx, m.events).await?;
         tx.commit().await?;
+        self.announce(m.events);
         Ok(true)
     }
 
@@ -511,7 +512,11 @@ impl Store {
             super::scoring::score_match(&mut tx, id).await?;
             self.tell(&mut tx, events).await?;
         }
-        release_if_changed(tx, u64::from(ended), id).await
+        let kept = release_if_changed(tx, u64::from(ended), id).await?;
+        if kept {
+            self.announce(events);
+        }
+        Ok(kept)
     }
 
     /// The committed moves of a match, in order: (ply, seat, actions).

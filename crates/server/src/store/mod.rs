@@ -10,6 +10,7 @@ use sqlx::{AnyPool, Executor};
 use velha_api::Seat;
 
 mod accounts;
+mod announcer;
 mod competitive;
 mod email;
 mod erase;
@@ -31,6 +32,7 @@ mod sqlite_writer;
 mod transaction;
 
 pub use accounts::{AccountRow, CountryFrom, InsertError, NAME_QUARANTINE_MS, SessionRow};
+pub use announcer::CATCH_UP;
 pub use competitive::{Waiting, pairs};
 pub use email::{LinkProblem, ResetLink};
 pub use erase::{Abandoned, EraseError, Erased};
@@ -65,6 +67,8 @@ pub struct Store {
     backend: Backend,
     /// What SQLite, served by this one process, has besides: None on PostgreSQL.
     sqlite: Option<Arc<SqliteOnly>>,
+    /// PostgreSQL's notifications of committed events; None on SQLite.
+    announcer: Option<Arc<announcer::Announcer>>,
 }
 
 /// SQLite's one writing connection, which commits writes in batches (`sqlite_writer`; a
@@ -204,10 +208,13 @@ impl Store {
             })),
             Backend::Postgres => None,
         };
+        let announcer =
+            (backend == Backend::Postgres).then(|| Arc::new(announcer::Announcer::new(url)));
         Ok(Store {
             pool,
             backend,
             sqlite,
+            announcer,
         })
     }
 
@@ -231,7 +238,14 @@ impl Store {
     async fn run_prepared(&self, write: BoundWrite) -> Result<bool, sqlx::Error> {
         match &self.sqlite {
             Some(sqlite) => sqlite.writer.submit(write).await,
-            None => write.run_chained(&self.pool).await,
+            None => {
+                let told = write.told().cloned();
+                let kept = write.run_chained(&self.pool).await?;
+                if kept {
+                    self.announce(told.as_slice());
+                }
+                Ok(kept)
+            }
         }
     }
 

@@ -5,9 +5,9 @@
 //!
 //! On PostgreSQL the same statements run chained in one `WITH` statement derived from them:
 //! one round trip and a transaction of its own, where running them one by one took a round trip
-//! each plus BEGIN and COMMIT. The chain also records the change's event and notifies every
-//! process of it (`events.rs`), so that no process can commit a change and die before telling
-//! of it, nor tell of one that was declined. On SQLite the committer runs them (`sqlite_writer`).
+//! each plus BEGIN and COMMIT. The chain also records the change's event (`events.rs`), which
+//! is announced once the change is kept (`announcer.rs`), and never one that was declined. On
+//! SQLite the committer runs them (`sqlite_writer`).
 
 use std::sync::OnceLock;
 
@@ -43,7 +43,7 @@ pub(super) enum Value {
 pub(super) struct BoundWrite {
     write: &'static PreparedWrite,
     args: Vec<Value>,
-    /// The change's event (id, payload); PostgreSQL records and notifies it with the change.
+    /// The change's event (id, payload); PostgreSQL records it with the change.
     told: Option<(String, String)>,
 }
 
@@ -109,10 +109,7 @@ fn chain(steps: &[&str], event_at: Option<usize>) -> String {
     match event_at {
         Some(n) => {
             let record = values_from(&renumber(RECORD_EVENT, n), &last);
-            sql += &format!(
-                "told AS ({record}) {}",
-                renumber(&events::notify_after("told"), n)
-            );
+            sql += &format!("told AS ({record}) SELECT 1 FROM told");
         }
         None => {
             sql.truncate(sql.len() - 2);
@@ -189,6 +186,11 @@ impl BoundWrite {
         &self.args
     }
 
+    /// Its event, for announcing once it is kept.
+    pub(super) fn told(&self) -> Option<&(String, String)> {
+        self.told.as_ref()
+    }
+
     /// Runs it on PostgreSQL as one statement, with its event; whether it was kept.
     pub(super) async fn run_chained(mut self, pool: &AnyPool) -> Result<bool, sqlx::Error> {
         let sql = self.write.chained(self.told.is_some());
@@ -257,7 +259,7 @@ mod tests {
             "WITH s0 AS (UPDATE t SET v = $1 WHERE id = $2 RETURNING id), \
              s1 AS (INSERT INTO u (id, v) SELECT $2, $1 FROM s0 RETURNING id), \
              told AS (INSERT INTO events (id, at, payload) SELECT $3, $4, $5 FROM s1 \
-             RETURNING id) SELECT pg_notify($6, $7) FROM told"
+             RETURNING id) SELECT 1 FROM told"
         );
     }
 }

@@ -219,17 +219,17 @@ impl Store {
             away.extend(self.went_away(&account, process, until).await?);
         }
         let mut tx = self.write().await?;
-        let buried = sqlx::query("DELETE FROM processes WHERE id = $1 AND seen_at < $2")
-            .bind(process)
-            .bind(unseen_since.unwrap_or(i64::MAX))
-            .execute(&mut *tx)
-            .await?
-            .rows_affected()
-            == 1;
-        if !buried {
+        let seen_at: Option<i64> = sqlx::query_scalar(
+            "DELETE FROM processes WHERE id = $1 AND seen_at < $2 RETURNING seen_at",
+        )
+        .bind(process)
+        .bind(unseen_since.unwrap_or(i64::MAX))
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(seen_at) = seen_at else {
             tx.rollback().await?;
             return Ok(away);
-        }
+        };
         sqlx::query("DELETE FROM room_spectators WHERE process = $1")
             .bind(process)
             .execute(&mut *tx)
@@ -239,6 +239,16 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
+        if self.backend == Backend::Postgres {
+            // The process may have committed changes whose notification it never sent
+            // (`announcer.rs`): every process reads back what was recorded since it was last
+            // seen.
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(super::CHANNEL)
+                .bind(format!("{}{seen_at}", super::CATCH_UP))
+                .execute(&self.pool)
+                .await?;
+        }
         Ok(away)
     }
 

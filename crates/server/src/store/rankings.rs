@@ -8,11 +8,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use sqlx::{AnyConnection, Row};
 use velha_api::{EndHow, Seat};
 
-use super::scoring::{DAY_MS, SCORED_PER_DAY, points};
+use super::scoring::{DAY_MS, SCORED_PER_DAY, add_to_counts, points};
 use super::{Store, corrupt, seat_from};
 
-/// Values a batched statement of the rebuild carries (well under SQLite's and PostgreSQL's
-/// limits on parameters).
+/// Rows a batched statement carries (well under SQLite's and PostgreSQL's limits on
+/// parameters).
 const BATCH: usize = 1000;
 
 /// One player's standing at one level.
@@ -83,7 +83,8 @@ const KEY: &str = "(s.neg_points, s.neg_wins, s.losses, s.reached_at, s.account_
 /// The name of the secret that ranking cursors are sealed under.
 const CURSOR_SECRET: &str = "ranking_cursor";
 
-/// Where `standing_counts` differs from the standings it counts (a missing row counts 0).
+/// Where `standing_counts`, with the changes not yet added to them, differs from the standings
+/// it counts (a missing row counts 0).
 async fn count_differences(
     tx: &mut AnyConnection,
 ) -> Result<Vec<(i64, String, i64, i64, i64)>, sqlx::Error> {
@@ -91,6 +92,11 @@ async fn count_differences(
     for (sql, stored) in [
         (
             "SELECT level, country, neg_points, players FROM standing_counts",
+            true,
+        ),
+        (
+            "SELECT level, country, neg_points, CAST(SUM(players) AS BIGINT) AS players \
+             FROM standing_count_changes GROUP BY level, country, neg_points",
             true,
         ),
         (
@@ -108,7 +114,7 @@ async fn count_differences(
             let players: i64 = r.try_get("players")?;
             let entry = both.entry(key).or_insert((0, 0));
             if stored {
-                entry.0 = players;
+                entry.0 += players;
             } else {
                 entry.1 = players;
             }
@@ -183,6 +189,44 @@ impl Tally {
 }
 
 impl Store {
+    /// Adds the changes that finished matches, bans and moves to another country recorded to
+    /// the counts of players per points, up to [`BATCH`] of them in one transaction; answers
+    /// how many. Every process does it about once a second; two at once take different rows.
+    pub async fn fold_standing_counts(&self) -> Result<usize, sqlx::Error> {
+        // A look first, on a reading connection: on SQLite a fold of nothing would still take
+        // the write lock.
+        let pending = sqlx::query("SELECT id FROM standing_count_changes LIMIT 1")
+            .fetch_optional(&self.pool)
+            .await?;
+        if pending.is_none() {
+            return Ok(0);
+        }
+        let mut tx = self.write().await?;
+        let skip = if tx.backend_name() == "PostgreSQL" {
+            " FOR UPDATE SKIP LOCKED"
+        } else {
+            ""
+        };
+        let rows = sqlx::query(&format!(
+            "DELETE FROM standing_count_changes WHERE id IN \
+             (SELECT id FROM standing_count_changes LIMIT {BATCH}{skip}) \
+             RETURNING level, country, neg_points, players"
+        ))
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut changes = Vec::with_capacity(rows.len());
+        for r in &rows {
+            changes.push((
+                (r.try_get("level")?, r.try_get("country")?),
+                r.try_get("neg_points")?,
+                r.try_get("players")?,
+            ));
+        }
+        add_to_counts(&mut tx, changes).await?;
+        tx.commit().await?;
+        Ok(rows.len())
+    }
+
     /// Whether a finished match scored (`None` while it is not over).
     pub async fn scored(&self, match_id: &str) -> Result<Option<bool>, sqlx::Error> {
         let row = sqlx::query("SELECT scored FROM matches WHERE id = $1")
@@ -241,7 +285,8 @@ impl Store {
 
     /// A player's standing at a level and their place (1 = first) in the world ranking, or in
     /// their country's when `national`; `None` before their first scored match there. The
-    /// players ahead are those with more points, summed from `standing_counts`, and those
+    /// players ahead are those with more points, summed from `standing_counts` and the changes
+    /// not yet added to them (one statement, so one snapshot of both), and those
     /// with as many points ahead in the order, counted on the ranking's own index.
     pub async fn ranking_position(
         &self,
@@ -267,6 +312,8 @@ impl Store {
         };
         let sql = format!(
             "SELECT (SELECT CAST(COALESCE(SUM(players), 0) AS BIGINT) FROM standing_counts \
+             WHERE level = $1 AND neg_points < $2{counted}) + \
+             (SELECT CAST(COALESCE(SUM(players), 0) AS BIGINT) FROM standing_count_changes \
              WHERE level = $1 AND neg_points < $2{counted}) + \
              (SELECT COUNT(*) FROM standings s WHERE s.level = $1 AND s.neg_points = $2 \
              AND (s.neg_wins, s.losses, s.reached_at, s.account_id) < ($3, $4, $5, $6){ranked})"
@@ -446,6 +493,7 @@ impl Store {
             query.execute(&mut *tx).await?;
         }
         for sql in [
+            "DELETE FROM standing_count_changes",
             "DELETE FROM standing_counts",
             "INSERT INTO standing_counts (level, country, neg_points, players) \
              SELECT level, country, neg_points, COUNT(*) FROM standings \

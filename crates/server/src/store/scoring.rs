@@ -85,37 +85,49 @@ async fn add_to_standing(
     Ok(changes)
 }
 
-/// Applies changes to the counts of players per points in one statement, each count once and
-/// in one order for every transaction (so two results being recorded at once never wait for
-/// each other in a circle).
+/// Records changes to the counts of players per points, for the next fold to add to them
+/// (`Store::fold_standing_counts`): appended rows, which no other transaction waits for.
 pub(super) async fn apply_counts(
     tx: &mut AnyConnection,
     changes: Vec<CountChange>,
 ) -> Result<(), sqlx::Error> {
-    let mut merged: BTreeMap<((i64, String), i64), i64> = BTreeMap::new();
-    for (list, neg_points, players) in changes {
-        *merged.entry((list, neg_points)).or_insert(0) += players;
-    }
-    merged.retain(|_, players| *players != 0);
+    let merged = merge(changes);
     if merged.is_empty() {
         return Ok(());
     }
-    let rows: Vec<String> = (0..merged.len())
-        .map(|i| {
-            format!(
-                "(${}, ${}, ${}, ${})",
-                4 * i + 1,
-                4 * i + 2,
-                4 * i + 3,
-                4 * i + 4
-            )
-        })
-        .collect();
+    let sql = format!(
+        "INSERT INTO standing_count_changes (id, level, country, neg_points, players) VALUES {}",
+        placeholders(merged.len(), 5)
+    );
+    let mut query = sqlx::query(&sql);
+    for (((level, country), neg_points), players) in merged {
+        query = query
+            .bind(crate::token::random_text(12))
+            .bind(level)
+            .bind(country)
+            .bind(neg_points)
+            .bind(players);
+    }
+    query.execute(&mut *tx).await?;
+    Ok(())
+}
+
+/// Adds changes to the counts of players per points in one statement, each count once and in
+/// one order for every transaction (so two folds at once never wait for each other in a
+/// circle).
+pub(super) async fn add_to_counts(
+    tx: &mut AnyConnection,
+    changes: Vec<CountChange>,
+) -> Result<(), sqlx::Error> {
+    let merged = merge(changes);
+    if merged.is_empty() {
+        return Ok(());
+    }
     let sql = format!(
         "INSERT INTO standing_counts (level, country, neg_points, players) VALUES {} \
          ON CONFLICT (level, country, neg_points) \
          DO UPDATE SET players = standing_counts.players + excluded.players",
-        rows.join(", ")
+        placeholders(merged.len(), 4)
     );
     let mut query = sqlx::query(&sql);
     for (((level, country), neg_points), players) in merged {
@@ -127,6 +139,29 @@ pub(super) async fn apply_counts(
     }
     query.execute(&mut *tx).await?;
     Ok(())
+}
+
+/// The changes summed per count, in the counts' order, without those that cancel out.
+fn merge(changes: Vec<CountChange>) -> BTreeMap<((i64, String), i64), i64> {
+    let mut merged: BTreeMap<((i64, String), i64), i64> = BTreeMap::new();
+    for (list, neg_points, players) in changes {
+        *merged.entry((list, neg_points)).or_insert(0) += players;
+    }
+    merged.retain(|_, players| *players != 0);
+    merged
+}
+
+/// `($1, $2), ($3, $4)` for `rows` rows of `columns` values.
+fn placeholders(rows: usize, columns: usize) -> String {
+    (0..rows)
+        .map(|r| {
+            let row: Vec<String> = (1..=columns)
+                .map(|c| format!("${}", r * columns + c))
+                .collect();
+            format!("({})", row.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Scores the match that this transaction just ended: whether it scores (ON-K03, ON-G04;

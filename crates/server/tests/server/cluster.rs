@@ -550,6 +550,61 @@ async fn on_m05_moves_missed_while_a_process_was_not_listening_are_caught_up() {
     }
 }
 
+/// A change is committed with its event and its process dies before notifying the others
+/// (notifications go out after the commit, `store/announcer.rs`): once that process is given
+/// up, every other one reads back what it recorded since it was last seen, and its players
+/// hear of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_m05_an_event_whose_process_died_before_notifying_is_caught_up() {
+    let Some(Cluster {
+        pg: _pg,
+        mut servers,
+        lb,
+    }) = cluster(2, 60_000, 60_000).await
+    else {
+        return;
+    };
+    let [a, b] = &mut servers[..] else {
+        unreachable!()
+    };
+    let (_x, _xl, _o, mut ol, _id) = meet(&lb, b, (&a.base, &b.base)).await;
+    let mut db = b.database().await;
+    let olivia: String = sqlx::query_scalar("SELECT id FROM accounts WHERE name = 'olivia'")
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    // What a process that died right after its commit leaves: its event, recorded, never
+    // notified, and its heartbeat, going stale.
+    let msg = serde_json::to_value(ServerMsg::Error {
+        code: ErrorCode::Conflict,
+        message: "from a process that died".into(),
+    })
+    .unwrap();
+    let event = serde_json::json!({"kind": "players", "to": [olivia], "msg": msg});
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    sqlx::query("INSERT INTO processes (id, seen_at) VALUES ('died', $1)")
+        .bind(now - 4_500)
+        .execute(&mut db)
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO events (id, at, payload) VALUES ('died-1', $1, $2)")
+        .bind(now)
+        .bind(event.to_string())
+        .execute(&mut db)
+        .await
+        .unwrap();
+    // Given up five seconds after it was last seen, by either process's sweeper.
+    expect(
+        &mut ol,
+        "the dead process's event",
+        |m| matches!(m, ServerMsg::Error { message, .. } if message == "from a process that died"),
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_m01_the_lobby_and_presence_are_the_same_from_every_process() {
     let Some(Cluster {

@@ -735,6 +735,80 @@ async fn on_k04_incremental_rankings_match_a_plain_recomputation(db: Db) {
 }
 on_both!(on_k04_incremental_rankings_match_a_plain_recomputation);
 
+/// Matches that end at once each record their changes to the counts of players per points,
+/// and two folds run beside them (every process folds, and on PostgreSQL two may at once): no
+/// change is lost or counted twice, and every place read meanwhile, folded or not, is the one
+/// a plain ranking gives.
+async fn on_k04_matches_ending_at_once_and_two_folds_keep_every_place_exact(db: Db) {
+    const PLAYERS: usize = 10;
+    let names: Vec<String> = (0..PLAYERS).map(|i| format!("fim{i}")).collect();
+    let players: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "pt-BR")).collect();
+    let l = League::new(db, &players).await;
+    let other = Store::open(&l.server.database_url()).await.expect("store");
+    let mut plain: HashMap<&str, Numbers> = HashMap::new();
+    // A round-robin by the circle method: every round pairs each player once (one match at a
+    // time each, ON-M01), and every pair meets once.
+    for round in 0..PLAYERS - 1 {
+        let last = PLAYERS - 1;
+        let mut pairs = vec![(round, last)];
+        for i in 1..PLAYERS / 2 {
+            pairs.push(((round + i) % last, (round + last - i) % last));
+        }
+        let at = DAY0 + round as i64 * HOUR;
+        let plays = pairs.iter().enumerate().map(|(k, &(x, o))| {
+            l.play(
+                &names[x],
+                &names[o],
+                1,
+                Seat::X,
+                EndHow::Line,
+                at + k as i64,
+            )
+        });
+        let folds = [&l.store, &other].map(|store| store.fold_standing_counts());
+        let (_, folds) = tokio::join!(
+            futures_util::future::join_all(plays),
+            futures_util::future::join_all(folds)
+        );
+        for fold in folds {
+            fold.unwrap();
+        }
+        for (k, &(x, o)) in pairs.iter().enumerate() {
+            let won = plain.entry(names[x].as_str()).or_insert((0, 0, 0, 0));
+            *won = (won.0 + 3, won.1 + 1, won.2, at + k as i64);
+            let lost = plain.entry(names[o].as_str()).or_insert((0, 0, 0, 0));
+            *lost = (lost.0 + 1, lost.1, lost.2 + 1, at + k as i64);
+        }
+        let mut want: Vec<(&str, Numbers)> = plain.iter().map(|(n, s)| (*n, *s)).collect();
+        want.sort_by_key(|(n, (p, w, lo, r))| (-p, -w, *lo, *r, l.ids[*n].clone()));
+        for (i, (name, _)) in want.iter().enumerate() {
+            let (rank, _) = l
+                .store
+                .ranking_position(&l.ids[*name], 1, false)
+                .await
+                .unwrap()
+                .expect("a standing");
+            assert_eq!(rank, i as u64 + 1, "{name} after round {round}");
+        }
+        let (ok, report) = l.server.admin(&["rankings", "rebuild", "--check"]).await;
+        assert!(ok, "round {round}: {report}");
+    }
+    // Folded to the last change, the counts alone are the standings'.
+    while l.store.fold_standing_counts().await.unwrap() > 0 {}
+    let mut db = l.server.database().await;
+    let (pending,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM standing_count_changes")
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(pending, 0);
+    let (ok, report) = l.server.admin(&["rankings", "rebuild", "--check"]).await;
+    assert!(
+        ok && report.contains("0 counts of players per points differ"),
+        "{report}"
+    );
+}
+on_both!(on_k04_matches_ending_at_once_and_two_folds_keep_every_place_exact);
+
 /// ON-K05: the Velha is in no ranking — and no player can appear there under her name.
 async fn on_k05_nobody_takes_the_velhas_name_so_no_ranking_shows_her(db: Db) {
     let l = League::new(db, &[("ana", "pt-BR"), ("bia", "pt-BR")]).await;
