@@ -5,7 +5,10 @@
 -- (`bash scripts/bench-cluster.sh`). A transaction now appends its changes here, rows no other
 -- transaction touches, and every process adds them to the counts about once a second
 -- (`Store::fold_standing_counts`); a place in the ranking sums both, so it is never behind.
--- A version before this one goes on changing the counts directly: the same sums.
+-- A version before this one goes on changing the counts directly (the same sums), but reads
+-- the counts alone: a second behind while both serve. Its `admin rankings rebuild` leaves
+-- these rows, to be counted again on top: after rolling back across this release, empty this
+-- table before rebuilding (docs/deploy.md).
 CREATE TABLE standing_count_changes (
     id TEXT PRIMARY KEY,
     level BIGINT NOT NULL,
@@ -13,3 +16,5 @@ CREATE TABLE standing_count_changes (
     neg_points BIGINT NOT NULL,
     players BIGINT NOT NULL
 );
+-- A place in the ranking sums the changes of one level below some points.
+CREATE INDEX standing_count_changes_level ON standing_count_changes (level, neg_points);

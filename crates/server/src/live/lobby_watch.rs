@@ -5,7 +5,7 @@
 //! sends those changes right after the snapshot: the app applies them on top (adding what it
 //! lacks, removing what it has), so nothing that happened in between is lost.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use tokio::sync::{Notify, mpsc};
@@ -33,8 +33,19 @@ struct Watch {
 }
 
 /// Every watch of this process, by connection.
+/// Matches that left the lobby lately, remembered to ignore their opening should it arrive
+/// after: processes announce their events each in its own order (`store/announcer.rs`).
+const CLOSED_KEPT: usize = 4096;
+
 #[derive(Default)]
-pub struct Watches(HashMap<u64, Watch>);
+pub struct Watches(HashMap<u64, Watch>, Closed);
+
+/// The ids of the matches that left the lobby lately, the oldest forgotten first.
+#[derive(Default)]
+struct Closed {
+    order: VecDeque<String>,
+    ids: HashSet<String>,
+}
 
 impl Watches {
     /// Connection `conn` watches this list from now on (replacing its last watch); its
@@ -96,6 +107,9 @@ impl Watches {
 
     /// A match opened: the connections watching its list hear of it.
     pub fn opened(&mut self, open: &OpenMatch) {
+        if self.1.ids.contains(&open.id) {
+            return;
+        }
         for watch in self.0.values_mut() {
             let country_ok = open.group.is_some()
                 || open.scope == Scope::Mundial
@@ -112,6 +126,15 @@ impl Watches {
 
     /// A match left the lobby: the connections watching its list hear of it.
     pub fn closed(&mut self, id: &str, list: &LobbyList) {
+        let closed = &mut self.1;
+        if closed.ids.insert(id.to_owned()) {
+            closed.order.push_back(id.to_owned());
+            if closed.order.len() > CLOSED_KEPT
+                && let Some(old) = closed.order.pop_front()
+            {
+                closed.ids.remove(&old);
+            }
+        }
         for watch in self.0.values_mut() {
             if watch
                 .list

@@ -25,6 +25,8 @@ pub(super) const DEAD_AFTER_MS: i64 = 5_000;
 /// How long since the Velha's turn began before another process decides for her: the one
 /// that was deciding died.
 const VELHA_STUCK_MS: i64 = 15_000;
+/// The most batches of the rankings' recorded changes a process folds in one round.
+const FOLDS_A_ROUND: usize = 8;
 /// How long the events stay in the database for processes catching up.
 const EVENTS_KEPT_MS: i64 = 10 * 60_000;
 
@@ -95,7 +97,7 @@ impl Hub {
         self.look_for_bans().await?;
         // The changes stay recorded, and count in every place read meanwhile: a failure only
         // waits for the next round.
-        if let Err(e) = self.store.fold_standing_counts().await {
+        if let Err(e) = self.fold_standing_counts().await {
             tracing::warn!(error = %e, "the rankings' counts could not be brought up to date");
         }
         let stuck = now + self.clocks.move_ms - VELHA_STUCK_MS;
@@ -112,6 +114,17 @@ impl Hub {
             metrics::gauge!(LIVE_MATCHES).set(counts.live_matches as f64);
             metrics::gauge!(OPEN_ROOMS).set(counts.open_rooms as f64);
             metrics::gauge!(PUSH_PENDING).set(counts.push_pending as f64);
+        }
+        Ok(())
+    }
+
+    /// Folds the recorded changes to the rankings' counts, batch after batch while a batch
+    /// comes back full (a few at most: more would keep the sweeper from its other duties).
+    async fn fold_standing_counts(&self) -> Result<(), sqlx::Error> {
+        for _ in 0..FOLDS_A_ROUND {
+            if !self.store.fold_standing_counts().await? {
+                break;
+            }
         }
         Ok(())
     }

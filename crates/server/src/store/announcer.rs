@@ -5,13 +5,14 @@
 //! A transaction that notifies holds a lock on the whole database from its NOTIFY to the end of
 //! its commit, WAL flush included, so that notifications arrive in commit order. When every
 //! move notified in its own transaction, moves committed one after another behind that lock:
-//! up to 27 waited on it at once with two processes at 500 moves a second, and the moves'
+//! up to 27 waited on it at once with two processes at 500 to 650 moves a second, and the moves'
 //! p99 was 40 to 250 ms (`bash scripts/bench-cluster.sh`). The event itself is recorded
 //! durably with its change; the notification is only a wake-up. What a lost wake-up would
-//! hide is read back from the table: after a process is given up (`Store::bury`) and after
-//! this queue overflowed, every process is told to catch up ([`CATCH_UP`]).
+//! hide is read back from the table: after a process is given up or leaves (`Store::bury`),
+//! after this queue overflowed, and after a commit whose outcome is unknown, every process is
+//! told to catch up ([`CATCH_UP`]).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::Connection;
@@ -33,9 +34,16 @@ pub const CATCH_UP: &str = "catch-up:";
 #[derive(Debug)]
 pub(super) struct Announcer {
     url: String,
-    queue: Mutex<Option<mpsc::Sender<String>>>,
+    queue: Mutex<Option<Queue>>,
     /// When the oldest dropped notification's event was recorded, until a catch-up is sent.
     dropped_since: Mutex<Option<i64>>,
+}
+
+#[derive(Debug)]
+struct Queue {
+    /// An empty note only wakes the task, to send a catch-up.
+    sender: mpsc::Sender<String>,
+    task: tokio::task::JoinHandle<()>,
 }
 
 impl Announcer {
@@ -48,25 +56,51 @@ impl Announcer {
     }
 
     /// Queues the notifications of committed events (id, payload).
-    pub(super) fn announce(self: &std::sync::Arc<Self>, events: &[(String, String)]) {
-        if events.is_empty() {
-            return;
-        }
-        let sender = {
-            let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-            queue
-                .get_or_insert_with(|| {
-                    let (sender, receiver) = mpsc::channel(QUEUE);
-                    tokio::spawn(self.clone().send_all(receiver));
-                    sender
-                })
-                .clone()
-        };
+    pub(super) fn announce(self: &Arc<Self>, events: &[(String, String)]) {
         for (id, payload) in events {
-            if sender.try_send(note(id, payload)).is_err() {
-                let at = crate::token::time_of(id).unwrap_or_else(now_ms);
-                let mut dropped = self.dropped_since.lock().unwrap_or_else(|e| e.into_inner());
-                *dropped = Some(dropped.map_or(at, |d| d.min(at)));
+            self.queue_note(note(id, payload), id);
+        }
+    }
+
+    /// Events whose commit may or may not have happened (the connection was lost while it
+    /// committed): a catch-up reads back whichever were kept.
+    pub(super) fn unsure(self: &Arc<Self>, events: &[(String, String)]) {
+        if let Some((id, _)) = events.first() {
+            self.dropped(id);
+            self.queue_note(String::new(), id);
+        }
+    }
+
+    fn queue_note(self: &Arc<Self>, note: String, id: &str) {
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        // A task that ended (it panicked) is started again.
+        if queue.as_ref().is_none_or(|q| q.sender.is_closed()) {
+            let (sender, receiver) = mpsc::channel(QUEUE);
+            let task = tokio::spawn(self.clone().send_all(receiver));
+            *queue = Some(Queue { sender, task });
+        }
+        let Some(q) = queue.as_ref() else { return };
+        if q.sender.try_send(note).is_err() {
+            drop(queue);
+            self.dropped(id);
+        }
+    }
+
+    /// Asks for a catch-up of everything recorded since the event `id` was.
+    fn dropped(&self, id: &str) {
+        let at = crate::token::time_of(id).unwrap_or_else(now_ms);
+        let mut dropped = self.dropped_since.lock().unwrap_or_else(|e| e.into_inner());
+        *dropped = Some(dropped.map_or(at, |d| d.min(at)));
+    }
+
+    /// Sends what is queued, waiting `within` at most; what is not sent by then is covered by
+    /// the catch-up the process's burial sends.
+    pub(super) async fn flush(&self, within: Duration) {
+        let queue = self.queue.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(Queue { sender, task }) = queue {
+            drop(sender);
+            if tokio::time::timeout(within, task).await.is_err() {
+                tracing::warn!("stopped before notifying the other processes of every event");
             }
         }
     }
@@ -74,7 +108,7 @@ impl Announcer {
     /// Sends the queued notifications for as long as the process runs, a batch per statement,
     /// on a connection opened again whenever it is lost (a batch is sent again whole: the
     /// listeners skip an event they already had).
-    async fn send_all(self: std::sync::Arc<Self>, mut receiver: mpsc::Receiver<String>) {
+    async fn send_all(self: Arc<Self>, mut receiver: mpsc::Receiver<String>) {
         let mut conn: Option<PgConnection> = None;
         let mut batch: Vec<String> = Vec::with_capacity(BATCH);
         loop {
@@ -96,8 +130,12 @@ impl Announcer {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .take();
+            batch.retain(|n| !n.is_empty());
             if let Some(since) = dropped {
                 batch.push(format!("{CATCH_UP}{since}"));
+            }
+            if batch.is_empty() {
+                continue;
             }
             let sent = match conn.as_mut() {
                 Some(c) => notify(c, &batch).await,

@@ -125,7 +125,7 @@ impl Store {
             Ok(erased) => {
                 let told = tell(&erased.ended);
                 self.tell(&mut tx, &told).await?;
-                tx.commit().await?;
+                tx.commit().await.inspect_err(|_| self.unsure(&told))?;
                 self.announce(&told);
                 for room in &erased.rooms {
                     self.forget_room(room);

@@ -64,6 +64,14 @@ impl Store {
         }
     }
 
+    /// Events whose transaction failed to commit, or may have committed: a catch-up reads back
+    /// whichever were kept.
+    pub(crate) fn unsure(&self, events: &[(String, String)]) {
+        if let Some(announcer) = &self.announcer {
+            announcer.unsure(events);
+        }
+    }
+
     /// Tells the other processes of events that change nothing stored.
     pub async fn publish(&self, events: &[(String, String)]) -> Result<(), sqlx::Error> {
         if self.backend != Backend::Postgres || events.is_empty() {
@@ -71,7 +79,7 @@ impl Store {
         }
         let mut tx = self.pool.begin().await?;
         self.tell(&mut tx, events).await?;
-        tx.commit().await?;
+        tx.commit().await.inspect_err(|_| self.unsure(events))?;
         self.announce(events);
         Ok(())
     }

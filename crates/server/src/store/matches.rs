@@ -492,7 +492,7 @@ impl Store {
             super::scoring::score_match(&mut tx, m.match_id).await?;
         }
         self.tell(&mut tx, m.events).await?;
-        tx.commit().await?;
+        tx.commit().await.inspect_err(|_| self.unsure(m.events))?;
         self.announce(m.events);
         Ok(true)
     }
@@ -512,7 +512,9 @@ impl Store {
             super::scoring::score_match(&mut tx, id).await?;
             self.tell(&mut tx, events).await?;
         }
-        let kept = release_if_changed(tx, u64::from(ended), id).await?;
+        let kept = release_if_changed(tx, u64::from(ended), id)
+            .await
+            .inspect_err(|_| self.unsure(events))?;
         if kept {
             self.announce(events);
         }

@@ -240,7 +240,10 @@ impl Store {
             Some(sqlite) => sqlite.writer.submit(write).await,
             None => {
                 let told = write.told().cloned();
-                let kept = write.run_chained(&self.pool).await?;
+                let kept = write
+                    .run_chained(&self.pool)
+                    .await
+                    .inspect_err(|_| self.unsure(told.as_slice()))?;
                 if kept {
                     self.announce(told.as_slice());
                 }
@@ -270,6 +273,9 @@ impl Store {
 
     /// Closes every connection.
     pub async fn close(&self) {
+        if let Some(announcer) = &self.announcer {
+            announcer.flush(std::time::Duration::from_secs(2)).await;
+        }
         if let Some(sqlite) = &self.sqlite {
             sqlite.writer.close().await;
         }

@@ -9,6 +9,9 @@ use velha_api::Seat;
 
 use super::{Backend, Store, seat_str};
 
+/// The most a burial's catch-up reads back (ms).
+const CATCH_UP_AT_MOST_MS: i64 = 60_000;
+
 /// A seat whose player's presence changed in a live match.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SeatChange {
@@ -238,17 +241,19 @@ impl Store {
             .bind(process)
             .execute(&mut *tx)
             .await?;
-        tx.commit().await?;
         if self.backend == Backend::Postgres {
             // The process may have committed changes whose notification it never sent
             // (`announcer.rs`): every process reads back what was recorded since it was last
-            // seen.
+            // seen (a minute at most: older news is stale, and the events are kept ten). With
+            // the burial, so that none is buried untold.
+            let since = seen_at.max(crate::token::now_ms() - CATCH_UP_AT_MOST_MS);
             sqlx::query("SELECT pg_notify($1, $2)")
                 .bind(super::CHANNEL)
-                .bind(format!("{}{seen_at}", super::CATCH_UP))
-                .execute(&self.pool)
+                .bind(format!("{}{since}", super::CATCH_UP))
+                .execute(&mut *tx)
                 .await?;
         }
+        tx.commit().await?;
         Ok(away)
     }
 

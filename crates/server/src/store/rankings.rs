@@ -191,15 +191,16 @@ impl Tally {
 impl Store {
     /// Adds the changes that finished matches, bans and moves to another country recorded to
     /// the counts of players per points, up to [`BATCH`] of them in one transaction; answers
-    /// how many. Every process does it about once a second; two at once take different rows.
-    pub async fn fold_standing_counts(&self) -> Result<usize, sqlx::Error> {
+    /// whether a whole batch was folded (there may be more). Every process does it about once
+    /// a second; two at once take different rows.
+    pub async fn fold_standing_counts(&self) -> Result<bool, sqlx::Error> {
         // A look first, on a reading connection: on SQLite a fold of nothing would still take
         // the write lock.
         let pending = sqlx::query("SELECT id FROM standing_count_changes LIMIT 1")
             .fetch_optional(&self.pool)
             .await?;
         if pending.is_none() {
-            return Ok(0);
+            return Ok(false);
         }
         let mut tx = self.write().await?;
         let skip = if tx.backend_name() == "PostgreSQL" {
@@ -224,7 +225,7 @@ impl Store {
         }
         add_to_counts(&mut tx, changes).await?;
         tx.commit().await?;
-        Ok(rows.len())
+        Ok(rows.len() == BATCH)
     }
 
     /// Whether a finished match scored (`None` while it is not over).
@@ -336,8 +337,15 @@ impl Store {
     /// ended, and compares them with what is stored; with `write`, replaces what is stored by
     /// the recomputation, in one transaction.
     pub async fn rebuild_rankings(&self, write: bool) -> Result<Rebuild, sqlx::Error> {
-        // A check reads under the write lock too, so no match ends halfway through it.
+        // A check reads under the write lock too, so no match ends halfway through it; on
+        // PostgreSQL, where writes run side by side, the lock on the counts' recorded changes
+        // keeps the matches that end and the folds out until this commits.
         let mut tx = self.write().await?;
+        if tx.backend_name() == "PostgreSQL" {
+            sqlx::query("LOCK TABLE standing_count_changes IN EXCLUSIVE MODE")
+                .execute(&mut *tx)
+                .await?;
+        }
         let rows = sqlx::query(
             "SELECT id, x_id, o_id, level, winner, ending, ended_at, scored FROM matches \
              WHERE state = 'over' AND o_id IS NOT NULL AND group_id IS NULL AND game = 'cube' \
