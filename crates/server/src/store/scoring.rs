@@ -91,25 +91,8 @@ pub(super) async fn apply_counts(
     tx: &mut AnyConnection,
     changes: Vec<CountChange>,
 ) -> Result<(), sqlx::Error> {
-    let merged = merge(changes);
-    if merged.is_empty() {
-        return Ok(());
-    }
-    let sql = format!(
-        "INSERT INTO standing_count_changes (id, level, country, neg_points, players) VALUES {}",
-        placeholders(merged.len(), 5)
-    );
-    let mut query = sqlx::query(&sql);
-    for (((level, country), neg_points), players) in merged {
-        query = query
-            .bind(crate::token::random_text(12))
-            .bind(level)
-            .bind(country)
-            .bind(neg_points)
-            .bind(players);
-    }
-    query.execute(&mut *tx).await?;
-    Ok(())
+    let head = "INSERT INTO standing_count_changes (id, level, country, neg_points, players)";
+    insert_merged(tx, head, "", changes).await
 }
 
 /// Adds changes to the counts of players per points in one statement, each count once and in
@@ -119,18 +102,35 @@ pub(super) async fn add_to_counts(
     tx: &mut AnyConnection,
     changes: Vec<CountChange>,
 ) -> Result<(), sqlx::Error> {
+    let head = "INSERT INTO standing_counts (level, country, neg_points, players)";
+    let tail = " ON CONFLICT (level, country, neg_points) \
+                DO UPDATE SET players = standing_counts.players + excluded.players";
+    insert_merged(tx, head, tail, changes).await
+}
+
+/// `head VALUES … tail` with a row per count the changes change; a new id first in each row
+/// when `head` names an id.
+async fn insert_merged(
+    tx: &mut AnyConnection,
+    head: &str,
+    tail: &str,
+    changes: Vec<CountChange>,
+) -> Result<(), sqlx::Error> {
     let merged = merge(changes);
     if merged.is_empty() {
         return Ok(());
     }
+    let with_id = head.contains("(id, ");
+    let columns = if with_id { 5 } else { 4 };
     let sql = format!(
-        "INSERT INTO standing_counts (level, country, neg_points, players) VALUES {} \
-         ON CONFLICT (level, country, neg_points) \
-         DO UPDATE SET players = standing_counts.players + excluded.players",
-        placeholders(merged.len(), 4)
+        "{head} VALUES {}{tail}",
+        placeholders(merged.len(), columns)
     );
     let mut query = sqlx::query(&sql);
     for (((level, country), neg_points), players) in merged {
+        if with_id {
+            query = query.bind(crate::token::random_text(12));
+        }
         query = query
             .bind(level)
             .bind(country)
