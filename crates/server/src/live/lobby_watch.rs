@@ -32,11 +32,11 @@ struct Watch {
     held: Option<Result<Vec<ServerMsg>, ()>>,
 }
 
-/// Every watch of this process, by connection.
 /// Matches that left the lobby lately, remembered to ignore their opening should it arrive
 /// after: processes announce their events each in its own order (`store/announcer.rs`).
 const CLOSED_KEPT: usize = 4096;
 
+/// Every watch of this process, by connection, and the matches that left the lobby lately.
 #[derive(Default)]
 pub struct Watches(HashMap<u64, Watch>, Closed);
 
@@ -275,6 +275,46 @@ mod tests {
         std::iter::from_fn(|| rx.try_recv().ok())
             .map(Arc::unwrap_or_clone)
             .collect()
+    }
+
+    #[test]
+    fn on_m01_a_matchs_opening_arriving_after_it_left_is_not_shown() {
+        let mut watches = Watches::default();
+        let (tx, mut rx) = mpsc::channel(16);
+        watches.watch(
+            1,
+            list(Scope::Mundial, 2, None),
+            &player("ana", "BR"),
+            tx,
+            Arc::new(Notify::new()),
+        );
+        let snapshot = ServerMsg::Lobby {
+            scope: Scope::Mundial,
+            level: 2,
+            group: None,
+            matches: vec![],
+        };
+        assert!(watches.snapshot(1, snapshot));
+        drain(&mut rx);
+        let mundial = list(Scope::Mundial, 2, None);
+        watches.closed("late", &mundial);
+        watches.opened(&open("late", Scope::Mundial, "BR"));
+        watches.opened(&open("new", Scope::Mundial, "BR"));
+        let ids: Vec<String> = drain(&mut rx)
+            .into_iter()
+            .map(|m| match m {
+                ServerMsg::LobbyClosed { id } => format!("closed {id}"),
+                ServerMsg::LobbyOpened { open } => format!("opened {}", open.id),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(ids, ["closed late", "opened new"]);
+        // Only the latest are remembered: an id closed long ago may open again.
+        for i in 0..CLOSED_KEPT {
+            watches.closed(&i.to_string(), &mundial);
+        }
+        assert_eq!(watches.1.ids.len(), CLOSED_KEPT);
+        assert!(!watches.1.ids.contains("late"));
     }
 
     #[test]
