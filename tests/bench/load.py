@@ -115,19 +115,26 @@ def load(page, cdp, url):
     return answered, bytes_then, painter
 
 
-def account_opens(browser, url, down, up, rtt):
-    """Seconds from a tap on the account, as soon as home answers on a cold load, until the
-    account screen (an online screen) shows its form."""
+def phone(browser, script, down, up, rtt):
+    """A fresh phone (360×640, touch, pt-BR, empty cache) running `script` on every page, on
+    this network: its context, page and DevTools session."""
     context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
                                   has_touch=True, locale="pt-BR", ignore_https_errors=True,
                                   bypass_csp=True)
-    context.add_init_script(TAP_ACCOUNT_WHEN_READY)
+    context.add_init_script(script)
     page = context.new_page()
     cdp = context.new_cdp_session(page)
     cdp.send("Network.enable")
     if down:
         cdp.send("Network.emulateNetworkConditions", {
             "offline": False, "latency": rtt, "downloadThroughput": down, "uploadThroughput": up})
+    return context, page, cdp
+
+
+def account_opens(browser, url, down, up, rtt):
+    """Seconds from a tap on the account, as soon as home answers on a cold load, until the
+    account screen (an online screen) shows its form."""
+    context, page, _ = phone(browser, TAP_ACCOUNT_WHEN_READY, down, up, rtt)
     page.goto(url, wait_until="commit")
     opened = page.evaluate("window.__accountOpened")
     context.close()
@@ -151,17 +158,7 @@ def main():
                 cold, warm, online = [], [], []
                 for _ in range(args.runs):
                     online.append(account_opens(browser, url, down, up, rtt))
-                    context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
-                                                  has_touch=True, locale="pt-BR", ignore_https_errors=True,
-                                                  bypass_csp=True)
-                    context.add_init_script(TAP_WHEN_READY)
-                    page = context.new_page()
-                    cdp = context.new_cdp_session(page)
-                    cdp.send("Network.enable")
-                    if down:
-                        cdp.send("Network.emulateNetworkConditions", {
-                            "offline": False, "latency": rtt, "downloadThroughput": down,
-                            "uploadThroughput": up})
+                    context, page, cdp = phone(browser, TAP_WHEN_READY, down, up, rtt)
                     cold.append(load(page, cdp, url))
                     # Once the service worker holds the app, as on a player's second visit.
                     page.wait_for_function("() => navigator.serviceWorker.controller !== null",

@@ -123,10 +123,8 @@ impl Store {
         }
         match erase_in(&mut tx, self.backend(), account, now).await {
             Ok(erased) => {
-                let told = tell(&erased.ended);
-                self.tell(&mut tx, &told).await?;
-                tx.commit().await.inspect_err(|_| self.unsure(&told))?;
-                self.announce(&told);
+                self.tell(&mut tx, &tell(&erased.ended)).await?;
+                tx.commit().await?;
                 for room in &erased.rooms {
                     self.forget_room(room);
                 }

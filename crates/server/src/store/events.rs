@@ -2,10 +2,10 @@
 //! transaction of the change that made them and notified on PostgreSQL's channel once it
 //! committed (`announcer.rs`); a late process reads the ones it missed from the table.
 
-use sqlx::{AnyConnection, Row};
+use sqlx::Row;
 
 use super::prepared_write::Value;
-use super::{Backend, Store};
+use super::{Backend, Store, Write};
 use crate::token::now_ms;
 
 /// PostgreSQL's channel for the processes' events.
@@ -37,12 +37,12 @@ pub(super) fn note(id: &str, payload: &str) -> String {
 }
 
 impl Store {
-    /// Records events (id, payload) in the transaction that made them, on PostgreSQL; the
-    /// caller announces them once it committed ([`Store::announce`]). SQLite has one process,
-    /// which delivers its events itself.
+    /// Records events (id, payload) in the transaction that made them, on PostgreSQL, which
+    /// announces them once it commits (`Write::commit`). SQLite has one process, which
+    /// delivers its events itself.
     pub(crate) async fn tell(
         &self,
-        tx: &mut AnyConnection,
+        tx: &mut Write<'_>,
         events: &[(String, String)],
     ) -> Result<(), sqlx::Error> {
         if self.backend != Backend::Postgres {
@@ -51,25 +51,11 @@ impl Store {
         for (id, payload) in events {
             let args = event_args(id, payload);
             super::prepared_write::bound(RECORD_EVENT, &args)
-                .execute(&mut *tx)
+                .execute(&mut **tx)
                 .await?;
         }
+        tx.told(events);
         Ok(())
-    }
-
-    /// Notifies every process of events whose change committed (`announcer.rs`).
-    pub(crate) fn announce(&self, events: &[(String, String)]) {
-        if let Some(announcer) = &self.announcer {
-            announcer.announce(events);
-        }
-    }
-
-    /// Events whose transaction failed to commit, or may have committed: a catch-up reads back
-    /// whichever were kept.
-    pub(crate) fn unsure(&self, events: &[(String, String)]) {
-        if let Some(announcer) = &self.announcer {
-            announcer.unsure(events);
-        }
     }
 
     /// Tells the other processes of events that change nothing stored.
@@ -77,11 +63,9 @@ impl Store {
         if self.backend != Backend::Postgres || events.is_empty() {
             return Ok(());
         }
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         self.tell(&mut tx, events).await?;
-        tx.commit().await.inspect_err(|_| self.unsure(events))?;
-        self.announce(events);
-        Ok(())
+        tx.commit().await
     }
 
     /// One event, by id (one too large for NOTIFY).

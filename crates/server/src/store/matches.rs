@@ -492,8 +492,7 @@ impl Store {
             super::scoring::score_match(&mut tx, m.match_id).await?;
         }
         self.tell(&mut tx, m.events).await?;
-        tx.commit().await.inspect_err(|_| self.unsure(m.events))?;
-        self.announce(m.events);
+        tx.commit().await?;
         Ok(true)
     }
 
@@ -512,13 +511,7 @@ impl Store {
             super::scoring::score_match(&mut tx, id).await?;
             self.tell(&mut tx, events).await?;
         }
-        let kept = release_if_changed(tx, u64::from(ended), id)
-            .await
-            .inspect_err(|_| self.unsure(events))?;
-        if kept {
-            self.announce(events);
-        }
-        Ok(kept)
+        release_if_changed(tx, u64::from(ended), id).await
     }
 
     /// The committed moves of a match, in order: (ply, seat, actions).

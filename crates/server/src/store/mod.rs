@@ -67,8 +67,8 @@ pub struct Store {
     backend: Backend,
     /// What SQLite, served by this one process, has besides: None on PostgreSQL.
     sqlite: Option<Arc<SqliteOnly>>,
-    /// PostgreSQL's notifications of committed events; None on SQLite.
-    announcer: Option<Arc<announcer::Announcer>>,
+    /// PostgreSQL's notifications of committed events (it never starts on SQLite).
+    announcer: Arc<announcer::Announcer>,
 }
 
 /// SQLite's one writing connection, which commits writes in batches (`sqlite_writer`; a
@@ -208,8 +208,7 @@ impl Store {
             })),
             Backend::Postgres => None,
         };
-        let announcer =
-            (backend == Backend::Postgres).then(|| Arc::new(announcer::Announcer::new(url)));
+        let announcer = Arc::new(announcer::Announcer::new(url));
         Ok(Store {
             pool,
             backend,
@@ -229,7 +228,7 @@ impl Store {
     async fn write(&self) -> Result<Write<'_>, sqlx::Error> {
         match &self.sqlite {
             Some(sqlite) => Write::sqlite(&sqlite.writer).await,
-            None => Write::postgres(&self.pool).await,
+            None => Write::postgres(&self.pool, &self.announcer).await,
         }
     }
 
@@ -243,9 +242,9 @@ impl Store {
                 let kept = write
                     .run_chained(&self.pool)
                     .await
-                    .inspect_err(|_| self.unsure(told.as_slice()))?;
+                    .inspect_err(|_| self.announcer.unsure(told.as_slice()))?;
                 if kept {
-                    self.announce(told.as_slice());
+                    self.announcer.announce(told.as_slice());
                 }
                 Ok(kept)
             }
@@ -273,9 +272,9 @@ impl Store {
 
     /// Closes every connection.
     pub async fn close(&self) {
-        if let Some(announcer) = &self.announcer {
-            announcer.flush(std::time::Duration::from_secs(2)).await;
-        }
+        self.announcer
+            .flush(std::time::Duration::from_secs(2))
+            .await;
         if let Some(sqlite) = &self.sqlite {
             sqlite.writer.close().await;
         }

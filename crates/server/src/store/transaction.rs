@@ -2,9 +2,12 @@
 
 use std::ops::{Deref, DerefMut};
 
+use std::sync::Arc;
+
 use sqlx::{AnyConnection, AnyPool, Transaction};
 use tokio::sync::OwnedMutexGuard;
 
+use super::announcer::Announcer;
 use super::sqlite_writer::{Batch, Undo, Writer, closed, run};
 
 /// One write transaction: statements run on it through `&mut *write`; `commit` keeps them
@@ -14,7 +17,12 @@ pub struct Write<'s> {
 }
 
 enum Kind<'s> {
-    Postgres(Transaction<'static, sqlx::Any>),
+    Postgres {
+        tx: Transaction<'static, sqlx::Any>,
+        announcer: Arc<Announcer>,
+        /// The events recorded in it (`Store::tell`), announced once it commits.
+        told: Vec<(String, String)>,
+    },
     /// The batch stays locked, its connection lent to this write, until it ends.
     Sqlite {
         writer: &'s Writer,
@@ -26,10 +34,25 @@ enum Kind<'s> {
 }
 
 impl<'s> Write<'s> {
-    pub(super) async fn postgres(pool: &AnyPool) -> Result<Write<'s>, sqlx::Error> {
+    pub(super) async fn postgres(
+        pool: &AnyPool,
+        announcer: &Arc<Announcer>,
+    ) -> Result<Write<'s>, sqlx::Error> {
         Ok(Write {
-            kind: Kind::Postgres(pool.begin().await?),
+            kind: Kind::Postgres {
+                tx: pool.begin().await?,
+                announcer: announcer.clone(),
+                told: Vec::new(),
+            },
         })
+    }
+
+    /// Events recorded in this write, to announce to the other processes once it commits
+    /// (PostgreSQL; SQLite's one process delivers its own).
+    pub(super) fn told(&mut self, events: &[(String, String)]) {
+        if let Kind::Postgres { told, .. } = &mut self.kind {
+            told.extend_from_slice(events);
+        }
     }
 
     pub(super) async fn sqlite(writer: &'s Writer) -> Result<Write<'s>, sqlx::Error> {
@@ -52,10 +75,23 @@ impl<'s> Write<'s> {
         })
     }
 
-    /// Keeps the write: on SQLite, once the batch it joined is committed.
+    /// Keeps the write: on SQLite, once the batch it joined is committed; on PostgreSQL its
+    /// events are then announced, or, when the commit failed (it may still have happened),
+    /// caught up.
     pub async fn commit(mut self) -> Result<(), sqlx::Error> {
         match std::mem::replace(&mut self.kind, Kind::Ended) {
-            Kind::Postgres(tx) => tx.commit().await,
+            Kind::Postgres {
+                tx,
+                announcer,
+                told,
+            } => {
+                let committed = tx.commit().await;
+                match committed {
+                    Ok(()) => announcer.announce(&told),
+                    Err(_) => announcer.unsure(&told),
+                }
+                committed
+            }
             Kind::Sqlite {
                 writer,
                 mut batch,
@@ -79,7 +115,7 @@ impl<'s> Write<'s> {
     /// and the caller reads it next from another connection.
     pub async fn rollback(mut self) -> Result<(), sqlx::Error> {
         match std::mem::replace(&mut self.kind, Kind::Ended) {
-            Kind::Postgres(tx) => tx.rollback().await,
+            Kind::Postgres { tx, .. } => tx.rollback().await,
             Kind::Sqlite {
                 writer,
                 mut batch,
@@ -129,7 +165,7 @@ impl Deref for Write<'_> {
 
     fn deref(&self) -> &AnyConnection {
         match &self.kind {
-            Kind::Postgres(tx) => tx,
+            Kind::Postgres { tx, .. } => tx,
             Kind::Sqlite { conn, .. } => conn,
             Kind::Ended => unreachable!("a write is used only until it ends"),
         }
@@ -139,7 +175,7 @@ impl Deref for Write<'_> {
 impl DerefMut for Write<'_> {
     fn deref_mut(&mut self) -> &mut AnyConnection {
         match &mut self.kind {
-            Kind::Postgres(tx) => tx,
+            Kind::Postgres { tx, .. } => tx,
             Kind::Sqlite { conn, .. } => conn,
             Kind::Ended => unreachable!("a write is used only until it ends"),
         }
