@@ -3,6 +3,7 @@
 
 use velha_rules::Player;
 
+use crate::analysis::texts::{ANALYSIS_EN, ANALYSIS_PT, AnalysisTexts};
 use crate::online::competitive_texts::{COMPETITIVE_EN, COMPETITIVE_PT, CompetitiveTexts};
 use crate::online::group_texts::{GROUPS_EN, GROUPS_PT, GroupTexts};
 use crate::online::replay_texts::{REPLAYS_EN, REPLAYS_PT, ReplayTexts};
@@ -24,6 +25,8 @@ pub struct Texts {
     pub rooms: &'static RoomTexts,
     /// The replay of a finished game.
     pub replays: &'static ReplayTexts,
+    /// The post-game analysis (ANA-01).
+    pub analysis: &'static AnalysisTexts,
     /// Jogo da Velha 2.0's competitive mode.
     pub competitive: &'static CompetitiveTexts,
     /// The subscription that opens online play (ON-A03).
@@ -140,6 +143,7 @@ pub static PT: Texts = Texts {
     groups: &GROUPS_PT,
     rooms: &ROOMS_PT,
     replays: &REPLAYS_PT,
+    analysis: &ANALYSIS_PT,
     competitive: &COMPETITIVE_PT,
     subscription: &SUBSCRIPTION_PT,
     account: "Entrar",
@@ -257,6 +261,7 @@ pub static EN: Texts = Texts {
     groups: &GROUPS_EN,
     rooms: &ROOMS_EN,
     replays: &REPLAYS_EN,
+    analysis: &ANALYSIS_EN,
     competitive: &COMPETITIVE_EN,
     subscription: &SUBSCRIPTION_EN,
     account: "Sign in",

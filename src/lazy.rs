@@ -12,6 +12,7 @@ use velha_api::RoomBoard;
 use std::future::Future;
 use std::pin::Pin;
 
+use crate::analysis::Record;
 use crate::app::{Screen, use_texts};
 use crate::online::membership::Membership;
 use crate::route::Route;
@@ -161,5 +162,100 @@ fn draw(part: Part, go: EventHandler<Screen>) -> Element {
         },
         Part::Rooms(board) => rsx! { RoomList { go, board } },
         Part::RenameNotice => rsx! { RenameNotice {} },
+    }
+}
+
+/// What the analysis module draws (ANA-08): a finished game's analysis panel. On the web it is
+/// a wasm module of its own, fetched when a panel first shows, so neither the first visit nor
+/// the online screens carry the analysis; on native nothing is split.
+#[derive(Clone, Copy)]
+pub struct AnalysisDoor {
+    /// Draws the panel of `record`, kept as `id`'s, at position `step`, going to the position
+    /// picked on its graph; `at_once` starts the analysis without asking.
+    pub draw: fn(Record, String, usize, bool, EventHandler<usize>) -> Element,
+}
+
+/// The analysis's split point.
+#[wasm_split_helpers::wasm_split(analysis, fallible)]
+fn analysis_part() -> Result<AnalysisDoor, wasm_split_helpers::SplitLoaderError> {
+    Ok(ANALYSIS_DOOR)
+}
+
+const ANALYSIS_DOOR: AnalysisDoor = AnalysisDoor {
+    draw: draw_analysis,
+};
+
+fn draw_analysis(
+    record: Record,
+    id: String,
+    step: usize,
+    at_once: bool,
+    on_pick: EventHandler<usize>,
+) -> Element {
+    use crate::components::analysis_panel::AnalysisPanel;
+    rsx! { AnalysisPanel { record, id, step, at_once, on_pick } }
+}
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static ANALYSIS_LOADED: std::cell::Cell<Option<AnalysisDoor>> =
+        const { std::cell::Cell::new(None) };
+}
+
+fn analysis_loaded() -> Option<AnalysisDoor> {
+    #[cfg(target_arch = "wasm32")]
+    return ANALYSIS_LOADED.get();
+    #[cfg(not(target_arch = "wasm32"))]
+    return Some(ANALYSIS_DOOR);
+}
+
+/// A game's analysis panel, drawn once the analysis module is here: until then "Analisar"
+/// waits, and offers to try again when the module could not be fetched.
+#[component]
+pub fn Analysis(
+    record: Record,
+    id: String,
+    step: usize,
+    #[props(default)] at_once: bool,
+    on_pick: EventHandler<usize>,
+) -> Element {
+    let t = use_texts();
+    let mut door = use_signal(analysis_loaded);
+    let mut failed = use_signal(|| false);
+    let mut tries = use_signal(|| 0_u32);
+    use_effect(move || {
+        let _ = tries();
+        if door.peek().is_some() {
+            return;
+        }
+        spawn(async move {
+            match analysis_part().await {
+                Ok(open) => {
+                    #[cfg(target_arch = "wasm32")]
+                    ANALYSIS_LOADED.set(Some(open));
+                    door.set(Some(open));
+                }
+                Err(_) => failed.set(true),
+            }
+        });
+    });
+    if let Some(open) = door() {
+        return (open.draw)(record, id, step, at_once, on_pick);
+    }
+    if failed() {
+        return rsx! {
+            button { class: "wide", "data-action": "retry-analysis",
+                onclick: move |_| {
+                    failed.set(false);
+                    tries += 1;
+                },
+                "{t.analysis.analyse} · {t.online.try_again}"
+            }
+        };
+    }
+    rsx! {
+        button { class: "wide", "data-action": "analyse", "data-loading": "analysis", disabled: true,
+            "{t.analysis.analyse}"
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! which players use first, and native (Blitz) for the desktop and, as Blitz's touch support
 //! lands, Android and iOS.
 
+mod analysis;
 mod app;
 mod components;
 mod countries;

@@ -9,9 +9,14 @@ use velha_rules::{Player, Position, UltCell, Ultimate, Variant};
 use crate::app::use_texts;
 use crate::screens::Mark;
 
-/// The grid; `enabled` says whether the viewer may move now.
+/// The grid; `enabled` says whether the viewer may move now; `hint` is ringed (ANA-10).
 #[component]
-pub fn UltimateGrid(board: Ultimate, enabled: bool, onpress: EventHandler<UltCell>) -> Element {
+pub fn UltimateGrid(
+    board: Ultimate,
+    enabled: bool,
+    onpress: EventHandler<UltCell>,
+    #[props(default)] hint: Option<UltCell>,
+) -> Element {
     let t = use_texts();
     let over = board.status().is_over();
     let legal = board.legal_cells();
@@ -29,6 +34,7 @@ pub fn UltimateGrid(board: Ultimate, enabled: bool, onpress: EventHandler<UltCel
                             cell: UltCell::in_board(small, pos).expect("in range"),
                             piece: board.piece(UltCell::in_board(small, pos).expect("in range")),
                             enabled: enabled && legal.contains(UltCell::in_board(small, pos).expect("in range")),
+                            hinted: hint == UltCell::in_board(small, pos),
                             onpress,
                         }
                     }
@@ -87,6 +93,7 @@ fn UltSquare(
     cell: UltCell,
     piece: Option<Player>,
     enabled: bool,
+    hinted: bool,
     onpress: EventHandler<UltCell>,
 ) -> Element {
     let t = use_texts();
@@ -95,7 +102,7 @@ fn UltSquare(
         None => format!("{cell}, {}", t.empty),
     };
     rsx! {
-        button { class: "cell", "data-cell": "{cell}", "aria-label": "{label}", disabled: !enabled,
+        button { class: if hinted { "cell hinted" } else { "cell" }, "data-cell": "{cell}", "aria-label": "{label}", disabled: !enabled,
             onclick: move |_| onpress.call(cell),
             if let Some(p) = piece { Mark { player: p } }
         }

@@ -22,6 +22,8 @@ pub struct ClassicSession {
     /// Whether the series already counts the finished game on the board.
     recorded: bool,
     stopped: bool,
+    /// Games begun on this device: a game's hints are counted by its number.
+    games: u32,
     rng: Rng,
 }
 
@@ -34,6 +36,7 @@ impl ClassicSession {
             game: Match::new(Classic::new(Player::X), None, 0),
             recorded: false,
             stopped: false,
+            games: 0,
             rng: Rng::new(seed),
         }
     }
@@ -48,9 +51,21 @@ impl ClassicSession {
         *self.game.position()
     }
 
+    /// Every position of the game on the board, the start first (for its review).
+    pub fn positions(&self) -> Vec<Classic> {
+        let mut all = self.game.earlier().to_vec();
+        all.push(*self.game.position());
+        all
+    }
+
     /// The series so far, for X.
     pub fn score(&self) -> SeriesScore {
         self.series.score()
+    }
+
+    /// The number of the game on the board: each game begun has a new one.
+    pub fn game_number(&self) -> u32 {
+        self.games
     }
 
     /// Whether the person stopped the series (its final score is shown).
@@ -88,6 +103,7 @@ impl ClassicSession {
     #[must_use]
     pub fn another_game(&mut self) -> bool {
         self.game = Match::new(Classic::new(self.series.next_starter()), None, 0);
+        self.games += 1;
         self.recorded = false;
         self.computer_turn()
     }

@@ -54,6 +54,14 @@ impl CubeSession {
         self.game.earlier()
     }
 
+    /// Every position of the game on the table, the start first, an action apart (for its
+    /// review).
+    pub fn positions(&self) -> Vec<Cube> {
+        let mut all = self.game.earlier().to_vec();
+        all.push(*self.game.position());
+        all
+    }
+
     /// The person's last action refused, and why.
     pub fn refused(&self) -> Option<(CubeAction, CubeIllegal)> {
         self.refused

@@ -38,6 +38,8 @@ pub struct UltimateSession {
     seconds_left: u32,
     /// Who lost the last turn to the clock, until the next press or game.
     lost_turn: Option<Player>,
+    /// Games begun on this device: a game's hints are counted by its number.
+    games: u32,
 }
 
 impl UltimateSession {
@@ -58,7 +60,20 @@ impl UltimateSession {
             recorded: false,
             seconds_left: move_ms.div_ceil(1000) as u32,
             lost_turn: None,
+            games: 0,
         }
+    }
+
+    /// Every position of the game on the board, the start first (for its review).
+    pub fn positions(&self) -> Vec<Ultimate> {
+        let mut all = self.game.earlier().to_vec();
+        all.push(*self.game.position());
+        all
+    }
+
+    /// The number of the game on the board: each game begun has a new one.
+    pub fn game_number(&self) -> u32 {
+        self.games
     }
 
     /// Who starts the first game.
@@ -147,6 +162,7 @@ impl UltimateSession {
             self.clock,
             now,
         );
+        self.games += 1;
         self.recorded = false;
         self.lost_turn = None;
         self.record()

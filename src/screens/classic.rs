@@ -3,11 +3,15 @@
 
 use dioxus::prelude::*;
 use velha_ai::Character;
+use velha_ai::analysis::classic_hint;
 use velha_api::RoomBoard;
 use velha_rules::{Cell, Classic, Player, Position};
 
+use crate::analysis::Record;
 use crate::app::{Screen, use_texts};
 use crate::components::character::{self, Avatar};
+use crate::components::hint::{HintRow, Hints};
+use crate::components::review::{ReviewPanel, lost, use_review};
 use crate::components::room_list::PlayWithSomeone;
 use crate::local::classic::{ClassicSession, Rival};
 use crate::platform::{self, random_seed};
@@ -18,6 +22,8 @@ use crate::screens::{Mark, TopBar, status_text};
 pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let mut session = use_signal(|| ClassicSession::new(random_seed()));
+    let mut hints = use_signal(Hints::<Classic, Cell>::default);
+    let review = use_review();
     // Whatever finished a game buzzes once, as the series counts it.
     let mut change = move |happen: &dyn Fn(&mut ClassicSession) -> bool| {
         if session.with_mut(|s| happen(s)) {
@@ -57,6 +63,9 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
     let message = status_text(t, status, s.person());
     let person_moves = s.person_moves();
     let stopped = s.stopped();
+    let game = s.game_number();
+    let hint = hints.read().shown(&b);
+    let hints_left = hints.read().left(game);
     rsx! {
         TopBar { title: t.game_classic, go }
         if stopped {
@@ -70,13 +79,26 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
             if let Rival::Computer(who) = current {
                 character::Rival { who, status }
             }
-            ClassicGrid { board: b, enabled: person_moves,
+            ClassicGrid { board: review.shown(Record::classic).unwrap_or(b),
+                enabled: person_moves && !review.is_open(), hint,
                 onpress: move |cell: Cell| change(&|s| s.press(cell)),
+            }
+            if matches!(current, Rival::Computer(_)) && !status.is_over() {
+                HintRow { left: hints_left, enabled: person_moves, thinking: false,
+                    says: hint.map(|c| c.to_string()),
+                    onclick: move |_| {
+                        if let Some(best) = classic_hint(&b) {
+                            hints.write().give(game, b, best);
+                        }
+                    },
+                }
             }
             ScoreLine { wins: score.wins, draws: score.draws, losses: score.losses }
             if status.is_over() {
+                ReviewPanel { review, can_open: s.person().is_some_and(|p| lost(status, p)),
+                    onopen: move |_| review.open(&session.peek().positions(), Record::Classic) }
                 div { class: "after",
-                    button { class: "primary", "data-action": "another", onclick: move |_| change(&ClassicSession::another_game), "{t.another_game}" }
+                    button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); change(&ClassicSession::another_game) }, "{t.another_game}" }
                     button { "data-action": "stop", onclick: move |_| session.with_mut(ClassicSession::stop), "{t.stop}" }
                 }
             }
@@ -97,9 +119,14 @@ pub fn ScoreLine(wins: u32, draws: u32, losses: u32) -> Element {
     }
 }
 
-/// The 3x3 board: the empty cells can be played while `enabled`.
+/// The 3x3 board: the empty cells can be played while `enabled`; `hint` is ringed (ANA-10).
 #[component]
-pub fn ClassicGrid(board: Classic, enabled: bool, onpress: EventHandler<Cell>) -> Element {
+pub fn ClassicGrid(
+    board: Classic,
+    enabled: bool,
+    onpress: EventHandler<Cell>,
+    #[props(default)] hint: Option<Cell>,
+) -> Element {
     rsx! {
         div { class: "board3", role: "grid",
             for cell in Cell::ALL {
@@ -108,6 +135,7 @@ pub fn ClassicGrid(board: Classic, enabled: bool, onpress: EventHandler<Cell>) -
                     name: cell.to_string(),
                     piece: board.piece(cell),
                     enabled: enabled && board.piece(cell).is_none(),
+                    hinted: hint == Some(cell),
                     onpress: move |_| onpress.call(cell),
                 }
             }
@@ -121,6 +149,7 @@ fn Square(
     name: String,
     piece: Option<Player>,
     enabled: bool,
+    hinted: bool,
     onpress: EventHandler<()>,
 ) -> Element {
     let t = use_texts();
@@ -129,7 +158,7 @@ fn Square(
         None => format!("{name}, {}", t.empty),
     };
     rsx! {
-        button { class: "cell", "data-cell": "{name}", "aria-label": "{label}", disabled: !enabled,
+        button { class: if hinted { "cell hinted" } else { "cell" }, "data-cell": "{name}", "aria-label": "{label}", disabled: !enabled,
             onclick: move |_| onpress.call(()),
             if let Some(p) = piece { Mark { player: p } }
         }

@@ -7,9 +7,11 @@ use dioxus::prelude::*;
 use velha_ai::Velha;
 use velha_rules::{CubeAction, CubeIllegal, Level, Player, Position};
 
+use crate::analysis::Record;
 use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
+use crate::components::review::{ReviewPanel, lost, use_review};
 use crate::local::cube::{CubeSession, Played};
 use crate::platform::{self, VelhaScore};
 use crate::screens::{TopBar, status_text};
@@ -20,6 +22,7 @@ use crate::thinking::use_thinker;
 pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let mut session = use_signal(CubeSession::default);
+    let review = use_review();
     let velha = use_thinker(Velha::new);
     // The Velha's thinking, dropped when a new game starts (leaving the screen drops it too).
     let mut thinking = use_hook(|| CopyValue::new(None::<Task>));
@@ -119,9 +122,9 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let playing = !status.is_over() && !s.velha_to_move();
     rsx! {
         CubeTable {
-            cube: c,
+            cube: review.shown(Record::cube).unwrap_or(c),
             turns: turns(),
-            playing,
+            playing: playing && !review.is_open(),
             message,
             on_act: act,
             on_refuse: refuse,
@@ -130,9 +133,12 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                 p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message_text}" }
             },
             if status.is_over() {
+                ReviewPanel { review, can_open: against_velha && lost(status, Player::X),
+                    onopen: move |_| review.open(&session.peek().positions(), Record::Cube) }
                 div { class: "after",
                     button { class: "primary", "data-action": "another",
                         onclick: move |_| {
+                            review.close();
                             session.with_mut(CubeSession::another_game);
                             turns.read().clear();
                         },

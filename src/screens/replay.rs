@@ -4,16 +4,21 @@
 //! chosen speed.
 
 use dioxus::prelude::*;
+use velha_ai::analysis::Game;
 use velha_api::{Replay, ReplayGame, Seat};
-use velha_rules::room::{Board, RoomGame, replay_game};
+use velha_rules::room::{
+    ABSENT_ACTION, Board, RESIGN_ACTION, RoomGame, TIMEOUT_ACTION, replay_game,
+};
 use velha_rules::{Classic, Cube, CubeAction, Level, Player, Position, Turn, Ultimate};
 
 use super::TopBar;
 use super::classic::ClassicGrid;
+use crate::analysis::Record;
 use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::CubeTable;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid};
+use crate::lazy::Analysis;
 use crate::online::client;
 use crate::online::my_data_texts::shown_name;
 use crate::online::replay_texts::{how_text, replay_sentence};
@@ -65,6 +70,29 @@ enum Frame {
     Classic(Classic),
     Ultimate(Ultimate),
     Cube(Cube),
+}
+
+impl Frame {
+    fn classic(&self) -> Option<Classic> {
+        match self {
+            Frame::Classic(c) => Some(*c),
+            _ => None,
+        }
+    }
+
+    fn ultimate(&self) -> Option<Ultimate> {
+        match self {
+            Frame::Ultimate(u) => Some(*u),
+            _ => None,
+        }
+    }
+
+    fn cube(&self) -> Option<Cube> {
+        match self {
+            Frame::Cube(c) => Some(*c),
+            _ => None,
+        }
+    }
 }
 
 /// The whole game as positions: the start, then after each move; for the cube, the turns each
@@ -127,6 +155,48 @@ fn film(replay: &Replay) -> Option<Film> {
     }
 }
 
+/// The game as its analysis takes it (ANA-01): the film's positions and the moves between
+/// them (a resignation or a claimed absence moves nothing; a turn lost on the clock is no
+/// move); none when they do not match.
+fn record(replay: &Replay, film: &Film) -> Option<Record> {
+    let played: Vec<Option<Vec<String>>> = replay
+        .moves
+        .iter()
+        .filter(|m| {
+            !matches!(
+                m.actions.first().map(String::as_str),
+                Some(RESIGN_ACTION | ABSENT_ACTION)
+            )
+        })
+        .map(|m| match m.actions.first().map(String::as_str) {
+            Some(TIMEOUT_ACTION) => None,
+            _ => Some(m.actions.clone()),
+        })
+        .collect();
+    if played.len() + 1 != film.frames.len() {
+        return None;
+    }
+    let winner = replay.winner.map(Player::from);
+    let frames = film.frames.iter();
+    Some(match film.frames.first()? {
+        Frame::Classic(_) => Record::Classic(Game {
+            positions: frames.map(Frame::classic).collect::<Option<_>>()?,
+            played,
+            winner,
+        }),
+        Frame::Ultimate(_) => Record::Ultimate(Game {
+            positions: frames.map(Frame::ultimate).collect::<Option<_>>()?,
+            played,
+            winner,
+        }),
+        Frame::Cube(_) => Record::Cube(Game {
+            positions: frames.map(Frame::cube).collect::<Option<_>>()?,
+            played,
+            winner,
+        }),
+    })
+}
+
 /// The replay screen.
 #[component]
 pub fn ReplayScreen(go: EventHandler<Screen>) -> Element {
@@ -157,12 +227,20 @@ pub fn ReplayScreen(go: EventHandler<Screen>) -> Element {
             TopBar { title: t.replays.title, go }
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
         },
-        Some(Ok((replay, film))) => rsx! { Projector { key: "{id}", go, replay, film } },
+        Some(Ok((replay, film))) => {
+            let record = record(&replay, &film);
+            rsx! { Projector { key: "{id}", go, replay, film, record } }
+        }
     }
 }
 
 #[component]
-fn Projector(go: EventHandler<Screen>, replay: Replay, film: Film) -> Element {
+fn Projector(
+    go: EventHandler<Screen>,
+    replay: Replay,
+    film: Film,
+    record: Option<Record>,
+) -> Element {
     let t = use_texts();
     let r = t.replays;
     let last = film.frames.len() - 1;
@@ -249,6 +327,9 @@ fn Projector(go: EventHandler<Screen>, replay: Replay, film: Film) -> Element {
         }
     };
     let controls = rsx! {
+        if let Some(record) = record {
+            Analysis { record, id: replay.id.clone(), step: at, on_pick: jump }
+        }
         div { class: "replay-controls", role: "group",
             button { "data-action": "to-first", "aria-label": r.first, disabled: at == 0, onclick: move |_| jump(0),
                 Glyph { shape: Shape::First } }

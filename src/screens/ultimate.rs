@@ -5,11 +5,15 @@
 
 use dioxus::core::Task;
 use dioxus::prelude::*;
+use velha_ai::analysis::ULTIMATE_PLAYOUTS;
 use velha_ai::{Difficulty, Limits, UltimateAi};
 use velha_api::RoomBoard;
-use velha_rules::{Player, Position, UltCell};
+use velha_rules::{Player, Position, UltCell, Ultimate};
 
+use crate::analysis::Record;
 use crate::app::{Screen, use_texts};
+use crate::components::hint::{HintRow, Hints};
+use crate::components::review::{ReviewPanel, lost, use_review};
 use crate::components::room_list::PlayWithSomeone;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::local::ultimate::{Rival, UltimateSession};
@@ -45,6 +49,11 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let mut session = use_signal(move || UltimateSession::new(v2, toss(), turn_ms(), now()));
     let mut ai = use_thinker(|| UltimateAi::new(Difficulty::Medium));
+    // The hints' own search, as the analysis judges (ANA-10).
+    let helper = use_thinker(|| UltimateAi::new(Difficulty::Hard));
+    let mut hints = use_signal(Hints::<Ultimate, UltCell>::default);
+    let mut hinting = use_signal(|| false);
+    let review = use_review();
     // The computer's thinking: one at a time, dropped when the game it thinks about changes.
     let mut thinking = use_hook(|| CopyValue::new(None::<Task>));
     // A game that ended buzzes once, as the series counts it.
@@ -144,6 +153,22 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         (false, false) => t.player_two,
     };
     let where_to = sent_text(&g);
+    let game = s.game_number();
+    let hint = hints.read().shown(&g);
+    let hints_left = hints.read().left(game);
+    let ask_hint = move |_| {
+        let grid = session.peek().grid();
+        let decision = helper.decide(&[], &grid, Limits::work(ULTIMATE_PLAYOUTS));
+        hinting.set(true);
+        spawn(async move {
+            let best = decision.await;
+            hinting.set(false);
+            // A move or the clock changed the board meanwhile: that hint is for nothing.
+            if let Some(best) = best.filter(|_| session.peek().grid() == grid) {
+                hints.write().give(game, grid, best);
+            }
+        });
+    };
     rsx! {
         TopBar { title, go }
         if v2 {
@@ -168,14 +193,21 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
             }
         }
         UltimateGrid {
-            board: g,
-            enabled: person_moves,
+            board: review.shown(Record::ultimate).unwrap_or(g),
+            enabled: person_moves && !review.is_open(),
+            hint,
             onpress: move |cell: UltCell| after_move(session.with_mut(|s| s.press(cell, now()))),
+        }
+        if against_computer && !status.is_over() {
+            HintRow { left: hints_left, enabled: person_moves, thinking: hinting(),
+                says: hint.map(|c| c.to_string()), onclick: ask_hint }
         }
         ScoreLine { wins: score.wins, draws: score.draws, losses: score.losses }
         if status.is_over() {
+            ReviewPanel { review, can_open: against_computer && lost(status, person),
+                onopen: move |_| review.open(&session.peek().positions(), Record::Ultimate) }
             div { class: "after",
-                button { class: "primary", "data-action": "another", onclick: move |_| after_move(session.with_mut(|s| s.another_game(now()))), "{t.another_game}" }
+                button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); after_move(session.with_mut(|s| s.another_game(now()))) }, "{t.another_game}" }
                 button { "data-action": "stop", onclick: move |_| { session.with_mut(UltimateSession::stop); go.call(Screen::Home) }, "{t.stop}" }
             }
         }

@@ -188,6 +188,6 @@ fn solve(board: &Classic, table: &mut [i8]) -> i8 {
 }
 
 /// Empty cells of a board.
-fn empty_cells(board: &Classic) -> i8 {
+pub(crate) fn empty_cells(board: &Classic) -> i8 {
     (9 - (board.mask(Player::X) | board.mask(Player::O)).count_ones()) as i8
 }

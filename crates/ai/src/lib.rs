@@ -25,6 +25,7 @@
 //! assert_eq!(reply.map(|c| c.to_string()).as_deref(), Some("b2"), "the only drawing reply");
 //! ```
 
+pub mod analysis;
 pub mod arena;
 mod baseline;
 mod budget;

@@ -59,6 +59,9 @@ pub struct UltimateAi {
     job: Option<Job>,
     /// Playouts run by the last search (for benchmarks).
     pub last_playouts: u64,
+    /// The chosen move's expected result for the side that chose it (a win 1, a draw ½), as
+    /// the last search found it; `None` when the move was chosen without searching.
+    pub last_chance: Option<f32>,
 }
 
 /// A decision in progress.
@@ -79,6 +82,19 @@ impl UltimateAi {
             path: Vec::with_capacity(96),
             job: None,
             last_playouts: 0,
+            last_chance: None,
+        }
+    }
+
+    /// Starts searching `position` within `limits` whatever the difficulty and however few
+    /// moves it has, so that [`UltimateAi::last_chance`] says what it is worth (an analysis).
+    pub fn start_judging(&mut self, position: &Ultimate, limits: Limits) {
+        self.last_playouts = 0;
+        self.last_chance = None;
+        if position.legal_cells().is_empty() {
+            self.job = Some(Job::Decided(None));
+        } else {
+            self.start_search(position, limits);
         }
     }
 }
@@ -92,6 +108,7 @@ impl Opponent<Ultimate> for UltimateAi {
 impl Deliberate<Ultimate> for UltimateAi {
     fn start(&mut self, _earlier: &[Ultimate], position: &Ultimate, limits: Limits, rng: &mut Rng) {
         self.last_playouts = 0;
+        self.last_chance = None;
         let legal = position.legal_cells();
         let decided = match (legal.len(), self.difficulty) {
             (0, _) => None,
@@ -219,6 +236,7 @@ impl UltimateAi {
             let mut next = *root;
             if next.play(cell) == Ok(Status::Win(me)) {
                 self.job = Some(Job::Decided(Some(cell)));
+                self.last_chance = Some(1.0);
                 return;
             }
         }
@@ -275,15 +293,22 @@ impl UltimateAi {
         }
     }
 
-    /// The root's most visited action once the search is over.
+    /// The root's most visited action once the search is over; its mean result becomes
+    /// [`UltimateAi::last_chance`].
     fn most_visited(&mut self, root: &Ultimate, rng: &mut Rng) -> Option<UltCell> {
         if !self.nodes[0].expanded {
             self.expand(0, root);
         }
         let legal = root.legal_cells();
-        self.children(0)
+        let chosen = self
+            .children(0)
             .iter()
             .max_by_key(|n| (n.visits, (n.score * 2.0) as u32))
+            .copied();
+        self.last_chance = chosen
+            .filter(|n| n.visits > 0)
+            .map(|n| n.score / n.visits as f32);
+        chosen
             .map(|n| n.cell)
             .or_else(|| legal.nth_cell(rng.below(legal.len())))
     }

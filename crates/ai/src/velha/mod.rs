@@ -46,6 +46,13 @@ pub struct VelhaStats {
     pub depth: u32,
     /// The chosen action's value at that depth, for the side that chose.
     pub score: i32,
+    /// When the chosen action is a free turn, the main action searched after it: with it, the
+    /// whole turn she would play (what an analysis shows as the best move).
+    pub then: Option<CubeAction>,
+    /// The chosen action's value one whole turn shallower, when that was searched: a search
+    /// that ends on the side to move's turn flatters it, so an analysis takes the mean of the
+    /// two (odd and even depths).
+    pub shallower: Option<i32>,
 }
 
 /// The Velha. She keeps her transposition table between moves.
@@ -83,7 +90,10 @@ struct Deepening {
     /// `Option<(CubeAction, i32)>`, rustc 1.95's optimised debug build stored a wrong value
     /// (tests/velha_oracle.rs caught it; release builds were right).
     best: Option<CubeAction>,
+    best_then: Option<CubeAction>,
     best_score: i32,
+    /// The best value of the iteration before the one `best_score` comes from.
+    shallower_score: Option<i32>,
 }
 
 impl std::fmt::Debug for Velha {
@@ -192,7 +202,9 @@ impl Velha {
             alpha: -INFINITY,
             best_index: 0,
             best: None,
+            best_then: None,
             best_score: -INFINITY,
+            shallower_score: None,
         }));
     }
 
@@ -220,7 +232,9 @@ impl Velha {
             if d.next == d.turns.len() {
                 // The iteration is complete; the next one tries its best first.
                 d.turns[..=d.best_index].rotate_right(1);
+                d.shallower_score = d.best.and(Some(d.best_score));
                 d.best = Some(d.turns[0].first);
+                d.best_then = d.turns[0].second;
                 d.best_score = d.alpha;
                 stats.depth = d.depth;
                 stats.score = d.alpha;
@@ -266,7 +280,9 @@ impl Velha {
                     // one is done, its best so far is known at this depth, better informed
                     // than the last complete iteration (and where a larger budget gains).
                     if d.next > 0 {
+                        d.shallower_score = d.best.and(Some(d.best_score));
                         d.best = Some(d.turns[d.best_index].first);
+                        d.best_then = d.turns[d.best_index].second;
                         d.best_score = d.alpha;
                         stats.score = d.alpha;
                     }
@@ -280,6 +296,8 @@ impl Velha {
             return None;
         }
         let best = d.best.map(|action| (action, d.best_score));
+        stats.then = d.best.and(d.best_then);
+        stats.shallower = d.shallower_score;
         *job = None;
         Some(best)
     }
