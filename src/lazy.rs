@@ -244,6 +244,7 @@ pub fn Analysis(
     }
     if failed() {
         return rsx! {
+            p { class: "warning", role: "alert", "data-problem": "analysis-not-loaded", "{t.analysis.not_loaded}" }
             button { class: "wide", "data-action": "retry-analysis",
                 onclick: move |_| {
                     failed.set(false);

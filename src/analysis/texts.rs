@@ -15,6 +15,7 @@ pub struct AnalysisTexts {
     pub exact_note: &'static str,
     pub estimate_note: &'static str,
     pub failed: &'static str,
+    pub not_loaded: &'static str,
     /// The four verdicts, best first (ANA-03).
     pub verdicts: [&'static str; 4],
     /// The three faults' column titles in the summary.
@@ -73,6 +74,7 @@ pub static ANALYSIS_PT: AnalysisTexts = AnalysisTexts {
     exact_note: "Análise exata: o Jogo da Velha está resolvido.",
     estimate_note: "Estimativa do computador, feita neste aparelho.",
     failed: "Não foi possível analisar esta partida.",
+    not_loaded: "A análise não carregou. Verifique a conexão.",
     verdicts: ["ótima", "imprecisão", "erro", "erro grave"],
     faults: ["Imprecisões", "Erros", "Erros graves"],
     best: "Melhor",
@@ -103,6 +105,7 @@ pub static ANALYSIS_EN: AnalysisTexts = AnalysisTexts {
     exact_note: "Exact analysis: tic-tac-toe is solved.",
     estimate_note: "The computer's estimate, made on this device.",
     failed: "This game could not be analysed.",
+    not_loaded: "The analysis did not load. Check the connection.",
     verdicts: ["best", "inaccuracy", "mistake", "blunder"],
     faults: ["Inaccuracies", "Mistakes", "Blunders"],
     best: "Best",

@@ -5,6 +5,7 @@ move; no long task over 50 ms while the device judges the game; analysed again a
 what the device kept."""
 
 from conftest import record, shot
+from test_app import play_until_over
 from test_online import meet, play_to_x_line
 from test_rooms import new_room, phone
 
@@ -145,10 +146,11 @@ def test_ana_10_three_hints_a_game_against_vo_quelonia_and_in_super(phone):
     assert phone.query_selector("[data-hint]") is None, "the hint was for the position before"
 
 
-def test_ana_11_where_did_i_go_wrong_after_a_game_lost_to_vo_quelonia(phone):
-    phone.click("[data-game=classic]")
+def lose_to_quelonia(phone):
+    """Jogo da Velha against Vó Quelônia until she wins: X always takes the first free cell,
+    and a velha starts another game."""
+    phone.click("[data-game=classic]", timeout=30000)
     phone.click("[data-rival=quelonia]")
-    # X always takes the first free cell: she wins sooner or later (a draw starts another).
     for _ in range(6):
         while phone.query_selector("[data-action=another]") is None:
             phone.wait_for_selector("[data-cell]:enabled", timeout=10000)
@@ -158,6 +160,10 @@ def test_ana_11_where_did_i_go_wrong_after_a_game_lost_to_vo_quelonia(phone):
             break
         phone.click("[data-action=another]")
     assert phone.get_attribute("[data-status]", "data-status") == "win O"
+
+
+def test_ana_11_where_did_i_go_wrong_after_a_game_lost_to_vo_quelonia(phone):
+    lose_to_quelonia(phone)
     live = [phone.get_attribute(f"[data-cell={c}]", "aria-label") for c in ("a1", "b2", "c3")]
     phone.evaluate(WATCH_LONG_TASKS)
     phone.click("[data-action=where-wrong]")
@@ -180,3 +186,50 @@ def test_ana_11_where_did_i_go_wrong_after_a_game_lost_to_vo_quelonia(phone):
     phone.click("[data-action=close-review]")
     assert phone.query_selector("[data-review]") is None
     assert [phone.get_attribute(f"[data-cell={c}]", "aria-label") for c in ("a1", "b2", "c3")] == live
+
+
+def test_ana_08_the_analysis_module_that_could_not_be_fetched_is_tried_again(browser, base_url):
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR",
+                                  service_workers="block")
+    context.route("**/split_analysis-*", lambda route: route.abort())
+    phone = context.new_page()
+    phone.goto(base_url)
+    lose_to_quelonia(phone)
+    phone.click("[data-action=where-wrong]")
+    # No signal for the analysis: it says so and offers to try again, the game still there.
+    phone.wait_for_selector("[data-action=retry-analysis]", timeout=30000)
+    assert phone.inner_text("[data-action=retry-analysis]") == "Analisar · Tentar de novo"
+    assert phone.inner_text("[data-problem]") == "A análise não carregou. Verifique a conexão."
+    shot(phone, "analysis-not-fetched")
+    context.unroute("**/split_analysis-*")
+    phone.click("[data-action=retry-analysis]")
+    phone.wait_for_selector("[data-analysis=done]", timeout=30000)
+    assert "blunder" in marks(phone).values()
+    context.close()
+
+
+def test_ana_08_a_super_game_lost_to_the_computer_is_analysed_without_freezing_the_phone(phone):
+    """Records how long a whole Super game takes to analyse on this machine's browser
+    ($E2E_SHOTS/analysis.json): a figure, not a timed test."""
+    phone.click("[data-game=super]")
+    phone.click("[data-starter=X]")
+    phone.click("[data-rival=hard]")
+    for _ in range(4):
+        if play_until_over(phone) == "win O":
+            break
+        phone.click("[data-action=another]")
+    assert phone.get_attribute("[data-status]", "data-status") == "win O"
+    phone.evaluate(WATCH_LONG_TASKS)
+    started = phone.evaluate("performance.now()")
+    phone.click("[data-action=where-wrong]")
+    phone.wait_for_selector("[role=progressbar]", timeout=10000)
+    phone.wait_for_selector("[data-analysis=done]", timeout=300000)
+    took = phone.evaluate("performance.now()") - started
+    long_tasks = phone.evaluate("window.__longTasks")
+    assert long_tasks == [], f"long tasks while analysing: {long_tasks} ms"
+    moves = int(phone.get_attribute("[data-review] [data-steps]", "data-steps"))
+    assert int(phone.get_attribute(".analysis-graph", "data-marks")) >= 1, "X lost somewhere"
+    shot(phone, "review-super")
+    record("analysis.json", "super_lost_to_hard", {"moves": moves, "analysis_ms": round(took),
+                                                   "long_tasks": long_tasks})
