@@ -11,11 +11,15 @@ const KEY: &str = "velha.analyses";
 /// Analyses kept at most: a bound on what replays opened on this device can store.
 pub const KEPT: usize = 20;
 
-/// The kept analysis of the game `id`, if any.
-pub fn load(id: &str) -> Option<Analysis> {
+/// The kept analysis of the game `id` of `moves` moves, if any; it becomes the newest kept.
+/// One that does not fit the game (another game under the same key, a damaged value) is a
+/// miss.
+pub fn load(id: &str, moves: usize) -> Option<Analysis> {
     let stored = platform::load(KEY)?;
     let (_, text) = lines(&stored).find(|(k, _)| *k == id)?;
-    decode(text)
+    let analysis = decode(text).filter(|a| a.reviews.len() == moves)?;
+    platform::save(KEY, &with(&stored, id, text));
+    Some(analysis)
 }
 
 /// Keeps `analysis` as the game `id`'s, forgetting the oldest past [`KEPT`].
@@ -102,7 +106,10 @@ fn decode(text: &str) -> Option<Analysis> {
             })
             .collect::<Option<Vec<_>>>()?
     };
-    (parts.next().is_none() && x_chances.len() == reviews.len() + 1).then_some(Analysis {
+    let fits = parts.next().is_none()
+        && x_chances.len() == reviews.len() + 1
+        && decided.is_none_or(|d| d < reviews.len());
+    fits.then_some(Analysis {
         x_chances,
         reviews,
         decided,
@@ -202,6 +209,8 @@ mod tests {
             "-;0.5,0.5;Z:0:0.5:0.5::-",
             "-;0.5,0.5;X:0:0.5:0.5::Q1/D",
             "-;0.5,0.5,0.5;-",
+            "1;0.5,0.5;-",
+            "18446744073709551615;0.5,0.5;-",
         ] {
             assert_eq!(decode(bad), None, "{bad:?}");
         }

@@ -40,7 +40,8 @@ pub fn AnalysisPanel(
     let a = use_texts().analysis;
     let mut stage = use_signal({
         let id = id.clone();
-        move || cache::load(&id).map_or(Stage::Idle, Stage::Done)
+        let moves = record.moves();
+        move || cache::load(&id, moves).map_or(Stage::Idle, Stage::Done)
     });
     let start = use_callback({
         let record = record.clone();

@@ -8,8 +8,8 @@ use crate::app::use_texts;
 /// Hints one game allows.
 pub const HINTS_PER_GAME: u8 = 3;
 
-/// A screen's hints: how many the game on the board used, and the one shown, for the position
-/// it was asked in (a move makes it stale).
+/// A screen's hints: how many the game on the board used, and the one shown, for the game
+/// and the position it was asked in (a move or another game makes it stale).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hints<P: Copy + PartialEq, A: Copy> {
     game: u32,
@@ -37,10 +37,10 @@ impl<P: Copy + PartialEq, A: Copy> Hints<P, A> {
         }
     }
 
-    /// The hint for `position`, if one was given there.
-    pub fn shown(&self, position: &P) -> Option<A> {
+    /// The hint for `position` of game `game`, if one was given there.
+    pub fn shown(&self, game: u32, position: &P) -> Option<A> {
         self.shown
-            .filter(|(asked_at, _)| asked_at == position)
+            .filter(|(asked_at, _)| self.game == game && asked_at == position)
             .map(|(_, action)| action)
     }
 
@@ -100,20 +100,22 @@ mod tests {
         assert_eq!(hints.left(1), HINTS_PER_GAME);
         for (position, best) in [(10, 'a'), (11, 'b'), (12, 'c')] {
             assert!(hints.give(1, position, best));
-            assert_eq!(hints.shown(&position), Some(best));
+            assert_eq!(hints.shown(1, &position), Some(best));
         }
         assert_eq!(hints.left(1), 0);
         assert!(!hints.give(1, 13, 'd'), "a fourth hint in the same game");
-        assert_eq!(hints.shown(&13), None);
+        assert_eq!(hints.shown(1, &13), None);
         assert_eq!(
-            hints.shown(&12),
+            hints.shown(1, &12),
             Some('c'),
             "still on the board until a move"
         );
-        // The next game has its own three.
+        // The next game has its own three, and the last game's hint is not its own even
+        // where its board is the same.
+        assert_eq!(hints.shown(2, &12), None);
         assert_eq!(hints.left(2), HINTS_PER_GAME);
         assert!(hints.give(2, 10, 'e'));
         assert_eq!(hints.left(2), HINTS_PER_GAME - 1);
-        assert_eq!(hints.shown(&10), Some('e'));
+        assert_eq!(hints.shown(2, &10), Some('e'));
     }
 }

@@ -71,7 +71,8 @@ fn review_id<P: Position>(game: &Game<P>) -> String {
     format!("local-{:016x}", fnv.finish())
 }
 
-/// FNV-1a: the same on every device and every run, unlike the standard library's hasher.
+/// FNV-1a: the same from run to run on a device, unlike the standard library's hasher (the
+/// key only has to find this device's own cache).
 struct Fnv(u64);
 
 impl Hasher for Fnv {
@@ -86,23 +87,30 @@ impl Hasher for Fnv {
     }
 }
 
-/// "Onde eu errei?" while the review is closed; while open, the step controls and the
-/// analysis, and the way back to the game.
+/// "Onde eu errei?", under the result's buttons, while the review is closed.
 #[component]
-pub fn ReviewPanel(review: Review, can_open: bool, onopen: EventHandler<()>) -> Element {
+pub fn WhereWrong(review: Review, can_open: bool, onopen: EventHandler<()>) -> Element {
+    let a = use_texts().analysis;
+    if review.is_open() || !can_open {
+        return rsx! {};
+    }
+    rsx! {
+        button { class: "wide", "data-action": "where-wrong", onclick: move |_| onopen.call(()),
+            "{a.where_wrong}"
+        }
+    }
+}
+
+/// The open review, above the result's buttons: where it is, the analysis, the steps, and
+/// the way back to the game.
+#[component]
+pub fn ReviewPanel(review: Review) -> Element {
     let t = use_texts();
     let a = t.analysis;
     let r = t.replays;
     let Review { mut open, mut step } = review;
     let Some((record, id)) = open() else {
-        if !can_open {
-            return rsx! {};
-        }
-        return rsx! {
-            button { class: "wide", "data-action": "where-wrong", onclick: move |_| onopen.call(()),
-                "{a.where_wrong}"
-            }
-        };
+        return rsx! {};
     };
     let last = record.moves();
     let at = step().min(last);

@@ -11,7 +11,7 @@ use crate::analysis::Record;
 use crate::app::{Screen, use_texts};
 use crate::components::character::{self, Avatar};
 use crate::components::hint::{HintRow, Hints};
-use crate::components::review::{ReviewPanel, lost, use_review};
+use crate::components::review::{ReviewPanel, WhereWrong, lost, use_review};
 use crate::components::room_list::PlayWithSomeone;
 use crate::local::classic::{ClassicSession, Rival};
 use crate::platform::{self, random_seed};
@@ -64,7 +64,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
     let person_moves = s.person_moves();
     let stopped = s.stopped();
     let game = s.game_number();
-    let hint = hints.read().shown(&b);
+    let hint = hints.read().shown(game, &b);
     let hints_left = hints.read().left(game);
     rsx! {
         TopBar { title: t.game_classic, go }
@@ -95,12 +95,13 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
             }
             ScoreLine { wins: score.wins, draws: score.draws, losses: score.losses }
             if status.is_over() {
-                ReviewPanel { review, can_open: s.person().is_some_and(|p| lost(status, p)),
-                    onopen: move |_| review.open(&session.peek().positions(), Record::Classic) }
+                ReviewPanel { review }
                 div { class: "after",
                     button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); change(&ClassicSession::another_game) }, "{t.another_game}" }
                     button { "data-action": "stop", onclick: move |_| session.with_mut(ClassicSession::stop), "{t.stop}" }
                 }
+                WhereWrong { review, can_open: s.person().is_some_and(|p| lost(status, p)),
+                    onopen: move |_| review.open(&session.peek().positions(), Record::Classic) }
             }
         }
     }

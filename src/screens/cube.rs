@@ -11,7 +11,7 @@ use crate::analysis::Record;
 use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
-use crate::components::review::{ReviewPanel, lost, use_review};
+use crate::components::review::{ReviewPanel, WhereWrong, lost, use_review};
 use crate::local::cube::{CubeSession, Played};
 use crate::platform::{self, VelhaScore};
 use crate::screens::{TopBar, status_text};
@@ -133,8 +133,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                 p { class: "status", role: "status", "aria-live": "polite", "data-status": "{status}", "{message_text}" }
             },
             if status.is_over() {
-                ReviewPanel { review, can_open: against_velha && lost(status, Player::X),
-                    onopen: move |_| review.open(&session.peek().positions(), Record::Cube) }
+                ReviewPanel { review }
                 div { class: "after",
                     button { class: "primary", "data-action": "another",
                         onclick: move |_| {
@@ -146,6 +145,8 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                     }
                     button { "data-action": "stop", onclick: move |_| { session.with_mut(CubeSession::stop); go.call(Screen::Home) }, "{t.stop}" }
                 }
+                WhereWrong { review, can_open: against_velha && lost(status, Player::X),
+                    onopen: move |_| review.open(&session.peek().positions(), Record::Cube) }
             }
         }
     }

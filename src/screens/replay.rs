@@ -265,7 +265,7 @@ fn Projector(
     let mut jump = move |to: usize| {
         queue.read().clear();
         running.set(false);
-        step.set(to);
+        step.set(to.min(last));
     };
     use_future(move || async move {
         loop {
@@ -496,5 +496,44 @@ mod tests {
         assert_eq!(film(&replay(classic, &fine)).unwrap().frames.len(), 3);
         let no_cell: [(Seat, &[&str]); 1] = [(Seat::X, &[])];
         assert_eq!(film(&replay(classic, &no_cell)), None);
+    }
+
+    #[test]
+    fn ana_01_a_replay_is_analysed_by_its_moves_not_its_resignation_nor_its_lost_turns() {
+        let resigned: [(Seat, &[&str]); 3] = [
+            (Seat::X, &["b2"]),
+            (Seat::O, &["a1"]),
+            (Seat::O, &[RESIGN_ACTION]),
+        ];
+        let r = replay(ReplayGame::Classic { starter: Seat::X }, &resigned);
+        let Some(Record::Classic(game)) = record(&r, &film(&r).unwrap()) else {
+            panic!("a classic record")
+        };
+        assert_eq!(game.positions.len(), 3);
+        assert_eq!(
+            game.played,
+            [Some(vec!["b2".to_string()]), Some(vec!["a1".to_string()])]
+        );
+        assert_eq!(game.winner, Some(Player::X));
+
+        let timed_out: [(Seat, &[&str]); 3] = [
+            (Seat::X, &["e5"]),
+            (Seat::O, &[TIMEOUT_ACTION]),
+            (Seat::X, &["d4"]),
+        ];
+        let r = replay(ReplayGame::V2 { starter: Seat::X }, &timed_out);
+        let Some(Record::Ultimate(game)) = record(&r, &film(&r).unwrap()) else {
+            panic!("an ultimate record")
+        };
+        assert_eq!(game.positions.len(), 4);
+        assert_eq!(game.played[1], None, "a lost turn is no move");
+
+        // A film of another game does not fit.
+        let other = film(&replay(
+            ReplayGame::Classic { starter: Seat::X },
+            &resigned[..1],
+        ))
+        .unwrap();
+        assert_eq!(record(&r, &other), None);
     }
 }

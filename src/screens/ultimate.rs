@@ -13,7 +13,7 @@ use velha_rules::{Player, Position, UltCell, Ultimate};
 use crate::analysis::Record;
 use crate::app::{Screen, use_texts};
 use crate::components::hint::{HintRow, Hints};
-use crate::components::review::{ReviewPanel, lost, use_review};
+use crate::components::review::{ReviewPanel, WhereWrong, lost, use_review};
 use crate::components::room_list::PlayWithSomeone;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::local::ultimate::{Rival, UltimateSession};
@@ -154,7 +154,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     };
     let where_to = sent_text(&g);
     let game = s.game_number();
-    let hint = hints.read().shown(&g);
+    let hint = hints.read().shown(game, &g);
     let hints_left = hints.read().left(game);
     let ask_hint = move |_| {
         let grid = session.peek().grid();
@@ -204,12 +204,13 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         }
         ScoreLine { wins: score.wins, draws: score.draws, losses: score.losses }
         if status.is_over() {
-            ReviewPanel { review, can_open: against_computer && lost(status, person),
-                onopen: move |_| review.open(&session.peek().positions(), Record::Ultimate) }
+            ReviewPanel { review }
             div { class: "after",
                 button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); after_move(session.with_mut(|s| s.another_game(now()))) }, "{t.another_game}" }
                 button { "data-action": "stop", onclick: move |_| { session.with_mut(UltimateSession::stop); go.call(Screen::Home) }, "{t.stop}" }
             }
+            WhereWrong { review, can_open: against_computer && lost(status, person),
+                onopen: move |_| review.open(&session.peek().positions(), Record::Ultimate) }
         }
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use velha_ai::analysis::{
     Analysis, Analyst, CUBE_SCALE, ClassicJudge, CubeJudge, Exact, Game, Judge, ULTIMATE_PLAYOUTS,
-    UltimateJudge, Verdict, cube_chance, solved, ultimate_chance,
+    UltimateJudge, Verdict, cube_chance, cube_score, solved, ultimate_chance,
 };
 use velha_ai::{Difficulty, Limits, MATE, Opponent, RandomPlayer, Rng, UltimateAi, Velha};
 use velha_rules::{Cell, Classic, Cube, Level, Player, Position, Status, Ultimate, Variant};
@@ -390,4 +390,30 @@ fn ana_11_a_local_game_is_rebuilt_from_the_positions_its_match_kept() {
     );
     assert_eq!(game.positions, all);
     assert_eq!(Game::<Classic>::from_positions(&[]), None);
+}
+
+#[test]
+fn ana_06_the_cube_is_judged_by_the_mean_of_the_velhas_last_two_depths() {
+    // Positions from a few games; each searched to a fixed depth, then one shallower.
+    let game = random_against_velha(Level::Two, Player::O, 2_000, 11);
+    for (i, position) in game.positions.iter().enumerate().take(6) {
+        if position.status().is_over() {
+            continue;
+        }
+        let earlier = &game.positions[..i];
+        let mut deep = Velha::new();
+        let (_, score) = deep.analyse(earlier, position, 3).unwrap();
+        let (_, shallower) = Velha::new().analyse(earlier, position, 2).unwrap();
+        assert_eq!(deep.stats.score, score);
+        if score.abs() >= velha_ai::MATE_BOUND {
+            continue;
+        }
+        assert_eq!(deep.stats.shallower, Some(shallower), "position {i}");
+        assert_eq!(cube_score(&deep.stats), (score + shallower) / 2);
+    }
+    // One depth only: nothing shallower to take.
+    let mut once = Velha::new();
+    once.analyse(&[], &Cube::new(Level::One), 1).unwrap();
+    assert_eq!(once.stats.shallower, None);
+    assert_eq!(cube_score(&once.stats), once.stats.score);
 }

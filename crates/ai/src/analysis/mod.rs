@@ -186,11 +186,23 @@ pub struct Analyst<P: Position, J: Judge<P>> {
     winner: Option<Player>,
     judge: J,
     valued: Vec<Valued>,
-    /// For each move checked so far: the mover's chance after the best move, when it was
-    /// judged apart (an estimated game, a move that was not the best).
-    after_best: Vec<Option<f32>>,
+    /// What each move checked so far needed besides its two positions.
+    checked: Vec<Checked>,
     /// Whether the judge is working on the current job.
     judging: bool,
+}
+
+/// What a move needed besides the positions before and after it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Checked {
+    /// Nothing: a solved game, a lost turn, or a move that differs from the best one in
+    /// ways the positions already say.
+    Nothing,
+    /// The move was the best one: by its words, or by the position it led to (two turns of
+    /// the cube can make the same position).
+    Best,
+    /// The mover's chance after the best move, judged apart.
+    AfterBest(f32),
 }
 
 /// The next thing an analyst does.
@@ -199,8 +211,8 @@ enum Job<P> {
     Position(usize),
     /// Judges the position after move `i`'s best move, `after`, for the mover.
     AfterBest(usize, P),
-    /// Move `i` needs nothing more.
-    Checked,
+    /// Move `i` is checked: this is what it needed.
+    Checked(Checked),
 }
 
 impl<P: Position, J: Judge<P>> Analyst<P, J> {
@@ -222,7 +234,7 @@ impl<P: Position, J: Judge<P>> Analyst<P, J> {
         }
         Ok(Analyst {
             valued: Vec::with_capacity(positions.len()),
-            after_best: Vec::with_capacity(played.len()),
+            checked: Vec::with_capacity(played.len()),
             positions,
             played,
             winner,
@@ -237,30 +249,36 @@ impl<P: Position, J: Judge<P>> Analyst<P, J> {
     }
 
     fn finished(&self) -> bool {
-        self.valued.len() == self.positions.len() && self.after_best.len() == self.played.len()
+        self.valued.len() == self.positions.len() && self.checked.len() == self.played.len()
     }
 
     /// What to do next: every judged move is checked before the next position is judged.
     fn next_job(&self) -> Job<P> {
-        let i = self.after_best.len();
+        let i = self.checked.len();
         if i >= self.valued.len() || i == self.played.len() {
             return Job::Position(self.valued.len());
         }
         let now = &self.valued[i];
         let Some(played) = &self.played[i] else {
-            return Job::Checked;
+            return Job::Checked(Checked::Nothing);
         };
-        if now.x_exact.is_some() || played == &now.best || now.best.is_empty() {
-            return Job::Checked;
+        if played == &now.best {
+            return Job::Checked(Checked::Best);
+        }
+        if now.x_exact.is_some() || now.best.is_empty() {
+            return Job::Checked(Checked::Nothing);
         }
         let mut after = self.positions[i];
         for action in &now.best {
             let Ok(action) = action.parse::<P::Action>() else {
-                return Job::Checked;
+                return Job::Checked(Checked::Nothing);
             };
             if after.play(action).is_err() {
-                return Job::Checked;
+                return Job::Checked(Checked::Nothing);
             }
+        }
+        if after == self.positions[i + 1] {
+            return Job::Checked(Checked::Best);
         }
         Job::AfterBest(i, after)
     }
@@ -270,7 +288,7 @@ impl<P: Position, J: Judge<P>> Analyst<P, J> {
         let end = web_time::Instant::now().checked_add(slice);
         while !self.finished() {
             match self.next_job() {
-                Job::Checked => self.after_best.push(None),
+                Job::Checked(what) => self.checked.push(what),
                 Job::Position(i) => {
                     let (earlier, position) = (&self.positions[..i], &self.positions[i]);
                     let valued =
@@ -284,7 +302,8 @@ impl<P: Position, J: Judge<P>> Analyst<P, J> {
                     let earlier = &self.positions[..=i];
                     let valued =
                         value_of(&mut self.judge, &mut self.judging, earlier, &after, end)?;
-                    self.after_best.push(Some(valued.chance_of(mover)));
+                    self.checked
+                        .push(Checked::AfterBest(valued.chance_of(mover)));
                 }
             }
             if end.is_some_and(|e| web_time::Instant::now() >= e) {
@@ -300,12 +319,12 @@ impl<P: Position, J: Judge<P>> Analyst<P, J> {
             .iter()
             .enumerate()
             .map(|(i, played)| {
-                let played = played.as_ref()?;
+                played.as_ref()?;
                 let Status::Ongoing(mover) = self.positions[i].status() else {
                     unreachable!("new() refuses moves after the end");
                 };
                 let (now, next) = (&self.valued[i], &self.valued[i + 1]);
-                Some(review(mover, played, now, next, self.after_best[i]))
+                Some(review(mover, now, next, self.checked[i]))
             })
             .collect();
         // The move from the last position where the winner was not yet sure of it.
@@ -378,19 +397,18 @@ fn value_of<P: Position, J: Judge<P>>(
     })
 }
 
-/// The review of `mover`'s move `played` from a position valued `now` to one valued `next`;
-/// `after_best` is the mover's chance after the best move where it was judged apart.
-fn review(
-    mover: Player,
-    played: &[String],
-    now: &Valued,
-    next: &Valued,
-    after_best: Option<f32>,
-) -> Review {
-    let before = after_best.unwrap_or_else(|| now.chance_of(mover));
+/// The review of `mover`'s move from a position valued `now` to one valued `next`, checked
+/// as `checked` says.
+fn review(mover: Player, now: &Valued, next: &Valued, checked: Checked) -> Review {
     let after = next.chance_of(mover);
+    // The best move's chance is the one it led to, judged as any move is (ANA-03).
+    let before = match checked {
+        Checked::Best => after,
+        Checked::AfterBest(chance) => chance,
+        Checked::Nothing => now.chance_of(mover),
+    };
     let exact = now.exact_of(mover).zip(next.exact_of(mover));
-    let verdict = if played == now.best.as_slice() {
+    let verdict = if checked == Checked::Best {
         Verdict::Best
     } else {
         let by_chance = Verdict::of_drop(before - after);

@@ -195,3 +195,74 @@ fn ana_01_a_game_that_does_not_hold_together_is_refused() {
         Some(NotAnalysable::MoveAfterTheEnd)
     );
 }
+
+#[test]
+fn ana_07_a_winner_never_sure_of_it_decided_nothing() {
+    // O resigned after two moves: X won a game nobody was sure of.
+    let mut game = classic_game(&["a1", "b1"]);
+    game.winner = Some(Player::X);
+    let judge = Scripted {
+        said: vec![
+            (&[], 0.5, "a1"),
+            (&["a1"], 0.5, "b1"),
+            (&["a1", "b1"], 0.7, "b2"),
+        ],
+        now: None,
+    };
+    let a = Analyst::new(judge, game)
+        .unwrap()
+        .step(Duration::MAX)
+        .unwrap();
+    assert_eq!(a.decided, None);
+}
+
+/// A judge of the cube that says the same of every position, and counts what it is asked.
+struct Even {
+    asked: usize,
+    best: &'static [&'static str],
+}
+
+impl Judge<velha_rules::Cube> for Even {
+    fn begin(&mut self, _earlier: &[velha_rules::Cube], _position: &velha_rules::Cube) {
+        self.asked += 1;
+    }
+
+    fn judge(&mut self, _slice: Duration) -> Option<Estimate> {
+        Some(Estimate {
+            chance: 0.6,
+            best: self.best.iter().map(|a| a.to_string()).collect(),
+            exact: None,
+        })
+    }
+}
+
+#[test]
+fn ana_03_a_move_to_the_best_moves_position_is_the_best_move_in_other_words() {
+    use velha_rules::{Cube, Level};
+    // On a blank cube L+ and L- make the same position: playing one when the other was best
+    // is the best move, and needs no second opinion.
+    let start = Cube::new(Level::Two);
+    let mut after = start;
+    after.play("L+".parse().unwrap()).unwrap();
+    let mut other = start;
+    other.play("L-".parse().unwrap()).unwrap();
+    assert_eq!(after, other);
+    let game = Game {
+        positions: vec![start, after],
+        played: vec![Some(vec!["L+".into()])],
+        winner: None,
+    };
+    let mut analyst = Analyst::new(
+        Even {
+            asked: 0,
+            best: &["L-"],
+        },
+        game,
+    )
+    .unwrap();
+    let a = analyst.step(Duration::MAX).unwrap();
+    let r = a.reviews[0].as_ref().unwrap();
+    assert_eq!(r.verdict, Verdict::Best);
+    assert_eq!(r.before, r.after, "the best move's chance is where it led");
+    assert_eq!(analyst.judge.asked, 2, "the two positions, nothing more");
+}

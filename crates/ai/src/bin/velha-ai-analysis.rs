@@ -1,7 +1,9 @@
 //! Measures the post-game analysis (docs/rules/analysis.md) where it is an estimate: Super,
 //! 2.0 and the cube.
 //!
-//! `cargo run --release -p velha-ai --bin velha-ai-analysis -- COMMAND [--games N]`
+//! `cargo run --release -p velha-ai --bin velha-ai-analysis -- COMMAND [--games N] [--only GAME]`
+//!
+//! `--only super`, `2.0` or `cube` measures one game of the three.
 //!
 //! - `calibrate-cube`: the Velha plays herself at the analysis budget; the scale turning her
 //!   score into a winning chance (ANA-06) that best predicts who won, and how well it predicts.
@@ -34,11 +36,22 @@ fn main() {
         },
         None => 8,
     };
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .map(|i| args.get(i + 1).map(String::as_str));
+    let kinds: Vec<Kind> = match only {
+        None => KINDS.to_vec(),
+        Some(Some("super")) => vec![Kind::Super],
+        Some(Some("2.0")) => vec![Kind::V2],
+        Some(Some("cube")) => vec![Kind::Cube(Level::One), Kind::Cube(Level::Two)],
+        Some(_) => fail("--only takes super, 2.0 or cube"),
+    };
     match args.get(1).map(String::as_str) {
         Some("calibrate-cube") => calibrate_cube(games),
         Some("calibrate-ultimate") => calibrate_ultimate(games),
-        Some("confirm") => confirm(games),
-        Some("errors") => errors(games),
+        Some("confirm") => confirm(games, &kinds),
+        Some("errors") => errors(games, &kinds),
         _ => fail(
             "usage: velha-ai-analysis calibrate-cube|calibrate-ultimate|confirm|errors [--games N]",
         ),
@@ -165,14 +178,14 @@ fn analysed(played: &Played, scale: u64, seed: u64) -> Analysis {
     }
 }
 
-fn confirm(games: u32) {
+fn confirm(games: u32, kinds: &[Kind]) {
     println!("== blunders at the analysis budget, judged again at 16 times it");
     println!("   (half the games a random mover against the strong side, half weak against weak)");
     println!(
         "{:<14} {:>6} {:>9} {:>11} {:>13} {:>9}",
         "game", "games", "blunders", "confirmed", "≥ a mistake", "time"
     );
-    for kind in KINDS {
+    for &kind in kinds {
         let started = Instant::now();
         let (mut blunders, mut confirmed, mut at_least_mistakes) = (0, 0, 0);
         for g in 0..games {
@@ -206,13 +219,13 @@ fn confirm(games: u32) {
     }
 }
 
-fn errors(games: u32) {
+fn errors(games: u32, kinds: &[Kind]) {
     println!("== verdicts per move at the analysis budget: a random mover against the strong side");
     println!(
         "{:<14} {:<7} {:>6} {:>8} {:>12} {:>8} {:>11}",
         "game", "side", "moves", "ótima", "imprecisão", "erro", "erro grave"
     );
-    for kind in KINDS {
+    for &kind in kinds {
         // [random, strong] × [best, inaccuracy, mistake, blunder]
         let mut counts = [[0u32; 4]; 2];
         for g in 0..games {

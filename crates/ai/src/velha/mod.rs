@@ -49,9 +49,9 @@ pub struct VelhaStats {
     /// When the chosen action is a free turn, the main action searched after it: with it, the
     /// whole turn she would play (what an analysis shows as the best move).
     pub then: Option<CubeAction>,
-    /// The chosen action's value one whole turn shallower, when that was searched: a search
-    /// that ends on the side to move's turn flatters it, so an analysis takes the mean of the
-    /// two (odd and even depths).
+    /// The best value of the last complete depth before the one `score` comes from (whatever
+    /// action it was for), when there was one: a search that ends on the side to move's turn
+    /// flatters it, so an analysis takes the mean of the two (odd and even depths).
     pub shallower: Option<i32>,
 }
 
