@@ -84,21 +84,11 @@ pub async fn load() -> Option<Door> {
 #[component]
 pub fn Online(part: Part, go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let mut door = use_signal(loaded);
-    let mut failed = use_signal(|| false);
-    let mut tries = use_signal(|| 0_u32);
-    use_effect(move || {
-        let _ = tries();
-        if door.peek().is_some() {
-            return;
-        }
-        spawn(async move {
-            match load().await {
-                Some(open) => door.set(Some(open)),
-                None => failed.set(true),
-            }
-        });
-    });
+    let Fetching {
+        door,
+        mut failed,
+        mut tries,
+    } = use_fetching(loaded, load);
     if let Some(open) = door() {
         return (open.draw)(part, go);
     }
@@ -209,6 +199,53 @@ fn analysis_loaded() -> Option<AnalysisDoor> {
     return Some(ANALYSIS_DOOR);
 }
 
+/// Fetches the analysis module (once; a failure is tried again by the next call).
+async fn load_analysis() -> Option<AnalysisDoor> {
+    if let Some(door) = analysis_loaded() {
+        return Some(door);
+    }
+    let door = analysis_part().await.ok()?;
+    #[cfg(target_arch = "wasm32")]
+    ANALYSIS_LOADED.set(Some(door));
+    Some(door)
+}
+
+/// A split module being fetched for a part of a screen: its door once here, whether the
+/// last fetch failed, and a count the part raises to fetch again.
+struct Fetching<D: 'static> {
+    door: Signal<Option<D>>,
+    failed: Signal<bool>,
+    tries: Signal<u32>,
+}
+
+/// Fetches a module with `load` unless `loaded` has it already, and again whenever `tries`
+/// is raised.
+fn use_fetching<D: Copy + 'static, F: Future<Output = Option<D>> + 'static>(
+    loaded: fn() -> Option<D>,
+    load: fn() -> F,
+) -> Fetching<D> {
+    let mut door = use_signal(loaded);
+    let mut failed = use_signal(|| false);
+    let tries = use_signal(|| 0_u32);
+    use_effect(move || {
+        let _ = tries();
+        if door.peek().is_some() {
+            return;
+        }
+        spawn(async move {
+            match load().await {
+                Some(open) => door.set(Some(open)),
+                None => failed.set(true),
+            }
+        });
+    });
+    Fetching {
+        door,
+        failed,
+        tries,
+    }
+}
+
 /// A game's analysis panel, drawn once the analysis module is here: until then "Analisar"
 /// waits, and offers to try again when the module could not be fetched.
 #[component]
@@ -220,25 +257,11 @@ pub fn Analysis(
     on_pick: EventHandler<usize>,
 ) -> Element {
     let t = use_texts();
-    let mut door = use_signal(analysis_loaded);
-    let mut failed = use_signal(|| false);
-    let mut tries = use_signal(|| 0_u32);
-    use_effect(move || {
-        let _ = tries();
-        if door.peek().is_some() {
-            return;
-        }
-        spawn(async move {
-            match analysis_part().await {
-                Ok(open) => {
-                    #[cfg(target_arch = "wasm32")]
-                    ANALYSIS_LOADED.set(Some(open));
-                    door.set(Some(open));
-                }
-                Err(_) => failed.set(true),
-            }
-        });
-    });
+    let Fetching {
+        door,
+        mut failed,
+        mut tries,
+    } = use_fetching(analysis_loaded, load_analysis);
     if let Some(open) = door() {
         return (open.draw)(record, id, step, at_once, on_pick);
     }

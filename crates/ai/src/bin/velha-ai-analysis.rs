@@ -79,6 +79,15 @@ const KINDS: [Kind; 4] = [
 ];
 
 impl Kind {
+    /// Super's or 2.0's rules (the cube has none of these).
+    fn variant(self) -> Variant {
+        if matches!(self, Kind::V2) {
+            Variant::V2
+        } else {
+            Variant::Super
+        }
+    }
+
     fn name(self) -> String {
         match self {
             Kind::Super => "super".into(),
@@ -100,11 +109,7 @@ fn weak_against_weak(kind: Kind, seed: u64) -> Played {
     let mut rng = Rng::new(seed);
     match kind {
         Kind::Super | Kind::V2 => {
-            let variant = if matches!(kind, Kind::Super) {
-                Variant::Super
-            } else {
-                Variant::V2
-            };
+            let variant = kind.variant();
             let mut easy = UltimateAi::new(Difficulty::Easy);
             let game = Game::play(Ultimate::new(variant, Player::X), usize::MAX, |_, p| {
                 easy.choose(p, Limits::work(1), &mut rng)
@@ -129,11 +134,7 @@ fn random_against_strong(kind: Kind, strong: Player, seed: u64) -> Played {
     let mut rng = Rng::new(seed);
     match kind {
         Kind::Super | Kind::V2 => {
-            let variant = if matches!(kind, Kind::Super) {
-                Variant::Super
-            } else {
-                Variant::V2
-            };
+            let variant = kind.variant();
             let mut hard = UltimateAi::new(Difficulty::Hard);
             let game = Game::play(Ultimate::new(variant, Player::X), usize::MAX, |_, p| {
                 let action = if p.side_to_move() == strong {
