@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release -p velha-ai --bin velha-ai-analysis -- COMMAND [--games N] [--only GAME]`
 //!
-//! `--only super`, `2.0` or `cube` measures one game of the three.
+//! `--only super`, `2.0`, `cube`, `cube1` or `cube2` measures one game (or cube level).
 //!
 //! - `calibrate-cube`: the Velha plays herself at the analysis budget; the scale turning her
 //!   score into a winning chance (ANA-06) that best predicts who won, and how well it predicts.
@@ -45,7 +45,9 @@ fn main() {
         Some(Some("super")) => vec![Kind::Super],
         Some(Some("2.0")) => vec![Kind::V2],
         Some(Some("cube")) => vec![Kind::Cube(Level::One), Kind::Cube(Level::Two)],
-        Some(_) => fail("--only takes super, 2.0 or cube"),
+        Some(Some("cube1")) => vec![Kind::Cube(Level::One)],
+        Some(Some("cube2")) => vec![Kind::Cube(Level::Two)],
+        Some(_) => fail("--only takes super, 2.0, cube, cube1 or cube2"),
     };
     match args.get(1).map(String::as_str) {
         Some("calibrate-cube") => calibrate_cube(games),
