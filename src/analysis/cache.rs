@@ -18,7 +18,9 @@ pub fn load(id: &str, moves: usize) -> Option<Analysis> {
     let stored = platform::load(KEY)?;
     let (_, text) = lines(&stored).find(|(k, _)| *k == id)?;
     let analysis = decode(text).filter(|a| a.reviews.len() == moves)?;
-    platform::save(KEY, &with(&stored, id, text));
+    if lines(&stored).last() != Some((id, text)) {
+        platform::save(KEY, &with(&stored, id, text));
+    }
     Some(analysis)
 }
 

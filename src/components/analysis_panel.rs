@@ -63,7 +63,7 @@ pub fn AnalysisPanel(
                         return;
                     }
                     let (done, total) = running.progress();
-                    if stage.peek().clone() != Stage::Running(done, total) {
+                    if *stage.peek() != Stage::Running(done, total) {
                         stage.set(Stage::Running(done, total));
                     }
                     after_next_frame().await;

@@ -162,15 +162,10 @@ fn record(replay: &Replay, film: &Film) -> Option<Record> {
     let played: Vec<Option<Vec<String>>> = replay
         .moves
         .iter()
-        .filter(|m| {
-            !matches!(
-                m.actions.first().map(String::as_str),
-                Some(RESIGN_ACTION | ABSENT_ACTION)
-            )
-        })
-        .map(|m| match m.actions.first().map(String::as_str) {
-            Some(TIMEOUT_ACTION) => None,
-            _ => Some(m.actions.clone()),
+        .filter_map(|m| match m.actions.first().map(String::as_str) {
+            Some(RESIGN_ACTION | ABSENT_ACTION) => None,
+            Some(TIMEOUT_ACTION) => Some(None),
+            _ => Some(Some(m.actions.clone())),
         })
         .collect();
     if played.len() + 1 != film.frames.len() {
