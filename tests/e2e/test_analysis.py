@@ -229,7 +229,12 @@ def test_ana_08_a_super_game_lost_to_the_computer_is_analysed_without_freezing_t
     long_tasks = phone.evaluate("window.__longTasks")
     assert long_tasks == [], f"long tasks while analysing: {long_tasks} ms"
     moves = int(phone.get_attribute("[data-review] [data-steps]", "data-steps"))
-    assert int(phone.get_attribute(".analysis-graph", "data-marks")) >= 1, "X lost somewhere"
+    # A loss by many small slips can leave no single mark (ANA-03 judges each move's drop):
+    # what every lost game has is the move that decided it (ANA-07).
+    decided = int(phone.get_attribute(".analysis-decided", "data-decided"))
+    assert 1 <= decided <= moves, (decided, moves)
+    marks = int(phone.get_attribute(".analysis-graph", "data-marks"))
     shot(phone, "review-super")
-    record("analysis.json", "super_lost_to_hard", {"moves": moves, "analysis_ms": round(took),
+    record("analysis.json", "super_lost_to_hard", {"moves": moves, "marks": marks,
+                                                   "analysis_ms": round(took),
                                                    "long_tasks": long_tasks})
