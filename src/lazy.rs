@@ -9,8 +9,10 @@
 use dioxus::prelude::*;
 use velha_api::RoomBoard;
 
+use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
+use std::thread::LocalKey;
 
 use crate::analysis::Record;
 use crate::app::{Screen, use_texts};
@@ -55,28 +57,14 @@ const DOOR: Door = Door {
     resume: crate::app::resume,
 };
 
-#[cfg(target_arch = "wasm32")]
 thread_local! {
-    static LOADED: std::cell::Cell<Option<Door>> = const { std::cell::Cell::new(None) };
-}
-
-/// The online module's door, if it is open already.
-fn loaded() -> Option<Door> {
-    #[cfg(target_arch = "wasm32")]
-    return LOADED.get();
-    #[cfg(not(target_arch = "wasm32"))]
-    return Some(DOOR);
+    /// The online module's door once it is here; on native from the start (nothing is split).
+    static ONLINE: Cell<Option<Door>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(DOOR) }) };
 }
 
 /// Fetches the online module (once; a failure is tried again by the next call).
 pub async fn load() -> Option<Door> {
-    if let Some(door) = loaded() {
-        return Some(door);
-    }
-    let door = online_part().await.ok()?;
-    #[cfg(target_arch = "wasm32")]
-    LOADED.set(Some(door));
-    Some(door)
+    open(&ONLINE, online_part).await
 }
 
 /// A part of the online module: drawn once the module is here. A screen says it is loading
@@ -88,7 +76,7 @@ pub fn Online(part: Part, go: EventHandler<Screen>) -> Element {
         door,
         mut failed,
         mut tries,
-    } = use_fetching(loaded, load);
+    } = use_fetching(&ONLINE, online_part);
     if let Some(open) = door() {
         return (open.draw)(part, go);
     }
@@ -186,27 +174,22 @@ fn draw_analysis(
     rsx! { AnalysisPanel { record, id, step, at_once, on_pick } }
 }
 
-#[cfg(target_arch = "wasm32")]
 thread_local! {
-    static ANALYSIS_LOADED: std::cell::Cell<Option<AnalysisDoor>> =
-        const { std::cell::Cell::new(None) };
+    /// The analysis module's door once it is here; on native from the start.
+    static ANALYSIS: Cell<Option<AnalysisDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(ANALYSIS_DOOR) }) };
 }
 
-fn analysis_loaded() -> Option<AnalysisDoor> {
-    #[cfg(target_arch = "wasm32")]
-    return ANALYSIS_LOADED.get();
-    #[cfg(not(target_arch = "wasm32"))]
-    return Some(ANALYSIS_DOOR);
-}
-
-/// Fetches the analysis module (once; a failure is tried again by the next call).
-async fn load_analysis() -> Option<AnalysisDoor> {
-    if let Some(door) = analysis_loaded() {
+/// Fetches a split module with `fetch` unless `kept` has its door already, and keeps it
+/// there (a failure is tried again by the next call).
+async fn open<D: Copy + 'static, E, F: Future<Output = Result<D, E>>>(
+    kept: &'static LocalKey<Cell<Option<D>>>,
+    fetch: fn() -> F,
+) -> Option<D> {
+    if let Some(door) = kept.get() {
         return Some(door);
     }
-    let door = analysis_part().await.ok()?;
-    #[cfg(target_arch = "wasm32")]
-    ANALYSIS_LOADED.set(Some(door));
+    let door = fetch().await.ok()?;
+    kept.set(Some(door));
     Some(door)
 }
 
@@ -218,13 +201,13 @@ struct Fetching<D: 'static> {
     tries: Signal<u32>,
 }
 
-/// Fetches a module with `load` unless `loaded` has it already, and again whenever `tries`
-/// is raised.
-fn use_fetching<D: Copy + 'static, F: Future<Output = Option<D>> + 'static>(
-    loaded: fn() -> Option<D>,
-    load: fn() -> F,
+/// Fetches a module with `fetch` unless `kept` has it already (see [`open`]), and again
+/// whenever `tries` is raised.
+fn use_fetching<D: Copy + 'static, E: 'static, F: Future<Output = Result<D, E>> + 'static>(
+    kept: &'static LocalKey<Cell<Option<D>>>,
+    fetch: fn() -> F,
 ) -> Fetching<D> {
-    let mut door = use_signal(loaded);
+    let mut door = use_signal(|| kept.get());
     let mut failed = use_signal(|| false);
     let tries = use_signal(|| 0_u32);
     use_effect(move || {
@@ -233,8 +216,8 @@ fn use_fetching<D: Copy + 'static, F: Future<Output = Option<D>> + 'static>(
             return;
         }
         spawn(async move {
-            match load().await {
-                Some(open) => door.set(Some(open)),
+            match open(kept, fetch).await {
+                Some(here) => door.set(Some(here)),
                 None => failed.set(true),
             }
         });
@@ -261,7 +244,7 @@ pub fn Analysis(
         door,
         mut failed,
         mut tries,
-    } = use_fetching(analysis_loaded, load_analysis);
+    } = use_fetching(&ANALYSIS, analysis_part);
     if let Some(open) = door() {
         return (open.draw)(record, id, step, at_once, on_pick);
     }
