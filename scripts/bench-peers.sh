@@ -155,6 +155,7 @@ for title, o in ours:
 PY
 echo
 echo "Where velha-server's HTTPS moves spent their time (velha-load --trace-moves):"
+grep "^the live connections' TLS handshakes" "$WORK/tls.err" || true
 sed -n '/^move stages:/,$p' "$WORK/tls.err"
 if [ -n "$FAILED" ]; then
   echo "bench-peers: some matches failed in:$FAILED (see the errors row)" >&2

@@ -15,6 +15,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 pub mod steady;
+pub mod tickets;
 
 use velha_api::{
     Account, ApiError, Avatar, ClientMsg, CreateMatch, CreateRoom, ErrorCode, GoogleSignIn,
@@ -29,6 +30,7 @@ pub struct Client {
     base: String,
     http: reqwest::Client,
     tls: Arc<rustls::ClientConfig>,
+    handshakes: Arc<tickets::Handshakes>,
     /// The session token, once signed in.
     pub token: Option<String>,
 }
@@ -78,6 +80,7 @@ impl Client {
             .with_root_certificates(roots)
             .with_no_client_auth();
         tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+        tls.resumption = rustls::client::Resumption::store(tickets::Tickets::new());
         let http = reqwest::Client::builder()
             .use_preconfigured_tls(tls.clone())
             .timeout(Duration::from_secs(30))
@@ -87,6 +90,7 @@ impl Client {
             base: base.trim_end_matches('/').to_owned(),
             http,
             tls: Arc::new(tls),
+            handshakes: Arc::default(),
             token: None,
         })
     }
@@ -98,6 +102,11 @@ impl Client {
             base: base.trim_end_matches('/').to_owned(),
             ..self.clone()
         }
+    }
+
+    /// The live connections' TLS handshakes of this client and its clones: (full, resumed).
+    pub fn handshakes(&self) -> (u64, u64) {
+        self.handshakes.so_far()
     }
 
     /// Another player on the same connection pool, not signed in.
@@ -486,6 +495,9 @@ impl Client {
         )
         .await
         .map_err(|e| format!("WebSocket: {e}"))?;
+        if let MaybeTlsStream::Rustls(tls) = ws.get_ref() {
+            self.handshakes.count(tls.get_ref().1.handshake_kind());
+        }
         Ok(Socket {
             ws,
             closed_with: None,

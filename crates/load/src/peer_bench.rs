@@ -167,6 +167,13 @@ pub async fn run(
         peak.map_or("null".into(), |kib| format!("{:.1}", kib as f64 / 1024.0)),
         cpu.map_or("null".into(), |s| format!("{s:.2}"))
     );
+    let (full, resumed) = base.handshakes();
+    if full + resumed > 0 {
+        eprintln!(
+            "the live connections' TLS handshakes: {resumed} of {} resumed",
+            full + resumed
+        );
+    }
     move_stages::report(&sent, traces).await?;
     if completed < matches {
         return Err(format!(

@@ -82,6 +82,11 @@ pub fn server_config(files: &CertFiles) -> Result<Arc<ServerConfig>, String> {
         .with_single_cert(certs, key)
         .map_err(|e| format!("the certificate and key do not fit: {e}"))?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    // Tickets the server keeps nothing of (sealed with a key it rotates), so that every
+    // player coming back resumes: rustls's default keeps the last 256 sessions, a few
+    // seconds' worth of a busy server's connections.
+    config.ticketer = rustls::crypto::ring::Ticketer::new()
+        .map_err(|e| format!("cannot make the TLS tickets' key: {e}"))?;
     // A client resumes with one ticket and gets a fresh one with each connection; the default
     // second ticket was a key derivation, a cache entry and a record for every connection,
     // used by nobody.

@@ -365,6 +365,60 @@ async fn classic_r09_racing_moves_of_one_seat_play_exactly_one(db: Db) {
 }
 on_both!(classic_r09_racing_moves_of_one_seat_play_exactly_one);
 
+/// A phone that lost its connection comes back with the TLS ticket of its last one, and the
+/// server takes it: every connection of a wave resumes, however many come back at once, and
+/// although 300 other players connected since (the server seals its tickets rather than
+/// keeping the last 256 sessions).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_coming_back_all_at_once_resume_their_tls_sessions() {
+    let server = Server::start(Db::Sqlite, &[]).await;
+    let c = server.client();
+    // Every spectator of a wave connects at once and reads the room (its ticket comes with the
+    // handshake), then leaves; the next wave comes back with the tickets. The first wave is
+    // twice as large: a connection may take a ticket of one of its own wave, come sooner.
+    let wave: u64 = 40;
+    let (first, second) = tokio::join!(watchers(&c, wave), watchers(&c, wave));
+    for live in first.into_iter().chain(second) {
+        live.close().await;
+    }
+    let mut before = c.handshakes();
+    assert_eq!(before.0 + before.1, 2 * wave);
+    for round in 1..3 {
+        if round == 2 {
+            // Other players, each new to the server: 300 sessions it has not seen before.
+            for _ in 0..10 {
+                for live in watchers(&server.client(), 30).await {
+                    live.close().await;
+                }
+            }
+        }
+        for live in watchers(&c, wave).await {
+            live.close().await;
+        }
+        let (full, resumed) = c.handshakes();
+        assert_eq!(
+            (full - before.0, resumed - before.1),
+            (0, wave),
+            "round {round}"
+        );
+        before = (full, resumed);
+    }
+}
+
+/// `n` spectators of a new room, connected at once, each having read the room.
+async fn watchers(c: &Client, n: u64) -> Vec<RoomLive> {
+    let made = c
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let lives = join_all((0..n).map(|_| c.room_live(&made.room.id, ""))).await;
+    let mut lives: Vec<RoomLive> = lives.into_iter().map(Result::unwrap).collect();
+    for live in &mut lives {
+        heard(live, |m| matches!(m, RoomServerMsg::Room { .. })).await;
+    }
+    lives
+}
+
 /// On PostgreSQL a room's change records the event that tells the other processes of it in its
 /// own transaction: a kept change has its event, a declined one leaves none behind (so no
 /// process hears of a move that was never made, or misses one that was).
