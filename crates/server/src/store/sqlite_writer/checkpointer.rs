@@ -3,7 +3,9 @@
 //! so every few hundred batches one batch of moves waited for a whole checkpoint. Here every
 //! connection leaves checkpoints alone (`wal_autocheckpoint = 0`) and a thread of its own runs
 //! a passive one a few times a second: it copies what no reader still needs, beside the
-//! writes, never holding them up, and the writer starts the WAL over once all of it is copied.
+//! writes, never holding them up. The writer starts the WAL over once all of it is copied,
+//! which under a steady stream of writes never happens by itself: once the WAL is long, the
+//! committer copies the few frames written since, between two batches (`committer.rs`).
 
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
@@ -11,9 +13,18 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+use super::committer::Line;
+use super::rusqlite_conn::checkpoint;
+
 /// How often the WAL is copied into the database: small enough that a checkpoint has a few
 /// hundred pages to copy, not thousands.
 const EVERY: Duration = Duration::from_millis(200);
+
+/// The WAL's length, in frames (pages of 4 KiB), from which the committer finishes a
+/// checkpoint: its few last frames then take a millisecond or two of the commit path, a few
+/// times a second at the most under the peer bench's writes.
+/// (The tests' WAL is long sooner, so that they write less.)
+const LONG: i64 = if cfg!(test) { 256 } else { 4096 };
 
 /// Stops the checkpoints when dropped.
 pub(super) struct Checkpointer {
@@ -21,14 +32,15 @@ pub(super) struct Checkpointer {
 }
 
 impl Checkpointer {
-    /// Starts checkpointing the database in `file`.
-    pub(super) fn start(file: &Path) -> Result<Checkpointer, sqlx::Error> {
+    /// Starts checkpointing the database in `file`, asking `line`'s committer to finish
+    /// when the WAL is long.
+    pub(super) fn start(file: &Path, line: Arc<Line>) -> Result<Checkpointer, sqlx::Error> {
         let conn = Connection::open(file).map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let stopped = stop.clone();
         std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
-            .spawn(move || checkpoints(&conn, &stopped))
+            .spawn(move || checkpoints(&conn, &stopped, &line))
             .map_err(sqlx::Error::Io)?;
         Ok(Checkpointer { stop })
     }
@@ -44,7 +56,7 @@ impl Drop for Checkpointer {
     }
 }
 
-fn checkpoints(conn: &Connection, stop: &(Mutex<bool>, Condvar)) {
+fn checkpoints(conn: &Connection, stop: &(Mutex<bool>, Condvar), line: &Line) {
     let (stopped, wake) = stop;
     let mut asleep = stopped
         .lock()
@@ -58,12 +70,12 @@ fn checkpoints(conn: &Connection, stop: &(Mutex<bool>, Condvar)) {
             return;
         }
         // A passive checkpoint waits for nobody: what a reader still needs is copied next time.
-        let ran = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
-            Ok((row.get::<_, i64>(1)?, row.get::<_, i64>(2)?))
-        });
-        match ran {
+        match checkpoint(conn) {
             Ok((wal, copied)) => {
                 tracing::trace!(wal, copied, "checkpointed the WAL");
+                if wal >= LONG {
+                    line.ask(|asked| asked.checkpoint = true);
+                }
             }
             Err(e) => tracing::warn!(error = %e, "a checkpoint failed; the next one tries again"),
         }

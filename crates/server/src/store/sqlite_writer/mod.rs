@@ -65,7 +65,6 @@ impl Writer {
         }
         let file = PathBuf::from(file);
         let own = RusqliteConn::open(&file)?;
-        let checkpoints = Checkpointer::start(&file)?;
         let conn = pool.acquire().await?.detach();
         let batch = Arc::new(Mutex::new(Batch {
             conn: Some(conn),
@@ -79,6 +78,7 @@ impl Writer {
             ready: Condvar::new(),
             batches: AtomicU64::new(0),
         });
+        let checkpoints = Checkpointer::start(&file, line.clone())?;
         let (stop, stopped) = oneshot::channel();
         let committer = Committer {
             batch: batch.clone(),

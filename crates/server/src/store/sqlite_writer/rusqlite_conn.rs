@@ -32,6 +32,14 @@ fn taken(e: &rusqlite::Error) -> bool {
         ))
 }
 
+/// A passive checkpoint on `conn`: it waits for nobody, and copies what no reader still
+/// needs. The WAL's frames, and how many of them are in the database now.
+pub(super) fn checkpoint(conn: &Connection) -> Result<(i64, i64), rusqlite::Error> {
+    conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
+        Ok((row.get(1)?, row.get(2)?))
+    })
+}
+
 impl RusqliteConn {
     /// Opens the database file the pool writes.
     pub(super) fn open(file: &Path) -> Result<RusqliteConn, sqlx::Error> {
@@ -91,6 +99,11 @@ impl RusqliteConn {
             }
         }
         told
+    }
+
+    /// A passive checkpoint: the WAL's frames, and how many of them are in the database now.
+    pub(super) fn checkpoint(&self) -> Result<(i64, i64), rusqlite::Error> {
+        checkpoint(&self.conn)
     }
 
     /// One write in its savepoint: what became of it, or why its savepoint could not be ended.

@@ -197,6 +197,65 @@ async fn prepared_writes_share_commits_and_keep_or_undo_only_themselves() {
     );
 }
 
+static UPDATE_HOT: PreparedWrite =
+    PreparedWrite::new(&["UPDATE hot SET v = $1 WHERE id = $2 RETURNING id"]);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wal_starts_over_under_a_steady_stream_of_writes() {
+    let (dir, store) = store().await;
+    sqlx::query("CREATE TABLE hot (id INTEGER PRIMARY KEY, v TEXT NOT NULL)")
+        .execute(&store.pool)
+        .await
+        .unwrap();
+    let rows: i64 = 64;
+    for id in 0..rows {
+        sqlx::query("INSERT INTO hot (id, v) VALUES ($1, '')")
+            .bind(id)
+            .execute(&store.pool)
+            .await
+            .unwrap();
+    }
+    // Writers that never pause for two seconds (ten of the checkpointer's turns), each
+    // changing pages of its own: about a frame a write, and a batch always waiting while the
+    // checkpointer copies.
+    let until = std::time::Instant::now() + Duration::from_secs(2);
+    let tasks: Vec<_> = (0..16)
+        .map(|w: i64| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let mut writes = 0;
+                while std::time::Instant::now() < until {
+                    let args = vec![
+                        Value::Text(format!("{writes:03000}")),
+                        Value::Int((w * 4 + writes % 4) % rows),
+                    ];
+                    assert!(
+                        store
+                            .run_prepared(UPDATE_HOT.bind(args, None))
+                            .await
+                            .unwrap()
+                    );
+                    writes += 1;
+                }
+                writes
+            })
+        })
+        .collect();
+    let mut frames = 0;
+    for t in tasks {
+        frames += t.await.unwrap();
+    }
+    let wal = std::fs::metadata(dir.path().join("w.db-wal"))
+        .unwrap()
+        .len();
+    // Never started over, the WAL holds every frame written (it did before); started over
+    // once it is 256 frames long, it holds what came since the checkpointer's last turn.
+    assert!(
+        wal < frames as u64 * 4096 / 4,
+        "the WAL holds {wal} bytes after {frames} writes of a frame each"
+    );
+}
+
 #[tokio::test]
 async fn a_write_refused_over_an_uncommitted_row_answers_once_that_row_is_kept() {
     let (_dir, store) = store().await;
