@@ -24,7 +24,6 @@ const PER_SERVER: usize = 4096;
 const SERVERS: usize = 16;
 
 /// The tickets, and for the rest (key-exchange hints, TLS 1.2 sessions) rustls's own store.
-#[derive(Debug)]
 pub struct Tickets {
     rest: ClientSessionMemoryCache,
     tls13: Mutex<HashMap<ServerName<'static>, VecDeque<Tls13ClientSessionValue>>>,
@@ -37,6 +36,15 @@ impl Tickets {
             rest: ClientSessionMemoryCache::new(SERVERS),
             tls13: Mutex::new(HashMap::new()),
         })
+    }
+}
+
+/// Says how many it holds, never the tickets (session secrets) themselves.
+impl std::fmt::Debug for Tickets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let all = self.tls13.lock().unwrap_or_else(|e| e.into_inner());
+        let held: usize = all.values().map(VecDeque::len).sum();
+        write!(f, "Tickets {{ servers: {}, tickets: {held} }}", all.len())
     }
 }
 
@@ -75,7 +83,8 @@ impl ClientSessionStore for Tickets {
 
     fn take_tls13_ticket(&self, server: &ServerName<'static>) -> Option<Tls13ClientSessionValue> {
         let mut all = self.tls13.lock().unwrap_or_else(|e| e.into_inner());
-        // The newest: the server is likelier to still hold it than the oldest.
+        // The newest: a server that remembers a bounded number of sessions is likelier to
+        // still hold it than the oldest.
         all.get_mut(server)?.pop_back()
     }
 }

@@ -367,15 +367,16 @@ on_both!(classic_r09_racing_moves_of_one_seat_play_exactly_one);
 
 /// A phone that lost its connection comes back with the TLS ticket of its last one, and the
 /// server takes it: every connection of a wave resumes, however many come back at once, and
-/// although 300 other players connected since (the server seals its tickets rather than
-/// keeping the last 256 sessions).
+/// although 300 other players connected since (the server seals its tickets, where rustls's
+/// default remembered the last 256 sessions).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn players_coming_back_all_at_once_resume_their_tls_sessions() {
     let server = Server::start(Db::Sqlite, &[]).await;
     let c = server.client();
     // Every spectator of a wave connects at once and reads the room (its ticket comes with the
     // handshake), then leaves; the next wave comes back with the tickets. The first wave is
-    // twice as large: a connection may take a ticket of one of its own wave, come sooner.
+    // twice as large: a connection may resume with the ticket of one of its own wave that
+    // came sooner, and the wave then leaves fewer tickets than it has connections.
     let wave: u64 = 40;
     let (first, second) = tokio::join!(watchers(&c, wave), watchers(&c, wave));
     for live in first.into_iter().chain(second) {

@@ -61,6 +61,9 @@ fn checkpoints(conn: &Connection, stop: &(Mutex<bool>, Condvar), line: &Line) {
     let mut asleep = stopped
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // The WAL's length at the last turn: after it starts over it keeps its old length until
+    // the next write, and a quiet server need not be asked again and again.
+    let mut last = 0;
     loop {
         asleep = wake
             .wait_timeout(asleep, EVERY)
@@ -73,9 +76,10 @@ fn checkpoints(conn: &Connection, stop: &(Mutex<bool>, Condvar), line: &Line) {
         match checkpoint(conn) {
             Ok((wal, copied)) => {
                 tracing::trace!(wal, copied, "checkpointed the WAL");
-                if wal >= LONG {
+                if wal >= LONG && wal != last {
                     line.ask(|asked| asked.checkpoint = true);
                 }
+                last = wal;
             }
             Err(e) => tracing::warn!(error = %e, "a checkpoint failed; the next one tries again"),
         }
