@@ -20,7 +20,8 @@ use rustls::{HandshakeKind, NamedGroup};
 
 /// Tickets kept for one server: more than any bench connects at once.
 const PER_SERVER: usize = 4096;
-/// Servers remembered: the load client talks to a few processes and their balancer.
+/// Servers remembered, by name: a server's port is not part of it, so the processes of one
+/// host share their tickets (one another's are refused, and counted as full handshakes).
 const SERVERS: usize = 16;
 
 /// The tickets, and for the rest (key-exchange hints, TLS 1.2 sessions) rustls's own store.

@@ -84,8 +84,8 @@ pub fn server_config(files: &CertFiles) -> Result<Arc<ServerConfig>, String> {
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     // Tickets the server keeps nothing of (sealed with a key rotated every 6 hours), so that a
     // player coming back resumes however many connected since: rustls's default remembers the
-    // last 256 sessions, a few seconds' worth of a busy server's connections, and a larger
-    // cache of its cost 10 MB more at the peer bench's peak. The price, as with nginx's own
+    // last 256 sessions, a few seconds' worth of a busy server's connections, and a cache of
+    // 4 096 took 10 MB more at the peer bench's peak. The price, as with nginx's own
     // tickets: a TLS 1.2 client's ticket carries its session's secret under that key, so
     // whoever took the key from the process's memory could read such a recorded session. A
     // TLS 1.3 one (every browser and the app) resumes with a fresh key exchange and is not.

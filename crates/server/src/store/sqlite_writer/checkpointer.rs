@@ -5,7 +5,8 @@
 //! a passive one a few times a second: it copies what no reader still needs, beside the
 //! writes, never holding them up. The writer starts the WAL over once all of it is copied,
 //! which under a steady stream of writes never happens by itself: once the WAL is long, the
-//! committer copies the few frames written since, between two batches (`committer.rs`).
+//! committer copies the few frames written since before its next batch, with no write
+//! transaction open (`committer.rs`).
 
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};

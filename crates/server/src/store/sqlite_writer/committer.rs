@@ -27,7 +27,7 @@ pub(super) struct Asked {
     pub(super) queue: Vec<Queued>,
     /// A write waits in the batch for its COMMIT.
     pub(super) commit: bool,
-    /// The WAL is long: copy what is left of it between two batches (`checkpointer.rs`).
+    /// The WAL is long: copy what is left of it before the next batch (`checkpointer.rs`).
     pub(super) checkpoint: bool,
     /// The committer waits for `ready`: whoever asks something must wake it.
     pub(super) asleep: bool,

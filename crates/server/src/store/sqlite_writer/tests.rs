@@ -218,7 +218,11 @@ async fn the_wal_starts_over_under_a_steady_stream_of_writes() {
     let wal = dir.path().join("w.db-wal");
     let started_over = || {
         // The WAL header's checkpoint sequence: one more each time the WAL starts over.
-        let header = std::fs::read(&wal).unwrap();
+        use std::io::Read;
+        let mut header = [0; 16];
+        std::fs::File::open(&wal)
+            .and_then(|mut f| f.read_exact(&mut header))
+            .unwrap();
         u32::from_be_bytes(header[12..16].try_into().unwrap())
     };
     let before = started_over();
