@@ -90,6 +90,10 @@ def test_ana_08_a_cube_match_is_analysed_on_the_phone_without_freezing_it(browse
     caio.wait_for_selector("[data-steps='5']", timeout=30000)
 
     caio.wait_for_selector("[data-action=analyse]:enabled", timeout=30000)
+    # The cube's painter may still be starting on a slow machine: its WebGL context holds the
+    # page while the GPU process creates it (about a second on software GL), which is not
+    # the analysis's doing.
+    caio.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
     caio.evaluate(WATCH_LONG_TASKS)
     started = caio.evaluate("performance.now()")
     caio.click("[data-action=analyse]")
