@@ -73,7 +73,9 @@ def test_cube_v05_the_velha_at_level_2_never_holds_the_page(phone):
     phone.click("[data-game=cube]")
     phone.click("[data-mode='2-velha']")
     phone.click("[data-action=buttons]")
-    phone.wait_for_timeout(500)
+    # The painter's start holds the page while the GPU process makes its WebGL context (about
+    # a second on software GL): not the Velha's doing.
+    phone.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
     phone.evaluate(WATCH)
     person = "[data-cell]:enabled:not([aria-label$=', O']), [data-action$='+']:enabled"
     play_until_turns(phone, 8, person, "[data-action=another]")
