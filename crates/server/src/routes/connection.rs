@@ -78,6 +78,38 @@ pub(super) fn farewell_for(e: &axum::Error) -> Option<CloseFrame> {
     })
 }
 
+/// How a connection that cannot go on is told why.
+pub(super) enum Farewell<M> {
+    /// A message, then an ordinary close.
+    Say(M),
+    /// A close frame with this code and reason.
+    Close(CloseFrame),
+}
+
+impl<M> From<M> for Farewell<M> {
+    fn from(msg: M) -> Farewell<M> {
+        Farewell::Say(msg)
+    }
+}
+
+impl<M> Farewell<M> {
+    /// Tells the connection, the message written by `encode`, and closes it. Callers box it:
+    /// whatever a connection's future holds across an await takes room in its task for the
+    /// connection's whole life.
+    pub(super) async fn tell(self, socket: &mut WebSocket, encode: fn(&M) -> Message) {
+        match self {
+            Farewell::Say(msg) => {
+                if send(socket, encode(&msg)).await {
+                    let _ = timeout(SEND_WITHIN, socket.close()).await;
+                }
+            }
+            Farewell::Close(frame) => {
+                send(socket, Message::Close(Some(frame))).await;
+            }
+        }
+    }
+}
+
 /// Sends `msg`: whether it went out. A connection that does not read gets `SEND_WITHIN`, timed
 /// only when the send has to wait: a timer armed for every frame cost more CPU than the frame.
 async fn send(socket: &mut WebSocket, msg: Message) -> bool {

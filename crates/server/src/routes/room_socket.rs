@@ -3,13 +3,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
-use futures_util::SinkExt;
 use velha_api::{ErrorCode, MAX_LIVE_FRAME, RoomClientMsg, RoomServerMsg, Seat};
 
-use super::connection::{Outbox, READ_BUFFER, Speaks, carry, farewell_for};
+use super::connection::{Farewell, Outbox, READ_BUFFER, Speaks, carry, farewell_for};
 use super::rooms::{act, seat_of, view};
 use super::socket::HELLO_WITHIN;
 use crate::app::App;
@@ -56,27 +55,19 @@ fn error(code: ErrorCode, message: impl Into<String>) -> RoomServerMsg {
     }
 }
 
-/// Why a connection cannot go on: a message (then an ordinary close), or a close frame.
-enum Refused {
-    Say(RoomServerMsg),
-    Close(CloseFrame),
-}
-
-impl From<RoomServerMsg> for Refused {
-    fn from(msg: RoomServerMsg) -> Refused {
-        Refused::Say(msg)
-    }
-}
-
 /// Waits for `hello`: the seat its credential proves, `None` to watch, or why not.
-async fn hello(app: &App, id: &str, socket: &mut WebSocket) -> Result<Option<Seat>, Refused> {
+async fn hello(
+    app: &App,
+    id: &str,
+    socket: &mut WebSocket,
+) -> Result<Option<Seat>, Farewell<RoomServerMsg>> {
     let first = tokio::time::timeout(HELLO_WITHIN, socket.recv())
         .await
         .map_err(|_| error(ErrorCode::BadRequest, "say hello first"))?;
     if let Some(Err(e)) = &first
         && let Some(frame) = farewell_for(e)
     {
-        return Err(Refused::Close(frame));
+        return Err(Farewell::Close(frame));
     }
     let Some(Ok(Message::Text(t))) = first else {
         return Err(error(ErrorCode::BadRequest, "the first message must be hello").into());
@@ -126,17 +117,16 @@ async fn send_room(app: &App, id: &str, only: Option<u64>) {
 async fn session(app: Arc<App>, id: String, mut socket: Box<WebSocket>) {
     // A stop waits for the connection and for what it writes as it ends (`socket.rs`).
     let _working = app.hub.drain.working();
-    // Boxed, as every step that reads the store: an idle connection's task keeps only what
-    // its loop holds (`connection.rs`).
-    let seat = match Box::pin(hello(&app, &id, &mut socket)).await {
+    // Boxed, as every step that reads the store, and so is a refusal: an idle
+    // connection's task keeps room for whatever its future holds across an await, for the
+    // connection's whole life (`connection.rs`).
+    let seat = match Box::pin(hello(&app, &id, &mut socket))
+        .await
+        .map_err(Box::new)
+    {
         Ok(seat) => seat,
-        Err(Refused::Say(msg)) => {
-            let _ = socket.send(text(&msg)).await;
-            let _ = socket.close().await;
-            return;
-        }
-        Err(Refused::Close(frame)) => {
-            let _ = socket.send(Message::Close(Some(frame))).await;
+        Err(farewell) => {
+            Box::pin((*farewell).tell(&mut socket, text)).await;
             return;
         }
     };
@@ -159,8 +149,7 @@ async fn session(app: Arc<App>, id: String, mut socket: Box<WebSocket>) {
             None => error(ErrorCode::RoomFull, "the room has 50 spectators; try later"),
             Some(_) => error(ErrorCode::Conflict, "too many connections for this seat"),
         };
-        let _ = socket.send(text(&full)).await;
-        let _ = socket.close().await;
+        Box::pin(Farewell::Say(full).tell(&mut socket, text)).await;
         return;
     };
     let watch_id = watch.id;

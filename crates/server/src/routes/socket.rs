@@ -4,15 +4,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use futures_util::SinkExt;
 use tokio::sync::{Notify, mpsc};
 use tracing::Instrument;
 use velha_api::{ClientMsg, ErrorCode, MAX_LIVE_FRAME, ServerMsg};
 
-use super::connection::{Outbox, READ_BUFFER, Speaks, carry, farewell_for};
+use super::connection::{Farewell, Outbox, READ_BUFFER, Speaks, carry, farewell_for};
 use crate::app::App;
 use crate::auth::{cookie_token, is_subscriber, same_origin};
 use crate::live::{ConnHandle, Outgoing};
@@ -73,19 +72,11 @@ fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {
     }
 }
 
-/// How a connection that cannot go on is told why.
-enum Farewell {
-    /// A message, then an ordinary close.
-    Say(ServerMsg),
-    /// A close frame with this code and reason.
-    Close(CloseFrame),
-}
-
 async fn hello(
     app: &App,
     socket: &mut WebSocket,
     cookie: Option<String>,
-) -> Result<(AccountRow, String), Farewell> {
+) -> Result<(Box<AccountRow>, String), Farewell<ServerMsg>> {
     let say = |code, text: &str| Farewell::Say(error(code, text));
     let first = tokio::time::timeout(HELLO_WITHIN, socket.recv())
         .await
@@ -121,7 +112,7 @@ async fn hello(
     match app.store.account_by_session(&hash, now_ms()).await {
         Ok(Some(account)) => {
             crate::auth::session_used(app, &hash);
-            Ok((account, session_id(&hash)))
+            Ok((Box::new(account), session_id(&hash)))
         }
         Ok(None) => Err(say(
             ErrorCode::Unauthorized,
@@ -138,17 +129,16 @@ async fn session(app: Arc<App>, mut socket: Box<WebSocket>, cookie: Option<Strin
     // A stop waits for the connection: the move it is answering is committed and told, and
     // what it writes as it ends is written, before the process exits.
     let _working = app.hub.drain.working();
-    // Boxed, as every step that reads the store: an idle connection's task keeps only what
-    // its loop holds (`connection.rs`).
-    let (account, session) = match Box::pin(hello(&app, &mut socket, cookie)).await {
+    // Boxed, as every step that reads the store, and so are a refusal and the account: an idle
+    // connection's task keeps room for whatever its future holds across an await, for the
+    // connection's whole life (`connection.rs`).
+    let (account, session) = match Box::pin(hello(&app, &mut socket, cookie))
+        .await
+        .map_err(Box::new)
+    {
         Ok(signed_in) => signed_in,
-        Err(Farewell::Say(msg)) => {
-            let _ = socket.send(text(&msg)).await;
-            let _ = socket.close().await;
-            return;
-        }
-        Err(Farewell::Close(frame)) => {
-            let _ = socket.send(Message::Close(Some(frame))).await;
+        Err(farewell) => {
+            Box::pin((*farewell).tell(&mut socket, text)).await;
             return;
         }
     };
@@ -233,7 +223,7 @@ impl Speaks for PlayerSpeaker<'_> {
 async fn serve_player(
     app: Arc<App>,
     socket: Box<WebSocket>,
-    account: AccountRow,
+    account: Box<AccountRow>,
     conn: ConnHandle,
 ) {
     tracing::info!("connected");
