@@ -102,8 +102,14 @@ const TOKEN_LEN: usize = (TOKEN_BYTES * 4).div_ceil(3);
 
 /// What the database keeps of a token: its SHA-256, so a stolen database opens no session.
 pub fn token_hash(token: &str) -> String {
-    let digest = Sha256::digest(token.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    // Every room act and live hello hashes a credential: one string, not one per byte.
+    let mut hex = String::with_capacity(64);
+    for b in Sha256::digest(token.as_bytes()) {
+        hex.push(DIGITS[usize::from(b >> 4)].into());
+        hex.push(DIGITS[usize::from(b & 15)].into());
+    }
+    hex
 }
 
 /// The id a player sees of a session (to sign it out): made from its token's hash, so neither
@@ -140,6 +146,19 @@ mod tests {
         let mut foreign = new_ordered_id(5);
         foreign.replace_range(..1, "I");
         assert_eq!(time_of(&foreign), None, "not its digits");
+    }
+
+    #[test]
+    fn a_tokens_hash_is_its_sha256_in_lower_case_hex_as_the_database_keeps_it() {
+        // FIPS 180-2's example: a change of form would sign every player out.
+        assert_eq!(
+            token_hash("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            token_hash(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
     }
 
     #[test]
