@@ -446,6 +446,16 @@ impl Client {
         self.socket(LIVE_PATH, headers).await
     }
 
+    /// Opens the live WebSocket over a socket whose buffers hold `bytes` each, and says
+    /// hello: a client that can stop reading, and stall the server's writes soon after (tests
+    /// of what the server does then).
+    pub async fn live_with_small_buffers(&self, bytes: u32) -> Result<Live, String> {
+        let mut live = self.socket_buffered(LIVE_PATH, &[], Some(bytes)).await?;
+        let token = self.token.clone().unwrap_or_default();
+        live.send(&ClientMsg::Hello { token }).await?;
+        Ok(live)
+    }
+
     /// Opens a room's live connection and says hello with a seat's credential (empty to
     /// watch); the room is the first message to read.
     pub async fn room_live(&self, room: &str, credential: &str) -> Result<RoomLive, String> {
@@ -467,6 +477,16 @@ impl Client {
         path: &str,
         headers: &[(&'static str, &str)],
     ) -> Result<Socket<Out, In>, String> {
+        self.socket_buffered(path, headers, None).await
+    }
+
+    /// `socket`, its TCP buffers of `buffers` bytes each when given (the system's otherwise).
+    async fn socket_buffered<Out, In>(
+        &self,
+        path: &str,
+        headers: &[(&'static str, &str)],
+        buffers: Option<u32>,
+    ) -> Result<Socket<Out, In>, String> {
         use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         let url = format!(
             "{}{path}",
@@ -487,13 +507,27 @@ impl Client {
         // server's messages are small; a larger one is still read whole, in more reads.
         let config = WebSocketConfig::default().read_buffer_size(4 * 1024);
         // TCP_NODELAY, as browsers set it: a small frame goes out at once, not after an ACK.
-        let (ws, _) = tokio_tungstenite::connect_async_tls_with_config(
-            request,
-            Some(config),
-            true,
-            Some(connector),
-        )
-        .await
+        let (ws, _) = match buffers {
+            None => {
+                tokio_tungstenite::connect_async_tls_with_config(
+                    request,
+                    Some(config),
+                    true,
+                    Some(connector),
+                )
+                .await
+            }
+            Some(bytes) => {
+                let stream = small_buffered(request.uri(), bytes).await?;
+                tokio_tungstenite::client_async_tls_with_config(
+                    request,
+                    stream,
+                    Some(config),
+                    Some(connector),
+                )
+                .await
+            }
+        }
         .map_err(|e| format!("WebSocket: {e}"))?;
         if let MaybeTlsStream::Rustls(tls) = ws.get_ref() {
             self.handshakes.count(tls.get_ref().1.handshake_kind());
@@ -504,6 +538,43 @@ impl Client {
             kinds: std::marker::PhantomData,
         })
     }
+}
+
+/// A TCP connection to `uri`'s host whose send and receive buffers hold `bytes` each.
+async fn small_buffered(
+    uri: &tokio_tungstenite::tungstenite::http::Uri,
+    bytes: u32,
+) -> Result<TcpStream, String> {
+    let host = uri.host().ok_or("no host in the address")?;
+    let port = uri
+        .port_u16()
+        .unwrap_or(if uri.scheme_str() == Some("wss") {
+            443
+        } else {
+            80
+        });
+    let address = tokio::net::lookup_host((host, port))
+        .await
+        .map_err(|e| format!("{host}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{host}: no address"))?;
+    let socket = if address.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()
+    } else {
+        tokio::net::TcpSocket::new_v6()
+    }
+    .map_err(|e| e.to_string())?;
+    socket
+        .set_send_buffer_size(bytes)
+        .map_err(|e| e.to_string())?;
+    socket
+        .set_recv_buffer_size(bytes)
+        .map_err(|e| e.to_string())?;
+    socket.set_nodelay(true).map_err(|e| e.to_string())?;
+    socket
+        .connect(address)
+        .await
+        .map_err(|e| format!("{address}: {e}"))
 }
 
 /// An open WebSocket that sends `Out` and receives `In`, one JSON message a text frame.

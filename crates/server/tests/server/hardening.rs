@@ -1,7 +1,7 @@
 //! The server against a hostile or buggy client: memory that sign-in floods cannot grow, the
 //! one-match rule under racing requests, texts with control characters, weak passwords, an
-//! oversized WebSocket frame, the framework's own errors, and the headers every answer
-//! carries.
+//! oversized WebSocket frame, a connection that stops reading, the framework's own errors,
+//! and the headers every answer carries.
 
 use std::time::Duration;
 
@@ -383,6 +383,43 @@ async fn on_m05_an_oversized_frame_is_closed_with_1009(db: Db) {
     assert_eq!(send_oversized(&mut fresh).await.0, 1009);
 }
 on_both!(on_m05_an_oversized_frame_is_closed_with_1009);
+
+/// A client that stops reading while the server still has things to tell it: the server's
+/// write waits at most its send timeout (10 s), then lets the connection go, rather than hold
+/// it, its task and its buffers for good.
+async fn on_m05_a_connection_that_stops_reading_is_let_go(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let ana = server.player("ana", "BR", UNTIL).await;
+    let mut live = ana.live_with_small_buffers(4096).await.unwrap();
+    expect(&mut live, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    // Pings, never reading the pongs: once they fill the buffers the server's write waits, it
+    // stops reading, and these sends wait too, until the server lets go.
+    let started = std::time::Instant::now();
+    let flood = tokio::time::timeout(Duration::from_secs(60), async {
+        let mut sent = 0u64;
+        while live.send(&ClientMsg::Ping).await.is_ok() {
+            sent += 1;
+        }
+        sent
+    })
+    .await;
+    let sent = flood.expect("the server held a connection that stopped reading");
+    assert!(
+        started.elapsed() >= Duration::from_secs(9),
+        "let go after {:?} and {sent} pings: sooner than its send timeout",
+        started.elapsed()
+    );
+    // Nothing else was held up meanwhile.
+    let mut again = ana.live().await.unwrap();
+    expect(&mut again, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+}
+on_both!(on_m05_a_connection_that_stops_reading_is_let_go);
 
 async fn api_document_framework_errors_are_api_errors(db: Db) {
     let server = Server::start(db, &[]).await;
