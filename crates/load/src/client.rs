@@ -426,7 +426,11 @@ impl Client {
 
     /// Opens the live WebSocket and says hello; the welcome is the first message to read.
     pub async fn live(&self) -> Result<Live, String> {
-        let mut live = self.live_without_hello().await?;
+        self.hello(self.live_without_hello().await?).await
+    }
+
+    /// Says hello on `live` with this client's session.
+    async fn hello(&self, mut live: Live) -> Result<Live, String> {
         let token = self.token.clone().unwrap_or_default();
         live.send(&ClientMsg::Hello { token }).await?;
         Ok(live)
@@ -450,10 +454,8 @@ impl Client {
     /// hello: a client that can stop reading, and stall the server's writes soon after (tests
     /// of what the server does then).
     pub async fn live_with_small_buffers(&self, bytes: u32) -> Result<Live, String> {
-        let mut live = self.socket_buffered(LIVE_PATH, &[], Some(bytes)).await?;
-        let token = self.token.clone().unwrap_or_default();
-        live.send(&ClientMsg::Hello { token }).await?;
-        Ok(live)
+        self.hello(self.socket_buffered(LIVE_PATH, &[], Some(bytes)).await?)
+            .await
     }
 
     /// Opens a room's live connection and says hello with a seat's credential (empty to
