@@ -41,6 +41,7 @@ use crate::routes::{
 };
 use crate::store::Store;
 use crate::tls;
+use crate::tls_stream;
 use crate::vapid::Vapid;
 use crate::webpush::{self, WebPush};
 
@@ -685,22 +686,21 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
             println!("velha-server listening on {scheme}://{addr}");
         }
     });
-    // TCP_NODELAY on every connection: a move is one small frame, and without it the frame
-    // waits for the peer's delayed ACK (about 40 ms on Linux) whenever one is outstanding.
-    let nodelay = axum_server::accept::NoDelayAcceptor::new();
     let service = router.into_make_service_with_connect_info::<SocketAddr>();
     let served = match tls {
         Some(tls) => {
-            let config = axum_server::tls_rustls::RustlsConfig::from_config(tls);
             axum_server::bind(serve.listen)
-                .acceptor(axum_server::tls_rustls::RustlsAcceptor::new(config).acceptor(nodelay))
+                .acceptor(tls_stream::TlsAcceptor::new(tls))
                 .handle(handle)
                 .serve(service)
                 .await
         }
         None => {
+            // TCP_NODELAY on every connection: a move is one small frame, and without it the
+            // frame waits for the peer's delayed ACK (about 40 ms on Linux) whenever one is
+            // outstanding.
             axum_server::bind(serve.listen)
-                .acceptor(nodelay)
+                .acceptor(axum_server::accept::NoDelayAcceptor::new())
                 .handle(handle)
                 .serve(service)
                 .await

@@ -26,6 +26,7 @@ pub mod routes;
 pub mod store;
 pub mod text;
 pub mod tls;
+pub mod tls_stream;
 pub mod token;
 pub mod vapid;
 pub mod view;

@@ -1,0 +1,706 @@
+//! HTTPS connections on rustls's unbuffered API, holding no buffer while they wait.
+//!
+//! rustls's buffered connection (what tokio-rustls drives) sizes its read buffer to 4 KiB before
+//! every read and keeps it for the connection's life: a third of what an idle WebSocket cost.
+//! Here the bytes between the socket and rustls live in buffers of our own, which are given back
+//! as soon as they are empty and the connection waits.
+
+use std::future::{Future, poll_fn};
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use rustls::ServerConfig;
+use rustls::server::UnbufferedServerConnection;
+use rustls::unbuffered::{ConnectionState, EncodeError, EncryptError, InsufficientSizeError};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+
+/// How long a client has to finish its handshake before the connection is dropped.
+const HANDSHAKE_WITHIN: Duration = Duration::from_secs(10);
+
+/// Bytes asked of the socket per read: a full TLS record's worth, so a large body comes in
+/// a record per read.
+const READ_CHUNK: usize = 16 * 1024 + 512;
+
+/// The most received bytes held for rustls at once: a handshake message (rustls refuses those
+/// over 64 KiB) and the record being read behind it. rustls takes every whole record it is
+/// given, so only a message still arriving waits here.
+const INCOMING_LIMIT: usize = 64 * 1024 + READ_CHUNK;
+
+/// Application bytes taken per write: one TLS record's payload.
+const WRITE_CHUNK: usize = 16 * 1024;
+
+/// Encrypted bytes a writer may leave waiting for the socket before its writes wait too.
+const OUTGOING_LIMIT: usize = 64 * 1024;
+
+/// Makes the TLS connection on each accepted TCP connection (`axum_server`'s accept step).
+#[derive(Clone)]
+pub struct TlsAcceptor {
+    config: Arc<ServerConfig>,
+}
+
+impl TlsAcceptor {
+    /// An acceptor for this configuration.
+    pub fn new(config: Arc<ServerConfig>) -> Self {
+        Self { config }
+    }
+}
+
+impl<S: Send + 'static> axum_server::accept::Accept<TcpStream, S> for TlsAcceptor {
+    type Stream = TlsStream;
+    type Service = S;
+    type Future = Pin<Box<dyn Future<Output = io::Result<(TlsStream, S)>> + Send>>;
+
+    fn accept(&self, tcp: TcpStream, service: S) -> Self::Future {
+        let config = Arc::clone(&self.config);
+        Box::pin(async move {
+            // A move is one small frame: without TCP_NODELAY it waits for the peer's delayed
+            // ACK (about 40 ms on Linux) whenever one is outstanding.
+            tcp.set_nodelay(true)?;
+            let stream = tokio::time::timeout(HANDSHAKE_WITHIN, TlsStream::accept(tcp, config))
+                .await
+                .map_err(|_| {
+                    io::Error::new(io::ErrorKind::TimedOut, "the TLS handshake took too long")
+                })??;
+            Ok((stream, service))
+        })
+    }
+}
+
+/// A server's TLS connection over TCP.
+pub struct TlsStream {
+    tcp: TcpStream,
+    conn: UnbufferedServerConnection,
+    /// Received bytes rustls has not taken yet: part of a record.
+    incoming: Vec<u8>,
+    /// Decrypted bytes not read yet, from `plain_read` on.
+    plain: Vec<u8>,
+    plain_read: usize,
+    /// Encrypted bytes not written to the socket yet, from `outgoing_sent` on.
+    outgoing: Vec<u8>,
+    outgoing_sent: usize,
+    /// The client said close_notify: what it sent has all been received.
+    peer_closed: bool,
+    /// Our close_notify is made.
+    close_queued: bool,
+}
+
+/// What to hand rustls once it can take application data.
+#[derive(Clone, Copy)]
+enum Give<'a> {
+    Nothing,
+    Data(&'a [u8]),
+    CloseNotify,
+}
+
+/// Where rustls stands once it has taken every whole record it was given.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Stand {
+    /// It can encrypt application data (a partial record may be waiting for its end).
+    Writable,
+    /// Its handshake needs more from the client.
+    Blocked,
+    /// Both sides said close_notify.
+    Closed,
+}
+
+impl TlsStream {
+    /// Takes the client's handshake on `tcp`.
+    pub async fn accept(tcp: TcpStream, config: Arc<ServerConfig>) -> io::Result<TlsStream> {
+        let conn = UnbufferedServerConnection::new(config).map_err(invalid)?;
+        let mut stream = TlsStream {
+            tcp,
+            conn,
+            incoming: Vec::new(),
+            plain: Vec::new(),
+            plain_read: 0,
+            outgoing: Vec::new(),
+            outgoing_sent: 0,
+            peer_closed: false,
+            close_queued: false,
+        };
+        poll_fn(|cx| stream.poll_handshake(cx)).await?;
+        Ok(stream)
+    }
+
+    fn poll_handshake(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        loop {
+            let stand = self.process(Give::Nothing)?;
+            ready!(self.poll_send(cx))?;
+            // Not at the first `Writable`: a TLS 1.3 server may write once its own Finished is
+            // out, before the client's has arrived.
+            if !self.conn.is_handshaking() {
+                return Poll::Ready(Ok(()));
+            }
+            if stand == Stand::Closed || self.peer_closed {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the client closed the connection during the TLS handshake",
+                )));
+            }
+            if ready!(self.poll_receive(cx))? == 0 {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the connection ended during the TLS handshake",
+                )));
+            }
+        }
+    }
+
+    /// Lets rustls take every whole record received, keeping what they hold (decrypted data,
+    /// records to send), and hands it `give` once it can take application data.
+    fn process(&mut self, give: Give<'_>) -> io::Result<Stand> {
+        loop {
+            let status = self.conn.process_tls_records(&mut self.incoming);
+            let discard = status.discard;
+            let state = match status.state {
+                Ok(state) => state,
+                Err(error) => {
+                    self.discard(discard);
+                    return Err(self.fail(error));
+                }
+            };
+            let stand = match state {
+                ConnectionState::ReadTraffic(mut traffic) => {
+                    while let Some(record) = traffic.next_record() {
+                        match record {
+                            Ok(record) => self.plain.extend_from_slice(record.payload),
+                            Err(error) => return Err(invalid(error)),
+                        }
+                    }
+                    None
+                }
+                ConnectionState::EncodeTlsData(mut data) => {
+                    append(&mut self.outgoing, 512, |out| {
+                        data.encode(out).map_err(Refused::from)
+                    })?;
+                    None
+                }
+                // The records stay in `outgoing` until the socket takes them, before anything
+                // waits on the client.
+                ConnectionState::TransmitTlsData(sent) => {
+                    sent.done();
+                    None
+                }
+                ConnectionState::BlockedHandshake => Some(Stand::Blocked),
+                ConnectionState::WriteTraffic(mut traffic) => {
+                    match give {
+                        Give::Nothing => {}
+                        Give::Data(data) => append(&mut self.outgoing, data.len() + 64, |out| {
+                            traffic.encrypt(data, out).map_err(Refused::from)
+                        })?,
+                        Give::CloseNotify => append(&mut self.outgoing, 64, |out| {
+                            traffic.queue_close_notify(out).map_err(Refused::from)
+                        })?,
+                    }
+                    Some(Stand::Writable)
+                }
+                ConnectionState::PeerClosed => {
+                    self.peer_closed = true;
+                    None
+                }
+                ConnectionState::Closed => Some(Stand::Closed),
+                // Early data is off (the configuration's default), so none is ever offered.
+                _ => return Err(invalid("an unexpected TLS state")),
+            };
+            self.discard(discard);
+            if let Some(stand) = stand {
+                return Ok(stand);
+            }
+        }
+    }
+
+    fn discard(&mut self, taken: usize) {
+        self.incoming.drain(..taken);
+    }
+
+    /// The error, after queueing the alert rustls made for it: the client learns why (a
+    /// protocol version it lacks, say) rather than seeing the connection drop.
+    fn fail(&mut self, error: rustls::Error) -> io::Error {
+        loop {
+            let status = self.conn.process_tls_records(&mut self.incoming);
+            match status.state {
+                Ok(ConnectionState::EncodeTlsData(mut data)) => {
+                    if append(&mut self.outgoing, 64, |out| {
+                        data.encode(out).map_err(Refused::from)
+                    })
+                    .is_err()
+                    {
+                        break;
+                    }
+                }
+                Ok(ConnectionState::TransmitTlsData(sent)) => sent.done(),
+                _ => break,
+            }
+        }
+        // One try, without waiting: the connection is over either way.
+        if let Some(alert) = self.outgoing.get(self.outgoing_sent..) {
+            let _ = self.tcp.try_write(alert);
+        }
+        self.outgoing = Vec::new();
+        self.outgoing_sent = 0;
+        invalid(error)
+    }
+
+    /// Reads what the socket has for rustls: the count, 0 at its end.
+    fn poll_receive(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        if self.incoming.len() >= INCOMING_LIMIT {
+            return Poll::Ready(Err(invalid("a TLS message too large to take")));
+        }
+        loop {
+            if self.tcp.poll_read_ready(cx).is_pending() {
+                if self.incoming.is_empty() {
+                    self.incoming = Vec::new();
+                }
+                return Poll::Pending;
+            }
+            self.incoming.reserve(READ_CHUNK);
+            match self.tcp.try_read_buf(&mut self.incoming) {
+                Ok(n) => return Poll::Ready(Ok(n)),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+
+    /// Writes what waits in `outgoing` to the socket, and gives the buffer back once empty.
+    fn poll_send(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while let Some(left) = self
+            .outgoing
+            .get(self.outgoing_sent..)
+            .filter(|l| !l.is_empty())
+        {
+            let n = ready!(Pin::new(&mut self.tcp).poll_write(cx, left))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.outgoing_sent += n;
+        }
+        self.outgoing = Vec::new();
+        self.outgoing_sent = 0;
+        Poll::Ready(Ok(()))
+    }
+
+    fn unsent(&self) -> usize {
+        self.outgoing.len() - self.outgoing_sent
+    }
+
+    /// Bytes this connection holds in its own buffers (0 while it waits with nothing pending).
+    pub fn held_bytes(&self) -> usize {
+        self.incoming.capacity() + self.plain.capacity() + self.outgoing.capacity()
+    }
+}
+
+impl AsyncRead for TlsStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if this.plain_read < this.plain.len() {
+                let left = &this.plain[this.plain_read..];
+                let n = left.len().min(buf.remaining());
+                buf.put_slice(&left[..n]);
+                this.plain_read += n;
+                if this.plain_read == this.plain.len() {
+                    this.plain = Vec::new();
+                    this.plain_read = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            let stand = this.process(Give::Nothing)?;
+            // A key update's answer, say; one that cannot go now goes with the next write.
+            if let Poll::Ready(Err(e)) = this.poll_send(cx) {
+                return Poll::Ready(Err(e));
+            }
+            if !this.plain.is_empty() {
+                continue;
+            }
+            if this.peer_closed || stand == Stand::Closed {
+                return Poll::Ready(Ok(()));
+            }
+            if ready!(this.poll_receive(cx))? == 0 {
+                // As rustls's own reader: an end without close_notify may be a cut, not the
+                // end of what the client sent.
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the client closed the connection without a TLS close_notify",
+                )));
+            }
+        }
+    }
+}
+
+impl AsyncWrite for TlsStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        if data.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        if this.unsent() >= OUTGOING_LIMIT {
+            ready!(this.poll_send(cx))?;
+        }
+        let taken = &data[..data.len().min(WRITE_CHUNK)];
+        if this.process(Give::Data(taken))? != Stand::Writable {
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "the TLS connection no longer takes data",
+            )));
+        }
+        // Sent now when the socket takes it; what it does not take waits for the next write or
+        // the flush.
+        if let Poll::Ready(Err(e)) = this.poll_send(cx) {
+            return Poll::Ready(Err(e));
+        }
+        Poll::Ready(Ok(taken.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.get_mut().poll_send(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if !this.close_queued {
+            this.close_queued = true;
+            this.process(Give::CloseNotify)?;
+        }
+        ready!(this.poll_send(cx))?;
+        match ready!(Pin::new(&mut this.tcp).poll_shutdown(cx)) {
+            Err(e) if e.kind() != io::ErrorKind::NotConnected => Poll::Ready(Err(e)),
+            _ => Poll::Ready(Ok(())),
+        }
+    }
+}
+
+/// Why rustls did not write into the room it was given.
+enum Refused {
+    NeedsRoom(usize),
+    Failed(String),
+}
+
+impl From<EncodeError> for Refused {
+    fn from(e: EncodeError) -> Self {
+        match e {
+            EncodeError::InsufficientSize(InsufficientSizeError { required_size }) => {
+                Refused::NeedsRoom(required_size)
+            }
+            other => Refused::Failed(other.to_string()),
+        }
+    }
+}
+
+impl From<EncryptError> for Refused {
+    fn from(e: EncryptError) -> Self {
+        match e {
+            EncryptError::InsufficientSize(InsufficientSizeError { required_size }) => {
+                Refused::NeedsRoom(required_size)
+            }
+            other => Refused::Failed(other.to_string()),
+        }
+    }
+}
+
+/// Lets `write` put its bytes at the end of `out`, with `room` to start with and what it asks
+/// for if that is short.
+fn append(
+    out: &mut Vec<u8>,
+    room: usize,
+    mut write: impl FnMut(&mut [u8]) -> Result<usize, Refused>,
+) -> io::Result<()> {
+    let start = out.len();
+    let mut room = room;
+    loop {
+        out.resize(start + room, 0);
+        match write(&mut out[start..]) {
+            Ok(n) => {
+                out.truncate(start + n);
+                return Ok(());
+            }
+            Err(Refused::NeedsRoom(needed)) if needed > room => room = needed,
+            Err(Refused::NeedsRoom(_)) => {
+                out.truncate(start);
+                return Err(invalid("rustls asked for room it already had"));
+            }
+            Err(Refused::Failed(why)) => {
+                out.truncate(start);
+                return Err(invalid(why));
+            }
+        }
+    }
+}
+
+fn invalid(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, ServerName};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    struct Pair {
+        server: TlsStream,
+        client: tokio_rustls::client::TlsStream<TcpStream>,
+    }
+
+    fn configs() -> (Arc<ServerConfig>, Arc<rustls::ClientConfig>) {
+        configs_for(rustls::DEFAULT_VERSIONS)
+    }
+
+    /// A server's configuration as `tls::server_config` makes it, and a client's trusting it
+    /// that offers these versions.
+    fn configs_for(
+        client_versions: &[&'static rustls::SupportedProtocolVersion],
+    ) -> (Arc<ServerConfig>, Arc<rustls::ClientConfig>) {
+        let dir = tempfile::tempdir().unwrap();
+        let files = crate::tls::cert_files(None, None, dir.path()).unwrap();
+        let server = crate::tls::server_config(&files).unwrap();
+        let cert = CertificateDer::from_pem_file(&files.cert).unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(cert).unwrap();
+        let client = rustls::ClientConfig::builder_with_provider(provider)
+            .with_protocol_versions(client_versions)
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        (server, Arc::new(client))
+    }
+
+    async fn pair_with(
+        client_config: Arc<rustls::ClientConfig>,
+        server: Arc<ServerConfig>,
+    ) -> Pair {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepting = tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            TlsStream::accept(tcp, server).await
+        });
+        let tcp = TcpStream::connect(addr).await.unwrap();
+        let client = tokio_rustls::TlsConnector::from(client_config)
+            .connect(ServerName::try_from("localhost").unwrap(), tcp)
+            .await
+            .expect("the client's handshake");
+        let server = accepting.await.unwrap().expect("the server's handshake");
+        Pair { server, client }
+    }
+
+    async fn pair() -> Pair {
+        let (server, client) = configs();
+        pair_with(client, server).await
+    }
+
+    /// Whether a read on `server` waits, polled once.
+    async fn read_waits(server: &mut TlsStream) -> bool {
+        let mut buf = [0u8; 64];
+        poll_fn(|cx| {
+            let mut read = ReadBuf::new(&mut buf);
+            Poll::Ready(Pin::new(&mut *server).poll_read(cx, &mut read).is_pending())
+        })
+        .await
+    }
+
+    #[tokio::test]
+    async fn a_large_exchange_arrives_whole_both_ways_through_small_reads() {
+        let Pair { mut server, client } = pair().await;
+        // Sizes that straddle records: 3 MiB in writes of up to 40 KiB.
+        let sent: Vec<u8> = (0..3 * 1024 * 1024u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+            .collect();
+        let echo = tokio::spawn(async move {
+            let mut buf = [0u8; 1000];
+            let mut total = 0;
+            loop {
+                let n = server.read(&mut buf[..(total % 997) + 3]).await.unwrap();
+                if n == 0 {
+                    break;
+                }
+                total += n;
+                server.write_all(&buf[..n]).await.unwrap();
+            }
+            server.shutdown().await.unwrap();
+            total
+        });
+        let (mut reading, mut writing) = tokio::io::split(client);
+        let to_send = sent.clone();
+        let writer = tokio::spawn(async move {
+            let mut at = 0;
+            let mut step = 1;
+            while at < to_send.len() {
+                let end = (at + step).min(to_send.len());
+                writing.write_all(&to_send[at..end]).await.unwrap();
+                at = end;
+                step = (step * 7 + 13) % (40 * 1024) + 1;
+            }
+            writing.shutdown().await.unwrap();
+        });
+        let mut received = Vec::new();
+        reading
+            .read_to_end(&mut received)
+            .await
+            .expect("a clean end");
+        writer.await.unwrap();
+        assert_eq!(echo.await.unwrap(), sent.len());
+        assert!(received == sent, "the echo differs from what was sent");
+    }
+
+    #[tokio::test]
+    async fn a_waiting_connection_holds_no_buffer() {
+        let Pair {
+            mut server,
+            mut client,
+        } = pair().await;
+        assert!(read_waits(&mut server).await);
+        assert_eq!(server.held_bytes(), 0, "after the handshake");
+        let request = vec![7u8; 20_000];
+        client.write_all(&request).await.unwrap();
+        client.flush().await.unwrap();
+        let mut got = vec![0u8; request.len()];
+        server.read_exact(&mut got).await.unwrap();
+        assert_eq!(got, request);
+        server.write_all(&[9u8; 50_000]).await.unwrap();
+        server.flush().await.unwrap();
+        let mut answer = vec![0u8; 50_000];
+        client.read_exact(&mut answer).await.unwrap();
+        assert!(read_waits(&mut server).await);
+        assert_eq!(server.held_bytes(), 0, "after an exchange, waiting");
+        client.write_all(b"ping").await.unwrap();
+        client.flush().await.unwrap();
+        let mut small = [0u8; 4];
+        server.read_exact(&mut small).await.unwrap();
+        assert_eq!(&small, b"ping");
+        assert!(read_waits(&mut server).await);
+        assert_eq!(server.held_bytes(), 0, "after a small frame");
+    }
+
+    #[tokio::test]
+    async fn close_notify_ends_the_stream_each_way() {
+        let Pair {
+            mut server,
+            mut client,
+        } = pair().await;
+        client.write_all(b"last words").await.unwrap();
+        client.shutdown().await.unwrap();
+        let mut got = Vec::new();
+        server.read_to_end(&mut got).await.expect("a clean end");
+        assert_eq!(got, b"last words");
+        server.write_all(b"goodbye").await.unwrap();
+        server.shutdown().await.unwrap();
+        let mut answer = Vec::new();
+        client
+            .read_to_end(&mut answer)
+            .await
+            .expect("the server's close_notify, not a cut");
+        assert_eq!(answer, b"goodbye");
+    }
+
+    #[tokio::test]
+    async fn an_end_without_close_notify_is_not_taken_for_the_end_of_the_data() {
+        let Pair { mut server, client } = pair().await;
+        let (mut tcp, _) = client.into_inner();
+        tcp.shutdown().await.unwrap();
+        let mut got = Vec::new();
+        let error = server.read_to_end(&mut got).await.unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[tokio::test]
+    async fn a_clients_key_update_is_answered_and_the_exchange_goes_on() {
+        let Pair {
+            mut server,
+            mut client,
+        } = pair().await;
+        for round in 0..3u8 {
+            client.get_mut().1.refresh_traffic_keys().unwrap();
+            client.write_all(&[round; 100]).await.unwrap();
+            client.flush().await.unwrap();
+            let mut got = [0u8; 100];
+            server.read_exact(&mut got).await.unwrap();
+            assert_eq!(got, [round; 100]);
+            server.write_all(&[round + 1; 100]).await.unwrap();
+            server.flush().await.unwrap();
+            let mut answer = [0u8; 100];
+            client.read_exact(&mut answer).await.unwrap();
+            assert_eq!(answer, [round + 1; 100]);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_client_with_nothing_in_common_is_told_so_by_an_alert() {
+        let (server, _) = configs();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepting = tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            TlsStream::accept(tcp, server).await.map(|_| ())
+        });
+        let mut tcp = TcpStream::connect(addr).await.unwrap();
+        // A ClientHello of SSL 3.0 offering one suite rustls lacks, with no extensions.
+        let mut hello = vec![0x03, 0x00];
+        hello.extend_from_slice(&[0u8; 32]);
+        hello.extend_from_slice(&[0x00, 0x00, 0x02, 0x00, 0x2f, 0x01, 0x00]);
+        let mut handshake = vec![0x01, 0x00, 0x00, hello.len() as u8];
+        handshake.extend_from_slice(&hello);
+        let mut record = vec![0x16, 0x03, 0x00, 0x00, handshake.len() as u8];
+        record.extend_from_slice(&handshake);
+        tcp.write_all(&record).await.unwrap();
+        let error = accepting.await.unwrap().unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        let mut answer = Vec::new();
+        tcp.read_to_end(&mut answer).await.unwrap();
+        assert_eq!(answer.first(), Some(&0x15), "an alert record: {answer:?}");
+        assert_eq!(
+            answer.get(5..7),
+            Some(&[2u8, 40][..]),
+            "fatal handshake_failure"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_second_connection_resumes_and_tls_1_2_is_served() {
+        let (server, client) = configs();
+        let Pair {
+            server: mut first,
+            client: mut first_client,
+        } = pair_with(Arc::clone(&client), Arc::clone(&server)).await;
+        // TLS 1.3's ticket comes after the handshake: reading the first answer takes it.
+        first.write_all(b"1").await.unwrap();
+        first.flush().await.unwrap();
+        let mut one = [0u8; 1];
+        first_client.read_exact(&mut one).await.unwrap();
+        let again = pair_with(Arc::clone(&client), Arc::clone(&server)).await;
+        assert_eq!(
+            again.client.get_ref().1.handshake_kind(),
+            Some(rustls::HandshakeKind::Resumed)
+        );
+
+        let (server, client) = configs_for(&[&rustls::version::TLS12]);
+        let Pair {
+            mut server,
+            mut client,
+        } = pair_with(client, server).await;
+        assert_eq!(
+            client.get_ref().1.protocol_version(),
+            Some(rustls::ProtocolVersion::TLSv1_2)
+        );
+        client.write_all(b"hello").await.unwrap();
+        client.flush().await.unwrap();
+        let mut got = [0u8; 5];
+        server.read_exact(&mut got).await.unwrap();
+        assert_eq!(&got, b"hello");
+    }
+}
