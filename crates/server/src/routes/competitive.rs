@@ -39,7 +39,7 @@ fn status(rating: u32, waiting: Option<&Waiting>, now: i64) -> QueueStatus {
     responses(
         (status = 200, description = "Waiting in the queue", body = QueueStatus),
         (status = 401, body = velha_api::ApiError),
-        (status = 409, description = "already_playing: an open or live match first", body = velha_api::ApiError),
+        (status = 409, description = "already_playing: an open or live match first; conflict: a leave crossed the join, ask again", body = velha_api::ApiError),
     )
 )]
 pub async fn join(State(app): State<Arc<App>>, player: Player) -> AppResult<Json<QueueStatus>> {

@@ -79,6 +79,10 @@ pub(crate) fn seat_refused(e: SeatError) -> AppError {
             ErrorCode::NotFound,
             "the group was finalized: its matches are gone",
         ),
+        SeatError::Raced => AppError::new(
+            ErrorCode::Conflict,
+            "your requests crossed each other: ask again",
+        ),
         SeatError::Db(e) => e.into(),
     }
 }

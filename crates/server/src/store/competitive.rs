@@ -98,26 +98,34 @@ impl Store {
         let mut tx = self.write().await?;
         // Read with the write, so a match ending meanwhile cannot leave a stale rating queued.
         let rating = rating_on(&mut tx, account).await?;
-        let playing = sqlx::query("SELECT match_id FROM active_players WHERE account_id = $1")
+        // On PostgreSQL each statement sees what committed before it began, so a pairing may
+        // commit between any two of them: the seat is read after the queue, and a place that
+        // vanished meanwhile (a pairing or a leave) is asked for again.
+        for _ in 0..3 {
+            // The primary key keeps one place a player, however many requests race.
+            sqlx::query(
+                "INSERT INTO v2_queue (account_id, rating, joined_at) VALUES ($1, $2, $3) \
+                 ON CONFLICT (account_id) DO NOTHING",
+            )
             .bind(account)
-            .fetch_optional(&mut *tx)
+            .bind(i64::from(rating))
+            .bind(now)
+            .execute(&mut *tx)
             .await?;
-        if playing.is_some() {
-            return tx.refuse(SeatError::AlreadyPlaying).await;
+            let waiting = place_in_queue(&mut tx, account).await?;
+            let playing = sqlx::query("SELECT match_id FROM active_players WHERE account_id = $1")
+                .bind(account)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if playing.is_some() {
+                return tx.refuse(SeatError::AlreadyPlaying).await;
+            }
+            if let Some(waiting) = waiting {
+                tx.commit().await?;
+                return Ok(waiting);
+            }
         }
-        // The primary key keeps one place a player, however many requests race.
-        sqlx::query(
-            "INSERT INTO v2_queue (account_id, rating, joined_at) VALUES ($1, $2, $3) \
-             ON CONFLICT (account_id) DO NOTHING",
-        )
-        .bind(account)
-        .bind(i64::from(rating))
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        let waiting = place_in_queue(&mut tx, account).await?;
-        tx.commit().await?;
-        waiting.ok_or(SeatError::Db(sqlx::Error::RowNotFound))
+        tx.refuse(SeatError::Raced).await
     }
 
     /// Takes the player out of the queue; whether they were in it.

@@ -111,6 +111,9 @@ pub enum SeatError {
     Gone,
     /// The match's group was finalized meanwhile (ON-G09).
     GroupGone,
+    /// What the player asked for kept changing under the request (a queue place taken away by
+    /// leaves racing the join): asking again settles it.
+    Raced,
     /// The database failed.
     Db(sqlx::Error),
 }
