@@ -313,11 +313,10 @@ impl AsyncRead for TlsStream {
                 }
                 return Poll::Ready(Ok(()));
             }
+            // Records rustls makes here (a key update's answer) wait in `outgoing` for the next
+            // write: sending them now would register this reader's waker as the socket's
+            // writer's, and a writer waiting for room would never be woken.
             let stand = this.process(Give::Nothing)?;
-            // A key update's answer, say; one that cannot go now goes with the next write.
-            if let Poll::Ready(Err(e)) = this.poll_send(cx) {
-                return Poll::Ready(Err(e));
-            }
             if !this.plain.is_empty() {
                 continue;
             }
@@ -637,6 +636,36 @@ mod tests {
             client.read_exact(&mut answer).await.unwrap();
             assert_eq!(answer, [round + 1; 100]);
         }
+    }
+
+    #[tokio::test]
+    async fn a_writer_waiting_for_room_is_woken_while_the_reader_works() {
+        let Pair { server, mut client } = pair().await;
+        let (mut reader, mut writer) = tokio::io::split(server);
+        let answer = vec![5u8; 4 * 1024 * 1024];
+        let expected = answer.len();
+        // More than the sockets hold while the client does not read: the writer waits for room.
+        let writing = tokio::spawn(async move {
+            writer.write_all(&answer).await.unwrap();
+            writer.flush().await.unwrap();
+        });
+        let reading = tokio::spawn(async move {
+            let mut buf = [0u8; 256];
+            while reader.read(&mut buf).await.unwrap() > 0 {}
+        });
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The reader now has a record to make (the key update's answer) while the writer waits.
+        client.get_mut().1.refresh_traffic_keys().unwrap();
+        client.write_all(b"still here").await.unwrap();
+        client.flush().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let mut got = vec![0u8; expected];
+        tokio::time::timeout(Duration::from_secs(20), client.read_exact(&mut got))
+            .await
+            .expect("the whole answer, not a writer left asleep")
+            .unwrap();
+        writing.await.unwrap();
+        reading.abort();
     }
 
     #[tokio::test]
