@@ -459,6 +459,21 @@ fn mailer(serve: &Serve, store: &Store) -> Result<Option<Mailer>, String> {
     Mailer::start(url, from, base.as_str(), store.clone()).map(Some)
 }
 
+/// How long hyper waits for a request's head, on a new connection or a kept-alive one: without
+/// a timer it waits forever, and a client holds the connection, and what it sent, for nothing.
+const HEAD_WITHIN: Duration = Duration::from_secs(30);
+
+fn timed(mut server: axum_server::Server) -> axum_server::Server {
+    // Once hyper reads HTTP/1: before that, hyper_util waits for the bytes that tell the
+    // version with no limit, which the TLS stream's own first-bytes deadline covers.
+    server
+        .http_builder()
+        .http1()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HEAD_WITHIN);
+    server
+}
+
 /// Serves until SIGTERM or Ctrl-C.
 pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     // First, so a bad address stops the start at once and nothing counted is missed.
@@ -689,8 +704,8 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     let service = router.into_make_service_with_connect_info::<SocketAddr>();
     let served = match tls {
         Some(tls) => {
-            axum_server::bind(serve.listen)
-                .acceptor(tls_stream::TlsAcceptor::new(tls))
+            timed(axum_server::bind(serve.listen))
+                .acceptor(tls_stream::TlsAcceptor::new(tls, HEAD_WITHIN))
                 .handle(handle)
                 .serve(service)
                 .await
@@ -699,7 +714,7 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
             // TCP_NODELAY on every connection: a move is one small frame, and without it the
             // frame waits for the peer's delayed ACK (about 40 ms on Linux) whenever one is
             // outstanding.
-            axum_server::bind(serve.listen)
+            timed(axum_server::bind(serve.listen))
                 .acceptor(axum_server::accept::NoDelayAcceptor::new())
                 .handle(handle)
                 .serve(service)

@@ -17,6 +17,7 @@ use rustls::server::UnbufferedServerConnection;
 use rustls::unbuffered::{ConnectionState, EncodeError, EncryptError, InsufficientSizeError};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::time::Sleep;
 
 /// How long a client has to finish its handshake before the connection is dropped.
 const HANDSHAKE_WITHIN: Duration = Duration::from_secs(10);
@@ -30,6 +31,15 @@ const READ_CHUNK: usize = 16 * 1024 + 512;
 /// given, so only a message still arriving waits here.
 const INCOMING_LIMIT: usize = 64 * 1024 + READ_CHUNK;
 
+/// How long a record (or a handshake message), once it begins to arrive, may take to arrive
+/// whole: a phone on a bad network sends 16 KiB in far less.
+const UNFINISHED_WITHIN: Duration = Duration::from_secs(30);
+
+/// The application bytes a client has the opening deadline to send: as many as hyper_util
+/// reads to tell HTTP/1 from HTTP/2 (the HTTP/2 preface's length), with no limit of its own;
+/// hyper's limit for a request's head takes over from there.
+const OPENING_BYTES: usize = 24;
+
 /// Application bytes taken per write: one TLS record's payload.
 const WRITE_CHUNK: usize = 16 * 1024;
 
@@ -40,13 +50,30 @@ const OUTGOING_LIMIT: usize = 64 * 1024;
 #[derive(Clone)]
 pub struct TlsAcceptor {
     config: Arc<ServerConfig>,
+    deadlines: Deadlines,
 }
 
 impl TlsAcceptor {
-    /// An acceptor for this configuration.
-    pub fn new(config: Arc<ServerConfig>) -> Self {
-        Self { config }
+    /// An acceptor for this configuration, whose clients must send their first request's
+    /// opening bytes within `opening_within` of their handshake.
+    pub fn new(config: Arc<ServerConfig>, opening_within: Duration) -> Self {
+        Self {
+            config,
+            deadlines: Deadlines {
+                unfinished_within: UNFINISHED_WITHIN,
+                opening_within,
+            },
+        }
     }
+}
+
+/// How long a client may keep the connection waiting once it is made.
+#[derive(Clone, Copy)]
+pub struct Deadlines {
+    /// For a record (or handshake message) that began to arrive to arrive whole.
+    pub unfinished_within: Duration,
+    /// For the first `OPENING_BYTES` of application data after the handshake.
+    pub opening_within: Duration,
 }
 
 impl<S: Send + 'static> axum_server::accept::Accept<TcpStream, S> for TlsAcceptor {
@@ -56,15 +83,17 @@ impl<S: Send + 'static> axum_server::accept::Accept<TcpStream, S> for TlsAccepto
 
     fn accept(&self, tcp: TcpStream, service: S) -> Self::Future {
         let config = Arc::clone(&self.config);
+        let deadlines = self.deadlines;
         Box::pin(async move {
             // A move is one small frame: without TCP_NODELAY it waits for the peer's delayed
             // ACK (about 40 ms on Linux) whenever one is outstanding.
             tcp.set_nodelay(true)?;
-            let stream = tokio::time::timeout(HANDSHAKE_WITHIN, TlsStream::accept(tcp, config))
-                .await
-                .map_err(|_| {
-                    io::Error::new(io::ErrorKind::TimedOut, "the TLS handshake took too long")
-                })??;
+            let stream =
+                tokio::time::timeout(HANDSHAKE_WITHIN, TlsStream::accept(tcp, config, deadlines))
+                    .await
+                    .map_err(|_| {
+                        io::Error::new(io::ErrorKind::TimedOut, "the TLS handshake took too long")
+                    })??;
             Ok((stream, service))
         })
     }
@@ -86,6 +115,15 @@ pub struct TlsStream {
     peer_closed: bool,
     /// Our close_notify is made.
     close_queued: bool,
+    /// rustls refused what the client sent: nothing more is read or written.
+    broken: bool,
+    /// When the record (or handshake message) now arriving must be whole; only while one is.
+    unfinished: Option<Pin<Box<Sleep>>>,
+    unfinished_within: Duration,
+    /// When the first `OPENING_BYTES` must have been read; gone once they are.
+    opening: Option<Pin<Box<Sleep>>>,
+    /// Application bytes read so far, counted up to `OPENING_BYTES`.
+    opened: usize,
 }
 
 /// What to hand rustls once it can take application data.
@@ -108,8 +146,12 @@ enum Stand {
 }
 
 impl TlsStream {
-    /// Takes the client's handshake on `tcp`.
-    pub async fn accept(tcp: TcpStream, config: Arc<ServerConfig>) -> io::Result<TlsStream> {
+    /// Takes the client's handshake on `tcp`; afterwards the client keeps to `deadlines`.
+    pub async fn accept(
+        tcp: TcpStream,
+        config: Arc<ServerConfig>,
+        deadlines: Deadlines,
+    ) -> io::Result<TlsStream> {
         let conn = UnbufferedServerConnection::new(config).map_err(invalid)?;
         let mut stream = TlsStream {
             tcp,
@@ -121,8 +163,14 @@ impl TlsStream {
             outgoing_sent: 0,
             peer_closed: false,
             close_queued: false,
+            broken: false,
+            unfinished: None,
+            unfinished_within: deadlines.unfinished_within,
+            opening: None,
+            opened: 0,
         };
         poll_fn(|cx| stream.poll_handshake(cx)).await?;
+        stream.opening = Some(Box::pin(tokio::time::sleep(deadlines.opening_within)));
         Ok(stream)
     }
 
@@ -153,6 +201,9 @@ impl TlsStream {
     /// Lets rustls take every whole record received, keeping what they hold (decrypted data,
     /// records to send), and hands it `give` once it can take application data.
     fn process(&mut self, give: Give<'_>) -> io::Result<Stand> {
+        if self.broken {
+            return Err(invalid("the TLS connection failed"));
+        }
         loop {
             let status = self.conn.process_tls_records(&mut self.incoming);
             let discard = status.discard;
@@ -168,7 +219,10 @@ impl TlsStream {
                     while let Some(record) = traffic.next_record() {
                         match record {
                             Ok(record) => self.plain.extend_from_slice(record.payload),
-                            Err(error) => return Err(invalid(error)),
+                            Err(error) => {
+                                self.broken = true;
+                                return Err(invalid(error));
+                            }
                         }
                     }
                     None
@@ -214,27 +268,24 @@ impl TlsStream {
     }
 
     fn discard(&mut self, taken: usize) {
-        self.incoming.drain(..taken);
+        if taken > 0 {
+            self.incoming.drain(..taken);
+            // A record came whole: the next one has its own time.
+            self.unfinished = None;
+        }
     }
 
-    /// The error, after queueing the alert rustls made for it: the client learns why (a
+    /// The error, after sending the alert rustls made for it: the client learns why (a
     /// protocol version it lacks, say) rather than seeing the connection drop.
     fn fail(&mut self, error: rustls::Error) -> io::Error {
-        loop {
-            let status = self.conn.process_tls_records(&mut self.incoming);
-            match status.state {
-                Ok(ConnectionState::EncodeTlsData(mut data)) => {
-                    if append(&mut self.outgoing, 64, |out| {
-                        data.encode(out).map_err(Refused::from)
-                    })
-                    .is_err()
-                    {
-                        break;
-                    }
-                }
-                Ok(ConnectionState::TransmitTlsData(sent)) => sent.done(),
-                _ => break,
-            }
+        self.broken = true;
+        // Once: the queued alert comes out first, and a second call would read the bad bytes
+        // again and make a second fatal alert (which rustls asserts never happens).
+        let status = self.conn.process_tls_records(&mut self.incoming);
+        if let Ok(ConnectionState::EncodeTlsData(mut data)) = status.state {
+            let _ = append(&mut self.outgoing, 64, |out| {
+                data.encode(out).map_err(Refused::from)
+            });
         }
         // One try, without waiting: the connection is over either way.
         if let Some(alert) = self.outgoing.get(self.outgoing_sent..) {
@@ -242,6 +293,7 @@ impl TlsStream {
         }
         self.outgoing = Vec::new();
         self.outgoing_sent = 0;
+        self.incoming = Vec::new();
         invalid(error)
     }
 
@@ -252,10 +304,7 @@ impl TlsStream {
         }
         loop {
             if self.tcp.poll_read_ready(cx).is_pending() {
-                if self.incoming.is_empty() {
-                    self.incoming = Vec::new();
-                }
-                return Poll::Pending;
+                return self.wait_for_more(cx);
             }
             self.incoming.reserve(READ_CHUNK);
             match self.tcp.try_read_buf(&mut self.incoming) {
@@ -263,6 +312,29 @@ impl TlsStream {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
                 Err(e) => return Poll::Ready(Err(e)),
             }
+        }
+    }
+
+    /// While the socket has nothing, the connection keeps only what it holds, and a record
+    /// begun has a deadline: a client that starts one and never ends it would hold the
+    /// connection and what it sent forever.
+    fn wait_for_more(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        if self.incoming.is_empty() {
+            self.incoming = Vec::new();
+            self.unfinished = None;
+            return Poll::Pending;
+        }
+        self.incoming.shrink_to_fit();
+        let within = self.unfinished_within;
+        let deadline = self
+            .unfinished
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(within)));
+        match deadline.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "a TLS record did not arrive whole in time",
+            ))),
+            Poll::Pending => Poll::Pending,
         }
     }
 
@@ -282,6 +354,21 @@ impl TlsStream {
         self.outgoing = Vec::new();
         self.outgoing_sent = 0;
         Poll::Ready(Ok(()))
+    }
+
+    /// Pending, unless the client let its opening deadline pass.
+    fn poll_opening(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self
+            .opening
+            .as_mut()
+            .map(|deadline| deadline.as_mut().poll(cx))
+        {
+            Some(Poll::Ready(())) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "no request came in time",
+            ))),
+            _ => Poll::Pending,
+        }
     }
 
     fn unsent(&self) -> usize {
@@ -307,6 +394,10 @@ impl AsyncRead for TlsStream {
                 let n = left.len().min(buf.remaining());
                 buf.put_slice(&left[..n]);
                 this.plain_read += n;
+                this.opened = (this.opened + n).min(OPENING_BYTES);
+                if this.opened == OPENING_BYTES {
+                    this.opening = None;
+                }
                 if this.plain_read == this.plain.len() {
                     this.plain = Vec::new();
                     this.plain_read = 0;
@@ -323,7 +414,11 @@ impl AsyncRead for TlsStream {
             if this.peer_closed || stand == Stand::Closed {
                 return Poll::Ready(Ok(()));
             }
-            if ready!(this.poll_receive(cx))? == 0 {
+            let received = match this.poll_receive(cx) {
+                Poll::Ready(received) => received?,
+                Poll::Pending => return this.poll_opening(cx),
+            };
+            if received == 0 {
                 // As rustls's own reader: an end without close_notify may be a cut, not the
                 // end of what the client sent.
                 return Poll::Ready(Err(io::Error::new(
@@ -450,6 +545,11 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
 
+    const LONG: Deadlines = Deadlines {
+        unfinished_within: UNFINISHED_WITHIN,
+        opening_within: Duration::from_secs(60),
+    };
+
     struct Pair {
         server: TlsStream,
         client: tokio_rustls::client::TlsStream<TcpStream>,
@@ -487,7 +587,7 @@ mod tests {
         let addr = listener.local_addr().unwrap();
         let accepting = tokio::spawn(async move {
             let (tcp, _) = listener.accept().await.unwrap();
-            TlsStream::accept(tcp, server).await
+            TlsStream::accept(tcp, server, LONG).await
         });
         let tcp = TcpStream::connect(addr).await.unwrap();
         let client = tokio_rustls::TlsConnector::from(client_config)
@@ -668,6 +768,170 @@ mod tests {
         reading.abort();
     }
 
+    async fn raw_accept(bytes: &'static [u8]) -> (io::Error, Vec<u8>) {
+        let (server, _) = configs();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepting = tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            TlsStream::accept(tcp, server, LONG).await.map(|_| ())
+        });
+        let mut tcp = TcpStream::connect(addr).await.unwrap();
+        tcp.write_all(bytes).await.unwrap();
+        let error = accepting
+            .await
+            .expect("the handshake fails without a panic")
+            .unwrap_err();
+        let mut answer = Vec::new();
+        tcp.read_to_end(&mut answer).await.unwrap();
+        (error, answer)
+    }
+
+    #[tokio::test]
+    async fn plain_http_on_the_tls_port_is_answered_with_an_alert() {
+        let (error, answer) = raw_accept(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n").await;
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(answer.first(), Some(&0x15), "an alert record: {answer:?}");
+        assert_eq!(answer.len(), 7, "one alert: {answer:?}");
+    }
+
+    #[tokio::test]
+    async fn a_forged_record_after_the_handshake_ends_the_connection_cleanly() {
+        let Pair {
+            mut server,
+            mut client,
+        } = pair().await;
+        let mut forged = vec![0x17, 0x03, 0x03, 0x00, 0x20];
+        forged.extend_from_slice(&[0xAB; 0x20]);
+        client.get_mut().0.write_all(&forged).await.unwrap();
+        let mut buf = [0u8; 16];
+        let error = server.read(&mut buf).await.unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(
+            server.read(&mut buf).await.unwrap_err().kind(),
+            io::ErrorKind::InvalidData,
+            "and stays failed"
+        );
+        assert!(server.write_all(b"x").await.is_err());
+        assert_eq!(server.held_bytes(), 0);
+    }
+
+    /// The TLS bytes of `data` as the client would send them.
+    fn sealed(client: &mut tokio_rustls::client::TlsStream<TcpStream>, data: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let conn = client.get_mut().1;
+        conn.writer().write_all(data).unwrap();
+        let mut bytes = Vec::new();
+        while conn.wants_write() {
+            conn.write_tls(&mut bytes).unwrap();
+        }
+        bytes
+    }
+
+    #[tokio::test]
+    async fn a_record_that_never_ends_is_let_go_and_a_slow_stream_is_not() {
+        let within = Duration::from_secs(3);
+        let (config, client_config) = configs();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepting = tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            TlsStream::accept(
+                tcp,
+                config,
+                Deadlines {
+                    unfinished_within: within,
+                    opening_within: Duration::from_secs(60),
+                },
+            )
+            .await
+        });
+        let tcp = TcpStream::connect(addr).await.unwrap();
+        let mut client = tokio_rustls::TlsConnector::from(client_config)
+            .connect(ServerName::try_from("localhost").unwrap(), tcp)
+            .await
+            .unwrap();
+        let mut server = accepting.await.unwrap().unwrap();
+        // Four records, each sent in two halves a second apart: the buffer is never empty
+        // for longer than the limit, but a record ends every second.
+        let records: Vec<Vec<u8>> = (0..4u8).map(|i| sealed(&mut client, &[i; 1000])).collect();
+        let reading = tokio::spawn(async move {
+            let mut got = vec![0u8; 4000];
+            server.read_exact(&mut got).await.map(|_| (server, got))
+        });
+        let mut pending: &[u8] = &[];
+        for record in &records {
+            let half = record.len() / 2;
+            let mut chunk = pending.to_vec();
+            chunk.extend_from_slice(&record[..half]);
+            client.get_mut().0.write_all(&chunk).await.unwrap();
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            pending = &record[half..];
+        }
+        client.get_mut().0.write_all(pending).await.unwrap();
+        let (mut server, got) = reading.await.unwrap().expect("a slow stream is read whole");
+        assert_eq!(got[..1000], [0u8; 1000]);
+        assert_eq!(got[3000..], [3u8; 1000]);
+        // Half a record, and nothing more.
+        let last = sealed(&mut client, b"never whole");
+        client.get_mut().0.write_all(&last[..5]).await.unwrap();
+        let started = tokio::time::Instant::now();
+        let mut buf = [0u8; 16];
+        let error = server.read(&mut buf).await.unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() >= within - Duration::from_millis(100));
+    }
+
+    #[tokio::test]
+    async fn a_client_silent_after_its_handshake_is_let_go_and_one_that_opened_is_not() {
+        let deadlines = Deadlines {
+            unfinished_within: UNFINISHED_WITHIN,
+            opening_within: Duration::from_secs(1),
+        };
+        let (config, client_config) = configs();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepting = tokio::spawn(async move {
+            let mut streams = Vec::new();
+            for _ in 0..2 {
+                let (tcp, _) = listener.accept().await.unwrap();
+                let config = Arc::clone(&config);
+                streams.push(TlsStream::accept(tcp, config, deadlines).await.unwrap());
+            }
+            streams
+        });
+        let connector = tokio_rustls::TlsConnector::from(client_config);
+        let mut clients = Vec::new();
+        for _ in 0..2 {
+            let tcp = TcpStream::connect(addr).await.unwrap();
+            let name = ServerName::try_from("localhost").unwrap();
+            clients.push(connector.connect(name, tcp).await.unwrap());
+        }
+        let mut streams = accepting.await.unwrap();
+        let mut opened = streams.pop().unwrap();
+        let mut silent = streams.pop().unwrap();
+        let mut buf = [0u8; 64];
+        let error = silent.read(&mut buf).await.unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut);
+        // The first bytes in time, then a pause longer than the opening deadline.
+        let client = &mut clients[1];
+        let first = b"GET / HTTP/1.1\r\nHost: local";
+        assert!(first.len() > OPENING_BYTES);
+        client.write_all(first).await.unwrap();
+        client.flush().await.unwrap();
+        let mut got = vec![0u8; first.len()];
+        opened.read_exact(&mut got).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        client.write_all(b"host\r\n\r\n").await.unwrap();
+        client.flush().await.unwrap();
+        let mut rest = [0u8; 8];
+        opened
+            .read_exact(&mut rest)
+            .await
+            .expect("no deadline once opened");
+        assert_eq!(&rest, b"host\r\n\r\n");
+    }
+
     #[tokio::test]
     async fn a_client_with_nothing_in_common_is_told_so_by_an_alert() {
         let (server, _) = configs();
@@ -675,7 +939,7 @@ mod tests {
         let addr = listener.local_addr().unwrap();
         let accepting = tokio::spawn(async move {
             let (tcp, _) = listener.accept().await.unwrap();
-            TlsStream::accept(tcp, server).await.map(|_| ())
+            TlsStream::accept(tcp, server, LONG).await.map(|_| ())
         });
         let mut tcp = TcpStream::connect(addr).await.unwrap();
         // A ClientHello of SSL 3.0 offering one suite rustls lacks, with no extensions.

@@ -205,6 +205,10 @@ pub(super) async fn carry<S: Speaks>(
     let waker = Waker::from(wake.clone());
     loop {
         let frame = tokio::select! {
+            // In this order: what is queued goes out before another frame is read, so a client
+            // that sends faster than it reads is slowed by its own socket (and let go once a
+            // write waits too long) rather than have its answers overflow the outbox.
+            biased;
             _ = look.tick() => {
                 let quiet = heard.elapsed();
                 if quiet >= silence {

@@ -421,6 +421,72 @@ async fn on_m05_a_connection_that_stops_reading_is_let_go(db: Db) {
 }
 on_both!(on_m05_a_connection_that_stops_reading_is_let_go);
 
+/// A TLS connection to the server, trusting its certificate.
+async fn tls_connection(server: &Server) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(&server.cert) {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let address = server.base.trim_start_matches("https://");
+    let tcp = tokio::net::TcpStream::connect(address).await.unwrap();
+    tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+        .connect("localhost".try_into().unwrap(), tcp)
+        .await
+        .unwrap()
+}
+
+/// Clients that connect and send no request, half a request's head, or nothing after their
+/// last answer are let go once the server's 30 s for a head pass, rather than hold a
+/// connection (and what they sent) for good.
+#[tokio::test]
+async fn a_request_head_that_never_comes_is_let_go() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::start(Db::Sqlite, &[]).await;
+    let silent = tls_connection(&server).await;
+    let mut halfway = tls_connection(&server).await;
+    halfway
+        .write_all(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n")
+        .await
+        .unwrap();
+    halfway.flush().await.unwrap();
+    let mut kept_alive = tls_connection(&server).await;
+    kept_alive
+        .write_all(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    kept_alive.flush().await.unwrap();
+    let started = std::time::Instant::now();
+    let waits = [silent, halfway, kept_alive].into_iter().enumerate().map(
+        |(i, mut connection)| async move {
+            let mut got = Vec::new();
+            // Its end: a close without close_notify reads as an error, which is fine.
+            let _ = tokio::time::timeout(Duration::from_secs(60), connection.read_to_end(&mut got))
+                .await
+                .unwrap_or_else(|_| panic!("the server still holds connection {i} after 60 s"));
+            got
+        },
+    );
+    let answers = join_all(waits).await;
+    assert!(answers[0].is_empty() && answers[1].is_empty());
+    assert!(
+        answers[2].starts_with(b"HTTP/1.1 200"),
+        "the kept-alive one had its answer first"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(25),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 async fn api_document_framework_errors_are_api_errors(db: Db) {
     let server = Server::start(db, &[]).await;
     let c = server.client();
