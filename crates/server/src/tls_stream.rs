@@ -583,12 +583,32 @@ mod tests {
         client_config: Arc<rustls::ClientConfig>,
         server: Arc<ServerConfig>,
     ) -> Pair {
+        pair_within(client_config, server, LONG).await
+    }
+
+    /// A listener whose first connection is taken by `TlsStream::accept`.
+    async fn accepting(
+        server: Arc<ServerConfig>,
+        deadlines: Deadlines,
+    ) -> (
+        std::net::SocketAddr,
+        tokio::task::JoinHandle<io::Result<TlsStream>>,
+    ) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let accepting = tokio::spawn(async move {
             let (tcp, _) = listener.accept().await.unwrap();
-            TlsStream::accept(tcp, server, LONG).await
+            TlsStream::accept(tcp, server, deadlines).await
         });
+        (addr, accepting)
+    }
+
+    async fn pair_within(
+        client_config: Arc<rustls::ClientConfig>,
+        server: Arc<ServerConfig>,
+        deadlines: Deadlines,
+    ) -> Pair {
+        let (addr, accepting) = accepting(server, deadlines).await;
         let tcp = TcpStream::connect(addr).await.unwrap();
         let client = tokio_rustls::TlsConnector::from(client_config)
             .connect(ServerName::try_from("localhost").unwrap(), tcp)
@@ -768,20 +788,18 @@ mod tests {
         reading.abort();
     }
 
-    async fn raw_accept(bytes: &'static [u8]) -> (io::Error, Vec<u8>) {
+    /// What the server's handshake makes of these bytes: its error, and what the client got.
+    async fn raw_accept(bytes: &[u8]) -> (io::Error, Vec<u8>) {
         let (server, _) = configs();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let accepting = tokio::spawn(async move {
-            let (tcp, _) = listener.accept().await.unwrap();
-            TlsStream::accept(tcp, server, LONG).await.map(|_| ())
-        });
+        let (addr, accepting) = accepting(server, LONG).await;
         let mut tcp = TcpStream::connect(addr).await.unwrap();
         tcp.write_all(bytes).await.unwrap();
-        let error = accepting
+        let Err(error) = accepting
             .await
             .expect("the handshake fails without a panic")
-            .unwrap_err();
+        else {
+            panic!("the handshake succeeded");
+        };
         let mut answer = Vec::new();
         tcp.read_to_end(&mut answer).await.unwrap();
         (error, answer)
@@ -832,26 +850,14 @@ mod tests {
     async fn a_record_that_never_ends_is_let_go_and_a_slow_stream_is_not() {
         let within = Duration::from_secs(3);
         let (config, client_config) = configs();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let accepting = tokio::spawn(async move {
-            let (tcp, _) = listener.accept().await.unwrap();
-            TlsStream::accept(
-                tcp,
-                config,
-                Deadlines {
-                    unfinished_within: within,
-                    opening_within: Duration::from_secs(60),
-                },
-            )
-            .await
-        });
-        let tcp = TcpStream::connect(addr).await.unwrap();
-        let mut client = tokio_rustls::TlsConnector::from(client_config)
-            .connect(ServerName::try_from("localhost").unwrap(), tcp)
-            .await
-            .unwrap();
-        let mut server = accepting.await.unwrap().unwrap();
+        let deadlines = Deadlines {
+            unfinished_within: within,
+            opening_within: Duration::from_secs(60),
+        };
+        let Pair {
+            mut server,
+            mut client,
+        } = pair_within(client_config, config, deadlines).await;
         // Four records, each sent in two halves a second apart: the buffer is never empty
         // for longer than the limit, but a record ends every second.
         let records: Vec<Vec<u8>> = (0..4u8).map(|i| sealed(&mut client, &[i; 1000])).collect();
@@ -889,32 +895,23 @@ mod tests {
             opening_within: Duration::from_secs(1),
         };
         let (config, client_config) = configs();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let accepting = tokio::spawn(async move {
-            let mut streams = Vec::new();
-            for _ in 0..2 {
-                let (tcp, _) = listener.accept().await.unwrap();
-                let config = Arc::clone(&config);
-                streams.push(TlsStream::accept(tcp, config, deadlines).await.unwrap());
-            }
-            streams
-        });
-        let connector = tokio_rustls::TlsConnector::from(client_config);
-        let mut clients = Vec::new();
-        for _ in 0..2 {
-            let tcp = TcpStream::connect(addr).await.unwrap();
-            let name = ServerName::try_from("localhost").unwrap();
-            clients.push(connector.connect(name, tcp).await.unwrap());
-        }
-        let mut streams = accepting.await.unwrap();
-        let mut opened = streams.pop().unwrap();
-        let mut silent = streams.pop().unwrap();
+        // Its client stays connected, and sends nothing.
+        let Pair {
+            server: mut silent,
+            client: _quiet,
+        } = pair_within(Arc::clone(&client_config), Arc::clone(&config), deadlines).await;
+        let Pair {
+            server: mut opened,
+            client: mut opener,
+        } = pair_within(client_config, config, deadlines).await;
         let mut buf = [0u8; 64];
-        let error = silent.read(&mut buf).await.unwrap_err();
+        let error = tokio::time::timeout(Duration::from_secs(10), silent.read(&mut buf))
+            .await
+            .expect("the silent client let go")
+            .unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::TimedOut);
         // The first bytes in time, then a pause longer than the opening deadline.
-        let client = &mut clients[1];
+        let client = &mut opener;
         let first = b"GET / HTTP/1.1\r\nHost: local";
         assert!(first.len() > OPENING_BYTES);
         client.write_all(first).await.unwrap();
@@ -934,14 +931,6 @@ mod tests {
 
     #[tokio::test]
     async fn a_client_with_nothing_in_common_is_told_so_by_an_alert() {
-        let (server, _) = configs();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let accepting = tokio::spawn(async move {
-            let (tcp, _) = listener.accept().await.unwrap();
-            TlsStream::accept(tcp, server, LONG).await.map(|_| ())
-        });
-        let mut tcp = TcpStream::connect(addr).await.unwrap();
         // A ClientHello of SSL 3.0 offering one suite rustls lacks, with no extensions.
         let mut hello = vec![0x03, 0x00];
         hello.extend_from_slice(&[0u8; 32]);
@@ -950,11 +939,8 @@ mod tests {
         handshake.extend_from_slice(&hello);
         let mut record = vec![0x16, 0x03, 0x00, 0x00, handshake.len() as u8];
         record.extend_from_slice(&handshake);
-        tcp.write_all(&record).await.unwrap();
-        let error = accepting.await.unwrap().unwrap_err();
+        let (error, answer) = raw_accept(&record).await;
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
-        let mut answer = Vec::new();
-        tcp.read_to_end(&mut answer).await.unwrap();
         assert_eq!(answer.first(), Some(&0x15), "an alert record: {answer:?}");
         assert_eq!(
             answer.get(5..7),
