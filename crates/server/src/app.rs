@@ -465,7 +465,8 @@ const HEAD_WITHIN: Duration = Duration::from_secs(30);
 
 fn timed(mut server: axum_server::Server) -> axum_server::Server {
     // Once hyper reads HTTP/1: before that, hyper_util waits for the bytes that tell the
-    // version with no limit, which the TLS stream's own first-bytes deadline covers.
+    // version with no limit, which the TLS stream's own first-bytes deadline covers (over
+    // plain HTTP the server sits behind a balancer, whose own limits cover it).
     server
         .http_builder()
         .http1()

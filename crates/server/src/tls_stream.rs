@@ -306,7 +306,8 @@ impl TlsStream {
             if self.tcp.poll_read_ready(cx).is_pending() {
                 return self.wait_for_more(cx);
             }
-            self.incoming.reserve(READ_CHUNK);
+            // Exactly: `reserve` may double what is held, and the read fills all the room.
+            self.incoming.reserve_exact(READ_CHUNK);
             match self.tcp.try_read_buf(&mut self.incoming) {
                 Ok(n) => return Poll::Ready(Ok(n)),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
@@ -324,7 +325,10 @@ impl TlsStream {
             self.unfinished = None;
             return Poll::Pending;
         }
-        self.incoming.shrink_to_fit();
+        // Down to what it holds, unless the room left is small (each shrink is a copy).
+        if self.incoming.capacity() - self.incoming.len() > 4096 {
+            self.incoming.shrink_to_fit();
+        }
         let within = self.unfinished_within;
         let deadline = self
             .unfinished
@@ -376,7 +380,8 @@ impl TlsStream {
     }
 
     /// Bytes this connection holds in its own buffers (0 while it waits with nothing pending).
-    pub fn held_bytes(&self) -> usize {
+    #[cfg(test)]
+    fn held_bytes(&self) -> usize {
         self.incoming.capacity() + self.plain.capacity() + self.outgoing.capacity()
     }
 }
@@ -404,9 +409,10 @@ impl AsyncRead for TlsStream {
                 }
                 return Poll::Ready(Ok(()));
             }
-            // Records rustls makes here (a key update's answer) wait in `outgoing` for the next
-            // write: sending them now would register this reader's waker as the socket's
-            // writer's, and a writer waiting for room would never be woken.
+            // Nothing is sent from here, not even records rustls makes while reading (an alert
+            // refusing a renegotiation): they wait in `outgoing` for the next write. Writing to
+            // the socket here would register this reader's waker as the socket's writer's, and
+            // a writer waiting for room would never be woken.
             let stand = this.process(Give::Nothing)?;
             if !this.plain.is_empty() {
                 continue;
@@ -774,7 +780,8 @@ mod tests {
             while reader.read(&mut buf).await.unwrap() > 0 {}
         });
         tokio::time::sleep(Duration::from_millis(200)).await;
-        // The reader now has a record to make (the key update's answer) while the writer waits.
+        // A record for the reader while the writer waits for room: it must not take the
+        // writer's wake-up.
         client.get_mut().1.refresh_traffic_keys().unwrap();
         client.write_all(b"still here").await.unwrap();
         client.flush().await.unwrap();
@@ -904,28 +911,28 @@ mod tests {
             server: mut opened,
             client: mut opener,
         } = pair_within(client_config, config, deadlines).await;
+        // The first bytes in time; then the server waits in a read through a pause longer
+        // than the opening deadline.
+        let first = b"GET / HTTP/1.1\r\nHost: local";
+        assert!(first.len() > OPENING_BYTES);
+        opener.write_all(first).await.unwrap();
+        opener.flush().await.unwrap();
+        let mut got = vec![0u8; first.len()];
+        opened.read_exact(&mut got).await.unwrap();
+        let waiting = tokio::spawn(async move {
+            let mut rest = [0u8; 8];
+            opened.read_exact(&mut rest).await.map(|_| rest)
+        });
         let mut buf = [0u8; 64];
         let error = tokio::time::timeout(Duration::from_secs(10), silent.read(&mut buf))
             .await
             .expect("the silent client let go")
             .unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::TimedOut);
-        // The first bytes in time, then a pause longer than the opening deadline.
-        let client = &mut opener;
-        let first = b"GET / HTTP/1.1\r\nHost: local";
-        assert!(first.len() > OPENING_BYTES);
-        client.write_all(first).await.unwrap();
-        client.flush().await.unwrap();
-        let mut got = vec![0u8; first.len()];
-        opened.read_exact(&mut got).await.unwrap();
         tokio::time::sleep(Duration::from_millis(1500)).await;
-        client.write_all(b"host\r\n\r\n").await.unwrap();
-        client.flush().await.unwrap();
-        let mut rest = [0u8; 8];
-        opened
-            .read_exact(&mut rest)
-            .await
-            .expect("no deadline once opened");
+        opener.write_all(b"host\r\n\r\n").await.unwrap();
+        opener.flush().await.unwrap();
+        let rest = waiting.await.unwrap().expect("no deadline once opened");
         assert_eq!(&rest, b"host\r\n\r\n");
     }
 

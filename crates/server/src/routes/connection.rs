@@ -207,7 +207,9 @@ pub(super) async fn carry<S: Speaks>(
         let frame = tokio::select! {
             // In this order: what is queued goes out before another frame is read, so a client
             // that sends faster than it reads is slowed by its own socket (and let go once a
-            // write waits too long) rather than have its answers overflow the outbox.
+            // write waits too long) rather than have its answers overflow the outbox. The
+            // price: an outbox that never empties for the whole silence would have the
+            // connection closed as silent, which takes the server's own sustained overload.
             biased;
             _ = look.tick() => {
                 let quiet = heard.elapsed();

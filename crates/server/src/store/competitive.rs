@@ -96,7 +96,9 @@ impl Store {
     /// Refused while they have an open or live match.
     pub async fn queue_join(&self, account: &str, now: i64) -> Result<Waiting, SeatError> {
         let mut tx = self.write().await?;
-        // Read with the write, so a match ending meanwhile cannot leave a stale rating queued.
+        // Read with the write: on SQLite (one writer) a match ending meanwhile cannot leave a
+        // stale rating queued. On PostgreSQL one that ends between this read and the insert
+        // can, which costs a pairing's closeness, never a second seat.
         let rating = rating_on(&mut tx, account).await?;
         // On PostgreSQL each statement sees what committed before it began, so a pairing may
         // commit between any two of them: the seat is read after the queue, and a place that
