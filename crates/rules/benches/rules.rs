@@ -47,6 +47,14 @@ fn perft_benches(c: &mut Criterion) {
             b.iter(|| run(black_box(d)))
         });
     }
+    // Forty seeded Super positions 8 to 40 moves in, where boards are decided and moves sent
+    // anywhere: the start alone measures the easy early game.
+    let middle = middle_games(40);
+    let run = |d| middle.iter().map(|p| perft(p, d)).sum::<u64>();
+    group.throughput(Throughput::Elements(run(5)));
+    group.bench_function(BenchmarkId::new("super-40-middle-games", 5), |b| {
+        b.iter(|| run(black_box(5)))
+    });
     group.finish();
 
     // The same counts with every leaf played too (no bulk counting at the last ply), the
@@ -78,6 +86,27 @@ fn perft_played<P: Position>(position: &P, depth: u32) -> u64 {
         total += perft_played(&next, depth - 1);
     }
     total
+}
+
+/// `count` Super positions still going after 8 to 40 random moves, the same every run.
+fn middle_games(count: usize) -> Vec<Ultimate> {
+    let mut rng = Rng(38);
+    let mut games = Vec::with_capacity(count);
+    while games.len() < count {
+        let mut p = Ultimate::new(Variant::Super, Player::X);
+        for _ in 0..8 + rng.below(33) {
+            let legal = p.legal_cells();
+            if legal.is_empty() {
+                break;
+            }
+            p.play(legal.nth_cell(rng.below(legal.len())).expect("k < len"))
+                .expect("legal");
+        }
+        if !p.status().is_over() {
+            games.push(p);
+        }
+    }
+    games
 }
 
 fn ultimate_playout(variant: Variant, rng: &mut Rng) -> velha_rules::Status {

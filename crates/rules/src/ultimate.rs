@@ -294,6 +294,53 @@ static CELLS_IN: [u8; 512] = {
     table
 };
 
+/// How many empty cells each small board has, four bits a board (board `b` at bit `4b`): what
+/// perft keeps beside the positions it walks, so the cells of several boards are counted
+/// without a loop.
+#[derive(Clone, Copy)]
+struct Empties(u64);
+
+impl Empties {
+    fn of(position: &Ultimate) -> Empties {
+        Empties((0..9).fold(0, |all, b| {
+            all | u64::from(CELLS_IN[usize::from(position.empty(b))]) << (4 * b)
+        }))
+    }
+
+    /// After a cell of `board` was taken.
+    #[inline]
+    const fn taken(self, board: usize) -> Empties {
+        Empties(self.0 - (1 << (4 * board)))
+    }
+
+    /// How many empty cells the small boards of the 9-bit mask `boards` have together.
+    #[inline]
+    fn in_boards(self, boards: u16) -> u32 {
+        let counts = self.0 & NIBBLES_OF[usize::from(boards)];
+        // Pairs of nibbles into bytes (each at most 18), then every byte summed into the top
+        // one by a multiplication (at most 81: no carry between bytes).
+        let bytes = (counts & 0x0F0F_0F0F_0F0F_0F0F) + (counts >> 4 & 0x0F0F_0F0F_0F0F_0F0F);
+        (bytes.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
+    }
+}
+
+/// The nibbles of `Empties` that hold the boards of a 9-bit mask.
+static NIBBLES_OF: [u64; 512] = {
+    let mut table = [0u64; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        let mut b = 0;
+        while b < 9 {
+            if mask >> b & 1 != 0 {
+                table[mask] |= 0xF << (4 * b);
+            }
+            b += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
 /// The empty cells that would complete a line for a player holding a 9-bit mask.
 static COMPLETES: [u16; 512] = {
     let mut table = [0u16; 512];
@@ -328,14 +375,19 @@ const fn board_bits(cells: u128, board: usize) -> u16 {
 
 /// A position of Super Jogo da Velha or Jogo da Velha 2.0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+// The fields' order is kept (`repr(C)`) so that reading `closed`, which the compiler may do
+// with a 4-byte load, never overlaps the bytes each move writes (`sent`, `side`,
+// `lost_turns`): a load that needs bytes of a store still in flight and of another waits for
+// both to reach the cache, and that stall once halved the speed of playing a move.
+#[repr(C)]
 pub struct Ultimate {
     /// The cells of each small board: X's in bits 0–8, O's in bits 16–24 (bit = position in
     /// reading order), so one load gives a board and a shift by `16 × Player::index` a side.
     grid: [u32; 9],
-    /// The small boards each player won, indexed by `Player::index`.
-    won: [u16; 2],
     /// The small boards decided (won, or drawn: full without a line).
     closed: u16,
+    /// The small boards each player won, indexed by `Player::index`.
+    won: [u16; 2],
     sent: u8,
     side: Player,
     variant: Variant,
@@ -631,8 +683,8 @@ impl Position for Ultimate {
             0 => 1,
             1 => self.legal_len() as u64,
             _ if self.over != ONGOING => 0,
-            2 => self.perft_two(),
-            _ => self.perft_from(depth),
+            2 => self.perft_two(Empties::of(self)),
+            _ => self.perft_from(depth, Empties::of(self)),
         }
     }
 
@@ -682,6 +734,8 @@ impl Ultimate {
     #[inline(always)]
     fn play_at(&mut self, board: usize, target: usize) -> Status {
         let me = self.side.index();
+        // Read before this move's stores, for the reason given at `Ultimate`.
+        let mut closed = self.closed;
         let both = self.grid[board] | 1 << (target + 16 * me);
         self.grid[board] = both;
         let mine = (both >> (16 * me)) as u16 & FULL;
@@ -689,8 +743,9 @@ impl Ultimate {
         self.side = !self.side;
         if has_line(mine) || (both | both >> 16) as u16 & FULL == FULL {
             self.decide(board, me, mine);
+            closed = self.closed;
         }
-        self.sent = if self.closed >> target & 1 != 0 {
+        self.sent = if closed >> target & 1 != 0 {
             ANY
         } else {
             target as u8
@@ -710,8 +765,9 @@ impl Ultimate {
         self.over = self.board_result();
     }
 
-    /// Perft at depth 2 or more from a position that may be over.
-    fn perft_from(&self, depth: u32) -> u64 {
+    /// Perft at depth 2 or more from a position that may be over, whose boards' empty cells
+    /// are `empties`.
+    fn perft_from(&self, depth: u32, empties: Empties) -> u64 {
         if self.over != ONGOING {
             return 0;
         }
@@ -730,72 +786,72 @@ impl Ultimate {
                 cells &= cells - 1;
                 let mut next = *self;
                 next.play_at(board, target);
+                let left = empties.taken(board);
                 total += if depth == 3 {
                     if next.over == ONGOING {
-                        next.perft_two()
+                        next.perft_two(left)
                     } else {
                         0
                     }
                 } else {
-                    next.perft_from(depth - 1)
+                    next.perft_from(depth - 1, left)
                 };
             }
         }
         total
     }
 
-    /// Perft at depth 2 of an ongoing position, counting the legal cells after each move that
-    /// decides nothing without playing it: such a move leaves every board's result as it was,
-    /// takes one empty cell of its board and sends to its position's board, or anywhere open if
-    /// that board is decided. Moves that decide their board are played.
-    fn perft_two(&self) -> u64 {
-        let open = self.open_boards();
-        // Legal cells after a move that decides nothing, by the board it sends to.
-        let mut after = [0u32; 9];
-        let mut anywhere = 0;
-        for (b, count) in after.iter_mut().enumerate() {
-            if open >> b & 1 != 0 {
-                *count = u32::from(CELLS_IN[usize::from(self.empty(b))]);
-                anywhere += *count;
-            }
+    /// Perft at depth 2 of an ongoing position: the moves of each board the side to move may
+    /// play in.
+    fn perft_two(&self, empties: Empties) -> u64 {
+        if self.sent != ANY {
+            return self.perft_two_in(self.sent as usize, empties);
         }
-        for (b, count) in after.iter_mut().enumerate() {
-            if open >> b & 1 == 0 {
-                *count = anywhere - 1;
-            }
-        }
-        let mut boards = if self.sent == ANY {
-            open
-        } else {
-            1 << self.sent
-        };
-        let mut total = 0u64;
+        let mut boards = self.open_boards();
+        let mut total = 0;
         while boards != 0 {
             let board = boards.trailing_zeros() as usize;
             boards &= boards - 1;
-            let empty = self.empty(board);
-            let deciding = if CELLS_IN[usize::from(empty)] == 1 {
-                empty
-            } else {
-                COMPLETES[usize::from(self.of(self.side, board))] & empty
-            };
-            let quiet = empty & !deciding;
-            // A quiet move that sends back into its own board leaves one cell fewer there.
-            let mut sum = 0u32.wrapping_sub(u32::from(quiet >> board & 1));
-            let mut cells = quiet;
-            while cells != 0 {
-                let target = cells.trailing_zeros() as usize;
-                cells &= cells - 1;
-                sum = sum.wrapping_add(after[target]);
-            }
-            total += u64::from(sum);
-            let mut loud = deciding;
+            total += self.perft_two_in(board, empties);
+        }
+        total
+    }
+
+    /// Perft at depth 2 of the moves in open small board `board`, counting the legal cells
+    /// after each move that decides nothing without playing it: such a move leaves every
+    /// board's result as it was, takes one empty cell of its board and sends to its
+    /// position's board, or anywhere open if that board is decided. Moves that decide their
+    /// board are played.
+    #[inline]
+    fn perft_two_in(&self, board: usize, empties: Empties) -> u64 {
+        let open = self.open_boards();
+        let empty = self.empty(board);
+        let deciding = if CELLS_IN[usize::from(empty)] == 1 {
+            empty
+        } else {
+            COMPLETES[usize::from(self.of(self.side, board))] & empty
+        };
+        let quiet = empty & !deciding;
+        // A quiet move that sends back into its own board leaves one cell fewer there, and
+        // one that sends anywhere one cell fewer among the open boards. Neither count can go
+        // below zero: `board` is open and holds the cell played.
+        let mut total = u64::from(
+            empties.in_boards(quiet & open) - u32::from(quiet >> board & 1)
+                + u32::from(CELLS_IN[usize::from(quiet & !open)]) * (empties.in_boards(open) - 1),
+        );
+        let mut loud = deciding;
+        if loud != 0 {
+            let left = empties.taken(board);
             while loud != 0 {
                 let target = loud.trailing_zeros() as usize;
                 loud &= loud - 1;
                 let mut next = *self;
                 next.play_at(board, target);
-                total += next.legal_len() as u64;
+                total += u64::from(match next.over {
+                    ONGOING if next.sent == ANY => left.in_boards(next.open_boards()),
+                    ONGOING => left.in_boards(1 << next.sent),
+                    _ => 0,
+                });
             }
         }
         total

@@ -250,6 +250,55 @@ fn ultimate_perft_matches_the_reference() {
     );
 }
 
+/// Perft that plays every action, the last ply included: the plain walk the counted perft
+/// must agree with.
+fn perft_playing_everything<P: Position>(position: &P, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut total = 0;
+    for action in position.legal_actions() {
+        let mut next = *position;
+        next.play(action).unwrap();
+        total += perft_playing_everything(&next, depth - 1);
+    }
+    total
+}
+
+#[test]
+fn ultimate_counted_perft_matches_playing_every_move() {
+    // Ultimate's perft counts the last two plies from tables and per-board counts; the plain
+    // walk plays them. Positions from the first move to the end of the game, with 2.0's lost
+    // turns (which send the next move anywhere) among the moves.
+    let mut rng = TestRng(38);
+    let mut compared = 0;
+    for variant in [Variant::Super, Variant::V2] {
+        for _ in 0..150 {
+            let mut position = Ultimate::new(variant, Player::X);
+            for _ in 0..rng.below(76) {
+                let legal: Vec<_> = position.legal_actions().into_iter().collect();
+                if legal.is_empty() {
+                    break;
+                }
+                if variant == Variant::V2 && rng.below(12) == 0 {
+                    position.timeout().unwrap();
+                } else {
+                    position.play(legal[rng.below(legal.len())]).unwrap();
+                }
+            }
+            for depth in 0..=4 {
+                assert_eq!(
+                    perft(&position, depth),
+                    perft_playing_everything(&position, depth),
+                    "perft {depth} from {position}"
+                );
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 300);
+}
+
 #[test]
 fn cube_perft_matches_the_reference() {
     for level in [1u8, 2] {
