@@ -2,8 +2,8 @@
 // allow only the site's own scripts.
 import init, { initSync } from "./pkg/cubo-da-velha.js";
 
-// The online screens are a wasm module of their own (src/lazy.rs) that shares the app's memory:
-// its loader (pkg/__wasm_split.js) reaches the app's exports through this.
+// The online screens are wasm modules of their own (src/lazy.rs) that share the app's memory:
+// their loader (pkg/__wasm_split.js) reaches the app's exports through this.
 globalThis.velhaApp = { initSync };
 
 // The cube's painter (wgpu on WebGL2) is a wasm module of its own, most of the build's bytes:
@@ -26,8 +26,8 @@ const loadPainter = () =>
 // The app calls this when the cube screen opens (src/platform/canvas_web.rs).
 window.velhaPainter = loadPainter;
 
-// The online screens' module goes first: the app asks for it as it starts and calls this when
-// it has arrived or could not (src/lazy.rs); the painter follows, so the two never share the
+// The online screens' modules go first: the app asks for them as it starts and calls this when
+// they have arrived or could not (src/lazy.rs); the painter follows, so they never share the
 // network (a player who opens the cube meanwhile asks for the painter at once).
 let onlineSettled;
 const online = new Promise((resolve) => (onlineSettled = resolve));

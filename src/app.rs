@@ -106,10 +106,12 @@ pub fn App() -> Element {
     let texts: &'static Texts = use_hook(|| texts_for_locale(&platform::locale()));
     use_context_provider(|| texts);
     let membership = use_membership_provider();
-    // The online screens' module comes right after the first screen, so that any of them opens
-    // at once later (src/lazy.rs), and the cube's painter after it (assets/boot.js).
+    // The online screens' modules come right after the first screen, the account's (the small
+    // one home opens) first, so that any of them opens at once later (src/lazy.rs), and the
+    // cube's painter after them (assets/boot.js).
     use_hook(|| {
         spawn(async {
+            crate::lazy::load_account().await;
             crate::lazy::load().await;
             platform::online_module_settled();
         })

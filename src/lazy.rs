@@ -1,10 +1,14 @@
-//! The online half of the app's screens, behind one door. On the web it is a wasm module of its
-//! own (split off the app's by `scripts/build-web.sh` at [`online_part`]), fetched right after
-//! the first screen and whenever a screen of it opens first, so the first visit downloads only
-//! home and the local games. Whatever only this module's screens reach (their components, the
-//! server's client, the live connections, the API's serde) goes with it; what home and the
-//! local games share with them stays in the app's module. On native nothing is split: the door
-//! is always open.
+//! The online half of the app's screens, behind two doors. On the web each is a wasm module of
+//! its own (split off the app's by `scripts/build-web.sh` at [`account_part`] and
+//! [`online_part`]), fetched right after the first screen and whenever a screen of it opens
+//! first, so the first visit downloads only home and the local games. The account screen and
+//! online play's gate (what a guest meets from home and from the cube's screen) have the small
+//! module, so they open soon even when tapped before anything else came; the lobby, rooms,
+//! rankings, replays and the rest have the other.
+//! Whatever only one module's screens reach goes with it; what both reach (the server's
+//! client, the API's serde) is a third module the loader fetches with whichever comes first;
+//! what home and the local games share with them stays in the app's module. On native nothing
+//! is split: the doors are always open.
 
 use dioxus::prelude::*;
 use velha_api::RoomBoard;
@@ -25,6 +29,8 @@ use crate::screens::TopBar;
 pub enum Part {
     /// A whole online screen (the account, the lobby, rooms, rankings…).
     Screen(Screen),
+    /// The lobby and the player's match, behind online play's gate (the account's module).
+    Lobby,
     /// The player's invitation rooms of a game, on its local screen (ON-R05).
     Rooms(RoomBoard),
     /// The moderation's notice that the signed-in player was renamed, on home.
@@ -36,10 +42,17 @@ pub enum Part {
 pub struct Door {
     /// Draws a part with the app's navigation.
     pub draw: fn(Part, EventHandler<Screen>) -> Element,
-    /// Asks the server whether the kept session still works.
-    pub session: fn() -> Later<Membership>,
     /// Where a signed-in player who starts the app again goes back to, if anywhere.
     pub resume: fn(Signal<Screen>) -> Later<Option<Route>>,
+}
+
+/// What the account's module does for the app's module.
+#[derive(Clone, Copy)]
+pub struct AccountDoor {
+    /// Draws the account screen, or online play's gate, with the app's navigation.
+    pub draw: fn(Screen, EventHandler<Screen>) -> Element,
+    /// Asks the server whether the kept session still works.
+    pub session: fn() -> Later<Membership>,
 }
 
 /// An answer that comes later.
@@ -53,13 +66,25 @@ fn online_part() -> Result<Door, wasm_split_helpers::SplitLoaderError> {
 
 const DOOR: Door = Door {
     draw,
-    session: crate::online::membership::session,
     resume: crate::app::resume,
+};
+
+/// The account's split point.
+#[wasm_split_helpers::wasm_split(account, fallible)]
+fn account_part() -> Result<AccountDoor, wasm_split_helpers::SplitLoaderError> {
+    Ok(ACCOUNT_DOOR)
+}
+
+const ACCOUNT_DOOR: AccountDoor = AccountDoor {
+    draw: draw_account,
+    session: crate::online::membership::session,
 };
 
 thread_local! {
     /// The online module's door once it is here; on native from the start (nothing is split).
     static ONLINE: Cell<Option<Door>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(DOOR) }) };
+    /// The account's module's door, the same way.
+    static ACCOUNT: Cell<Option<AccountDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(ACCOUNT_DOOR) }) };
 }
 
 /// Fetches the online module (once; a failure is tried again by the next call).
@@ -67,22 +92,51 @@ pub async fn load() -> Option<Door> {
     open(&ONLINE, online_part).await
 }
 
-/// A part of the online module: drawn once the module is here. A screen says it is loading
+/// Fetches the account's module, the same way.
+pub async fn load_account() -> Option<AccountDoor> {
+    open(&ACCOUNT, account_part).await
+}
+
+/// A part of the online screens: drawn once its module is here. A screen says it is loading
 /// meanwhile, and offers to try again when the module could not be fetched.
 #[component]
 pub fn Online(part: Part, go: EventHandler<Screen>) -> Element {
-    let t = use_texts();
-    let Fetching {
-        door,
-        mut failed,
-        mut tries,
-    } = use_fetching(&ONLINE, online_part);
-    if let Some(open) = door() {
+    match part {
+        Part::Screen(screen @ (Screen::Account | Screen::Online)) => {
+            rsx! { AccountPart { screen, go } }
+        }
+        part => rsx! { OnlinePart { part, go } },
+    }
+}
+
+/// The account screen or online play's gate, from the account's module.
+#[component]
+fn AccountPart(screen: Screen, go: EventHandler<Screen>) -> Element {
+    let fetching = use_fetching(&ACCOUNT, account_part);
+    if let Some(open) = (fetching.door)() {
+        return (open.draw)(screen, go);
+    }
+    rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
+}
+
+/// A part from the online module.
+#[component]
+fn OnlinePart(part: Part, go: EventHandler<Screen>) -> Element {
+    let fetching = use_fetching(&ONLINE, online_part);
+    if let Some(open) = (fetching.door)() {
         return (open.draw)(part, go);
     }
-    let Part::Screen(_) = part else {
+    // Parts of a screen of the app's module wait unseen; a whole screen says it is loading.
+    if !matches!(part, Part::Screen(_) | Part::Lobby) {
         return rsx! {};
-    };
+    }
+    rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
+}
+
+/// A screen whose module is on its way, or could not be fetched (then it offers to try again).
+#[component]
+fn Loading(mut failed: Signal<bool>, mut tries: Signal<u32>, go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
     #[cfg(target_arch = "wasm32")]
     let (loading, not_loaded) = (t.screen_loading, t.screen_not_loaded);
     #[cfg(not(target_arch = "wasm32"))]
@@ -104,17 +158,27 @@ pub fn Online(part: Part, go: EventHandler<Screen>) -> Element {
     }
 }
 
-/// Draws a part: the only place that names the online screens, so only the online module
-/// holds them.
+/// Draws the account screen or online play's gate (which sends a guest to sign in first): the
+/// only place that names them, so only the account's module holds them.
+fn draw_account(screen: Screen, go: EventHandler<Screen>) -> Element {
+    use crate::screens::{account::AccountScreen, online::OnlineScreen};
+    match screen {
+        Screen::Account => rsx! { AccountScreen { go } },
+        Screen::Online => rsx! { OnlineScreen { go } },
+        _ => rsx! {},
+    }
+}
+
+/// Draws a part: the only place that names the other online screens, so only the online
+/// module holds them.
 fn draw(part: Part, go: EventHandler<Screen>) -> Element {
     use crate::components::{rename_notice::RenameNotice, room_list::RoomList};
     use crate::screens::{
-        account::AccountScreen,
         competitive::CompetitiveScreen,
         email_links::{ConfirmEmailScreen, NewPasswordScreen},
         groups::GroupsScreen,
         my_data::MyDataScreen,
-        online::OnlineScreen,
+        online::Online,
         ranking::RankingScreen,
         replay::ReplayScreen,
         room::RoomScreen,
@@ -123,8 +187,6 @@ fn draw(part: Part, go: EventHandler<Screen>) -> Element {
     };
     match part {
         Part::Screen(screen) => match screen {
-            Screen::Account => rsx! { AccountScreen { go } },
-            Screen::Online => rsx! { OnlineScreen { go } },
             Screen::Ranking => rsx! { RankingScreen { go } },
             Screen::Groups => rsx! { GroupsScreen { go } },
             Screen::Room => rsx! { RoomScreen { go } },
@@ -136,8 +198,15 @@ fn draw(part: Part, go: EventHandler<Screen>) -> Element {
             Screen::NewPassword => rsx! { NewPasswordScreen { go } },
             Screen::Security => rsx! { SecurityScreen { go } },
             Screen::MyData => rsx! { MyDataScreen { go } },
-            Screen::Home | Screen::Play(_) | Screen::HowTo(_) => rsx! {},
+            // Home and the local games are the app's module's; the account and online play's
+            // gate the account's module's.
+            Screen::Home
+            | Screen::Play(_)
+            | Screen::HowTo(_)
+            | Screen::Account
+            | Screen::Online => rsx! {},
         },
+        Part::Lobby => rsx! { Online { go, group: None } },
         Part::Rooms(board) => rsx! { RoomList { go, board } },
         Part::RenameNotice => rsx! { RenameNotice {} },
     }

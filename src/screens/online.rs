@@ -12,6 +12,7 @@ use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
 use crate::components::report::ReportButton;
 use crate::components::scope_tabs::ScopeLevelTabs;
+use crate::lazy::Part;
 use crate::online::client;
 use crate::online::live::{Link, Live, use_member_live};
 use crate::online::live_state::Game;
@@ -42,7 +43,7 @@ pub struct GroupPlay {
     pub with_velha: bool,
 }
 
-/// Online play: subscribers play; a guest signs in first, anyone else subscribes first.
+/// Online play's gate: subscribers play; a guest signs in first, anyone else subscribes first.
 #[component]
 pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
@@ -56,7 +57,10 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
         }
     });
     match membership() {
-        Membership::Member(account) if account.subscriber => rsx! { Online { go, group: None } },
+        // The lobby is the online module's (src/lazy.rs); this gate is the account's.
+        Membership::Member(account) if account.subscriber => {
+            rsx! { crate::lazy::Online { part: Part::Lobby, go } }
+        }
         Membership::Member(_) => rsx! { TopBar { title: o.online_play, go } },
         Membership::Guest | Membership::Checking => rsx! {
             TopBar { title: o.online_play, go }

@@ -3,8 +3,9 @@ under three networks (none, 9 Mbps / 85 ms, 1.6 Mbps / 150 ms — "slow 4G"), co
 cache, no service worker) and warm (loaded again once the service worker holds the app), and
 prints the time until the home screen answers a tap, the bytes that crossed the network by then,
 and when the cube's painter (a wasm module fetched after the first screen) is ready; and, cold,
-how long an online screen (the account, in the online screens' module that the app fetches after
-the first screen) takes to open when tapped as soon as home answers, the worst case.
+how long the two online screens a new player reaches first (the account from home, online play
+from the cube's screen: both in the account's module, fetched after the first screen) take to
+open when tapped as soon as they can be, the worst case.
 A bench, not a test: it prints figures and asserts nothing about time.
 
 Times are read on the page's own clock, from the start of navigation: the page taps "Jogar"
@@ -77,28 +78,37 @@ window.__answered = new Promise((resolve) => {
   watch.observe(document, { childList: true, subtree: true });
 });
 """
-# Cold only, in a context of its own: tap the account as soon as home is painted, and resolve
-# with the seconds from that tap until its sign-in form shows.
-TAP_ACCOUNT_WHEN_READY = """
-window.__accountOpened = new Promise((resolve) => {
-  let tapped;
+# Cold only, in a context of its own: tap each of `taps` as soon as it shows, and resolve with
+# the seconds from the last tap until `shown` shows.
+def tap_through(taps, shown):
+    return """
+window.__opened = new Promise((resolve) => {
+  const taps = %s;
+  let next = 0, tapped;
   const watch = new MutationObserver(() => {
-    const account = document.querySelector("[data-action=account]");
-    if (account && tapped === undefined) {
-      requestAnimationFrame(() => setTimeout(() => {
-        tapped = performance.now();
-        account.click();
-      }, 0));
+    const button = next < taps.length && document.querySelector(taps[next]);
+    if (button && tapped !== null) {
+      next += 1;
       tapped = null;
+      requestAnimationFrame(() => setTimeout(() => {
+        tapped = next === taps.length ? performance.now() : undefined;
+        button.click();
+      }, 0));
     }
-    if (tapped && document.querySelector("[data-form]")) {
+    if (tapped && document.querySelector(%r)) {
       watch.disconnect();
       resolve((performance.now() - tapped) / 1000);
     }
   });
   watch.observe(document, { childList: true, subtree: true });
 });
-"""
+""" % (repr(list(taps)), shown)
+
+
+# The two online screens a new player reaches first: the account from home (its sign-in form),
+# and online play from the cube's screen (which asks a guest to sign in).
+ACCOUNT = tap_through(["[data-action=account]"], "[data-form]")
+ONLINE_PLAY = tap_through(["[data-game=cube]", "[data-mode=online]"], "[data-action=sign-in]")
 PAINTER_READY = """() => performance.getEntriesByType("resource")
   .filter((e) => e.name.includes("velha_cube_paint_bg")).map((e) => e.responseEnd)[0] ?? null"""
 
@@ -131,12 +141,12 @@ def phone(browser, script, down, up, rtt):
     return context, page, cdp
 
 
-def account_opens(browser, url, down, up, rtt):
-    """Seconds from a tap on the account, as soon as home answers on a cold load, until the
-    account screen (an online screen) shows its form."""
-    context, page, _ = phone(browser, TAP_ACCOUNT_WHEN_READY, down, up, rtt)
+def opens(browser, url, script, down, up, rtt):
+    """Seconds from the last tap of `script` (made as soon as each screen answers, on a cold
+    load) until its online screen shows."""
+    context, page, _ = phone(browser, script, down, up, rtt)
     page.goto(url, wait_until="commit")
-    opened = page.evaluate("window.__accountOpened")
+    opened = page.evaluate("window.__opened")
     context.close()
     return opened
 
@@ -152,12 +162,14 @@ def main():
         browser = p.chromium.launch(executable_path="/usr/bin/chromium",
                                     args=ARGS + [f"--ignore-certificate-errors-spki-list={pin}"])
         print(f"{'network':<20} {'cold s':>7} {'cold bytes':>11} {'cube ready s':>13} "
-              f"{'warm s':>7} {'warm bytes':>11} {'cube ready s':>13} {'online s':>9}   (medians)")
+              f"{'warm s':>7} {'warm bytes':>11} {'cube ready s':>13} {'account s':>10} "
+              f"{'online play s':>14}   (medians)")
         try:
             for name, down, up, rtt in NETWORKS:
-                cold, warm, online = [], [], []
+                cold, warm, account, online = [], [], [], []
                 for _ in range(args.runs):
-                    online.append(account_opens(browser, url, down, up, rtt))
+                    account.append(opens(browser, url, ACCOUNT, down, up, rtt))
+                    online.append(opens(browser, url, ONLINE_PLAY, down, up, rtt))
                     context, page, cdp = phone(browser, TAP_WHEN_READY, down, up, rtt)
                     cold.append(load(page, cdp, url))
                     # Once the service worker holds the app, as on a player's second visit.
@@ -168,7 +180,8 @@ def main():
                 median = lambda runs, i: statistics.median(r[i] for r in runs)
                 print(f"{name:<20} {median(cold, 0):>7.2f} {int(median(cold, 1)):>11} "
                       f"{median(cold, 2):>13.2f} {median(warm, 0):>7.2f} {int(median(warm, 1)):>11} "
-                      f"{median(warm, 2):>13.2f} {statistics.median(online):>9.2f}", flush=True)
+                      f"{median(warm, 2):>13.2f} {statistics.median(account):>10.2f} "
+                      f"{statistics.median(online):>14.2f}", flush=True)
         finally:
             browser.close()
             server.terminate()

@@ -326,3 +326,42 @@ def test_on_a02_country_an_english_browser_changes_it_to_brasil_and_ranks_there(
     shot(page, "country-ranking-national")
     page.context.close()
     assert not errors, errors
+
+
+def guest_phone_without(browser, base_url, blocked):
+    """A fresh phone that can never fetch the files matching `blocked` (the service worker off,
+    so nothing comes from its cache): its context and page, on the home screen."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR",
+                                  service_workers="block")
+    context.route(blocked, lambda route: route.abort())
+    page = context.new_page()
+    page.goto(base_url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    return context, page
+
+
+def test_on_a01_the_account_module_that_could_not_be_fetched_is_tried_again(browser, base_url):
+    context, page = guest_phone_without(browser, base_url, "**/split_account-*")
+    page.click("[data-action=account]")
+    # No signal for the account's module: the screen says so and offers to try again.
+    page.wait_for_selector("[data-action=retry-screen]", timeout=30000)
+    assert page.inner_text("[data-problem]") == "Esta tela não carregou. Verifique a conexão."
+    shot(page, "account-not-fetched")
+    context.unroute("**/split_account-*")
+    page.click("[data-action=retry-screen]")
+    page.wait_for_selector("[data-form=sign-in]", timeout=30000)
+    context.close()
+
+
+def test_on_a03_online_play_asks_a_guest_to_sign_in_without_the_online_module(browser, base_url):
+    # The gate and the account are the account's module's: a guest gets to the sign-in form
+    # though the lobby's module never comes.
+    context, page = guest_phone_without(browser, base_url, "**/split_online-*")
+    page.click("[data-game=cube]")
+    page.click("[data-mode=online]")
+    page.wait_for_selector("[data-action=sign-in]", timeout=30000)
+    assert "Entre na sua conta para jogar online." in page.inner_text("main")
+    page.click("[data-action=sign-in]")
+    page.wait_for_selector("[data-form=sign-in]", timeout=30000)
+    context.close()
