@@ -190,6 +190,11 @@ fn cube_turns_are_permutations_and_four_quarters_are_the_identity() {
                 "{turn}"
             );
             assert_eq!(table.apply(plane).count_ones(), plane.count_ones());
+            // The shift groups move every sticker where the plain permutation sends it.
+            let one_by_one = (0..54)
+                .filter(|&i| plane >> i & 1 != 0)
+                .fold(0u64, |out, i| out | 1 << table.dest[i]);
+            assert_eq!(table.apply(plane), one_by_one, "{turn}");
         }
         // Free turns never touch side 1; counted turns always do.
         assert_eq!(table.moved & F_MASK == 0, !turn.is_counted(), "{turn}");

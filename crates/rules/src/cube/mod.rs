@@ -670,9 +670,7 @@ impl Cube {
     #[inline]
     fn apply_turn(&mut self, turn: Turn) {
         let table = turn.table();
-        self.x = table.apply(self.x);
-        self.o = table.apply(self.o);
-        self.spent = table.apply(self.spent);
+        [self.x, self.o, self.spent] = table.apply_all([self.x, self.o, self.spent]);
         // CUBE-R10: lines on the other faces lose their middles. Only touched faces can hold
         // a new line: every earlier turn already cleared the rest, and taps only touch side 1.
         let mut faces = table.faces_touched & !(1 << Face::F as u8);
