@@ -216,7 +216,7 @@ pub fn App() -> Element {
         }
         resumed.set(true);
         spawn(async move {
-            // Asked by the online module (src/lazy.rs), which holds the server's client.
+            // Asked by the online module (src/lazy.rs), which reaches the server's client.
             let Some(door) = crate::lazy::load().await else {
                 return;
             };

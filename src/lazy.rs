@@ -5,8 +5,8 @@
 //! online play's gate (what a guest meets from home and from the cube's screen) have the small
 //! module, so they open soon even when tapped before anything else came; the lobby, rooms,
 //! rankings, replays and the rest have the other.
-//! Whatever only one module's screens reach goes with it; what both reach (the server's
-//! client, the API's serde) is a third module the loader fetches with whichever comes first;
+//! Whatever only one module's screens reach goes with it; what several reach (the server's
+//! client, the API's serde) goes to shared chunks the loader fetches with whichever comes first;
 //! what home and the local games share with them stays in the app's module. On native nothing
 //! is split: the doors are always open.
 
@@ -24,12 +24,13 @@ use crate::online::membership::Membership;
 use crate::route::Route;
 use crate::screens::TopBar;
 
-/// What the online module draws: a screen, or a part of a screen of the app's module.
+/// What the online modules draw: a screen, or a part of a screen of another module.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Part {
-    /// A whole online screen (the account, the lobby, rooms, rankings…).
+    /// A whole online screen (the account, online play's gate, rooms, rankings…).
     Screen(Screen),
-    /// The lobby and the player's match, behind online play's gate (the account's module).
+    /// The lobby and the player's match (the online module's), shown by online play's gate
+    /// (the account's module's) to a subscriber.
     Lobby,
     /// The player's invitation rooms of a game, on its local screen (ON-R05).
     Rooms(RoomBoard),
@@ -126,7 +127,8 @@ fn OnlinePart(part: Part, go: EventHandler<Screen>) -> Element {
     if let Some(open) = (fetching.door)() {
         return (open.draw)(part, go);
     }
-    // Parts of a screen of the app's module wait unseen; a whole screen says it is loading.
+    // Parts of another module's screen wait unseen; a whole screen, and the lobby that fills
+    // the gate's, say they are loading.
     if !matches!(part, Part::Screen(_) | Part::Lobby) {
         return rsx! {};
     }

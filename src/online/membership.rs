@@ -58,7 +58,7 @@ pub fn use_membership_provider() -> Signal<Membership> {
     use_hook(move || {
         if kept {
             spawn(async move {
-                // Asked by the account's module (src/lazy.rs), which holds the server's client;
+                // Asked by the account's module (src/lazy.rs), which reaches the server's client;
                 // without it there is no connection either.
                 let found = match crate::lazy::load_account().await {
                     Some(door) => (door.session)().await,

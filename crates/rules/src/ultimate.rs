@@ -313,7 +313,8 @@ impl Empties {
         Empties(self.0 - (1 << (4 * board)))
     }
 
-    /// How many empty cells the small boards of the 9-bit mask `boards` have together.
+    /// How many empty cells the small boards of the 9-bit mask `boards` have together: open
+    /// boards only, since a won board's cells left empty still count in its nibble.
     #[inline]
     fn in_boards(self, boards: u16) -> u32 {
         let counts = self.0 & NIBBLES_OF[usize::from(boards)];
@@ -396,6 +397,14 @@ pub struct Ultimate {
     /// `ONGOING`, or how the game ended (`X_WON`, `O_WON`, `DRAWN`).
     over: u8,
 }
+
+// The layout the comment at `Ultimate` relies on: a 4-byte load of `closed` ends before the
+// first byte a move writes.
+const _: () = assert!(
+    std::mem::offset_of!(Ultimate, closed) + 4 <= std::mem::offset_of!(Ultimate, sent)
+        && std::mem::offset_of!(Ultimate, sent) < std::mem::offset_of!(Ultimate, side)
+        && std::mem::offset_of!(Ultimate, side) < std::mem::offset_of!(Ultimate, lost_turns)
+);
 
 impl Ultimate {
     /// An empty grid of `variant` with `starter` to move, who may play anywhere (ULT-R02).
@@ -839,20 +848,18 @@ impl Ultimate {
             empties.in_boards(quiet & open) - u32::from(quiet >> board & 1)
                 + u32::from(CELLS_IN[usize::from(quiet & !open)]) * (empties.in_boards(open) - 1),
         );
+        let left = empties.taken(board);
         let mut loud = deciding;
-        if loud != 0 {
-            let left = empties.taken(board);
-            while loud != 0 {
-                let target = loud.trailing_zeros() as usize;
-                loud &= loud - 1;
-                let mut next = *self;
-                next.play_at(board, target);
-                total += u64::from(match next.over {
-                    ONGOING if next.sent == ANY => left.in_boards(next.open_boards()),
-                    ONGOING => left.in_boards(1 << next.sent),
-                    _ => 0,
-                });
-            }
+        while loud != 0 {
+            let target = loud.trailing_zeros() as usize;
+            loud &= loud - 1;
+            let mut next = *self;
+            next.play_at(board, target);
+            total += u64::from(match next.over {
+                ONGOING if next.sent == ANY => left.in_boards(next.open_boards()),
+                ONGOING => left.in_boards(1 << next.sent),
+                _ => 0,
+            });
         }
         total
     }

@@ -271,7 +271,8 @@ fn ultimate_counted_perft_matches_playing_every_move() {
     // walk plays them. Positions from the first move to the end of the game, with 2.0's lost
     // turns (which send the next move anywhere) among the moves.
     let mut rng = TestRng(38);
-    let mut compared = 0;
+    // (going on, sent anywhere): the cases the counting treats apart must be among them.
+    let (mut going_on, mut anywhere) = (0, 0);
     for variant in [Variant::Super, Variant::V2] {
         for _ in 0..150 {
             let mut position = Ultimate::new(variant, Player::X);
@@ -293,10 +294,16 @@ fn ultimate_counted_perft_matches_playing_every_move() {
                     "perft {depth} from {position}"
                 );
             }
-            compared += 1;
+            if !position.status().is_over() {
+                going_on += 1;
+                anywhere += usize::from(position.sent_board().is_none());
+            }
         }
     }
-    assert_eq!(compared, 300);
+    assert!(
+        going_on >= 200 && anywhere >= 30,
+        "{going_on} going on, {anywhere} sent anywhere"
+    );
 }
 
 #[test]
