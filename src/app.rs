@@ -106,13 +106,20 @@ pub fn App() -> Element {
     let texts: &'static Texts = use_hook(|| texts_for_locale(&platform::locale()));
     use_context_provider(|| texts);
     let membership = use_membership_provider();
-    // The online screens' modules come right after the first screen, the account's (the small
-    // one home opens) first, so that any of them opens at once later (src/lazy.rs), and the
-    // cube's painter after them (assets/boot.js).
+    // The online screens' modules come right after the first screen, so that any of them opens
+    // at once later (src/lazy.rs), and the cube's painter after them (assets/boot.js). A guest's
+    // first online screen is the account's module's, so it comes first; a kept session needs
+    // both (the account's asks about the session, the online one resumes a match and holds the
+    // lobby), so they come together and the second does not wait for the first.
     use_hook(|| {
-        spawn(async {
-            crate::lazy::load_account().await;
-            crate::lazy::load().await;
+        let kept = *membership.peek() == Membership::Checking;
+        spawn(async move {
+            if kept {
+                futures_util::future::join(crate::lazy::load_account(), crate::lazy::load()).await;
+            } else {
+                crate::lazy::load_account().await;
+                crate::lazy::load().await;
+            }
             platform::online_module_settled();
         })
     });

@@ -5,7 +5,8 @@ prints the time until the home screen answers a tap, the bytes that crossed the 
 and when the cube's painter (a wasm module fetched after the first screen) is ready; and, cold,
 how long the two online screens a new player reaches first (the account from home, online play
 from the cube's screen: both in the account's module, fetched after the first screen) take to
-open when tapped as soon as they can be, the worst case.
+open when tapped as soon as they can be, the worst case, and the lobby a subscriber whose
+session the device kept reaches the same way (the account's module, then the online one).
 A bench, not a test: it prints figures and asserts nothing about time.
 
 Times are read on the page's own clock, from the start of navigation: the page taps "Jogar"
@@ -18,12 +19,16 @@ Usage: python3 tests/bench/load.py [--server PATH] [--runs N]
 import argparse
 import base64
 import hashlib
+import json
 import os
 import pathlib
+import secrets
+import ssl
 import statistics
 import subprocess
 import sys
 import tempfile
+import urllib.request
 
 from playwright.sync_api import sync_playwright
 
@@ -109,6 +114,11 @@ window.__opened = new Promise((resolve) => {
 # and online play from the cube's screen (which asks a guest to sign in).
 ACCOUNT = tap_through(["[data-action=account]"], "[data-form]")
 ONLINE_PLAY = tap_through(["[data-game=cube]", "[data-mode=online]"], "[data-action=sign-in]")
+# A subscriber whose session the device kept: online play shows the lobby, its list of open
+# matches come over the live connection.
+LOBBY = tap_through(["[data-game=cube]", "[data-mode=online]"], "[data-lobby]") + """
+localStorage.setItem("cubo-da-velha.signed-in", "1");
+"""
 PAINTER_READY = """() => performance.getEntriesByType("resource")
   .filter((e) => e.name.includes("velha_cube_paint_bg")).map((e) => e.responseEnd)[0] ?? null"""
 
@@ -141,10 +151,27 @@ def phone(browser, script, down, up, rtt):
     return context, page, cdp
 
 
-def opens(browser, url, script, down, up, rtt):
+def subscriber(binary, data, served):
+    """A new account with a subscription on the running server: its session token."""
+    tls = ssl.create_default_context(cafile=os.path.join(data, "dev-cert.pem"))
+    name = "Sub" + secrets.token_hex(4)
+    request = urllib.request.Request(
+        served + "api/accounts", method="POST", headers={"content-type": "application/json"},
+        data=json.dumps({"email": f"{name.lower()}@example.com", "password": "cubo-gira-9",
+                         "name": name, "region": "pt-BR"}).encode())
+    token = json.loads(urllib.request.urlopen(request, context=tls).read())["token"]
+    subprocess.run([binary, "--data-dir", data, "admin", "subscription", "grant", name,
+                    "--until", "2099-01-01"], check=True, capture_output=True)
+    return token
+
+
+def opens(browser, url, script, down, up, rtt, session=None):
     """Seconds from the last tap of `script` (made as soon as each screen answers, on a cold
-    load) until its online screen shows."""
+    load) until its online screen shows; signed in with `session` when given."""
     context, page, _ = phone(browser, script, down, up, rtt)
+    if session:
+        context.add_cookies([{"name": "__Host-velha-session", "value": session, "url": url,
+                              "secure": True, "httpOnly": True, "sameSite": "Strict"}])
     page.goto(url, wait_until="commit")
     opened = page.evaluate("window.__opened")
     context.close()
@@ -159,17 +186,19 @@ def main():
     with tempfile.TemporaryDirectory() as data, sync_playwright() as p:
         server, url = serve(args.server, data)
         pin = spki_pin(os.path.join(data, "dev-cert.pem"))
+        session = subscriber(args.server, data, url)
         browser = p.chromium.launch(executable_path="/usr/bin/chromium",
                                     args=ARGS + [f"--ignore-certificate-errors-spki-list={pin}"])
         print(f"{'network':<20} {'cold s':>7} {'cold bytes':>11} {'cube ready s':>13} "
               f"{'warm s':>7} {'warm bytes':>11} {'cube ready s':>13} {'account s':>10} "
-              f"{'online play s':>14}   (medians)")
+              f"{'online play s':>14} {'lobby s':>8}   (medians)")
         try:
             for name, down, up, rtt in NETWORKS:
-                cold, warm, account, online = [], [], [], []
+                cold, warm, account, online, lobby = [], [], [], [], []
                 for _ in range(args.runs):
                     account.append(opens(browser, url, ACCOUNT, down, up, rtt))
                     online.append(opens(browser, url, ONLINE_PLAY, down, up, rtt))
+                    lobby.append(opens(browser, url, LOBBY, down, up, rtt, session))
                     context, page, cdp = phone(browser, TAP_WHEN_READY, down, up, rtt)
                     cold.append(load(page, cdp, url))
                     # Once the service worker holds the app, as on a player's second visit.
@@ -181,7 +210,8 @@ def main():
                 print(f"{name:<20} {median(cold, 0):>7.2f} {int(median(cold, 1)):>11} "
                       f"{median(cold, 2):>13.2f} {median(warm, 0):>7.2f} {int(median(warm, 1)):>11} "
                       f"{median(warm, 2):>13.2f} {statistics.median(account):>10.2f} "
-                      f"{statistics.median(online):>14.2f}", flush=True)
+                      f"{statistics.median(online):>14.2f} {statistics.median(lobby):>8.2f}",
+                      flush=True)
         finally:
             browser.close()
             server.terminate()
