@@ -11,8 +11,8 @@ use rustls::pki_types::pem::PemObject;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 pub mod steady;
 pub mod tickets;
@@ -597,6 +597,19 @@ impl<Out: Serialize, In: DeserializeOwned> Socket<Out, In> {
     pub async fn send(&mut self, msg: &Out) -> Result<(), String> {
         let text = serde_json::to_string(msg).map_err(|e| e.to_string())?;
         self.send_text(&text).await
+    }
+
+    /// Sends `msg` `count` times, flushed once: a flood that costs the client a write per
+    /// batch rather than per frame, so it is the server that does the work being measured.
+    pub async fn send_repeated(&mut self, msg: &Out, count: usize) -> Result<(), String> {
+        let text = Utf8Bytes::from(serde_json::to_string(msg).map_err(|e| e.to_string())?);
+        for _ in 0..count {
+            self.ws
+                .feed(Message::Text(text.clone()))
+                .await
+                .map_err(|e| format!("send: {e}"))?;
+        }
+        self.ws.flush().await.map_err(|e| format!("send: {e}"))
     }
 
     /// Sends any text frame.
