@@ -15,7 +15,6 @@ use crate::screens::{
     classic::ClassicScreen,
     cube::CubeScreen,
     home::Home,
-    howto::HowTo,
     replay::ReplayTarget,
     room::{RoomGoal, RoomTarget},
     ultimate::UltimateScreen,
@@ -108,7 +107,7 @@ pub fn App() -> Element {
     let membership = use_membership_provider();
     // The online screens' modules come right after the first screen, so that any of them opens
     // at once later (src/lazy.rs), and the cube's painter after them (assets/boot.js). A guest's
-    // first online screen is the account's module's, so it comes first; a kept session needs
+    // first online screen is the account's module's (which also has how to play), so it comes first; a kept session needs
     // both (the account's asks about the session, the online one resumes a match and holds the
     // lobby), so they come together and the second does not wait for the first.
     use_hook(|| {
@@ -260,13 +259,13 @@ pub fn App() -> Element {
             },
             match screen() {
                 Screen::Home => rsx! { Home { go } },
-                Screen::HowTo(game) => rsx! { HowTo { game, go } },
                 Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },
                 Screen::Play(Game::V2) => rsx! { UltimateScreen { v2: true, go } },
-                // The online screens: a module of their own on the web (src/lazy.rs).
-                online => rsx! { Online { part: Part::Screen(online), go } },
+                // The online screens, and how to play: modules of their own on the web
+                // (src/lazy.rs).
+                other => rsx! { Online { part: Part::Screen(other), go } },
             }
         }
     }

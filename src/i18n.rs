@@ -17,20 +17,18 @@ use crate::online::texts::{ONLINE_EN, ONLINE_PT, OnlineTexts};
 pub struct Texts {
     /// The `lang` attribute.
     pub lang: &'static str,
-    /// The online screens.
-    pub online: &'static OnlineTexts,
-    /// The mini-ranking screens.
-    pub groups: &'static GroupTexts,
-    /// The invitation rooms.
-    pub rooms: &'static RoomTexts,
-    /// The replay of a finished game.
+    /// Brazilian Portuguese: picks the online screens' texts (`Texts::online` and the rest).
+    pub pt: bool,
+    /// The replay of a finished game (also the review of a local one).
     pub replays: &'static ReplayTexts,
     /// The post-game analysis (ANA-01).
     pub analysis: &'static AnalysisTexts,
-    /// Jogo da Velha 2.0's competitive mode.
-    pub competitive: &'static CompetitiveTexts,
-    /// The subscription that opens online play (ON-A03).
-    pub subscription: &'static SubscriptionTexts,
+    /// What the local screens say of online play and rooms, and what the module loader says.
+    pub try_again: &'static str,
+    pub play_online: &'static str,
+    pub online_what: &'static str,
+    pub play_rated: &'static str,
+    pub play_with_someone: &'static str,
     /// On the home screen: sign in, or open the account.
     pub account: &'static str,
     pub back: &'static str,
@@ -139,13 +137,14 @@ pub struct Texts {
 /// Brazilian Portuguese, the app's first language (wording from the seeds).
 pub static PT: Texts = Texts {
     lang: "pt-BR",
-    online: &ONLINE_PT,
-    groups: &GROUPS_PT,
-    rooms: &ROOMS_PT,
+    pt: true,
     replays: &REPLAYS_PT,
     analysis: &ANALYSIS_PT,
-    competitive: &COMPETITIVE_PT,
-    subscription: &SUBSCRIPTION_PT,
+    try_again: "Tentar de novo",
+    play_online: "Jogar online",
+    online_what: "Contra outras pessoas, no ranking mundial ou nacional: para assinantes.",
+    play_rated: "JOGAR VALENDO RATING",
+    play_with_someone: "JOGAR COM ALGUÉM",
     account: "Entrar",
     back: "Voltar",
     play: "Jogar",
@@ -257,13 +256,14 @@ pub static PT: Texts = Texts {
 /// English, for devices set to it.
 pub static EN: Texts = Texts {
     lang: "en",
-    online: &ONLINE_EN,
-    groups: &GROUPS_EN,
-    rooms: &ROOMS_EN,
+    pt: false,
     replays: &REPLAYS_EN,
     analysis: &ANALYSIS_EN,
-    competitive: &COMPETITIVE_EN,
-    subscription: &SUBSCRIPTION_EN,
+    try_again: "Try again",
+    play_online: "Play online",
+    online_what: "Against other people, in the world or national ranking: for subscribers.",
+    play_rated: "PLAY RATED",
+    play_with_someone: "PLAY WITH SOMEONE",
     account: "Sign in",
     back: "Back",
     play: "Play",
@@ -371,6 +371,45 @@ pub static EN: Texts = Texts {
     back_layer: "Back",
     help_language_note: "The rules below are in Portuguese.",
 };
+
+/// The online screens' texts are reached through these, never from `PT` and `EN`: a static's
+/// reference is kept by whatever keeps the static, and the app's module keeps the app's texts,
+/// so both languages' online texts would be downloaded with the first screen. Called only from
+/// the online modules' screens, each goes to the module that calls it, with its texts.
+impl Texts {
+    /// The account's and online play's screens.
+    pub fn online(&self) -> &'static OnlineTexts {
+        if self.pt { &ONLINE_PT } else { &ONLINE_EN }
+    }
+
+    /// The mini-ranking screens.
+    pub fn groups(&self) -> &'static GroupTexts {
+        if self.pt { &GROUPS_PT } else { &GROUPS_EN }
+    }
+
+    /// The invitation rooms.
+    pub fn rooms(&self) -> &'static RoomTexts {
+        if self.pt { &ROOMS_PT } else { &ROOMS_EN }
+    }
+
+    /// Jogo da Velha 2.0's competitive mode.
+    pub fn competitive(&self) -> &'static CompetitiveTexts {
+        if self.pt {
+            &COMPETITIVE_PT
+        } else {
+            &COMPETITIVE_EN
+        }
+    }
+
+    /// The subscription that opens online play (ON-A03).
+    pub fn subscription(&self) -> &'static SubscriptionTexts {
+        if self.pt {
+            &SUBSCRIPTION_PT
+        } else {
+            &SUBSCRIPTION_EN
+        }
+    }
+}
 
 /// `n` and the word's singular or plural: both languages say `0 vitórias`, `0 wins`.
 pub fn counted(n: u32, one: &str, many: &str) -> String {

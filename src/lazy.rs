@@ -1,10 +1,11 @@
-//! The online half of the app's screens, behind two doors. On the web each is a wasm module of
-//! its own (split off the app's by `scripts/build-web.sh` at [`account_part`] and
-//! [`online_part`]), fetched right after the first screen and whenever a screen of it opens
-//! first, so the first visit downloads only home and the local games. The account screen and
-//! online play's gate (what a guest meets from home and from the cube's screen) have the small
-//! module, so they open soon even when tapped before anything else came; the lobby, rooms,
-//! rankings, replays and the rest have the other.
+//! The online half of the app's screens, and how to play, behind two doors. On the web each is
+//! a wasm module of its own (split off the app's by `scripts/build-web.sh` at [`account_part`]
+//! and [`online_part`]), fetched right after the first screen and whenever a screen of it opens
+//! first, so the first visit downloads only home and the local games. The account screen,
+//! online play's gate (what a guest meets from home and from the cube's screen) and how to play
+//! (the four games' rules, the longest texts) have the small module, so they open soon even
+//! when tapped before anything else came; the lobby, rooms, rankings, replays and the rest have
+//! the other.
 //! Whatever only one module's screens reach goes with it; what several reach (the server's
 //! client, the API's serde) goes to shared chunks the loader fetches with whichever comes first;
 //! what home and the local games share with them stays in the app's module. On native nothing
@@ -50,7 +51,7 @@ pub struct Door {
 /// What the account's module does for the app's module.
 #[derive(Clone, Copy)]
 pub struct AccountDoor {
-    /// Draws the account screen, or online play's gate, with the app's navigation.
+    /// Draws the account screen, online play's gate, or how to play, with the app's navigation.
     pub draw: fn(Screen, EventHandler<Screen>) -> Element,
     /// Asks the server whether the kept session still works.
     pub session: fn() -> Later<Membership>,
@@ -103,14 +104,14 @@ pub async fn load_account() -> Option<AccountDoor> {
 #[component]
 pub fn Online(part: Part, go: EventHandler<Screen>) -> Element {
     match part {
-        Part::Screen(screen @ (Screen::Account | Screen::Online)) => {
+        Part::Screen(screen @ (Screen::Account | Screen::Online | Screen::HowTo(_))) => {
             rsx! { AccountPart { screen, go } }
         }
         part => rsx! { OnlinePart { part, go } },
     }
 }
 
-/// The account screen or online play's gate, from the account's module.
+/// The account screen, online play's gate or how to play, from the account's module.
 #[component]
 fn AccountPart(screen: Screen, go: EventHandler<Screen>) -> Element {
     let fetching = use_fetching(&ACCOUNT, account_part);
@@ -152,7 +153,7 @@ fn Loading(mut failed: Signal<bool>, mut tries: Signal<u32>, go: EventHandler<Sc
                     failed.set(false);
                     tries += 1;
                 },
-                "{t.online.try_again}"
+                "{t.try_again}"
             }
         } else {
             p { class: "muted", role: "status", "data-loading": "screen", "{loading}" }
@@ -160,13 +161,14 @@ fn Loading(mut failed: Signal<bool>, mut tries: Signal<u32>, go: EventHandler<Sc
     }
 }
 
-/// Draws the account screen or online play's gate (which sends a guest to sign in first): the
-/// only place that names them, so only the account's module holds them.
+/// Draws the account screen, online play's gate (which sends a guest to sign in first) or how
+/// to play: the only place that names them, so only the account's module holds them.
 fn draw_account(screen: Screen, go: EventHandler<Screen>) -> Element {
-    use crate::screens::{account::AccountScreen, online::OnlineScreen};
+    use crate::screens::{account::AccountScreen, howto::HowTo, online::OnlineScreen};
     match screen {
         Screen::Account => rsx! { AccountScreen { go } },
         Screen::Online => rsx! { OnlineScreen { go } },
+        Screen::HowTo(game) => rsx! { HowTo { game, go } },
         _ => rsx! {},
     }
 }
@@ -200,8 +202,8 @@ fn draw(part: Part, go: EventHandler<Screen>) -> Element {
             Screen::NewPassword => rsx! { NewPasswordScreen { go } },
             Screen::Security => rsx! { SecurityScreen { go } },
             Screen::MyData => rsx! { MyDataScreen { go } },
-            // Home and the local games are the app's module's; the account and online play's
-            // gate the account's module's.
+            // Home and the local games are the app's module's; the account, online play's
+            // gate and how to play the account's module's.
             Screen::Home
             | Screen::Play(_)
             | Screen::HowTo(_)
@@ -327,7 +329,7 @@ pub fn Analysis(
                     failed.set(false);
                     tries += 1;
                 },
-                "{t.analysis.analyse} · {t.online.try_again}"
+                "{t.analysis.analyse} · {t.try_again}"
             }
         };
     }

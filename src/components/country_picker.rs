@@ -23,7 +23,7 @@ pub fn CountryPicker(
     #[props(default)] disabled: bool,
 ) -> Element {
     let texts = use_texts();
-    let t = texts.online;
+    let t = texts.online();
     let all = use_hook(|| {
         let mut all = countries(texts.lang);
         all.sort_by_key(|&(code, _)| code != FIRST);

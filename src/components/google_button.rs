@@ -36,7 +36,7 @@ enum Script {
 fn WebButton(google: GoogleOptions, on_token: EventHandler<String>) -> Element {
     use futures_util::StreamExt;
 
-    let t = crate::app::use_texts().online;
+    let t = crate::app::use_texts().online();
     let mut script = use_signal(|| Script::Loading);
     let state = match script() {
         Script::Loading => "loading",
@@ -93,7 +93,7 @@ fn failure(t: &OnlineTexts, f: crate::platform::GoogleFailure) -> &'static str {
 #[cfg(not(target_arch = "wasm32"))]
 #[component]
 fn DesktopButton(desktop: velha_api::GoogleDesktop, on_token: EventHandler<String>) -> Element {
-    let t = crate::app::use_texts().online;
+    let t = crate::app::use_texts().online();
     let mut waiting = use_signal(|| None::<dioxus::core::Task>);
     let mut problem = use_signal(|| None::<&'static str>);
     rsx! {

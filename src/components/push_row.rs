@@ -14,7 +14,7 @@ use crate::request::{Request, use_request};
 #[component]
 pub fn TurnNotices(offer: bool) -> Element {
     let t = use_texts();
-    let r = t.rooms;
+    let r = t.rooms();
     let mut alerts = use_signal(platform::alert_permission);
     let mut on = use_signal(push::is_on);
     let request = use_request::<&'static str>();
@@ -69,7 +69,7 @@ pub fn TurnNotices(offer: bool) -> Element {
 /// The settings row of a subscribed device: what is on, and the button that turns it off.
 #[component]
 fn NoticesOff(on: Signal<bool>) -> Element {
-    let r = use_texts().rooms;
+    let r = use_texts().rooms();
     // Turning off has nothing to tell: the row goes away.
     let request: Request = use_request();
     rsx! {

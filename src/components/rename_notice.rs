@@ -13,7 +13,7 @@ use crate::request::{Request, use_request};
 /// The old name and the new one, and "Entendi"; nothing unless the account was renamed.
 #[component]
 pub fn RenameNotice() -> Element {
-    let o = use_texts().online;
+    let o = use_texts().online();
     let m = moderation_texts(o.pt);
     let mut membership = use_membership();
     let request: Request = use_request();

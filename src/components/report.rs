@@ -49,7 +49,7 @@ pub fn reportable_by(membership: Membership) -> impl Fn(&str) -> bool + Clone {
 /// table's row) shows a flag, with the words as its label, until the report is made.
 #[component]
 pub fn ReportButton(about: ReportAbout, name: String, #[props(default)] compact: bool) -> Element {
-    let o = use_texts().online;
+    let o = use_texts().online();
     let m = moderation_texts(o.pt);
     let mut dialog = use_context::<OpenDialog>().0;
     let id = use_hook(next_dialog_id);

@@ -27,7 +27,7 @@ pub fn PlayWithSomeone(go: EventHandler<Screen>, board: RoomBoard) -> Element {
                 target.set(RoomGoal::Make(board));
                 go.call(Screen::Room);
             },
-            "{t.rooms.play_with_someone}"
+            "{t.play_with_someone}"
         }
         Online { part: Part::Rooms(board), go }
     }
@@ -37,7 +37,7 @@ pub fn PlayWithSomeone(go: EventHandler<Screen>, board: RoomBoard) -> Element {
 #[component]
 pub fn RoomList(go: EventHandler<Screen>, board: RoomBoard) -> Element {
     let t = use_texts();
-    let r = t.rooms;
+    let r = t.rooms();
     let mut rooms = use_signal(Vec::<RoomView>::new);
     let mut target = use_context::<RoomTarget>().0;
     use_hook(move || {

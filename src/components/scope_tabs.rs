@@ -14,7 +14,7 @@ pub fn ScopeLevelTabs(
     #[props(default = true)] with_scope: bool,
 ) -> Element {
     let t = use_texts();
-    let o = t.online;
+    let o = t.online();
     rsx! {
         if with_scope {
             div { class: "tabs", role: "group",

@@ -6,7 +6,6 @@
 #[allow(missing_docs)]
 pub struct CompetitiveTexts {
     pub title: &'static str,
-    pub play_rated: &'static str,
     pub about: &'static str,
     pub your_rating: &'static str,
     pub search: &'static str,
@@ -32,7 +31,6 @@ pub struct CompetitiveTexts {
 /// Brazilian Portuguese.
 pub static COMPETITIVE_PT: CompetitiveTexts = CompetitiveTexts {
     title: "2.0 competitivo",
-    play_rated: "JOGAR VALENDO RATING",
     about: "Partidas online de Jogo da Velha 2.0 com 1 minuto por jogada: vitória +30, velha 0, derrota −20.",
     your_rating: "Seu rating",
     search: "Procurar adversário",
@@ -56,7 +54,6 @@ pub static COMPETITIVE_PT: CompetitiveTexts = CompetitiveTexts {
 /// English.
 pub static COMPETITIVE_EN: CompetitiveTexts = CompetitiveTexts {
     title: "2.0 competitive",
-    play_rated: "PLAY RATED",
     about: "Online Jogo da Velha 2.0 with 1 minute a move: a win +30, a draw 0, a loss −20.",
     your_rating: "Your rating",
     search: "Find an opponent",

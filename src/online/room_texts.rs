@@ -11,7 +11,6 @@ use crate::i18n::counted;
 #[derive(Debug)]
 #[allow(missing_docs)]
 pub struct RoomTexts {
-    pub play_with_someone: &'static str,
     pub invitation: &'static str,
     pub choose_yours: &'static str,
     pub your_name: &'static str,
@@ -92,7 +91,6 @@ pub struct RoomTexts {
 
 /// Brazilian Portuguese (wording from the seed).
 pub static ROOMS_PT: RoomTexts = RoomTexts {
-    play_with_someone: "JOGAR COM ALGUÉM",
     invitation: "Jogar com alguém por convite",
     choose_yours: "Escolha o seu personagem",
     your_name: "Seu nome",
@@ -167,7 +165,6 @@ pub static ROOMS_PT: RoomTexts = RoomTexts {
 
 /// English.
 pub static ROOMS_EN: RoomTexts = RoomTexts {
-    play_with_someone: "PLAY WITH SOMEONE",
     invitation: "Play with someone by invitation",
     choose_yours: "Choose your character",
     your_name: "Your name",

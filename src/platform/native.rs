@@ -58,8 +58,8 @@ pub async fn sleep_ms(ms: u32) {
     futures_timer::Delay::new(Duration::from_millis(u64::from(ms))).await;
 }
 
-/// `VELHA_CLOCK=N` in the environment: 2.0's turn clock in seconds, for tests.
-pub fn turn_seconds_override() -> Option<f64> {
+/// `VELHA_CLOCK=N` in the environment: 2.0's turn clock in whole seconds, for tests.
+pub fn turn_seconds_override() -> Option<u32> {
     std::env::var("VELHA_CLOCK").ok()?.parse().ok()
 }
 

@@ -45,12 +45,13 @@ pub async fn sleep_ms(ms: u32) {
     gloo_timers::future::TimeoutFuture::new(ms).await;
 }
 
-/// `?clock=N` in the address: 2.0's turn clock in seconds, for tests.
-pub fn turn_seconds_override() -> Option<f64> {
+/// `?clock=N` in the address: 2.0's turn clock in whole seconds, for tests. (Whole: parsing
+/// a fraction would bring the float parser's tables, some 12 KB, into the first download.)
+pub fn turn_seconds_override() -> Option<u32> {
     let query = web_sys::window()?.location().search().ok()?;
     query
         .split(['?', '&'])
-        .find_map(|kv| kv.strip_prefix("clock=")?.parse::<f64>().ok())
+        .find_map(|kv| kv.strip_prefix("clock=")?.parse().ok())
 }
 
 /// Waits until the browser has drawn its next frame, so work done in between never costs a

@@ -38,7 +38,7 @@ fn use_google() -> Option<GoogleOptions> {
 /// The account screen: the forms for a guest, the profile for a member.
 #[component]
 pub fn AccountScreen(go: EventHandler<Screen>) -> Element {
-    let t = use_texts().online;
+    let t = use_texts().online();
     let membership = use_membership();
     // A guest sent here to sign in first goes back where they were once signed in.
     let mut back_to = use_context::<AfterSignIn>().0;
@@ -115,7 +115,7 @@ fn proposed_country() -> Option<String> {
 #[component]
 fn CountryField(country: Signal<Option<String>>) -> Element {
     let texts = use_texts();
-    let t = texts.online;
+    let t = texts.online();
     let closed = match country() {
         Some(code) => country_name(&code, texts.lang),
         None => t.choose_country.to_owned(),
@@ -138,7 +138,8 @@ enum Form {
 /// Sign in, or make an account; every refusal is a sentence under the fields.
 #[component]
 fn SignIn(forgot: EventHandler<()>) -> Element {
-    let t = use_texts().online;
+    let texts = use_texts();
+    let t = texts.online();
     let e = crate::online::email_texts::email_texts(t.pt);
     let email_on = use_email_on();
     let mut membership = use_membership();
@@ -224,7 +225,7 @@ fn SignIn(forgot: EventHandler<()>) -> Element {
                     if offline() {
                         " "
                         button { class: "small", r#type: "button", "data-action": "retry",
-                            onclick: move |_| submit(), "{t.try_again}" }
+                            onclick: move |_| submit(), "{texts.try_again}" }
                     }
                 }
             }
@@ -256,7 +257,7 @@ fn SignIn(forgot: EventHandler<()>) -> Element {
 /// Signing in with Google; the first time, the player also chooses a name and the country.
 #[component]
 fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
-    let t = use_texts().online;
+    let t = use_texts().online();
     let mut membership = use_membership();
     let google = use_google();
     let mut name = use_signal(String::new);
@@ -340,7 +341,7 @@ fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
 /// Links a Google account to a password account, so either signs in.
 #[component]
 fn LinkGoogle() -> Element {
-    let t = use_texts().online;
+    let t = use_texts().online();
     let mut membership = use_membership();
     let google = use_google();
     let request: Request = use_request();
@@ -382,7 +383,7 @@ fn break_points(text: &str) -> Vec<String> {
 /// region no longer changes it.
 #[component]
 fn CountryChange(country: String) -> Element {
-    let t = use_texts().online;
+    let t = use_texts().online();
     let mut membership = use_membership();
     let request: Request = use_request();
     let closed = if request.busy() {
@@ -416,9 +417,10 @@ fn CountryChange(country: String) -> Element {
 /// Name, country, subscription, the online gate (ON-A03), and signing out.
 #[component]
 fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
-    let t = use_texts().online;
-    let s = use_texts().subscription;
-    let groups = use_texts().groups;
+    let texts = use_texts();
+    let t = texts.online();
+    let s = use_texts().subscription();
+    let groups = use_texts().groups();
     // The mini ranking's invitations waiting for an answer, shown as a badge.
     let mut invitations = use_signal(|| 0usize);
     let subscriber = account.subscriber;
@@ -497,7 +499,7 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
             h2 { "{t.online_play}" }
             if account.subscriber {
                 button { class: "primary wide", "data-action": "play-online",
-                    onclick: move |_| go.call(Screen::Online), "{t.play_online}" }
+                    onclick: move |_| go.call(Screen::Online), "{texts.play_online}" }
                 button { class: "wide", "data-action": "groups", onclick: move |_| go.call(Screen::Groups),
                     "{groups.title}"
                     if invitations() > 0 {

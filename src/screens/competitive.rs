@@ -32,10 +32,10 @@ pub fn CompetitiveScreen(go: EventHandler<Screen>) -> Element {
     match use_membership()() {
         Membership::Member(_) => rsx! { Competitive { go } },
         Membership::Guest | Membership::Checking => rsx! {
-            TopBar { title: t.competitive.title, go }
-            p { "{t.competitive.about}" }
-            p { "{t.online.sign_in_first}" }
-            button { class: "primary wide", "data-action": "sign-in", onclick: move |_| go.call(Screen::Account), "{t.online.sign_in}" }
+            TopBar { title: t.competitive().title, go }
+            p { "{t.competitive().about}" }
+            p { "{t.online().sign_in_first}" }
+            button { class: "primary wide", "data-action": "sign-in", onclick: move |_| go.call(Screen::Account), "{t.online().sign_in}" }
         },
     }
 }
@@ -54,7 +54,7 @@ fn Competitive(go: EventHandler<Screen>) -> Element {
 #[component]
 fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let c = t.competitive;
+    let c = t.competitive();
     let mut status = use_signal(|| None::<(QueueStatus, f64)>);
     let mut board = use_signal(|| None::<Leaderboard>);
     let membership = use_membership();
@@ -88,7 +88,7 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
                     status.set(Some((s, platform::now_ms())));
                     None
                 }
-                Err(refused) => Some(lobby_sentence(t.online, &refused)),
+                Err(refused) => Some(lobby_sentence(t.online(), &refused)),
             }
         });
     };
@@ -125,7 +125,7 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
         }
         h2 { "{c.leaderboard}" }
         match board() {
-            None => rsx! { p { class: "muted", "{t.online.working}" } },
+            None => rsx! { p { class: "muted", "{t.online().working}" } },
             Some(b) if b.rows.is_empty() => rsx! { p { class: "muted", "data-leaderboard": "empty", "{c.nobody_yet}" } },
             Some(b) => rsx! {
                 table { class: "leaderboard", "data-leaderboard": "{b.rows.len()}",
@@ -135,7 +135,7 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
                             tr { key: "{row.position}-{row.name}", class: if b.me.as_ref().is_some_and(|m| m.name == row.name) { "me" } else { "" },
                                 "data-row": "{row.name}",
                                 td { "{row.position}" }
-                                td { "{shown_name(&row.name, t.online.pt)}"
+                                td { "{shown_name(&row.name, t.online().pt)}"
                                     if reportable(&row.name) {
                                         " "
                                         ReportButton { about: ReportAbout::Ranking { name: row.name.clone() },
@@ -160,8 +160,8 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
 #[component]
 pub fn V2Match(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let t = use_texts();
-    let o = t.online;
-    let c = t.competitive;
+    let o = t.online();
+    let c = t.competitive();
     let view = game.view.clone();
     let seat = view.seat;
     // This device's move, shown at once, from the ply it was made at, until the server answers.

@@ -106,9 +106,9 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                 }
                 // Online play leads to signing in, or to the subscription, when it must.
                 button { class: "wide", "data-mode": "online", onclick: move |_| go.call(Screen::Online),
-                    "{t.online.play_online}"
+                    "{t.play_online}"
                 }
-                p { class: "muted hint", "{t.online.online_what}" }
+                p { class: "muted hint", "{t.online_what}" }
             }
         };
     };

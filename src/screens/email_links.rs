@@ -23,7 +23,7 @@ fn link_token() -> Option<String> {
 #[component]
 pub fn ConfirmEmailScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let e = email_texts(t.online.pt);
+    let e = email_texts(t.online().pt);
     let membership = use_membership();
     let answer = use_resource(move || async move {
         match link_token() {
@@ -46,7 +46,7 @@ pub fn ConfirmEmailScreen(go: EventHandler<Screen>) -> Element {
                     "{(e.confirmed)(account.email.as_deref().unwrap_or_default())}" }
             },
             _ => {
-                rsx! { p { class: "warning", role: "alert", "data-problem": "true", "{sentence(t.online, refused)}" } }
+                rsx! { p { class: "warning", role: "alert", "data-problem": "true", "{sentence(t.online(), refused)}" } }
             }
         },
     };
@@ -65,7 +65,7 @@ pub fn ConfirmEmailScreen(go: EventHandler<Screen>) -> Element {
 #[component]
 pub fn NewPasswordScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let e = email_texts(t.online.pt);
+    let e = email_texts(t.online().pt);
     let mut membership = use_membership();
     let mut password = use_signal(String::new);
     let request: Request = use_request();
@@ -88,7 +88,7 @@ pub fn NewPasswordScreen(go: EventHandler<Screen>) -> Element {
                     saved.set(true);
                     None
                 }
-                Err(refused) => Some(sentence(t.online, &refused)),
+                Err(refused) => Some(sentence(t.online(), &refused)),
             }
         })
     };
@@ -107,14 +107,14 @@ pub fn NewPasswordScreen(go: EventHandler<Screen>) -> Element {
                     span { "{e.new_password}" }
                     input { name: "password", r#type: "password", autocomplete: "new-password",
                         value: shown(&password()), oninput: move |ev| password.set(edited(&password(), ev.value())) }
-                    small { "{t.online.password_hint}" }
+                    small { "{t.online().password_hint}" }
                 }
                 if let Some(says) = request.said() {
                     p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
                 }
                 button { class: "primary wide", r#type: "submit", "data-action": "save-password", disabled: request.busy(),
                     onclick: submit,
-                    if request.busy() { "{t.online.working}" } else { "{e.save_password}" }
+                    if request.busy() { "{t.online().working}" } else { "{e.save_password}" }
                 }
             }
         }
@@ -125,7 +125,7 @@ pub fn NewPasswordScreen(go: EventHandler<Screen>) -> Element {
 #[component]
 pub fn ForgotPassword(back: EventHandler<()>) -> Element {
     let t = use_texts();
-    let e = email_texts(t.online.pt);
+    let e = email_texts(t.online().pt);
     let mut email = use_signal(String::new);
     // What it said: whether the link was sent, and the sentence.
     let request = use_request::<(bool, String)>();
@@ -133,7 +133,7 @@ pub fn ForgotPassword(back: EventHandler<()>) -> Element {
         if request.busy() {
             return;
         }
-        if let Err(says) = crate::online::check::email(t.online, &email()) {
+        if let Err(says) = crate::online::check::email(t.online(), &email()) {
             request.say((false, says));
             return;
         }
@@ -141,7 +141,7 @@ pub fn ForgotPassword(back: EventHandler<()>) -> Element {
             let answer = client::forgot_password(&email()).await;
             Some(match answer {
                 Ok(()) => (true, e.forgot_sent.to_owned()),
-                Err(refused) => (false, sentence(t.online, &refused)),
+                Err(refused) => (false, sentence(t.online(), &refused)),
             })
         })
     };
@@ -151,7 +151,7 @@ pub fn ForgotPassword(back: EventHandler<()>) -> Element {
             h2 { "{e.forgot_title}" }
             p { class: "muted", "{e.forgot_explain}" }
             label {
-                span { "{t.online.email}" }
+                span { "{t.online().email}" }
                 input { name: "email", r#type: "email", inputmode: "email", autocomplete: "email",
                     maxlength: "254", value: "{email}", oninput: move |ev| email.set(ev.value()) }
             }
@@ -162,7 +162,7 @@ pub fn ForgotPassword(back: EventHandler<()>) -> Element {
             }
             button { class: "primary wide", r#type: "submit", "data-action": "send-link", disabled: request.busy(),
                 onclick: submit,
-                if request.busy() { "{t.online.working}" } else { "{e.send_link}" }
+                if request.busy() { "{t.online().working}" } else { "{e.send_link}" }
             }
             button { class: "link", r#type: "button", "data-action": "back-to-sign-in",
                 onclick: move |_| back.call(()), "{e.back_to_sign_in}" }
@@ -175,7 +175,7 @@ pub fn ForgotPassword(back: EventHandler<()>) -> Element {
 #[component]
 pub fn ConfirmReminder(email: String) -> Element {
     let t = use_texts();
-    let e = email_texts(t.online.pt);
+    let e = email_texts(t.online().pt);
     // Sent or not, the answer is told the same way.
     let request: Request = use_request();
     let to = email.clone();
@@ -195,11 +195,11 @@ pub fn ConfirmReminder(email: String) -> Element {
                             Err(client::Problem::Refused(r)) if r.code == velha_api::ErrorCode::RateLimited => {
                                 e.resend_soon.to_owned()
                             }
-                            Err(refused) => sentence(t.online, &refused),
+                            Err(refused) => sentence(t.online(), &refused),
                         })
                     });
                 },
-                if request.busy() { "{t.online.working}" } else { "{e.resend}" }
+                if request.busy() { "{t.online().working}" } else { "{e.resend}" }
             }
         }
     }

@@ -37,16 +37,16 @@ pub fn GroupsScreen(go: EventHandler<Screen>) -> Element {
             rsx! { Groups { go, me: account.name } }
         }
         Membership::Member(_) => rsx! {
-            TopBar { title: t.groups.title, go }
+            TopBar { title: t.groups().title, go }
             section { class: "online-gate", "data-subscriber": "false",
-                p { "{t.online.subscribers_only}" }
+                p { "{t.online().subscribers_only}" }
                 SubscribeLink { go }
             }
         },
         Membership::Guest | Membership::Checking => rsx! {
-            TopBar { title: t.groups.title, go }
-            p { "{t.online.sign_in_first}" }
-            button { class: "primary wide", onclick: move |_| go.call(Screen::Account), "{t.online.sign_in}" }
+            TopBar { title: t.groups().title, go }
+            p { "{t.online().sign_in_first}" }
+            button { class: "primary wide", onclick: move |_| go.call(Screen::Account), "{t.online().sign_in}" }
         },
     }
 }
@@ -69,8 +69,8 @@ fn Groups(go: EventHandler<Screen>, me: String) -> Element {
             match client::my_groups().await {
                 Ok(groups) => mine.set(Some(groups)),
                 Err(refused) => problem.set(Some(group_sentence(
-                    t.groups,
-                    t.online,
+                    t.groups(),
+                    t.online(),
                     Doing::Other,
                     &refused,
                 ))),
@@ -99,9 +99,9 @@ fn Groups(go: EventHandler<Screen>, me: String) -> Element {
             .is_some_and(|g| g.view.state == MatchState::Live);
         if !news.member && shown.as_deref() == Some(news.group.as_str()) && !playing {
             told.set(Some(if news.finalized {
-                t.groups.was_finalized
+                t.groups().was_finalized
             } else {
-                t.groups.no_longer_in
+                t.groups().no_longer_in
             }));
             part.set(GroupPart::List);
         }
@@ -109,7 +109,7 @@ fn Groups(go: EventHandler<Screen>, me: String) -> Element {
     });
     match part() {
         GroupPart::List => rsx! {
-            TopBar { title: t.groups.title, go }
+            TopBar { title: t.groups().title, go }
             if let Some(told) = told() {
                 p { class: "banner", role: "status", "data-told": "group-gone", "{told}" }
             }
@@ -175,14 +175,14 @@ fn Finding(
     let t = use_texts();
     let mut part = use_context::<GroupTarget>().0;
     rsx! {
-        TopBar { title: t.groups.title, go }
+        TopBar { title: t.groups().title, go }
         if let Some(problem) = problem() {
             p { class: "problem", role: "alert", "{problem}" }
         } else if mine().is_some() {
-            p { class: "problem", role: "alert", "data-problem": "no-group", "{t.groups.no_such_group}" }
-            button { class: "wide", "data-action": "all-groups", onclick: move |_| part.set(GroupPart::List), "{t.groups.all_groups}" }
+            p { class: "problem", role: "alert", "data-problem": "no-group", "{t.groups().no_such_group}" }
+            button { class: "wide", "data-action": "all-groups", onclick: move |_| part.set(GroupPart::List), "{t.groups().all_groups}" }
         } else {
-            p { class: "muted", role: "status", "{t.online.working}" }
+            p { class: "muted", role: "status", "{t.online().working}" }
         }
     }
 }
@@ -197,14 +197,14 @@ fn GroupList(
     reload: EventHandler<()>,
 ) -> Element {
     let t = use_texts();
-    let g = t.groups;
+    let g = t.groups();
     let Some(groups) = mine() else {
         return rsx! {
             if let Some(says) = problem() {
                 p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
-                button { class: "wide", onclick: move |_| reload.call(()), "{t.online.try_again}" }
+                button { class: "wide", onclick: move |_| reload.call(()), "{t.try_again}" }
             } else {
-                p { class: "muted", role: "status", "{t.online.working}" }
+                p { class: "muted", role: "status", "{t.online().working}" }
             }
         };
     };
@@ -259,7 +259,7 @@ fn InvitationLine(
     reload: EventHandler<()>,
 ) -> Element {
     let t = use_texts();
-    let g = t.groups;
+    let g = t.groups();
     let request: Request = use_request();
     let answer = move |yes: bool| {
         let id = inv.group.clone();
@@ -279,7 +279,7 @@ fn InvitationLine(
                     reload.call(());
                     None
                 }
-                Err(refused) => Some(group_sentence(g, t.online, Doing::Accepting, &refused)),
+                Err(refused) => Some(group_sentence(g, t.online(), Doing::Accepting, &refused)),
             }
         });
     };
@@ -305,7 +305,7 @@ fn InvitationLine(
 #[component]
 fn NewGroup(mine: Signal<Option<MyGroups>>, open: EventHandler<String>) -> Element {
     let t = use_texts();
-    let g = t.groups;
+    let g = t.groups();
     let mut name = use_signal(String::new);
     let mut with_velha = use_signal(|| true);
     let request: Request = use_request();
@@ -330,7 +330,7 @@ fn NewGroup(mine: Signal<Option<MyGroups>>, open: EventHandler<String>) -> Eleme
                     open.call(id);
                     None
                 }
-                Err(refused) => Some(group_sentence(g, t.online, Doing::Creating, &refused)),
+                Err(refused) => Some(group_sentence(g, t.online(), Doing::Creating, &refused)),
             }
         });
     };
@@ -350,7 +350,7 @@ fn NewGroup(mine: Signal<Option<MyGroups>>, open: EventHandler<String>) -> Eleme
                 p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
             }
             button { class: "primary wide", r#type: "submit", "data-action": "create-group", disabled: request.busy(),
-                if request.busy() { "{t.online.working}" } else { "{g.create_group}" }
+                if request.busy() { "{t.online().working}" } else { "{g.create_group}" }
             }
         }
     }
@@ -375,8 +375,8 @@ fn GroupPage(
     changed: EventHandler<Option<Group>>,
 ) -> Element {
     let t = use_texts();
-    let g = t.groups;
-    let o = t.online;
+    let g = t.groups();
+    let o = t.online();
     let request: Request = use_request();
     let mut told = use_signal(|| None::<String>);
     let mut invitee = use_signal(String::new);

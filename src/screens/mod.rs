@@ -71,7 +71,7 @@ pub fn TopBar(title: String, go: EventHandler<Screen>) -> Element {
 /// A guest asked to sign in first, and brought back to `back` afterwards.
 #[component]
 pub fn SignInFirst(says: &'static str, back: Screen, go: EventHandler<Screen>) -> Element {
-    let o = use_texts().online;
+    let o = use_texts().online();
     let mut back_to = use_context::<AfterSignIn>().0;
     rsx! {
         p { "{says}" }

@@ -20,7 +20,7 @@ use crate::request::use_request;
 #[component]
 pub fn MyDataScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let s = my_data_texts(t.online.pt);
+    let s = my_data_texts(t.online().pt);
     let membership = use_membership();
     let deleted = use_signal(|| false);
     if deleted() {
@@ -35,9 +35,9 @@ pub fn MyDataScreen(go: EventHandler<Screen>) -> Element {
     rsx! {
         TopBar { title: s.title, go }
         match membership() {
-            Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.online.checking}" } },
+            Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.online().checking}" } },
             Membership::Guest => rsx! {
-                SignInFirst { says: t.online.sign_in_first, back: Screen::MyData, go }
+                SignInFirst { says: t.online().sign_in_first, back: Screen::MyData, go }
             },
             Membership::Member(account) => rsx! {
                 Export {}
@@ -49,15 +49,15 @@ pub fn MyDataScreen(go: EventHandler<Screen>) -> Element {
 
 /// What a failed request says.
 fn says(problem: &Problem, t: &'static Texts) -> String {
-    my_data_sentence(my_data_texts(t.online.pt), problem)
-        .unwrap_or_else(|| sentence(t.online, problem))
+    my_data_sentence(my_data_texts(t.online().pt), problem)
+        .unwrap_or_else(|| sentence(t.online(), problem))
 }
 
 /// Downloads the player's data as a file.
 #[component]
 fn Export() -> Element {
     let t = use_texts();
-    let s = my_data_texts(t.online.pt);
+    let s = my_data_texts(t.online().pt);
     let membership = use_membership();
     // What it said: whether the file was saved, and the sentence.
     let request = use_request::<(bool, String)>();
@@ -85,7 +85,7 @@ fn Export() -> Element {
             h2 { "{s.export_title}" }
             p { class: "muted", "{s.export_about}" }
             button { class: "wide", "data-action": "export", disabled: request.busy(), onclick: download,
-                if request.busy() { "{t.online.working}" } else { "{s.export}" }
+                if request.busy() { "{t.online().working}" } else { "{s.export}" }
             }
             if let Some((ok, says)) = request.said() {
                 p { class: if ok { "ok" } else { "warning" }, role: if ok { "status" } else { "alert" },
@@ -115,7 +115,7 @@ fn day_of(ms: i64) -> String {
 #[component]
 fn Delete(account: Account, deleted: Signal<bool>, go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let s = my_data_texts(t.online.pt);
+    let s = my_data_texts(t.online().pt);
     let mut membership = use_membership();
     let mut back_to = use_context::<AfterSignIn>().0;
     let mut asked = use_signal(|| false);
@@ -189,7 +189,7 @@ fn Delete(account: Account, deleted: Signal<bool>, go: EventHandler<Screen>) -> 
                     }
                     button { class: "wide danger strong", r#type: "submit", "data-action": "delete-forever",
                         disabled: request.busy(), onclick: confirm,
-                        if request.busy() { "{t.online.working}" } else { "{s.delete_forever}" }
+                        if request.busy() { "{t.online().working}" } else { "{s.delete_forever}" }
                     }
                     button { class: "wide", "data-action": "keep-account",
                         onclick: move |_| {

@@ -47,7 +47,7 @@ pub struct GroupPlay {
 #[component]
 pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let o = t.online;
+    let o = t.online();
     let membership = use_membership();
     let mut back_to = use_context::<AfterSignIn>().0;
     // A signed-in player without a subscription goes on to subscribing (ON-A03).
@@ -111,7 +111,7 @@ pub fn Online(go: EventHandler<Screen>, group: Option<GroupPlay>) -> Element {
 /// The connection's state when it is not simply up.
 #[component]
 pub fn LinkBanner(live: Live, in_match: bool) -> Element {
-    let o = use_texts().online;
+    let o = use_texts().online();
     let mut now = use_signal(platform::now_ms);
     use_future(move || async move {
         loop {
@@ -162,7 +162,7 @@ fn remember_lobby(scope: Scope, level: u8) {
 #[component]
 fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Element {
     let t = use_texts();
-    let o = t.online;
+    let o = t.online();
     // The lobby opens on the scope and level of last time, a match in between or not.
     let scope = use_signal(|| remembered_lobby().0);
     let level = use_signal(|| remembered_lobby().1);
@@ -299,7 +299,7 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
 
 #[component]
 fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
-    let o = use_texts().online;
+    let o = use_texts().online();
     let request: Request = use_request();
     let mut state = live.state;
     let id = game.view.id.clone();
@@ -363,7 +363,7 @@ pub fn MatchHeader(
     title: &'static str,
 ) -> Element {
     let t = use_texts();
-    let o = t.online;
+    let o = t.online();
     let view = &game.view;
     let seat = view.seat;
     // The back button asks the same question as the leave button while the match is live.
@@ -467,7 +467,7 @@ pub fn MatchHeader(
 #[component]
 fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let t = use_texts();
-    let o = t.online;
+    let o = t.online();
     let view = game.view.clone();
     let seat = view.seat;
     let turns = use_signal(TurnQueue::default);

@@ -20,7 +20,7 @@ const NEAR_END_PX: f64 = 200.0;
 #[component]
 pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let o = t.online;
+    let o = t.online();
     let membership = use_membership();
     let scope = use_signal(|| Scope::Mundial);
     let level = use_signal(|| 1u8);
@@ -126,7 +126,7 @@ pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
 /// wins, losses.
 #[component]
 fn RowLine(row: RankingRow, mine: bool, reportable: bool) -> Element {
-    let pt = use_texts().online.pt;
+    let pt = use_texts().online().pt;
     rsx! {
         div { class: if mine { "ranking-row me" } else { "ranking-row" }, role: "listitem",
             "data-rank": "{row.rank}", "data-name": "{row.name}",

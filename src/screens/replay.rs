@@ -207,7 +207,7 @@ pub fn ReplayScreen(go: EventHandler<Screen>) -> Element {
                         Some(film) => Ok((replay, film)),
                         None => Err(t.replays.damaged.to_owned()),
                     },
-                    Err(p) => Err(replay_sentence(t.replays, t.online, &p)),
+                    Err(p) => Err(replay_sentence(t.replays, t.online(), &p)),
                 };
                 loaded.set(Some(answer));
             })
@@ -216,7 +216,7 @@ pub fn ReplayScreen(go: EventHandler<Screen>) -> Element {
     match loaded() {
         None => rsx! {
             TopBar { title: t.replays.title, go }
-            p { class: "muted", role: "status", "{t.online.working}" }
+            p { class: "muted", role: "status", "{t.online().working}" }
         },
         Some(Err(says)) => rsx! {
             TopBar { title: t.replays.title, go }
@@ -284,7 +284,7 @@ fn Projector(
         ReplayGame::Super { .. } => t.game_super,
         ReplayGame::V2 { .. } => t.game_v2,
     };
-    let pt = t.online.pt;
+    let pt = t.online().pt;
     let name = |s: Seat| match s {
         Seat::X => shown_name(&replay.x.name, pt).to_owned(),
         Seat::O => shown_name(&replay.o.name, pt).to_owned(),

@@ -141,7 +141,7 @@ fn PickAndName(
 
 #[component]
 fn NameField(name: Signal<String>) -> Element {
-    let r = use_texts().rooms;
+    let r = use_texts().rooms();
     rsx! {
         label { r#for: "room-name", "{r.your_name}" }
         input { id: "room-name", name: "room-name", maxlength: "24", value: "{name}",
@@ -158,7 +158,7 @@ fn FormEnd(
     action: &'static str,
     label: &'static str,
 ) -> Element {
-    let working = use_texts().online.working;
+    let working = use_texts().online().working;
     rsx! {
         if let Some(says) = problem {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
@@ -172,7 +172,7 @@ fn FormEnd(
 #[component]
 fn NewRoom(go: EventHandler<Screen>, board: RoomBoard) -> Element {
     let t = use_texts();
-    let r = t.rooms;
+    let r = t.rooms();
     let picked = use_signal(|| None::<Pick>);
     let name = use_signal(String::new);
     // SUPER-R05: the coin by default, as on one device; the other boards begin with X.
@@ -199,7 +199,7 @@ fn NewRoom(go: EventHandler<Screen>, board: RoomBoard) -> Element {
                     target.set(RoomGoal::Open(seat.room.id));
                     None
                 }
-                Err(refused) => Some(room_sentence(r, t.online, &refused)),
+                Err(refused) => Some(room_sentence(r, t.online(), &refused)),
             }
         });
     };
@@ -227,7 +227,7 @@ fn StarterPick(starter: Signal<RoomStarter>) -> Element {
         (RoomStarter::O, "O", (t.starts)(Player::O)),
     ];
     rsx! {
-        h2 { "{t.rooms.who_starts}" }
+        h2 { "{t.rooms().who_starts}" }
         div { class: "starter", role: "group",
             for (choice, id, label) in choices {
                 button { r#type: "button", key: "{id}", "data-starter": id,
@@ -237,7 +237,7 @@ fn StarterPick(starter: Signal<RoomStarter>) -> Element {
             }
         }
         if starter() == RoomStarter::CoinToss {
-            p { class: "muted hint", "{t.rooms.coin_by_server}" }
+            p { class: "muted hint", "{t.rooms().coin_by_server}" }
         }
     }
 }
@@ -247,7 +247,7 @@ fn StarterPick(starter: Signal<RoomStarter>) -> Element {
 #[component]
 fn RoomPage(go: EventHandler<Screen>, id: String, credential: Option<String>) -> Element {
     let t = use_texts();
-    let r = t.rooms;
+    let r = t.rooms();
     let mut first = use_signal(|| None::<Result<RoomView, String>>);
     // Watching without a seat: both seats were taken, or someone got the free one first.
     let mut watch = use_signal(|| false);
@@ -256,7 +256,7 @@ fn RoomPage(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         use_hook(move || {
             spawn(async move {
                 let answer = client::room(&id).await;
-                first.set(Some(answer.map_err(|p| room_sentence(r, t.online, &p))));
+                first.set(Some(answer.map_err(|p| room_sentence(r, t.online(), &p))));
             })
         });
     }
@@ -267,7 +267,7 @@ fn RoomPage(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
     if credential.is_none() && !watch() {
         return match first() {
             None => {
-                rsx! { TopBar { title: r.invitation, go } p { class: "muted", role: "status", "{t.online.working}" } }
+                rsx! { TopBar { title: r.invitation, go } p { class: "muted", role: "status", "{t.online().working}" } }
             }
             Some(Err(says)) => rsx! {
                 TopBar { title: r.invitation, go }
@@ -286,7 +286,7 @@ fn RoomPage(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
 #[component]
 fn JoinRoom(go: EventHandler<Screen>, room: RoomView, lost_seat: EventHandler<()>) -> Element {
     let t = use_texts();
-    let r = t.rooms;
+    let r = t.rooms();
     let picked = use_signal(|| None::<Pick>);
     let name = use_signal(String::new);
     let request: Request = use_request();
@@ -315,7 +315,7 @@ fn JoinRoom(go: EventHandler<Screen>, room: RoomView, lost_seat: EventHandler<()
                     lost_seat.call(());
                     None
                 }
-                Err(refused) => Some(room_sentence(r, t.online, &refused)),
+                Err(refused) => Some(room_sentence(r, t.online(), &refused)),
             }
         });
     };
@@ -336,7 +336,7 @@ fn JoinRoom(go: EventHandler<Screen>, room: RoomView, lost_seat: EventHandler<()
 #[component]
 fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) -> Element {
     let t = use_texts();
-    let r = t.rooms;
+    let r = t.rooms();
     let link = use_room_live(id.clone(), credential.clone());
     let membership = use_membership();
     let request: Request = use_request();
@@ -350,7 +350,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
             request.run(async move {
                 let done = client::room_act(&id, &credential, what).await;
                 done.err()
-                    .map(|refused| room_sentence(r, t.online, &refused))
+                    .map(|refused| room_sentence(r, t.online(), &refused))
             });
         })
     };
@@ -375,7 +375,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
     {
         let says = room_sentence(
             r,
-            t.online,
+            t.online(),
             &client::Problem::Refused(velha_api::ApiError::new(code, "")),
         );
         return rsx! {
@@ -384,7 +384,7 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         };
     }
     let Some(room) = (link.room)() else {
-        return rsx! { TopBar { title: r.invitation, go } p { class: "muted", role: "status", "{t.online.connecting}" } };
+        return rsx! { TopBar { title: r.invitation, go } p { class: "muted", role: "status", "{t.online().connecting}" } };
     };
     let table = Table::of(&room);
     let you = room.you;
@@ -441,12 +441,12 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         p { class: "players",
             span { "data-player": "X",
                 if let Some(a) = room.x.avatar { Avatar { who: character(a), size: 32 } }
-                " X · {shown_name(&room.x.name, t.online.pt)}"
+                " X · {shown_name(&room.x.name, t.online().pt)}"
             }
             " × "
             span { "data-player": "O", "data-seat": if room.o.is_none() { "free" } else { "taken" },
                 if let Some(a) = room.o.as_ref().and_then(|o| o.avatar) { Avatar { who: character(a), size: 32 } }
-                " O · {room.o.as_ref().map_or(r.seat_free, |o| shown_name(&o.name, t.online.pt))}"
+                " O · {room.o.as_ref().map_or(r.seat_free, |o| shown_name(&o.name, t.online().pt))}"
             }
         }
         p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }

@@ -21,16 +21,16 @@ use crate::request::use_request;
 #[component]
 pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let s = security_texts(t.online.pt);
+    let s = security_texts(t.online().pt);
     let membership = use_membership();
     // Bumped when a new password signed the other devices out: the list is read again.
     let changed = use_signal(|| 0u32);
     rsx! {
         TopBar { title: s.title, go }
         match membership() {
-            Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.online.checking}" } },
+            Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.online().checking}" } },
             Membership::Guest => rsx! {
-                SignInFirst { says: t.online.sign_in_first, back: Screen::Security, go }
+                SignInFirst { says: t.online().sign_in_first, back: Screen::Security, go }
             },
             Membership::Member(account) => rsx! {
                 Devices { changed }
@@ -46,15 +46,15 @@ pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
 
 /// What a failed request says.
 fn says(problem: &Problem, t: &'static Texts) -> String {
-    security_sentence(security_texts(t.online.pt), problem)
-        .unwrap_or_else(|| sentence(t.online, problem))
+    security_sentence(security_texts(t.online().pt), problem)
+        .unwrap_or_else(|| sentence(t.online(), problem))
 }
 
 /// The places the account is signed in, this device first; read again when `changed` is.
 #[component]
 fn Devices(changed: Signal<u32>) -> Element {
     let t = use_texts();
-    let pt = t.online.pt;
+    let pt = t.online().pt;
     let s = security_texts(pt);
     let membership = use_membership();
     let mut sessions = use_resource(move || {
@@ -100,7 +100,7 @@ fn Devices(changed: Signal<u32>) -> Element {
         section { class: "devices",
             h2 { "{s.sessions_title}" }
             match listed {
-                None => rsx! { p { class: "muted", role: "status", "{t.online.working}" } },
+                None => rsx! { p { class: "muted", role: "status", "{t.online().working}" } },
                 Some(Err(says)) => rsx! { p { class: "warning", role: "alert", "data-problem": "sessions", "{says}" } },
                 Some(Ok(list)) => {
                     let others = list.iter().filter(|s| !s.this).count();
@@ -134,7 +134,7 @@ fn Devices(changed: Signal<u32>) -> Element {
                         if others > 0 {
                             button { class: "wide", "data-action": "end-other-sessions", disabled: request.busy(),
                                 onclick: move |_| end(None),
-                                if request.busy() { "{t.online.working}" } else { "{s.end_others}" }
+                                if request.busy() { "{t.online().working}" } else { "{s.end_others}" }
                             }
                         }
                     }
@@ -152,7 +152,7 @@ fn Devices(changed: Signal<u32>) -> Element {
 #[component]
 fn NewPassword(mut changed: Signal<u32>) -> Element {
     let t = use_texts();
-    let pt = t.online.pt;
+    let pt = t.online().pt;
     let s = security_texts(pt);
     let membership = use_membership();
     let mut current = use_signal(String::new);
@@ -189,7 +189,7 @@ fn NewPassword(mut changed: Signal<u32>) -> Element {
                 span { "{s.new_password}" }
                 input { name: "password", r#type: "password", autocomplete: "new-password",
                     value: shown(&password()), oninput: move |ev| password.set(edited(&password(), ev.value())) }
-                small { "{t.online.password_hint}" }
+                small { "{t.online().password_hint}" }
             }
             if let Some((ok, says)) = request.said() {
                 p { class: if ok { "ok" } else { "warning" }, role: if ok { "status" } else { "alert" },
@@ -197,7 +197,7 @@ fn NewPassword(mut changed: Signal<u32>) -> Element {
             }
             button { class: "primary wide", r#type: "submit", "data-action": "change-password", disabled: request.busy(),
                 onclick: submit,
-                if request.busy() { "{t.online.working}" } else { "{s.change}" }
+                if request.busy() { "{t.online().working}" } else { "{s.change}" }
             }
         }
     }

@@ -27,7 +27,7 @@ const ASK_EVERY_MS: u32 = 1_500;
 /// "Assinar" where online play or the mini ranking is refused: it leads to the subscription.
 #[component]
 pub fn SubscribeLink(go: EventHandler<Screen>) -> Element {
-    let s = use_texts().subscription;
+    let s = use_texts().subscription();
     rsx! {
         button { class: "primary wide", "data-action": "subscribe",
             onclick: move |_| go.call(Screen::Subscription), "{s.subscribe}" }
@@ -39,11 +39,11 @@ pub fn SubscribeLink(go: EventHandler<Screen>) -> Element {
 #[component]
 pub fn SubscriptionScreen(go: EventHandler<Screen>) -> Element {
     let texts = use_texts();
-    let s = texts.subscription;
+    let s = texts.subscription();
     rsx! {
         TopBar { title: s.title, go }
         section { class: "offer",
-            h2 { "{texts.online.online_play}" }
+            h2 { "{texts.online().online_play}" }
             ul {
                 for line in s.opens {
                     li { "{line}" }
@@ -51,7 +51,7 @@ pub fn SubscriptionScreen(go: EventHandler<Screen>) -> Element {
             }
             match use_membership()() {
                 Membership::Checking => rsx! {
-                    p { class: "muted", role: "status", "{texts.online.checking}" }
+                    p { class: "muted", role: "status", "{texts.online().checking}" }
                 },
                 Membership::Guest => rsx! {
                     SignInFirst { says: s.sign_in_first, back: Screen::Subscription, go }
@@ -84,7 +84,7 @@ pub fn ask(mut view: Signal<Answer>, mut membership: Signal<Membership>) {
 #[component]
 fn Offer(go: EventHandler<Screen>) -> Element {
     let texts = use_texts();
-    let (s, o) = (texts.subscription, texts.online);
+    let (s, o) = (texts.subscription(), texts.online());
     let membership = use_membership();
     let mut view = use_signal(|| None);
     use_hook(move || ask(view, membership));
@@ -98,7 +98,7 @@ fn Offer(go: EventHandler<Screen>) -> Element {
                         view.set(None);
                         ask(view, membership);
                     },
-                    "{o.try_again}"
+                    "{texts.try_again}"
                 }
             }
         },
@@ -113,7 +113,7 @@ fn Offer(go: EventHandler<Screen>) -> Element {
                 }
                 if v.subscriber {
                     button { class: "primary wide", "data-action": "play-online",
-                        onclick: move |_| go.call(Screen::Online), "{o.play_online}" }
+                        onclick: move |_| go.call(Screen::Online), "{texts.play_online}" }
                 } else if let Some(plan) = v.plans.first() {
                     // The checkout sells the server's plan: the first one listed.
                     p { class: "price", "data-price": "{plan.amount}", "{price(s, plan)}" }
@@ -143,7 +143,7 @@ pub enum PaymentPage {
 #[component]
 pub fn ProviderButton(page: PaymentPage, go: EventHandler<Screen>) -> Element {
     let texts = use_texts();
-    let (s, o) = (texts.subscription, texts.online);
+    let (s, o) = (texts.subscription(), texts.online());
     // What it said: the sentence and its class.
     let request = use_request::<(&'static str, String)>();
     let (class, action, label) = match page {
@@ -194,12 +194,12 @@ pub fn ProviderButton(page: PaymentPage, go: EventHandler<Screen>) -> Element {
 #[component]
 pub fn ConfirmingPaymentScreen(go: EventHandler<Screen>) -> Element {
     let texts = use_texts();
-    let s = texts.subscription;
+    let s = texts.subscription();
     rsx! {
         TopBar { title: s.title, go }
         match use_membership()() {
             Membership::Checking => rsx! {
-                p { class: "muted", role: "status", "{texts.online.checking}" }
+                p { class: "muted", role: "status", "{texts.online().checking}" }
             },
             Membership::Guest => rsx! {
                 SignInFirst { says: s.sign_in_to_confirm, back: Screen::ConfirmingPayment, go }
@@ -213,7 +213,7 @@ pub fn ConfirmingPaymentScreen(go: EventHandler<Screen>) -> Element {
 /// lobby; after `PATIENCE_MS`, says so, with a way to ask again or go back.
 #[component]
 fn Confirming(go: EventHandler<Screen>) -> Element {
-    let s = use_texts().subscription;
+    let s = use_texts().subscription();
     let mut membership = use_membership();
     let mut gave_up = use_signal(|| false);
     let mut wait = move || {

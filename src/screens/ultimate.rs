@@ -25,9 +25,9 @@ use crate::thinking::use_thinker;
 /// Milliseconds per turn in 2.0 (V2-R05); tests may shorten it (see `platform`).
 fn turn_ms() -> u64 {
     let seconds = platform::turn_seconds_override()
-        .filter(|s| *s > 0.0)
-        .unwrap_or(60.0);
-    (seconds * 1000.0) as u64
+        .filter(|s| *s > 0)
+        .unwrap_or(60);
+    u64::from(seconds) * 1000
 }
 
 /// SUPER-R05: a coin toss picks who starts the first game, unless the players agree on one.
@@ -131,7 +131,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                 }
                 if v2 {
                     button { class: "primary wide", "data-action": "competitive", onclick: move |_| go.call(Screen::Competitive),
-                        "{t.competitive.play_rated}" }
+                        "{t.play_rated}" }
                 }
                 PlayWithSomeone { go, board: if v2 { RoomBoard::V2 } else { RoomBoard::Super } }
             }

@@ -5,8 +5,9 @@ prints the time until the home screen answers a tap, the bytes that crossed the 
 and when the cube's painter (a wasm module fetched after the first screen) is ready; and, cold,
 how long the two online screens a new player reaches first (the account from home, online play
 from the cube's screen: both in the account's module, fetched after the first screen) take to
-open when tapped as soon as they can be, the worst case, and the lobby a subscriber whose
-session the device kept reaches the same way (the account's module, then the online one).
+open when tapped as soon as they can be, the worst case, the lobby a subscriber whose session
+the device kept reaches the same way (the account's module, then the online one), and the
+cube's rules from home (how to play, in the account's module too).
 A bench, not a test: it prints figures and asserts nothing about time.
 
 Times are read on the page's own clock, from the start of navigation: the page taps "Jogar"
@@ -114,6 +115,8 @@ window.__opened = new Promise((resolve) => {
 # and online play from the cube's screen (which asks a guest to sign in).
 ACCOUNT = tap_through(["[data-action=account]"], "[data-form]")
 ONLINE_PLAY = tap_through(["[data-game=cube]", "[data-mode=online]"], "[data-action=sign-in]")
+# The cube's rules from home (how to play comes with the account's module).
+HOW_TO = tap_through(["[data-howto=cube]"], "article.howto h2")
 # A subscriber whose session the device kept: online play shows the lobby, its list of open
 # matches come over the live connection.
 LOBBY = tap_through(["[data-game=cube]", "[data-mode=online]"], "[data-lobby]") + """
@@ -191,14 +194,15 @@ def main():
                                     args=ARGS + [f"--ignore-certificate-errors-spki-list={pin}"])
         print(f"{'network':<20} {'cold s':>7} {'cold bytes':>11} {'cube ready s':>13} "
               f"{'warm s':>7} {'warm bytes':>11} {'cube ready s':>13} {'account s':>10} "
-              f"{'online play s':>14} {'lobby s':>8}   (medians)")
+              f"{'online play s':>14} {'lobby s':>8} {'how to s':>9}   (medians)")
         try:
             for name, down, up, rtt in NETWORKS:
-                cold, warm, account, online, lobby = [], [], [], [], []
+                cold, warm, account, online, lobby, how_to = [], [], [], [], [], []
                 for _ in range(args.runs):
                     account.append(opens(browser, url, ACCOUNT, down, up, rtt))
                     online.append(opens(browser, url, ONLINE_PLAY, down, up, rtt))
                     lobby.append(opens(browser, url, LOBBY, down, up, rtt, session))
+                    how_to.append(opens(browser, url, HOW_TO, down, up, rtt))
                     context, page, cdp = phone(browser, TAP_WHEN_READY, down, up, rtt)
                     cold.append(load(page, cdp, url))
                     # Once the service worker holds the app, as on a player's second visit.
@@ -210,7 +214,8 @@ def main():
                 print(f"{name:<20} {median(cold, 0):>7.2f} {int(median(cold, 1)):>11} "
                       f"{median(cold, 2):>13.2f} {median(warm, 0):>7.2f} {int(median(warm, 1)):>11} "
                       f"{median(warm, 2):>13.2f} {statistics.median(account):>10.2f} "
-                      f"{statistics.median(online):>14.2f} {statistics.median(lobby):>8.2f}",
+                      f"{statistics.median(online):>14.2f} {statistics.median(lobby):>8.2f} "
+                      f"{statistics.median(how_to):>9.2f}",
                       flush=True)
         finally:
             browser.close()

@@ -3,7 +3,8 @@
 //! stays small), with its own memory: the app hands it each frame as this line.
 //!
 //! `<cube state line>;L<level> <yaw> <pitch>;<turn> <progress>` (`-` for no turn in
-//! progress). Numbers are written in Rust's shortest form that reads back exactly. What the
+//! progress). Numbers are their IEEE 754 bits in eight hex digits: exact, and written without
+//! the float formatter and its tables, which the app's first module would otherwise carry. What the
 //! picture marks is read from the position itself, so it needs no field of its own: the lines
 //! that ended a game (`Cube::winning_lines`) glow in the painter as on native.
 
@@ -43,14 +44,14 @@ impl fmt::Display for Frame {
         let camera = &self.camera;
         write!(
             f,
-            "{};L{} {} {};",
+            "{};L{} {:08x} {:08x};",
             self.cube,
             camera.level().number(),
-            camera.yaw(),
-            camera.pitch()
+            camera.yaw().to_bits(),
+            camera.pitch().to_bits()
         )?;
         match self.spin {
-            Some(spin) => write!(f, "{} {}", spin.turn, spin.progress),
+            Some(spin) => write!(f, "{} {:08x}", spin.turn, spin.progress.to_bits()),
             None => f.write_str("-"),
         }
     }
@@ -111,8 +112,9 @@ impl FromStr for Frame {
 }
 
 fn number(text: &str) -> Result<f32, String> {
-    text.parse::<f32>()
+    u32::from_str_radix(text, 16)
         .ok()
+        .map(f32::from_bits)
         .filter(|n| n.is_finite())
         .ok_or_else(|| format!("frame expected a number, found {text:?}"))
 }
@@ -197,9 +199,10 @@ mod tests {
             (&format!("{cube};L2 1 2"), "three parts"),
             (&format!("{cube};L3 1 2;-"), "L1 or L2"),
             (&format!("{cube};L2 1;-"), "camera is"),
-            (&format!("{cube};L2 1 NaN;-"), "expected a number"),
+            (&format!("{cube};L2 1 7fc00000;-"), "expected a number"),
+            (&format!("{cube};L2 1 0.5;-"), "expected a number"),
             (&format!("{cube};L2 1 2;Q+ 0.5"), "frame turn"),
-            (&format!("{cube};L2 1 2;U+ 1.5"), "0 to 1"),
+            (&format!("{cube};L2 1 2;U+ 3fc00000"), "0 to 1"),
             (&format!("{cube};L2 1 2;U+"), "`<turn> <progress>`"),
             ("nonsense;L2 1 2;-", "frame cube"),
         ] {
