@@ -105,18 +105,21 @@ pub fn App() -> Element {
     let texts: &'static Texts = use_hook(|| texts_for_locale(&platform::locale()));
     use_context_provider(|| texts);
     let membership = use_membership_provider();
-    // The online screens' modules come right after the first screen, so that any of them opens
-    // at once later (src/lazy.rs), and the cube's painter after them (assets/boot.js). A guest's
-    // first online screen is the account's module's (which also has how to play), so it comes first; a kept session needs
-    // both (the account's asks about the session, the online one resumes a match and holds the
-    // lobby), so they come together and the second does not wait for the first.
+    // The online screens' and how to play's modules come right after the first screen, so that
+    // any of them opens at once later (src/lazy.rs), and the cube's painter after them
+    // (assets/boot.js). A guest's first online screen is the account's module's, so it comes
+    // first, then the small how-to one; a kept session needs both online ones (the account's
+    // asks about the session, the online one resumes a match and holds the lobby), so they come
+    // together and the second does not wait for the first.
     use_hook(|| {
         let kept = *membership.peek() == Membership::Checking;
         spawn(async move {
             if kept {
                 futures_util::future::join(crate::lazy::load_account(), crate::lazy::load()).await;
+                crate::lazy::load_howto().await;
             } else {
                 crate::lazy::load_account().await;
+                crate::lazy::load_howto().await;
                 crate::lazy::load().await;
             }
             platform::online_module_settled();
@@ -263,7 +266,7 @@ pub fn App() -> Element {
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },
                 Screen::Play(Game::V2) => rsx! { UltimateScreen { v2: true, go } },
-                // The online screens, and how to play: modules of their own on the web
+                // The online screens and how to play: modules of their own on the web
                 // (src/lazy.rs).
                 other => rsx! { Online { part: Part::Screen(other), go } },
             }

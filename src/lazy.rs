@@ -1,11 +1,11 @@
-//! The online half of the app's screens, and how to play, behind two doors. On the web each is
-//! a wasm module of its own (split off the app's by `scripts/build-web.sh` at [`account_part`]
-//! and [`online_part`]), fetched right after the first screen and whenever a screen of it opens
-//! first, so the first visit downloads only home and the local games. The account screen,
-//! online play's gate (what a guest meets from home and from the cube's screen) and how to play
-//! (the four games' rules, the longest texts) have the small module, so they open soon even
-//! when tapped before anything else came; the lobby, rooms, rankings, replays and the rest have
-//! the other.
+//! The online half of the app's screens behind two doors, and how to play behind a third. On
+//! the web each is a wasm module of its own (split off the app's by `scripts/build-web.sh` at
+//! [`account_part`], [`online_part`] and [`howto_part`]), fetched right after the first screen
+//! and whenever a screen of it opens first, so the first visit downloads only home and the
+//! local games. The account screen and online play's gate (what a guest meets from home and
+//! from the cube's screen) have a small module, so they open soon even when tapped before
+//! anything else came; the lobby, rooms, rankings, replays and the rest have the big one; how to
+//! play (the four games' rules, the app's longest texts) has one of its own.
 //! Whatever only one module's screens reach goes with it; what several reach (the server's
 //! client, the API's serde) goes to shared chunks the loader fetches with whichever comes first;
 //! what home and the local games share with them stays in the app's module. On native nothing
@@ -20,7 +20,7 @@ use std::pin::Pin;
 use std::thread::LocalKey;
 
 use crate::analysis::Record;
-use crate::app::{Screen, use_texts};
+use crate::app::{Game, Screen, use_texts};
 use crate::online::membership::Membership;
 use crate::route::Route;
 use crate::screens::TopBar;
@@ -51,7 +51,7 @@ pub struct Door {
 /// What the account's module does for the app's module.
 #[derive(Clone, Copy)]
 pub struct AccountDoor {
-    /// Draws the account screen, online play's gate, or how to play, with the app's navigation.
+    /// Draws the account screen, or online play's gate, with the app's navigation.
     pub draw: fn(Screen, EventHandler<Screen>) -> Element,
     /// Asks the server whether the kept session still works.
     pub session: fn() -> Later<Membership>,
@@ -99,19 +99,62 @@ pub async fn load_account() -> Option<AccountDoor> {
     open(&ACCOUNT, account_part).await
 }
 
+/// What the how-to module does for the app's module: draws a game's rules with the app's
+/// navigation.
+#[derive(Clone, Copy)]
+pub struct HowToDoor {
+    /// Draws the rules of a game.
+    pub draw: fn(Game, EventHandler<Screen>) -> Element,
+}
+
+/// How to play's split point.
+#[wasm_split_helpers::wasm_split(howto, fallible)]
+fn howto_part() -> Result<HowToDoor, wasm_split_helpers::SplitLoaderError> {
+    Ok(HOWTO_DOOR)
+}
+
+const HOWTO_DOOR: HowToDoor = HowToDoor { draw: draw_howto };
+
+/// The only place that names how to play, so only its module holds the rules.
+fn draw_howto(game: Game, go: EventHandler<Screen>) -> Element {
+    use crate::screens::howto::HowTo;
+    rsx! { HowTo { game, go } }
+}
+
+thread_local! {
+    /// The how-to module's door once it is here; on native from the start.
+    static HOWTO: Cell<Option<HowToDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(HOWTO_DOOR) }) };
+}
+
+/// Fetches the how-to module, the same way.
+pub async fn load_howto() -> Option<HowToDoor> {
+    open(&HOWTO, howto_part).await
+}
+
+/// A game's rules, from the how-to module.
+#[component]
+fn HowToPart(game: Game, go: EventHandler<Screen>) -> Element {
+    let fetching = use_fetching(&HOWTO, howto_part);
+    if let Some(open) = (fetching.door)() {
+        return (open.draw)(game, go);
+    }
+    rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
+}
+
 /// A part of the online screens: drawn once its module is here. A screen says it is loading
 /// meanwhile, and offers to try again when the module could not be fetched.
 #[component]
 pub fn Online(part: Part, go: EventHandler<Screen>) -> Element {
     match part {
-        Part::Screen(screen @ (Screen::Account | Screen::Online | Screen::HowTo(_))) => {
+        Part::Screen(screen @ (Screen::Account | Screen::Online)) => {
             rsx! { AccountPart { screen, go } }
         }
+        Part::Screen(Screen::HowTo(game)) => rsx! { HowToPart { game, go } },
         part => rsx! { OnlinePart { part, go } },
     }
 }
 
-/// The account screen, online play's gate or how to play, from the account's module.
+/// The account screen or online play's gate, from the account's module.
 #[component]
 fn AccountPart(screen: Screen, go: EventHandler<Screen>) -> Element {
     let fetching = use_fetching(&ACCOUNT, account_part);
@@ -161,14 +204,13 @@ fn Loading(mut failed: Signal<bool>, mut tries: Signal<u32>, go: EventHandler<Sc
     }
 }
 
-/// Draws the account screen, online play's gate (which sends a guest to sign in first) or how
-/// to play: the only place that names them, so only the account's module holds them.
+/// Draws the account screen or online play's gate (which sends a guest to sign in first): the
+/// only place that names them, so only the account's module holds them.
 fn draw_account(screen: Screen, go: EventHandler<Screen>) -> Element {
-    use crate::screens::{account::AccountScreen, howto::HowTo, online::OnlineScreen};
+    use crate::screens::{account::AccountScreen, online::OnlineScreen};
     match screen {
         Screen::Account => rsx! { AccountScreen { go } },
         Screen::Online => rsx! { OnlineScreen { go } },
-        Screen::HowTo(game) => rsx! { HowTo { game, go } },
         _ => rsx! {},
     }
 }
@@ -202,8 +244,8 @@ fn draw(part: Part, go: EventHandler<Screen>) -> Element {
             Screen::NewPassword => rsx! { NewPasswordScreen { go } },
             Screen::Security => rsx! { SecurityScreen { go } },
             Screen::MyData => rsx! { MyDataScreen { go } },
-            // Home and the local games are the app's module's; the account, online play's
-            // gate and how to play the account's module's.
+            // Home and the local games are the app's module's; the account and online play's
+            // gate the account's module's; how to play its own module's.
             Screen::Home
             | Screen::Play(_)
             | Screen::HowTo(_)

@@ -7,7 +7,7 @@ how long the two online screens a new player reaches first (the account from hom
 from the cube's screen: both in the account's module, fetched after the first screen) take to
 open when tapped as soon as they can be, the worst case, the lobby a subscriber whose session
 the device kept reaches the same way (the account's module, then the online one), and the
-cube's rules from home (how to play, in the account's module too).
+cube's rules from home (how to play, a module of its own).
 A bench, not a test: it prints figures and asserts nothing about time.
 
 Times are read on the page's own clock, from the start of navigation: the page taps "Jogar"
@@ -115,7 +115,7 @@ window.__opened = new Promise((resolve) => {
 # and online play from the cube's screen (which asks a guest to sign in).
 ACCOUNT = tap_through(["[data-action=account]"], "[data-form]")
 ONLINE_PLAY = tap_through(["[data-game=cube]", "[data-mode=online]"], "[data-action=sign-in]")
-# The cube's rules from home (how to play comes with the account's module).
+# The cube's rules from home (how to play is a module of its own).
 HOW_TO = tap_through(["[data-howto=cube]"], "article.howto h2")
 # A subscriber whose session the device kept: online play shows the lobby, its list of open
 # matches come over the live connection.
