@@ -26,7 +26,7 @@ const loadPainter = () =>
 // The app calls this when the cube screen opens (src/platform/canvas_web.rs).
 window.velhaPainter = loadPainter;
 
-// The online screens' modules go first: the app asks for them as it starts and calls this when
+// The online screens' and how to play's modules go first: the app asks for them as it starts and calls this when
 // they have arrived or could not (src/lazy.rs); the painter follows, so they never share the
 // network (a player who opens the cube meanwhile asks for the painter at once).
 let onlineSettled;

@@ -36,7 +36,7 @@ if ! "$wasm_opt" --version 2>/dev/null | grep -q "version ${BINARYEN%%.*} "; the
   npm install --silent --no-audit --no-fund --prefix "$TOOLS" "binaryen@$BINARYEN"
 fi
 
-# Three modules: the app; its online screens (src/lazy.rs), split off the app's wasm before
+# The app; its online screens, how to play and the analysis (src/lazy.rs), split off the app's wasm before
 # wasm-bindgen, from the linker's relocations, and fetched right after the first screen or when
 # one of them opens first; and the cube's painter (wgpu), which the page fetches after the
 # first screen answers (assets/boot.js).

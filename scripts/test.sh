@@ -146,6 +146,18 @@ if wants web; then
     [ "$size" -le $((budget_kb * 1024)) ] || { echo "$module's brotli wasm grew past its budget" >&2; exit 1; }
   done < scripts/wasm-brotli-budget-kb
 
+  step "the online screens' texts and the games' rules stay out of the app's first module"
+  # A rule of how to play, and online texts of both languages: each must be in some module
+  # (else the check looks for nothing) and not in the app's, which every first visit waits for.
+  for marker in "Tudo o que você precisa saber" "O login com Google está fora do ar agora" \
+    "for every participant: the table, every match played in it"; do
+    grep -lqF "$marker" dist/pkg/*.wasm || { echo "no module holds \"$marker\"" >&2; exit 1; }
+    if grep -qF "$marker" dist/pkg/cubo-da-velha_bg-*.wasm; then
+      echo "the app's first module holds \"$marker\"" >&2
+      exit 1
+    fi
+  done
+
   step "browser tests (phone size, touch)"
   E2E_SHOTS="$CARGO_TARGET_DIR/e2e-shots" python3 -m pytest -q tests/e2e
 

@@ -314,7 +314,7 @@ pub fn countries(lang: &str) -> Vec<(&'static str, &'static str)> {
 pub fn folded(text: &str) -> String {
     text.chars()
         .map(|c| match c {
-            'À'..='Þ' if c != '×' => char::from_u32(c as u32 + 0x20).unwrap_or(c),
+            'À'..='Þ' if c != '×' => char::from(c as u8 + 0x20),
             c => c.to_ascii_lowercase(),
         })
         .map(|c| match c {

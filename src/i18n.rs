@@ -375,7 +375,9 @@ pub static EN: Texts = Texts {
 /// The online screens' texts are reached through these, never from `PT` and `EN`: a static's
 /// reference is kept by whatever keeps the static, and the app's module keeps the app's texts,
 /// so both languages' online texts would be downloaded with the first screen. Called only from
-/// the online modules' screens, each goes to the module that calls it, with its texts.
+/// the online modules' screens, each goes with its texts to the module that calls it, or to the
+/// chunk the modules share when both call it (`online`). `scripts/test.sh` checks that none of
+/// them came back to the app's module.
 impl Texts {
     /// The account's and online play's screens.
     pub fn online(&self) -> &'static OnlineTexts {
@@ -428,6 +430,17 @@ pub fn texts_for_locale(locale: &str) -> &'static Texts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The online screens speak the app's language: each language's texts pick their own.
+    #[test]
+    fn the_online_screens_texts_are_in_the_apps_language() {
+        assert_eq!((PT.lang, PT.pt, PT.online().pt), ("pt-BR", true, true));
+        assert_eq!((EN.lang, EN.pt, EN.online().pt), ("en", false, false));
+        assert_eq!(PT.groups().title, GROUPS_PT.title);
+        assert_eq!(EN.rooms().invitation, ROOMS_EN.invitation);
+        assert_eq!(EN.subscription().title, SUBSCRIPTION_EN.title);
+        assert_eq!(PT.competitive().title, COMPETITIVE_PT.title);
+    }
 
     /// CLASSIC-R07: the series' counts agree with their numbers in both languages.
     #[test]

@@ -141,8 +141,8 @@ fn HowToPart(game: Game, go: EventHandler<Screen>) -> Element {
     rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
 }
 
-/// A part of the online screens: drawn once its module is here. A screen says it is loading
-/// meanwhile, and offers to try again when the module could not be fetched.
+/// A part of the online screens, or how to play: drawn once its module is here. A screen says
+/// it is loading meanwhile, and offers to try again when the module could not be fetched.
 #[component]
 pub fn Online(part: Part, go: EventHandler<Screen>) -> Element {
     match part {

@@ -287,8 +287,8 @@ pub fn share_link(url: &str, title: &str) -> bool {
         .is_some_and(|clipboard| call(&clipboard, "writeText", &url.into()))
 }
 
-/// Tells the page (`assets/boot.js`) that the online screens' modules have arrived, or could
-/// not: the cube's painter is fetched after them, so they never share the network.
+/// Tells the page (`assets/boot.js`) that the online screens' and how to play's modules have
+/// arrived, or could not: the cube's painter is fetched after them, so they never share the network.
 pub fn online_module_settled() {
     use wasm_bindgen::JsCast;
     let settled = web_sys::window()

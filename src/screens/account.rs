@@ -419,8 +419,8 @@ fn CountryChange(country: String) -> Element {
 fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
     let texts = use_texts();
     let t = texts.online();
-    let s = use_texts().subscription();
-    let groups = use_texts().groups();
+    let s = texts.subscription();
+    let groups = texts.groups();
     // The mini ranking's invitations waiting for an answer, shown as a badge.
     let mut invitations = use_signal(|| 0usize);
     let subscriber = account.subscriber;

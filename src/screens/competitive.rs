@@ -28,14 +28,15 @@ use crate::screens::replay::ReplayButtons;
 /// The competitive mode: signed-in players play; others are asked to sign in.
 #[component]
 pub fn CompetitiveScreen(go: EventHandler<Screen>) -> Element {
-    let t = use_texts();
+    let texts = use_texts();
+    let (c, o) = (texts.competitive(), texts.online());
     match use_membership()() {
         Membership::Member(_) => rsx! { Competitive { go } },
         Membership::Guest | Membership::Checking => rsx! {
-            TopBar { title: t.competitive().title, go }
-            p { "{t.competitive().about}" }
-            p { "{t.online().sign_in_first}" }
-            button { class: "primary wide", "data-action": "sign-in", onclick: move |_| go.call(Screen::Account), "{t.online().sign_in}" }
+            TopBar { title: c.title, go }
+            p { "{c.about}" }
+            p { "{o.sign_in_first}" }
+            button { class: "primary wide", "data-action": "sign-in", onclick: move |_| go.call(Screen::Account), "{o.sign_in}" }
         },
     }
 }
@@ -135,7 +136,7 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
                             tr { key: "{row.position}-{row.name}", class: if b.me.as_ref().is_some_and(|m| m.name == row.name) { "me" } else { "" },
                                 "data-row": "{row.name}",
                                 td { "{row.position}" }
-                                td { "{shown_name(&row.name, t.online().pt)}"
+                                td { "{shown_name(&row.name, t.pt)}"
                                     if reportable(&row.name) {
                                         " "
                                         ReportButton { about: ReportAbout::Ranking { name: row.name.clone() },

@@ -23,7 +23,7 @@ fn link_token() -> Option<String> {
 #[component]
 pub fn ConfirmEmailScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let e = email_texts(t.online().pt);
+    let e = email_texts(t.pt);
     let membership = use_membership();
     let answer = use_resource(move || async move {
         match link_token() {
@@ -65,7 +65,7 @@ pub fn ConfirmEmailScreen(go: EventHandler<Screen>) -> Element {
 #[component]
 pub fn NewPasswordScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let e = email_texts(t.online().pt);
+    let e = email_texts(t.pt);
     let mut membership = use_membership();
     let mut password = use_signal(String::new);
     let request: Request = use_request();
@@ -125,7 +125,7 @@ pub fn NewPasswordScreen(go: EventHandler<Screen>) -> Element {
 #[component]
 pub fn ForgotPassword(back: EventHandler<()>) -> Element {
     let t = use_texts();
-    let e = email_texts(t.online().pt);
+    let e = email_texts(t.pt);
     let mut email = use_signal(String::new);
     // What it said: whether the link was sent, and the sentence.
     let request = use_request::<(bool, String)>();
@@ -175,7 +175,7 @@ pub fn ForgotPassword(back: EventHandler<()>) -> Element {
 #[component]
 pub fn ConfirmReminder(email: String) -> Element {
     let t = use_texts();
-    let e = email_texts(t.online().pt);
+    let e = email_texts(t.pt);
     // Sent or not, the answer is told the same way.
     let request: Request = use_request();
     let to = email.clone();

@@ -20,7 +20,7 @@ use crate::request::use_request;
 #[component]
 pub fn MyDataScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let s = my_data_texts(t.online().pt);
+    let s = my_data_texts(t.pt);
     let membership = use_membership();
     let deleted = use_signal(|| false);
     if deleted() {
@@ -49,15 +49,14 @@ pub fn MyDataScreen(go: EventHandler<Screen>) -> Element {
 
 /// What a failed request says.
 fn says(problem: &Problem, t: &'static Texts) -> String {
-    my_data_sentence(my_data_texts(t.online().pt), problem)
-        .unwrap_or_else(|| sentence(t.online(), problem))
+    my_data_sentence(my_data_texts(t.pt), problem).unwrap_or_else(|| sentence(t.online(), problem))
 }
 
 /// Downloads the player's data as a file.
 #[component]
 fn Export() -> Element {
     let t = use_texts();
-    let s = my_data_texts(t.online().pt);
+    let s = my_data_texts(t.pt);
     let membership = use_membership();
     // What it said: whether the file was saved, and the sentence.
     let request = use_request::<(bool, String)>();
@@ -115,7 +114,7 @@ fn day_of(ms: i64) -> String {
 #[component]
 fn Delete(account: Account, deleted: Signal<bool>, go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let s = my_data_texts(t.online().pt);
+    let s = my_data_texts(t.pt);
     let mut membership = use_membership();
     let mut back_to = use_context::<AfterSignIn>().0;
     let mut asked = use_signal(|| false);

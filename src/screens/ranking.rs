@@ -126,7 +126,7 @@ pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
 /// wins, losses.
 #[component]
 fn RowLine(row: RankingRow, mine: bool, reportable: bool) -> Element {
-    let pt = use_texts().online().pt;
+    let pt = use_texts().pt;
     rsx! {
         div { class: if mine { "ranking-row me" } else { "ranking-row" }, role: "listitem",
             "data-rank": "{row.rank}", "data-name": "{row.name}",

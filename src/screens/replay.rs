@@ -284,7 +284,7 @@ fn Projector(
         ReplayGame::Super { .. } => t.game_super,
         ReplayGame::V2 { .. } => t.game_v2,
     };
-    let pt = t.online().pt;
+    let pt = t.pt;
     let name = |s: Seat| match s {
         Seat::X => shown_name(&replay.x.name, pt).to_owned(),
         Seat::O => shown_name(&replay.o.name, pt).to_owned(),

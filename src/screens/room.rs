@@ -441,12 +441,12 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         p { class: "players",
             span { "data-player": "X",
                 if let Some(a) = room.x.avatar { Avatar { who: character(a), size: 32 } }
-                " X · {shown_name(&room.x.name, t.online().pt)}"
+                " X · {shown_name(&room.x.name, t.pt)}"
             }
             " × "
             span { "data-player": "O", "data-seat": if room.o.is_none() { "free" } else { "taken" },
                 if let Some(a) = room.o.as_ref().and_then(|o| o.avatar) { Avatar { who: character(a), size: 32 } }
-                " O · {room.o.as_ref().map_or(r.seat_free, |o| shown_name(&o.name, t.online().pt))}"
+                " O · {room.o.as_ref().map_or(r.seat_free, |o| shown_name(&o.name, t.pt))}"
             }
         }
         p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }

@@ -21,7 +21,7 @@ use crate::request::use_request;
 #[component]
 pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let s = security_texts(t.online().pt);
+    let s = security_texts(t.pt);
     let membership = use_membership();
     // Bumped when a new password signed the other devices out: the list is read again.
     let changed = use_signal(|| 0u32);
@@ -46,7 +46,7 @@ pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
 
 /// What a failed request says.
 fn says(problem: &Problem, t: &'static Texts) -> String {
-    security_sentence(security_texts(t.online().pt), problem)
+    security_sentence(security_texts(t.pt), problem)
         .unwrap_or_else(|| sentence(t.online(), problem))
 }
 
@@ -54,7 +54,7 @@ fn says(problem: &Problem, t: &'static Texts) -> String {
 #[component]
 fn Devices(changed: Signal<u32>) -> Element {
     let t = use_texts();
-    let pt = t.online().pt;
+    let pt = t.pt;
     let s = security_texts(pt);
     let membership = use_membership();
     let mut sessions = use_resource(move || {
@@ -152,7 +152,7 @@ fn Devices(changed: Signal<u32>) -> Element {
 #[component]
 fn NewPassword(mut changed: Signal<u32>) -> Element {
     let t = use_texts();
-    let pt = t.online().pt;
+    let pt = t.pt;
     let s = security_texts(pt);
     let membership = use_membership();
     let mut current = use_signal(String::new);

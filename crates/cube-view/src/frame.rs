@@ -112,11 +112,13 @@ impl FromStr for Frame {
 }
 
 fn number(text: &str) -> Result<f32, String> {
-    u32::from_str_radix(text, 16)
-        .ok()
+    // `from_str_radix` alone would also take a sign and fewer digits, which no writer sends.
+    Some(text)
+        .filter(|t| t.len() == 8 && t.bytes().all(|b| b.is_ascii_hexdigit()))
+        .and_then(|t| u32::from_str_radix(t, 16).ok())
         .map(f32::from_bits)
         .filter(|n| n.is_finite())
-        .ok_or_else(|| format!("frame expected a number, found {text:?}"))
+        .ok_or_else(|| format!("frame expected a number as 8 hex digits, found {text:?}"))
 }
 
 #[cfg(test)]
@@ -196,15 +198,30 @@ mod tests {
         let (cube, _) = good.split_once(';').unwrap();
         for (line, says) in [
             ("", "three parts"),
-            (&format!("{cube};L2 1 2"), "three parts"),
-            (&format!("{cube};L3 1 2;-"), "L1 or L2"),
-            (&format!("{cube};L2 1;-"), "camera is"),
-            (&format!("{cube};L2 1 7fc00000;-"), "expected a number"),
-            (&format!("{cube};L2 1 0.5;-"), "expected a number"),
-            (&format!("{cube};L2 1 2;Q+ 0.5"), "frame turn"),
-            (&format!("{cube};L2 1 2;U+ 3fc00000"), "0 to 1"),
-            (&format!("{cube};L2 1 2;U+"), "`<turn> <progress>`"),
-            ("nonsense;L2 1 2;-", "frame cube"),
+            (&format!("{cube};L2 3f800000 00000000"), "three parts"),
+            (&format!("{cube};L3 3f800000 00000000;-"), "L1 or L2"),
+            (&format!("{cube};L2 3f800000;-"), "camera is"),
+            (
+                &format!("{cube};L2 3f800000 7fc00000;-"),
+                "expected a number",
+            ),
+            (&format!("{cube};L2 3f800000 0.5;-"), "expected a number"),
+            (&format!("{cube};L2 1 00000000;-"), "8 hex digits"),
+            (&format!("{cube};L2 +3f80000 00000000;-"), "8 hex digits"),
+            (&format!("{cube};L2 03f800000 00000000;-"), "8 hex digits"),
+            (
+                &format!("{cube};L2 3f800000 00000000;Q+ 3f000000"),
+                "frame turn",
+            ),
+            (
+                &format!("{cube};L2 3f800000 00000000;U+ 3fc00000"),
+                "0 to 1",
+            ),
+            (
+                &format!("{cube};L2 3f800000 00000000;U+"),
+                "`<turn> <progress>`",
+            ),
+            ("nonsense;L2 3f800000 00000000;-", "frame cube"),
         ] {
             let error = line.parse::<Frame>().unwrap_err();
             assert!(error.contains(says), "{line:?}: {error}");

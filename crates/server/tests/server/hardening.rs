@@ -399,7 +399,8 @@ async fn on_m05_a_connection_that_stops_reading_is_let_go(db: Db) {
     // stops reading, and these sends wait too, until the server lets go. Those buffers are the
     // kernel's, autotuned: a server's send buffer on loopback grows to `tcp_wmem`'s largest
     // (4 MiB here, some 80 000 pongs), so on a busy machine filling them takes a while. The
-    // budget is for that; a server that never let go would hold the flood for good.
+    // budget is for that; a server that never let go would hold the flood for good. The lower
+    // bound below holds however long filling takes: the send timeout only starts once they are full.
     let started = std::time::Instant::now();
     let mut sent = 0u64;
     let flood = tokio::time::timeout(Duration::from_secs(240), async {
