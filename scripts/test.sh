@@ -139,12 +139,7 @@ if wants web; then
   bash scripts/build-web.sh
 
   step "the wasm a phone downloads stays within its budget (scripts/wasm-brotli-budget-kb)"
-  while read -r module budget_kb; do
-    case "$module" in "" | "#"*) continue ;; esac
-    size=$(stat -c %s dist/pkg/"$module"-*.wasm.br)
-    echo "brotli $module: $((size / 1024)) KB of $budget_kb KB"
-    [ "$size" -le $((budget_kb * 1024)) ] || { echo "$module's brotli wasm grew past its budget" >&2; exit 1; }
-  done < scripts/wasm-brotli-budget-kb
+  python3 scripts/wasm-budget.py
 
   step "the online screens' texts and the games' rules stay out of the app's first module"
   # A rule of how to play, and online texts of both languages: each must be in some module

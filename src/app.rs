@@ -15,6 +15,7 @@ use crate::screens::{
     classic::ClassicScreen,
     cube::CubeScreen,
     home::Home,
+    online::OnlineScreen,
     replay::ReplayTarget,
     room::{RoomGoal, RoomTarget},
     ultimate::UltimateScreen,
@@ -108,20 +109,22 @@ pub fn App() -> Element {
     // The online screens' and how to play's modules come right after the first screen, so that
     // any of them opens at once later (src/lazy.rs), and the cube's painter after them
     // (assets/boot.js). A guest's first online screen is the account's module's, so it comes
-    // first, then the small how-to one; a kept session needs both online ones (the account's
-    // asks about the session, the online one resumes a match and holds the lobby), so they come
-    // together and the second does not wait for the first.
+    // first, then the small how-to one and the lobby's; a kept session needs the lobby's first
+    // (it asks about the session, resumes a match and holds the lobby). The big online module
+    // comes last.
     use_hook(|| {
         let kept = *membership.peek() == Membership::Checking;
         spawn(async move {
             if kept {
-                futures_util::future::join(crate::lazy::load_account(), crate::lazy::load()).await;
+                crate::lazy::load_lobby().await;
+                crate::lazy::load_account().await;
                 crate::lazy::load_howto().await;
             } else {
                 crate::lazy::load_account().await;
                 crate::lazy::load_howto().await;
-                crate::lazy::load().await;
+                crate::lazy::load_lobby().await;
             }
+            crate::lazy::load().await;
             platform::online_module_settled();
         })
     });
@@ -225,8 +228,8 @@ pub fn App() -> Element {
         }
         resumed.set(true);
         spawn(async move {
-            // Asked by the online module (src/lazy.rs), which reaches the server's client.
-            let Some(door) = crate::lazy::load().await else {
+            // Asked by the lobby's module (src/lazy.rs), which reaches the server's client.
+            let Some(door) = crate::lazy::load_lobby().await else {
                 return;
             };
             let Some(at) = (door.resume)(screen).await else {
@@ -266,7 +269,8 @@ pub fn App() -> Element {
                 Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
                 Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },
                 Screen::Play(Game::V2) => rsx! { UltimateScreen { v2: true, go } },
-                // The online screens and how to play: modules of their own on the web
+                Screen::Online => rsx! { OnlineScreen { go } },
+                // The other online screens and how to play: modules of their own on the web
                 // (src/lazy.rs).
                 other => rsx! { Online { part: Part::Screen(other), go } },
             }

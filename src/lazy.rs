@@ -1,11 +1,14 @@
-//! The online half of the app's screens behind two doors, and how to play behind a third. On
-//! the web each is a wasm module of its own (split off the app's by `scripts/build-web.sh` at
-//! [`account_part`], [`online_part`] and [`howto_part`]), fetched right after the first screen
-//! and whenever a screen of it opens first, so the first visit downloads only home and the
-//! local games. The account screen and online play's gate (what a guest meets from home and
-//! from the cube's screen) have a small module, so they open soon even when tapped before
-//! anything else came; the lobby, rooms, rankings, replays and the rest have the big one; how to
-//! play (the four games' rules, the app's longest texts) has one of its own.
+//! The online half of the app's screens behind three doors, and how to play behind a fourth.
+//! On the web each is a wasm module of its own (split off the app's by `scripts/build-web.sh`
+//! at [`account_part`], [`lobby_part`], [`online_part`] and [`howto_part`]), fetched right
+//! after the first screen and whenever a screen of it opens first, so the first visit downloads
+//! only home and the local games. The account screen (what a guest meets from home and behind
+//! online play's gate, which is the app's) has a small module, so it opens soon even when
+//! tapped before anything else came; the lobby and the player's match (what a subscriber meets
+//! behind the gate) have another, which also asks about a kept session, so a kept session does
+//! not wait for the rest; rooms,
+//! rankings, replays and the rest have the big one; how to play (the four games' rules, the
+//! app's longest texts) has one of its own.
 //! Whatever only one module's screens reach goes with it; what several reach (the server's
 //! client, the API's serde) goes to shared chunks the loader fetches with whichever comes first;
 //! what home and the local games share with them stays in the app's module. On native nothing
@@ -30,8 +33,8 @@ use crate::screens::TopBar;
 pub enum Part {
     /// A whole online screen (the account, online play's gate, rooms, rankings…).
     Screen(Screen),
-    /// The lobby and the player's match (the online module's), shown by online play's gate
-    /// (the account's module's) to a subscriber.
+    /// The lobby and the player's match (the lobby's module's), shown by online play's gate
+    /// (the app's module's) to a subscriber.
     Lobby,
     /// The player's invitation rooms of a game, on its local screen (ON-R05).
     Rooms(RoomBoard),
@@ -39,22 +42,28 @@ pub enum Part {
     RenameNotice,
 }
 
-/// What the online module does for the app's module.
+/// What the online module does for the app's module: draws a part with the app's navigation.
 #[derive(Clone, Copy)]
 pub struct Door {
-    /// Draws a part with the app's navigation.
     pub draw: fn(Part, EventHandler<Screen>) -> Element,
-    /// Where a signed-in player who starts the app again goes back to, if anywhere.
-    pub resume: fn(Signal<Screen>) -> Later<Option<Route>>,
 }
 
-/// What the account's module does for the app's module.
+/// What the lobby's module does for the app's module.
 #[derive(Clone, Copy)]
-pub struct AccountDoor {
-    /// Draws the account screen, or online play's gate, with the app's navigation.
-    pub draw: fn(Screen, EventHandler<Screen>) -> Element,
+pub struct LobbyDoor {
+    /// Draws the lobby and the player's match with the app's navigation.
+    pub draw: fn(EventHandler<Screen>) -> Element,
+    /// Where a signed-in player who starts the app again goes back to, if anywhere.
+    pub resume: fn(Signal<Screen>) -> Later<Option<Route>>,
     /// Asks the server whether the kept session still works.
     pub session: fn() -> Later<Membership>,
+}
+
+/// What the account's module does for the app's module: draws the account screen with the
+/// app's navigation.
+#[derive(Clone, Copy)]
+pub struct AccountDoor {
+    pub draw: fn(EventHandler<Screen>) -> Element,
 }
 
 /// An answer that comes later.
@@ -66,10 +75,25 @@ fn online_part() -> Result<Door, wasm_split_helpers::SplitLoaderError> {
     Ok(DOOR)
 }
 
-const DOOR: Door = Door {
-    draw,
+const DOOR: Door = Door { draw };
+
+/// The lobby's split point.
+#[wasm_split_helpers::wasm_split(lobby, fallible)]
+fn lobby_part() -> Result<LobbyDoor, wasm_split_helpers::SplitLoaderError> {
+    Ok(LOBBY_DOOR)
+}
+
+const LOBBY_DOOR: LobbyDoor = LobbyDoor {
+    draw: draw_lobby,
     resume: crate::app::resume,
+    session: crate::online::membership::session,
 };
+
+/// The only place outside the online module that names the lobby, so it is not the app's.
+fn draw_lobby(go: EventHandler<Screen>) -> Element {
+    use crate::screens::online::Online;
+    rsx! { Online { go, group: None } }
+}
 
 /// The account's split point.
 #[wasm_split_helpers::wasm_split(account, fallible)]
@@ -77,16 +101,15 @@ fn account_part() -> Result<AccountDoor, wasm_split_helpers::SplitLoaderError> {
     Ok(ACCOUNT_DOOR)
 }
 
-const ACCOUNT_DOOR: AccountDoor = AccountDoor {
-    draw: draw_account,
-    session: crate::online::membership::session,
-};
+const ACCOUNT_DOOR: AccountDoor = AccountDoor { draw: draw_account };
 
 thread_local! {
     /// The online module's door once it is here; on native from the start (nothing is split).
     static ONLINE: Cell<Option<Door>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(DOOR) }) };
     /// The account's module's door, the same way.
     static ACCOUNT: Cell<Option<AccountDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(ACCOUNT_DOOR) }) };
+    /// The lobby's module's door, the same way.
+    static LOBBY: Cell<Option<LobbyDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(LOBBY_DOOR) }) };
 }
 
 /// Fetches the online module (once; a failure is tried again by the next call).
@@ -97,6 +120,11 @@ pub async fn load() -> Option<Door> {
 /// Fetches the account's module, the same way.
 pub async fn load_account() -> Option<AccountDoor> {
     open(&ACCOUNT, account_part).await
+}
+
+/// Fetches the lobby's module, the same way.
+pub async fn load_lobby() -> Option<LobbyDoor> {
+    open(&LOBBY, lobby_part).await
 }
 
 /// What the how-to module does for the app's module: draws a game's rules with the app's
@@ -146,20 +174,29 @@ fn HowToPart(game: Game, go: EventHandler<Screen>) -> Element {
 #[component]
 pub fn Online(part: Part, go: EventHandler<Screen>) -> Element {
     match part {
-        Part::Screen(screen @ (Screen::Account | Screen::Online)) => {
-            rsx! { AccountPart { screen, go } }
-        }
+        Part::Screen(Screen::Account) => rsx! { AccountPart { go } },
         Part::Screen(Screen::HowTo(game)) => rsx! { HowToPart { game, go } },
+        Part::Lobby => rsx! { LobbyPart { go } },
         part => rsx! { OnlinePart { part, go } },
     }
 }
 
-/// The account screen or online play's gate, from the account's module.
+/// The account screen, from the account's module.
 #[component]
-fn AccountPart(screen: Screen, go: EventHandler<Screen>) -> Element {
+fn AccountPart(go: EventHandler<Screen>) -> Element {
     let fetching = use_fetching(&ACCOUNT, account_part);
     if let Some(open) = (fetching.door)() {
-        return (open.draw)(screen, go);
+        return (open.draw)(go);
+    }
+    rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
+}
+
+/// The lobby and the player's match, from the lobby's module, in online play's gate.
+#[component]
+fn LobbyPart(go: EventHandler<Screen>) -> Element {
+    let fetching = use_fetching(&LOBBY, lobby_part);
+    if let Some(open) = (fetching.door)() {
+        return (open.draw)(go);
     }
     rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
 }
@@ -171,9 +208,8 @@ fn OnlinePart(part: Part, go: EventHandler<Screen>) -> Element {
     if let Some(open) = (fetching.door)() {
         return (open.draw)(part, go);
     }
-    // Parts of another module's screen wait unseen; a whole screen, and the lobby that fills
-    // the gate's, say they are loading.
-    if !matches!(part, Part::Screen(_) | Part::Lobby) {
+    // Parts of another module's screen wait unseen; a whole screen says it is loading.
+    if !matches!(part, Part::Screen(_)) {
         return rsx! {};
     }
     rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
@@ -204,15 +240,11 @@ fn Loading(mut failed: Signal<bool>, mut tries: Signal<u32>, go: EventHandler<Sc
     }
 }
 
-/// Draws the account screen or online play's gate (which sends a guest to sign in first): the
-/// only place that names them, so only the account's module holds them.
-fn draw_account(screen: Screen, go: EventHandler<Screen>) -> Element {
-    use crate::screens::{account::AccountScreen, online::OnlineScreen};
-    match screen {
-        Screen::Account => rsx! { AccountScreen { go } },
-        Screen::Online => rsx! { OnlineScreen { go } },
-        _ => rsx! {},
-    }
+/// Draws the account screen: the only place that names it, so only the account's module holds
+/// it.
+fn draw_account(go: EventHandler<Screen>) -> Element {
+    use crate::screens::account::AccountScreen;
+    rsx! { AccountScreen { go } }
 }
 
 /// Draws a part: the only place that names the other online screens, so only the online
@@ -224,7 +256,6 @@ fn draw(part: Part, go: EventHandler<Screen>) -> Element {
         email_links::{ConfirmEmailScreen, NewPasswordScreen},
         groups::GroupsScreen,
         my_data::MyDataScreen,
-        online::Online,
         ranking::RankingScreen,
         replay::ReplayScreen,
         room::RoomScreen,
@@ -244,15 +275,16 @@ fn draw(part: Part, go: EventHandler<Screen>) -> Element {
             Screen::NewPassword => rsx! { NewPasswordScreen { go } },
             Screen::Security => rsx! { SecurityScreen { go } },
             Screen::MyData => rsx! { MyDataScreen { go } },
-            // Home and the local games are the app's module's; the account and online play's
-            // gate the account's module's; how to play its own module's.
+            // Home, the local games and online play's gate are the app's module's; the account
+            // the account's module's; how to play its own module's.
             Screen::Home
             | Screen::Play(_)
             | Screen::HowTo(_)
             | Screen::Account
             | Screen::Online => rsx! {},
         },
-        Part::Lobby => rsx! { Online { go, group: None } },
+        // The lobby's module's.
+        Part::Lobby => rsx! {},
         Part::Rooms(board) => rsx! { RoomList { go, board } },
         Part::RenameNotice => rsx! { RenameNotice {} },
     }

@@ -58,9 +58,9 @@ pub fn use_membership_provider() -> Signal<Membership> {
     use_hook(move || {
         if kept {
             spawn(async move {
-                // Asked by the account's module (src/lazy.rs), which reaches the server's client;
+                // Asked by the lobby's module (src/lazy.rs), which reaches the server's client;
                 // without it there is no connection either.
-                let found = match crate::lazy::load_account().await {
+                let found = match crate::lazy::load_lobby().await {
                     Some(door) => (door.session)().await,
                     None => Membership::Guest,
                 };
@@ -71,7 +71,7 @@ pub fn use_membership_provider() -> Signal<Membership> {
     membership
 }
 
-/// What the server says of the kept session. Part of the account's module (src/lazy.rs).
+/// What the server says of the kept session. Part of the lobby's module (src/lazy.rs).
 pub fn session() -> crate::lazy::Later<Membership> {
     Box::pin(async {
         match client::me().await {

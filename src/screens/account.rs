@@ -38,7 +38,8 @@ fn use_google() -> Option<GoogleOptions> {
 /// The account screen: the forms for a guest, the profile for a member.
 #[component]
 pub fn AccountScreen(go: EventHandler<Screen>) -> Element {
-    let t = use_texts().online();
+    let texts = use_texts();
+    let t = texts.online();
     let membership = use_membership();
     // A guest sent here to sign in first goes back where they were once signed in.
     let mut back_to = use_context::<AfterSignIn>().0;
@@ -53,7 +54,7 @@ pub fn AccountScreen(go: EventHandler<Screen>) -> Element {
     rsx! {
         TopBar { title: t.account_title, go }
         match membership() {
-            Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.checking}" } },
+            Membership::Checking => rsx! { p { class: "muted", role: "status", "{texts.checking}" } },
             Membership::Guest => rsx! { Guest {} },
             Membership::Member(account) => rsx! { Profile { account, go } },
         }
@@ -193,7 +194,7 @@ fn SignIn(forgot: EventHandler<()>) -> Element {
                 e.prevent_default();
                 submit();
             },
-            h2 { if signing_up { "{t.sign_up}" } else { "{t.sign_in}" } }
+            h2 { if signing_up { "{t.sign_up}" } else { "{texts.sign_in}" } }
             if signing_up {
                 label {
                     span { "{t.name}" }
@@ -496,7 +497,7 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
             ConfirmReminder { email }
         }
         section { class: "online-gate", "data-subscriber": if account.subscriber { "true" } else { "false" },
-            h2 { "{t.online_play}" }
+            h2 { "{texts.online_play}" }
             if account.subscriber {
                 button { class: "primary wide", "data-action": "play-online",
                     onclick: move |_| go.call(Screen::Online), "{texts.play_online}" }

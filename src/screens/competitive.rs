@@ -29,14 +29,14 @@ use crate::screens::replay::ReplayButtons;
 #[component]
 pub fn CompetitiveScreen(go: EventHandler<Screen>) -> Element {
     let texts = use_texts();
-    let (c, o) = (texts.competitive(), texts.online());
+    let c = texts.competitive();
     match use_membership()() {
         Membership::Member(_) => rsx! { Competitive { go } },
         Membership::Guest | Membership::Checking => rsx! {
             TopBar { title: c.title, go }
             p { "{c.about}" }
-            p { "{o.sign_in_first}" }
-            button { class: "primary wide", "data-action": "sign-in", onclick: move |_| go.call(Screen::Account), "{o.sign_in}" }
+            p { "{texts.sign_in_first}" }
+            button { class: "primary wide", "data-action": "sign-in", onclick: move |_| go.call(Screen::Account), "{texts.sign_in}" }
         },
     }
 }

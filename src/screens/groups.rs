@@ -45,8 +45,8 @@ pub fn GroupsScreen(go: EventHandler<Screen>) -> Element {
         },
         Membership::Guest | Membership::Checking => rsx! {
             TopBar { title: t.groups().title, go }
-            p { "{t.online().sign_in_first}" }
-            button { class: "primary wide", onclick: move |_| go.call(Screen::Account), "{t.online().sign_in}" }
+            p { "{t.sign_in_first}" }
+            button { class: "primary wide", onclick: move |_| go.call(Screen::Account), "{t.sign_in}" }
         },
     }
 }

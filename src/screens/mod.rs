@@ -71,7 +71,7 @@ pub fn TopBar(title: String, go: EventHandler<Screen>) -> Element {
 /// A guest asked to sign in first, and brought back to `back` afterwards.
 #[component]
 pub fn SignInFirst(says: &'static str, back: Screen, go: EventHandler<Screen>) -> Element {
-    let o = use_texts().online();
+    let t = use_texts();
     let mut back_to = use_context::<AfterSignIn>().0;
     rsx! {
         p { "{says}" }
@@ -80,7 +80,7 @@ pub fn SignInFirst(says: &'static str, back: Screen, go: EventHandler<Screen>) -
                 back_to.set(Some(back));
                 go.call(Screen::Account)
             },
-            "{o.sign_in}"
+            "{t.sign_in}"
         }
     }
 }

@@ -35,9 +35,9 @@ pub fn MyDataScreen(go: EventHandler<Screen>) -> Element {
     rsx! {
         TopBar { title: s.title, go }
         match membership() {
-            Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.online().checking}" } },
+            Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.checking}" } },
             Membership::Guest => rsx! {
-                SignInFirst { says: t.online().sign_in_first, back: Screen::MyData, go }
+                SignInFirst { says: t.sign_in_first, back: Screen::MyData, go }
             },
             Membership::Member(account) => rsx! {
                 Export {}

@@ -44,10 +44,11 @@ pub struct GroupPlay {
 }
 
 /// Online play's gate: subscribers play; a guest signs in first, anyone else subscribes first.
+/// It is the app's module's (src/lazy.rs): it opens at once, and a kept session waits only for
+/// the lobby's module.
 #[component]
 pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let o = t.online();
     let membership = use_membership();
     let mut back_to = use_context::<AfterSignIn>().0;
     // A signed-in player without a subscription goes on to subscribing (ON-A03).
@@ -57,20 +58,23 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
         }
     });
     match membership() {
-        // The lobby is the online module's (src/lazy.rs); this gate is the account's.
         Membership::Member(account) if account.subscriber => {
             rsx! { crate::lazy::Online { part: Part::Lobby, go } }
         }
-        Membership::Member(_) => rsx! { TopBar { title: o.online_play, go } },
-        Membership::Guest | Membership::Checking => rsx! {
-            TopBar { title: o.online_play, go }
-            p { "{o.sign_in_first}" }
+        Membership::Member(_) => rsx! { TopBar { title: t.online_play, go } },
+        Membership::Checking => rsx! {
+            TopBar { title: t.online_play, go }
+            p { class: "muted", role: "status", "{t.checking}" }
+        },
+        Membership::Guest => rsx! {
+            TopBar { title: t.online_play, go }
+            p { "{t.sign_in_first}" }
             button { class: "primary wide", "data-action": "sign-in",
                 onclick: move |_| {
                     back_to.set(Some(Screen::Online));
                     go.call(Screen::Account)
                 },
-                "{o.sign_in}"
+                "{t.sign_in}"
             }
         },
     }
@@ -249,7 +253,7 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
     };
     let title = group
         .as_ref()
-        .map_or(o.online_play.to_owned(), |g| g.name.clone());
+        .map_or(t.online_play.to_owned(), |g| g.name.clone());
     let with_velha = group.as_ref().is_some_and(|g| g.with_velha);
     rsx! {
         TopBar { title, go }
@@ -299,13 +303,14 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
 
 #[component]
 fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
-    let o = use_texts().online();
+    let t = use_texts();
+    let o = t.online();
     let request: Request = use_request();
     let mut state = live.state;
     let id = game.view.id.clone();
     let shown_id = id.clone();
     rsx! {
-        TopBar { title: o.online_play, go }
+        TopBar { title: t.online_play, go }
         LinkBanner { live, in_match: false }
         section { class: "waiting", role: "status", "data-waiting": "{shown_id}",
             p { class: "spinner", "aria-hidden": "true" }

@@ -28,9 +28,9 @@ pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
     rsx! {
         TopBar { title: s.title, go }
         match membership() {
-            Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.online().checking}" } },
+            Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.checking}" } },
             Membership::Guest => rsx! {
-                SignInFirst { says: t.online().sign_in_first, back: Screen::Security, go }
+                SignInFirst { says: t.sign_in_first, back: Screen::Security, go }
             },
             Membership::Member(account) => rsx! {
                 Devices { changed }

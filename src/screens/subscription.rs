@@ -43,7 +43,7 @@ pub fn SubscriptionScreen(go: EventHandler<Screen>) -> Element {
     rsx! {
         TopBar { title: s.title, go }
         section { class: "offer",
-            h2 { "{texts.online().online_play}" }
+            h2 { "{texts.online_play}" }
             ul {
                 for line in s.opens {
                     li { "{line}" }
@@ -51,7 +51,7 @@ pub fn SubscriptionScreen(go: EventHandler<Screen>) -> Element {
             }
             match use_membership()() {
                 Membership::Checking => rsx! {
-                    p { class: "muted", role: "status", "{texts.online().checking}" }
+                    p { class: "muted", role: "status", "{texts.checking}" }
                 },
                 Membership::Guest => rsx! {
                     SignInFirst { says: s.sign_in_first, back: Screen::Subscription, go }
@@ -199,7 +199,7 @@ pub fn ConfirmingPaymentScreen(go: EventHandler<Screen>) -> Element {
         TopBar { title: s.title, go }
         match use_membership()() {
             Membership::Checking => rsx! {
-                p { class: "muted", role: "status", "{texts.online().checking}" }
+                p { class: "muted", role: "status", "{texts.checking}" }
             },
             Membership::Guest => rsx! {
                 SignInFirst { says: s.sign_in_to_confirm, back: Screen::ConfirmingPayment, go }

@@ -3,11 +3,11 @@ under three networks (none, 9 Mbps / 85 ms, 1.6 Mbps / 150 ms — "slow 4G"), co
 cache, no service worker) and warm (loaded again once the service worker holds the app), and
 prints the time until the home screen answers a tap, the bytes that crossed the network by then,
 and when the cube's painter (a wasm module fetched after the first screen) is ready; and, cold,
-how long the two online screens a new player reaches first (the account from home, online play
-from the cube's screen: both in the account's module, fetched after the first screen) take to
-open when tapped as soon as they can be, the worst case, the lobby a subscriber whose session
-the device kept reaches the same way (the account's module, then the online one), and the
-cube's rules from home (how to play, a module of its own).
+how long the two online screens a new player reaches first (the account from home, in the
+account's module, fetched after the first screen; online play from the cube's screen, whose
+gate is the app's) take to open when tapped as soon as they can be, the worst case, the lobby a
+subscriber whose session the device kept reaches the same way (the lobby's module, which also
+asks about the session), and the cube's rules from home (how to play, a module of its own).
 A bench, not a test: it prints figures and asserts nothing about time.
 
 Times are read on the page's own clock, from the start of navigation: the page taps "Jogar"

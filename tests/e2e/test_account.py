@@ -355,8 +355,8 @@ def test_on_a01_the_account_module_that_could_not_be_fetched_is_tried_again(brow
 
 
 def test_on_a03_online_play_asks_a_guest_to_sign_in_without_the_online_module(browser, base_url):
-    # The gate and the account are the account's module's: a guest gets to the sign-in form
-    # though the lobby's module never comes.
+    # The gate is the app's and the account the account's module's: a guest gets to the
+    # sign-in form though the module of the other online screens never comes.
     context, page = guest_phone_without(browser, base_url, "**/split_online-*")
     page.click("[data-game=cube]")
     page.click("[data-mode=online]")

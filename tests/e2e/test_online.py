@@ -33,6 +33,29 @@ def subscriber(browser, server, name):
     return page
 
 
+def test_on_m01_a_kept_session_opens_the_lobby_without_the_other_online_screens(browser, server):
+    # The lobby and the player's match are a module of their own (src/lazy.rs): a subscriber
+    # whose session the device kept reaches them though the module of rooms, rankings and the
+    # rest never comes.
+    signed_up = subscribed_phone(browser, server, fresh_name())
+    cookies = signed_up.context.cookies()
+    signed_up.context.close()
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR",
+                                  service_workers="block")
+    context.add_cookies(cookies)
+    context.add_init_script('localStorage.setItem("cubo-da-velha.signed-in", "1")')
+    context.route("**/split_online-*", lambda route: route.abort())
+    page = context.new_page()
+    page.goto(server.url)
+    page.click("[data-game=cube]")
+    page.click("[data-mode=online]")
+    page.wait_for_selector("[data-lobby]", timeout=30000)
+    page.click("[data-action=create-match]")
+    page.wait_for_selector("[data-waiting]", timeout=15000)
+    context.close()
+
+
 def status(page):
     return page.get_attribute("[data-status]", "data-status")
 
