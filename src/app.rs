@@ -280,7 +280,7 @@ pub fn App() -> Element {
 
 /// Where a signed-in player who starts the app again goes back to: the match they were
 /// playing, or the 2.0 queue, within the grace (ON-M04). `screen` is the screen showing when
-/// the server answers. Part of the online module (src/lazy.rs).
+/// the server answers. Part of the lobby's module (src/lazy.rs).
 pub fn resume(screen: Signal<Screen>) -> crate::lazy::Later<Option<Route>> {
     Box::pin(async move {
         let playing = client::playing().await.ok()?;

@@ -26,14 +26,14 @@ pub struct Texts {
     /// What the local screens say of online play and rooms, and what the module loader says.
     pub try_again: &'static str,
     pub play_online: &'static str,
+    pub online_what: &'static str,
+    pub play_rated: &'static str,
+    pub play_with_someone: &'static str,
     /// Online play's gate, on the app's module so a guest and a kept session meet it at once.
     pub online_play: &'static str,
     pub sign_in: &'static str,
     pub sign_in_first: &'static str,
     pub checking: &'static str,
-    pub online_what: &'static str,
-    pub play_rated: &'static str,
-    pub play_with_someone: &'static str,
     /// On the home screen: sign in, or open the account.
     pub account: &'static str,
     pub back: &'static str,
@@ -389,7 +389,7 @@ pub static EN: Texts = Texts {
 /// reference is kept by whatever keeps the static, and the app's module keeps the app's texts,
 /// so both languages' online texts would be downloaded with the first screen. Called only from
 /// the online modules' screens, each goes with its texts to the module that calls it, or to the
-/// chunk the modules share when both call it (`online`). `scripts/test.sh` checks that none of
+/// chunk the modules share when several call it (`online`). `scripts/test.sh` checks that none of
 /// them came back to the app's module.
 impl Texts {
     /// The account's and online play's screens.

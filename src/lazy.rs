@@ -1,14 +1,14 @@
-//! The online half of the app's screens behind three doors, and how to play behind a fourth.
-//! On the web each is a wasm module of its own (split off the app's by `scripts/build-web.sh`
-//! at [`account_part`], [`lobby_part`], [`online_part`] and [`howto_part`]), fetched right
-//! after the first screen and whenever a screen of it opens first, so the first visit downloads
-//! only home and the local games. The account screen (what a guest meets from home and behind
-//! online play's gate, which is the app's) has a small module, so it opens soon even when
-//! tapped before anything else came; the lobby and the player's match (what a subscriber meets
-//! behind the gate) have another, which also asks about a kept session, so a kept session does
-//! not wait for the rest; rooms,
-//! rankings, replays and the rest have the big one; how to play (the four games' rules, the
-//! app's longest texts) has one of its own.
+//! The online half of the app's screens behind three doors, how to play behind a fourth and
+//! the post-game analysis behind a fifth. On the web each is a wasm module of its own (split
+//! off the app's by `scripts/build-web.sh` at [`account_part`], [`lobby_part`], [`online_part`],
+//! [`howto_part`] and [`analysis_part`]), fetched right after the first screen (the analysis
+//! when a panel first shows) and whenever a screen of it opens first, so the first visit
+//! downloads only home and the local games. The account screen (what a guest meets from home
+//! and behind online play's gate, which is the app's) has a small module, so it opens soon even
+//! when tapped before anything else came; the lobby and the player's match (what a subscriber
+//! meets behind the gate) have another, which also asks about a kept session, so a kept session
+//! does not wait for the rest; rooms, rankings, replays and the rest have the big one; how to
+//! play (the four games' rules, the app's longest texts) has one of its own.
 //! Whatever only one module's screens reach goes with it; what several reach (the server's
 //! client, the API's serde) goes to shared chunks the loader fetches with whichever comes first;
 //! what home and the local games share with them stays in the app's module. On native nothing
@@ -31,7 +31,7 @@ use crate::screens::TopBar;
 /// What the online modules draw: a screen, or a part of a screen of another module.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Part {
-    /// A whole online screen (the account, online play's gate, rooms, rankings…).
+    /// A whole online screen (the account, rooms, rankings…) or how to play.
     Screen(Screen),
     /// The lobby and the player's match (the lobby's module's), shown by online play's gate
     /// (the app's module's) to a subscriber.
@@ -89,7 +89,8 @@ const LOBBY_DOOR: LobbyDoor = LobbyDoor {
     session: crate::online::membership::session,
 };
 
-/// The only place outside the online module that names the lobby, so it is not the app's.
+/// Names the lobby for the lobby's module; the groups screen names it too, so it lands in the
+/// chunk the two share, never in the app's module.
 fn draw_lobby(go: EventHandler<Screen>) -> Element {
     use crate::screens::online::Online;
     rsx! { Online { go, group: None } }
@@ -275,15 +276,15 @@ fn draw(part: Part, go: EventHandler<Screen>) -> Element {
             Screen::NewPassword => rsx! { NewPasswordScreen { go } },
             Screen::Security => rsx! { SecurityScreen { go } },
             Screen::MyData => rsx! { MyDataScreen { go } },
-            // Home, the local games and online play's gate are the app's module's; the account
-            // the account's module's; how to play its own module's.
+            // Never asked of this module: home, the local games and online play's gate are the
+            // app's module's; the account the account's module's; how to play its own module's.
             Screen::Home
             | Screen::Play(_)
             | Screen::HowTo(_)
             | Screen::Account
             | Screen::Online => rsx! {},
         },
-        // The lobby's module's.
+        // Never asked of this module either: the lobby is the lobby's module's.
         Part::Lobby => rsx! {},
         Part::Rooms(board) => rsx! { RoomList { go, board } },
         Part::RenameNotice => rsx! { RenameNotice {} },

@@ -9,6 +9,8 @@ use crate::online::texts::wait;
 /// The "Seus dados" screen's words in one language.
 pub struct MyDataTexts {
     pub title: &'static str,
+    /// A guest's: the screen is a signed-in player's.
+    pub sign_in_first: &'static str,
     pub open: &'static str,
     pub export_title: &'static str,
     pub export_about: &'static str,
@@ -41,6 +43,7 @@ pub struct MyDataTexts {
 /// Brazilian Portuguese.
 pub static MY_DATA_PT: MyDataTexts = MyDataTexts {
     title: "Seus dados",
+    sign_in_first: "Entre na sua conta para baixar seus dados ou excluir a conta.",
     open: "Seus dados e excluir a conta",
     export_title: "Baixar seus dados",
     export_about: "Um arquivo (JSON) com tudo o que o servidor guarda sobre você: a conta, os \
@@ -86,6 +89,7 @@ pub static MY_DATA_PT: MyDataTexts = MyDataTexts {
 /// English.
 pub static MY_DATA_EN: MyDataTexts = MyDataTexts {
     title: "Your data",
+    sign_in_first: "Sign in to download your data or delete the account.",
     open: "Your data and deleting the account",
     export_title: "Download your data",
     export_about: "A file (JSON) with everything the server keeps about you: the account, the \

@@ -9,6 +9,8 @@ use crate::online::client::Problem;
 /// The account security screen's words in one language.
 pub struct SecurityTexts {
     pub title: &'static str,
+    /// A guest's: the screen is a signed-in player's.
+    pub sign_in_first: &'static str,
     pub open: &'static str,
     pub sessions_title: &'static str,
     pub this_device: &'static str,
@@ -41,6 +43,7 @@ pub enum Unit {
 /// Brazilian Portuguese.
 pub static SECURITY_PT: SecurityTexts = SecurityTexts {
     title: "Senha e aparelhos",
+    sign_in_first: "Entre na sua conta para ver seus aparelhos e trocar a senha.",
     open: "Senha e aparelhos",
     sessions_title: "Onde você está conectado",
     this_device: "Este aparelho",
@@ -70,6 +73,7 @@ pub static SECURITY_PT: SecurityTexts = SecurityTexts {
 /// English.
 pub static SECURITY_EN: SecurityTexts = SecurityTexts {
     title: "Password and devices",
+    sign_in_first: "Sign in to see your devices and change the password.",
     open: "Password and devices",
     sessions_title: "Where you are signed in",
     this_device: "This device",

@@ -32,7 +32,11 @@ pub fn CompetitiveScreen(go: EventHandler<Screen>) -> Element {
     let c = texts.competitive();
     match use_membership()() {
         Membership::Member(_) => rsx! { Competitive { go } },
-        Membership::Guest | Membership::Checking => rsx! {
+        Membership::Checking => rsx! {
+            TopBar { title: c.title, go }
+            p { class: "muted", role: "status", "{texts.checking}" }
+        },
+        Membership::Guest => rsx! {
             TopBar { title: c.title, go }
             p { "{c.about}" }
             p { "{texts.sign_in_first}" }

@@ -43,7 +43,11 @@ pub fn GroupsScreen(go: EventHandler<Screen>) -> Element {
                 SubscribeLink { go }
             }
         },
-        Membership::Guest | Membership::Checking => rsx! {
+        Membership::Checking => rsx! {
+            TopBar { title: t.groups().title, go }
+            p { class: "muted", role: "status", "{t.checking}" }
+        },
+        Membership::Guest => rsx! {
             TopBar { title: t.groups().title, go }
             p { "{t.sign_in_first}" }
             button { class: "primary wide", onclick: move |_| go.call(Screen::Account), "{t.sign_in}" }

@@ -37,7 +37,7 @@ pub fn MyDataScreen(go: EventHandler<Screen>) -> Element {
         match membership() {
             Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.checking}" } },
             Membership::Guest => rsx! {
-                SignInFirst { says: t.sign_in_first, back: Screen::MyData, go }
+                SignInFirst { says: s.sign_in_first, back: Screen::MyData, go }
             },
             Membership::Member(account) => rsx! {
                 Export {}

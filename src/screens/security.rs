@@ -30,7 +30,7 @@ pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
         match membership() {
             Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.checking}" } },
             Membership::Guest => rsx! {
-                SignInFirst { says: t.sign_in_first, back: Screen::Security, go }
+                SignInFirst { says: s.sign_in_first, back: Screen::Security, go }
             },
             Membership::Member(account) => rsx! {
                 Devices { changed }

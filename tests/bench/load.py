@@ -5,7 +5,8 @@ prints the time until the home screen answers a tap, the bytes that crossed the 
 and when the cube's painter (a wasm module fetched after the first screen) is ready; and, cold,
 how long the two online screens a new player reaches first (the account from home, in the
 account's module, fetched after the first screen; online play from the cube's screen, whose
-gate is the app's) take to open when tapped as soon as they can be, the worst case, the lobby a
+gate is the app's own since 6db4392, so it needs no module: kept to compare with older runs)
+take to open when tapped as soon as they can be, the worst case, the lobby a
 subscriber whose session the device kept reaches the same way (the lobby's module, which also
 asks about the session), and the cube's rules from home (how to play, a module of its own).
 A bench, not a test: it prints figures and asserts nothing about time.
@@ -112,7 +113,7 @@ window.__opened = new Promise((resolve) => {
 
 
 # The two online screens a new player reaches first: the account from home (its sign-in form),
-# and online play from the cube's screen (which asks a guest to sign in).
+# and online play from the cube's screen (which asks a guest to sign in; the app's own).
 ACCOUNT = tap_through(["[data-action=account]"], "[data-form]")
 ONLINE_PLAY = tap_through(["[data-game=cube]", "[data-mode=online]"], "[data-action=sign-in]")
 # The cube's rules from home (how to play is a module of its own).
