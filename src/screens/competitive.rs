@@ -10,8 +10,8 @@ use velha_api::{
 };
 use velha_rules::{UltCell, Ultimate, Variant};
 
-use super::TopBar;
 use super::online::{LinkBanner, MatchHeader, ReportOpponent};
+use super::{SignInFirst, TopBar};
 use crate::app::{Screen, use_texts};
 use crate::components::report::{ReportButton, reportable_by};
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
@@ -39,8 +39,7 @@ pub fn CompetitiveScreen(go: EventHandler<Screen>) -> Element {
         Membership::Guest => rsx! {
             TopBar { title: c.title, go }
             p { "{c.about}" }
-            p { "{texts.sign_in_first}" }
-            button { class: "primary wide", "data-action": "sign-in", onclick: move |_| go.call(Screen::Account), "{texts.sign_in}" }
+            SignInFirst { says: texts.sign_in_first, back: Screen::Competitive, go }
         },
     }
 }

@@ -5,9 +5,9 @@
 use dioxus::prelude::*;
 use velha_api::{Group, Invitation, MatchState, MyGroups};
 
-use super::TopBar;
 use super::online::{GroupPlay, Online};
 use super::subscription::SubscribeLink;
+use super::{SignInFirst, TopBar};
 use crate::app::{GroupTarget, Screen, use_texts};
 use crate::online::client;
 use crate::online::group_texts::{Doing, GroupTexts, group_sentence};
@@ -49,8 +49,7 @@ pub fn GroupsScreen(go: EventHandler<Screen>) -> Element {
         },
         Membership::Guest => rsx! {
             TopBar { title: t.groups().title, go }
-            p { "{t.sign_in_first}" }
-            button { class: "primary wide", onclick: move |_| go.call(Screen::Account), "{t.sign_in}" }
+            SignInFirst { says: t.sign_in_first, back: Screen::Groups, go }
         },
     }
 }

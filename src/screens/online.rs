@@ -6,8 +6,8 @@ use dioxus::prelude::*;
 use velha_api::{ClientMsg, MatchGame, MatchState, MatchView, ReportAbout, Scope, Seat};
 use velha_rules::{Cube, CubeAction, Position};
 
-use super::TopBar;
-use crate::app::{AfterSignIn, LeaveGuard, Screen, use_texts};
+use super::{SignInFirst, TopBar};
+use crate::app::{LeaveGuard, Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
 use crate::components::report::ReportButton;
@@ -50,7 +50,6 @@ pub struct GroupPlay {
 pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let membership = use_membership();
-    let mut back_to = use_context::<AfterSignIn>().0;
     // A signed-in player without a subscription goes on to subscribing (ON-A03).
     use_effect(move || {
         if matches!(&*membership.read(), Membership::Member(account) if !account.subscriber) {
@@ -68,14 +67,7 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
         },
         Membership::Guest => rsx! {
             TopBar { title: t.online_play, go }
-            p { "{t.sign_in_first}" }
-            button { class: "primary wide", "data-action": "sign-in",
-                onclick: move |_| {
-                    back_to.set(Some(Screen::Online));
-                    go.call(Screen::Account)
-                },
-                "{t.sign_in}"
-            }
+            SignInFirst { says: t.sign_in_first, back: Screen::Online, go }
         },
     }
 }
