@@ -109,20 +109,22 @@ pub fn App() -> Element {
     // The online screens' and how to play's modules come right after the first screen, so that
     // any of them opens at once later (src/lazy.rs), and the cube's painter after them
     // (assets/boot.js). A guest's first online screen is the account's module's, so it comes
-    // first, then the small how-to one and the lobby's; a kept session needs the lobby's first
-    // (it asks about the session, resumes a match and holds the lobby). The big online module
-    // comes last.
+    // first, then the small how-to one, the lobby's and the match's; a kept session needs the
+    // lobby's first (it reads the session's answer and holds the lobby), then the match's (a
+    // match to resume, or one the lobby opens). The big online module comes last.
     use_hook(|| {
         let kept = *membership.peek() == Membership::Checking;
         spawn(async move {
             if kept {
                 crate::lazy::load_lobby().await;
+                crate::lazy::load_match().await;
                 crate::lazy::load_account().await;
                 crate::lazy::load_howto().await;
             } else {
                 crate::lazy::load_account().await;
                 crate::lazy::load_howto().await;
                 crate::lazy::load_lobby().await;
+                crate::lazy::load_match().await;
             }
             crate::lazy::load().await;
             platform::online_module_settled();

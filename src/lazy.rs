@@ -1,14 +1,16 @@
-//! The online half of the app's screens behind three doors, how to play behind a fourth and
-//! the post-game analysis behind a fifth. On the web each is a wasm module of its own (split
-//! off the app's by `scripts/build-web.sh` at [`account_part`], [`lobby_part`], [`online_part`],
-//! [`howto_part`] and [`analysis_part`]), fetched right after the first screen (the analysis
-//! when a panel first shows) and whenever a screen of it opens first, so the first visit
-//! downloads only home and the local games. The account screen (what a guest meets from home
-//! and behind online play's gate, which is the app's) has a small module, so it opens soon even
-//! when tapped before anything else came; the lobby and the player's match (what a subscriber
-//! meets behind the gate) have another, which also asks about a kept session, so a kept session
-//! does not wait for the rest; rooms, rankings, replays and the rest have the big one; how to
-//! play (the four games' rules, the app's longest texts) has one of its own.
+//! The online half of the app's screens behind four doors, how to play behind a fifth and
+//! the post-game analysis behind a sixth. On the web each is a wasm module of its own (split
+//! off the app's by `scripts/build-web.sh` at [`account_part`], [`lobby_part`],
+//! [`match_part`], [`online_part`], [`howto_part`] and [`analysis_part`]), fetched right after
+//! the first screen (the analysis when a panel first shows) and whenever a screen of it opens
+//! first, so the first visit downloads only home and the local games. The account screen (what
+//! a guest meets from home and behind online play's gate, which is the app's) has a small
+//! module, so it opens soon even when tapped before anything else came; the lobby (what a
+//! subscriber meets behind the gate) has another, which also reads the server's answer about a
+//! kept session, so a kept session does not wait for the rest; the player's match (waiting,
+//! live, 2.0's) has the next, fetched right after it; rooms, rankings, replays and the rest
+//! have the big one; how to play (the four games' rules, the app's longest texts) has one of
+//! its own.
 //! Whatever only one module's screens reach goes with it; what several reach (the server's
 //! client, the API's serde) goes to shared chunks the loader fetches with whichever comes first;
 //! what home and the local games share with them stays in the app's module. On native nothing
@@ -24,6 +26,8 @@ use std::thread::LocalKey;
 
 use crate::analysis::Record;
 use crate::app::{Game, Screen, use_texts};
+use crate::online::live::Live;
+use crate::online::live_state::Game as LiveGame;
 use crate::online::membership::Membership;
 use crate::route::Route;
 use crate::screens::TopBar;
@@ -33,8 +37,8 @@ use crate::screens::TopBar;
 pub enum Part {
     /// A whole online screen (the account, rooms, rankings…) or how to play.
     Screen(Screen),
-    /// The lobby and the player's match (the lobby's module's), shown by online play's gate
-    /// (the app's module's) to a subscriber.
+    /// The lobby (the lobby's module's), shown by online play's gate (the app's module's) to a
+    /// subscriber.
     Lobby,
     /// The player's invitation rooms of a game, on its local screen (ON-R05).
     Rooms(RoomBoard),
@@ -51,12 +55,13 @@ pub struct Door {
 /// What the lobby's module does for the app's module.
 #[derive(Clone, Copy)]
 pub struct LobbyDoor {
-    /// Draws the lobby and the player's match with the app's navigation.
+    /// Draws the lobby (and, through the match's module, the player's match) with the app's
+    /// navigation.
     pub draw: fn(EventHandler<Screen>) -> Element,
     /// Where a signed-in player who starts the app again goes back to, if anywhere.
     pub resume: fn(Signal<Screen>) -> Later<Option<Route>>,
-    /// Asks the server whether the kept session still works.
-    pub session: fn() -> Later<Membership>,
+    /// What the server's answer to `GET /api/me` says of the kept session.
+    pub session: fn(crate::platform::Answer) -> Later<Membership>,
 }
 
 /// What the account's module does for the app's module: draws the account screen with the
@@ -96,6 +101,22 @@ fn draw_lobby(go: EventHandler<Screen>) -> Element {
     rsx! { Online { go, group: None } }
 }
 
+/// What the match's module does for the lobby's: draws the player's match.
+#[derive(Clone, Copy)]
+pub struct MatchDoor {
+    pub draw: fn(Live, EventHandler<Screen>, LiveGame) -> Element,
+}
+
+/// The match's split point: the lobby's module reaches the match's screens only through it.
+#[wasm_split_helpers::wasm_split(live_match, fallible)]
+fn match_part() -> Result<MatchDoor, wasm_split_helpers::SplitLoaderError> {
+    Ok(MATCH_DOOR)
+}
+
+const MATCH_DOOR: MatchDoor = MatchDoor {
+    draw: crate::screens::online::draw_match,
+};
+
 /// The account's split point.
 #[wasm_split_helpers::wasm_split(account, fallible)]
 fn account_part() -> Result<AccountDoor, wasm_split_helpers::SplitLoaderError> {
@@ -111,6 +132,8 @@ thread_local! {
     static ACCOUNT: Cell<Option<AccountDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(ACCOUNT_DOOR) }) };
     /// The lobby's module's door, the same way.
     static LOBBY: Cell<Option<LobbyDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(LOBBY_DOOR) }) };
+    /// The match's module's door, the same way.
+    static MATCH: Cell<Option<MatchDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(MATCH_DOOR) }) };
 }
 
 /// Fetches the online module (once; a failure is tried again by the next call).
@@ -126,6 +149,11 @@ pub async fn load_account() -> Option<AccountDoor> {
 /// Fetches the lobby's module, the same way.
 pub async fn load_lobby() -> Option<LobbyDoor> {
     open(&LOBBY, lobby_part).await
+}
+
+/// Fetches the match's module, the same way.
+pub async fn load_match() -> Option<MatchDoor> {
+    open(&MATCH, match_part).await
 }
 
 /// What the how-to module does for the app's module: draws a game's rules with the app's
@@ -192,12 +220,23 @@ fn AccountPart(go: EventHandler<Screen>) -> Element {
     rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
 }
 
-/// The lobby and the player's match, from the lobby's module, in online play's gate.
+/// The lobby, from the lobby's module, in online play's gate.
 #[component]
 fn LobbyPart(go: EventHandler<Screen>) -> Element {
     let fetching = use_fetching(&LOBBY, lobby_part);
     if let Some(open) = (fetching.door)() {
         return (open.draw)(go);
+    }
+    rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
+}
+
+/// The player's match, from the match's module, in the lobby's (or the mini ranking's)
+/// place.
+#[component]
+pub fn MatchPart(live: Live, go: EventHandler<Screen>, game: LiveGame) -> Element {
+    let fetching = use_fetching(&MATCH, match_part);
+    if let Some(open) = (fetching.door)() {
+        return (open.draw)(live, go, game);
     }
     rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
 }

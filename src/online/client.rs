@@ -27,9 +27,12 @@ async fn call<T: DeserializeOwned>(
     path: &str,
     json: Option<String>,
 ) -> Result<T, Problem> {
-    let (status, text) = platform::http(method, path, json)
-        .await
-        .map_err(|()| Problem::Offline)?;
+    read(platform::http(method, path, json).await)
+}
+
+/// What an answer of `platform::http` says.
+pub fn read<T: DeserializeOwned>(answer: platform::Answer) -> Result<T, Problem> {
+    let (status, text) = answer.map_err(|()| Problem::Offline)?;
     if (200..300).contains(&status) {
         return serde_json::from_str(&text).map_err(|_| Problem::Offline);
     }
@@ -232,11 +235,6 @@ pub async fn log_out() -> Result<(), Problem> {
         Err(Problem::Refused(e)) if e.code == velha_api::ErrorCode::Unauthorized => Ok(()),
         other => other,
     }
-}
-
-/// The signed-in player's account.
-pub async fn me() -> Result<Account, Problem> {
-    call("GET", "/api/me", None).await
 }
 
 /// Tells the server the player read that the moderation changed their name: the notice is

@@ -58,10 +58,16 @@ pub fn use_membership_provider() -> Signal<Membership> {
     use_hook(move || {
         if kept {
             spawn(async move {
-                // Asked by the lobby's module (src/lazy.rs), which reaches the server's client;
-                // without it there is no connection either.
-                let found = match crate::lazy::load_lobby().await {
-                    Some(door) => (door.session)().await,
+                // Asked now, while the lobby's module (src/lazy.rs), which reads the answer
+                // with the server's client, downloads; without it there is no connection
+                // either.
+                let (answer, door) = futures_util::future::join(
+                    platform::http("GET", "/api/me", None),
+                    crate::lazy::load_lobby(),
+                )
+                .await;
+                let found = match door {
+                    Some(door) => (door.session)(answer).await,
                     None => Membership::Guest,
                 };
                 membership.set(found);
@@ -71,10 +77,11 @@ pub fn use_membership_provider() -> Signal<Membership> {
     membership
 }
 
-/// What the server says of the kept session. Part of the lobby's module (src/lazy.rs).
-pub fn session() -> crate::lazy::Later<Membership> {
+/// What the server's answer to `GET /api/me` says of the kept session. Part of the lobby's
+/// module (src/lazy.rs).
+pub fn session(answer: platform::Answer) -> crate::lazy::Later<Membership> {
     Box::pin(async {
-        match client::me().await {
+        match client::read::<Account>(answer) {
             Ok(account) => Membership::Member(refresh_country(account).await),
             Err(Problem::Refused(_)) => {
                 remember(false);

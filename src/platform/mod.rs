@@ -33,14 +33,17 @@ mod web;
 pub use google_native::{GOOGLE_IN_BROWSER, GoogleFailure, google_sign_in};
 #[cfg(target_arch = "wasm32")]
 pub use google_web::google_button;
+/// What [`http`] heard: the status and the body's text, or `Err` when no answer came.
+pub type Answer = Result<(u16, String), ()>;
+
 /// RFC 6455's "Service Restart": the server closing a live connection with it is restarting
 /// (a deploy) and another process takes the connection at once.
 const RESTARTING: u16 = 1012;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use socket_native::Socket;
+pub use socket_native::{Socket, open_ahead};
 #[cfg(target_arch = "wasm32")]
-pub use socket_web::Socket;
+pub use socket_web::{Socket, open_ahead};
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use alert_native::{alert_permission, alert_turn, ask_alert_permission};

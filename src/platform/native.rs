@@ -177,7 +177,7 @@ pub fn save_file(name: &str, text: &str) -> Option<String> {
 
 /// One HTTP request to the server: the status and the body's text, or `Err` when no answer
 /// came (no connection, 20 s without one). The session token goes as a bearer header.
-pub async fn http(method: &str, path: &str, json: Option<String>) -> Result<(u16, String), ()> {
+pub async fn http(method: &str, path: &str, json: Option<String>) -> super::Answer {
     let method = reqwest::Method::from_bytes(method.as_bytes()).map_err(drop)?;
     let mut request = client()
         .ok_or(())?

@@ -8,6 +8,10 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
+/// Nothing to do on native: no screen waits for a module to download, so each opens its
+/// connection as soon as it shows.
+pub fn open_ahead(_path: &str) {}
+
 /// An open WebSocket: text frames in and out.
 pub struct Socket {
     out: mpsc::UnboundedSender<String>,

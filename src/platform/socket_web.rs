@@ -1,6 +1,8 @@
 //! The live connection in the browser: the page's WebSocket to the server's live path on its
 //! own origin (the upgrade carries the session cookie).
 
+use std::cell::{Cell, RefCell};
+
 use futures_channel::mpsc;
 use futures_util::StreamExt;
 use wasm_bindgen::JsCast;
@@ -26,9 +28,66 @@ pub struct Socket {
     restarting: bool,
 }
 
+/// How long a connection opened ahead waits for its screen: the server closes one that has
+/// not said hello within 10 s (`HELLO_WITHIN`), so an older one is not handed out.
+const AHEAD_MS: u32 = 8_000;
+
+thread_local! {
+    /// A connection opened ahead of its screen, with its path; numbered, so that the timer
+    /// of an earlier one never closes a later one.
+    static AHEAD: RefCell<Option<(String, u32, Socket)>> = const { RefCell::new(None) };
+    static AHEAD_COUNT: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Starts connecting to `path` now, for a screen whose module is still downloading: its
+/// `open_path` takes this connection, already open, instead of spending the TCP, TLS and
+/// upgrade round trips after the download. Not taken within [`AHEAD_MS`], it is closed.
+pub fn open_ahead(path: &str) {
+    let Some(socket) = Socket::start(path) else {
+        return;
+    };
+    let count = AHEAD_COUNT.with(|c| {
+        c.set(c.get().wrapping_add(1));
+        c.get()
+    });
+    AHEAD.with(|a| *a.borrow_mut() = Some((path.to_owned(), count, socket)));
+    wasm_bindgen_futures::spawn_local(async move {
+        super::sleep_ms(AHEAD_MS).await;
+        AHEAD.with(|a| {
+            let mut ahead = a.borrow_mut();
+            if ahead.as_ref().is_some_and(|(_, c, _)| *c == count) {
+                *ahead = None;
+            }
+        });
+    });
+}
+
 impl Socket {
-    /// Connects to a WebSocket path of the site; `None` when it cannot be reached.
+    /// Connects to a WebSocket path of the site (taking the connection opened ahead to it, if
+    /// any); `None` when it cannot be reached.
     pub async fn open_path(path: &str) -> Option<Socket> {
+        let ahead = AHEAD.with(|a| {
+            let mut ahead = a.borrow_mut();
+            match ahead.take() {
+                Some((at, _, socket)) if at == path => Some(socket),
+                other => {
+                    *ahead = other;
+                    None
+                }
+            }
+        });
+        let mut socket = match ahead {
+            Some(socket) => socket,
+            None => Socket::start(path)?,
+        };
+        match socket.events.next().await {
+            Some(Event::Open) => Some(socket),
+            _ => None,
+        }
+    }
+
+    /// Starts connecting: the socket says it is open with its first event.
+    fn start(path: &str) -> Option<Socket> {
         let location = web_sys::window()?.location();
         let scheme = if location.protocol().ok()? == "https:" {
             "wss"
@@ -63,17 +122,13 @@ impl Socket {
         ws.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-        let mut socket = Socket {
+        Some(Socket {
             ws,
             events,
             _handlers: [on_open, on_message, on_close],
             offline,
             restarting: false,
-        };
-        match socket.events.next().await {
-            Some(Event::Open) => Some(socket),
-            _ => None,
-        }
+        })
     }
 
     /// Sends a text frame; a closed socket drops it (its reader then sees the close).

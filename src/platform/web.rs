@@ -114,7 +114,7 @@ pub fn session_token() -> Option<String> {
 /// One HTTP request to the server (the page's own origin): the status and the body's text,
 /// or `Err` when no answer came (no connection, 20 s without one). The browser sends the
 /// session cookie itself. `fetch` rather than an HTTP crate: the first load stays small.
-pub async fn http(method: &str, path: &str, json: Option<String>) -> Result<(u16, String), ()> {
+pub async fn http(method: &str, path: &str, json: Option<String>) -> super::Answer {
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::JsFuture;
 

@@ -50,6 +50,18 @@ pub struct GroupPlay {
 pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let membership = use_membership();
+    // The live connection opens while the lobby's module downloads and the kept session is
+    // checked: once they are here the lobby needs only its greeting.
+    use_hook(move || {
+        let lobby_next = match &*membership.peek() {
+            Membership::Checking => true,
+            Membership::Member(account) => account.subscriber,
+            Membership::Guest => false,
+        };
+        if lobby_next {
+            platform::open_ahead(velha_api::LIVE_PATH);
+        }
+    });
     // A signed-in player without a subscription goes on to subscribing (ON-A03).
     use_effect(move || {
         if matches!(&*membership.read(), Membership::Member(account) if !account.subscriber) {
@@ -96,11 +108,21 @@ pub fn Online(go: EventHandler<Screen>, group: Option<GroupPlay>) -> Element {
     });
     let game = live.state.read().game.clone();
     match game {
-        // A 2.0 competitive match shows as such wherever the player opens it.
-        Some(game) if game.view.game == MatchGame::V2 => rsx! { V2Match { live, go, game } },
-        Some(game) if game.view.state == MatchState::Open => rsx! { Waiting { live, go, game } },
-        Some(game) => rsx! { LiveMatch { live, go, game } },
+        // The match's screens are a module of their own (src/lazy.rs), so the lobby does not
+        // wait for them.
+        Some(game) => rsx! { crate::lazy::MatchPart { live, go, game } },
         None => rsx! { Lobby { live, go, group } },
+    }
+}
+
+/// The player's match: waiting for an opponent, or live. Part of the match's module
+/// (src/lazy.rs).
+pub fn draw_match(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
+    match game {
+        // A 2.0 competitive match shows as such wherever the player opens it.
+        game if game.view.game == MatchGame::V2 => rsx! { V2Match { live, go, game } },
+        game if game.view.state == MatchState::Open => rsx! { Waiting { live, go, game } },
+        game => rsx! { LiveMatch { live, go, game } },
     }
 }
 
@@ -294,7 +316,7 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
 }
 
 #[component]
-fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
+pub fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let t = use_texts();
     let o = t.online();
     let request: Request = use_request();
@@ -462,7 +484,7 @@ pub fn MatchHeader(
 }
 
 #[component]
-fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
+pub fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let t = use_texts();
     let o = t.online();
     let view = game.view.clone();

@@ -7,8 +7,9 @@ how long the two online screens a new player reaches first (the account from hom
 account's module, fetched after the first screen; online play from the cube's screen, whose
 gate is the app's own since 6db4392, so it needs no module: kept to compare with older runs)
 take to open when tapped as soon as they can be, the worst case, the lobby a
-subscriber whose session the device kept reaches the same way (the lobby's module, which also
-asks about the session), and the cube's rules from home (how to play, a module of its own).
+subscriber whose session the device kept reaches the same way (the lobby's module; the app
+asks about the session and the gate opens the live connection while it downloads), and the
+cube's rules from home (how to play, a module of its own).
 A bench, not a test: it prints figures and asserts nothing about time.
 
 Times are read on the page's own clock, from the start of navigation: the page taps "Jogar"

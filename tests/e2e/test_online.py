@@ -33,10 +33,12 @@ def subscriber(browser, server, name):
     return page
 
 
-def test_on_m01_a_kept_session_opens_the_lobby_without_the_other_online_screens(browser, server):
-    # The lobby and the player's match are a module of their own (src/lazy.rs): a subscriber
-    # whose session the device kept reaches them though the module of rooms, rankings and the
-    # rest never comes.
+def test_on_m01_a_kept_session_connects_while_the_lobby_downloads_and_waits_for_nothing_else(
+        browser, server):
+    # The lobby is a module of its own (src/lazy.rs), and the player's match another: a
+    # subscriber whose session the device kept reaches the lobby though neither the match's
+    # module nor that of rooms, rankings and the rest has come. Online play's gate opens the
+    # live connection while the lobby's module downloads, and the lobby takes that one.
     signed_up = subscribed_phone(browser, server, fresh_name())
     cookies = signed_up.context.cookies()
     signed_up.context.close()
@@ -46,16 +48,34 @@ def test_on_m01_a_kept_session_opens_the_lobby_without_the_other_online_screens(
     context.add_cookies(cookies)
     context.add_init_script('localStorage.setItem("cubo-da-velha.signed-in", "1")')
     context.route("**/split_online-*", lambda route: route.abort())
+    held = {"lobby": [], "match": []}
+    context.route("**/split_lobby-*", lambda route: held["lobby"].append(route))
+    context.route("**/split_live_match-*", lambda route: held["match"].append(route))
     page = context.new_page()
+    sockets = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
     page.goto(server.url)
     page.click("[data-game=cube]")
     page.click("[data-mode=online]")
+    page.wait_for_timeout(1500)
+    assert held["lobby"], "the app asked for the lobby's module"
+    assert page.query_selector("[data-lobby]") is None
+    assert [url.split("/", 3)[3] for url in sockets] == ["api/live"], sockets
+    for route in held["lobby"]:
+        route.continue_()
     page.wait_for_selector("[data-lobby]", timeout=30000)
+    assert len(sockets) == 1, f"the lobby opened a connection of its own: {sockets}"
+    # The match's module is still held: the lobby did not wait for it, a match does.
     page.click("[data-action=create-match]")
+    page.wait_for_selector("[data-loading=screen]", timeout=15000)
+    assert held["match"], "the app asked for the match's module"
+    for route in held["match"]:
+        route.continue_()
     page.wait_for_selector("[data-waiting]", timeout=15000)
     # Withdrawn, so the other tests' lobbies do not list it.
     page.click("[data-action=cancel-match]")
     page.wait_for_selector("[data-action=create-match]", timeout=15000)
+    assert len(sockets) == 1, sockets
     context.close()
 
 
