@@ -17,7 +17,7 @@
 //! is split: the doors are always open.
 
 use dioxus::prelude::*;
-use velha_api::RoomBoard;
+use velha_api::{MatchState, RoomBoard};
 
 use std::cell::Cell;
 use std::future::Future;
@@ -25,7 +25,7 @@ use std::pin::Pin;
 use std::thread::LocalKey;
 
 use crate::analysis::Record;
-use crate::app::{Game, Screen, use_texts};
+use crate::app::{Game, LeaveGuard, Screen, use_texts};
 use crate::online::live::Live;
 use crate::online::live_state::Game as LiveGame;
 use crate::online::membership::Membership;
@@ -235,10 +235,40 @@ fn LobbyPart(go: EventHandler<Screen>) -> Element {
 #[component]
 pub fn MatchPart(live: Live, go: EventHandler<Screen>, game: LiveGame) -> Element {
     let fetching = use_fetching(&MATCH, match_part);
+    // Until the match's screens come (a reload mid-match resumes into it), leaving a live
+    // match asks first all the same: back is held, and the match's screen asks as soon as it
+    // shows. A module that could not be fetched lets the player go.
+    let LeaveGuard { mut armed, asked } = use_context::<LeaveGuard>();
+    let here = (fetching.door)().is_some();
+    let failed = (fetching.failed)();
+    let holding = !here && !failed && game.view.state == MatchState::Live;
+    use_effect(use_reactive(
+        (&holding, &failed),
+        move |(holding, failed)| {
+            if holding {
+                armed.set(true);
+            } else if failed {
+                armed.set(false);
+            }
+        },
+    ));
+    use_drop(move || {
+        let (mut armed, mut asked) = (armed, asked);
+        armed.set(false);
+        asked.set(false);
+    });
     if let Some(open) = (fetching.door)() {
         return (open.draw)(live, go, game);
     }
-    rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
+    let leave = move |to: Screen| {
+        if holding {
+            let mut asked = asked;
+            asked.set(true);
+        } else {
+            go.call(to);
+        }
+    };
+    rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go: leave } }
 }
 
 /// A part from the online module.

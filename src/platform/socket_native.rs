@@ -12,6 +12,9 @@ use tokio_tungstenite::tungstenite::Message;
 /// connection as soon as it shows.
 pub fn open_ahead(_path: &str) {}
 
+/// Nothing opened ahead on native (see [`open_ahead`]).
+pub fn close_ahead() {}
+
 /// An open WebSocket: text frames in and out.
 pub struct Socket {
     out: mpsc::UnboundedSender<String>,

@@ -62,6 +62,11 @@ pub fn open_ahead(path: &str) {
     });
 }
 
+/// Closes the connection opened ahead, if it is still waiting.
+pub fn close_ahead() {
+    AHEAD.with(|a| a.borrow_mut().take());
+}
+
 impl Socket {
     /// Connects to a WebSocket path of the site (taking the connection opened ahead to it, if
     /// any); `None` when it cannot be reached.
@@ -76,12 +81,20 @@ impl Socket {
                 }
             }
         });
-        let mut socket = match ahead {
-            Some(socket) => socket,
-            None => Socket::start(path)?,
-        };
-        match socket.events.next().await {
-            Some(Event::Open) => Some(socket),
+        if let Some(socket) = ahead
+            && let Some(open) = socket.opened().await
+        {
+            return Some(open);
+        }
+        // None was waiting, or it was lost meanwhile (the network changed, the server
+        // restarted): a new one.
+        Socket::start(path)?.opened().await
+    }
+
+    /// The socket once open; `None` when it closed first.
+    async fn opened(mut self) -> Option<Socket> {
+        match self.events.next().await {
+            Some(Event::Open) => Some(self),
             _ => None,
         }
     }

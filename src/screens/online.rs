@@ -53,15 +53,19 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
     // The live connection opens while the lobby's module downloads and the kept session is
     // checked: once they are here the lobby needs only its greeting.
     use_hook(move || {
-        let lobby_next = match &*membership.peek() {
-            Membership::Checking => true,
-            Membership::Member(account) => account.subscriber,
-            Membership::Guest => false,
-        };
-        if lobby_next {
+        if lobby_next(&membership.peek()) {
             platform::open_ahead(velha_api::LIVE_PATH);
         }
     });
+    // A connection opened ahead and not taken is closed as soon as no lobby will take it: the
+    // player left, or the session turned out to be a guest's or a non-subscriber's. Taken by
+    // another screen later, it would speak for the session it was opened with.
+    use_effect(move || {
+        if !lobby_next(&membership.read()) {
+            platform::close_ahead();
+        }
+    });
+    use_drop(platform::close_ahead);
     // A signed-in player without a subscription goes on to subscribing (ON-A03).
     use_effect(move || {
         if matches!(&*membership.read(), Membership::Member(account) if !account.subscriber) {
@@ -81,6 +85,16 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
             TopBar { title: t.online_play, go }
             SignInFirst { says: t.sign_in_first, back: Screen::Online, go }
         },
+    }
+}
+
+/// Whether online play's gate may show the lobby next: a subscriber's, or a kept session's
+/// still being checked.
+fn lobby_next(membership: &Membership) -> bool {
+    match membership {
+        Membership::Checking => true,
+        Membership::Member(account) => account.subscriber,
+        Membership::Guest => false,
     }
 }
 
@@ -316,7 +330,7 @@ fn Lobby(live: Live, go: EventHandler<Screen>, group: Option<GroupPlay>) -> Elem
 }
 
 #[component]
-pub fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
+fn Waiting(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let t = use_texts();
     let o = t.online();
     let request: Request = use_request();
@@ -484,7 +498,7 @@ pub fn MatchHeader(
 }
 
 #[component]
-pub fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
+fn LiveMatch(live: Live, go: EventHandler<Screen>, game: Game) -> Element {
     let t = use_texts();
     let o = t.online();
     let view = game.view.clone();

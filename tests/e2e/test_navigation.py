@@ -102,6 +102,38 @@ def test_on_m04_a_reload_mid_match_goes_straight_back_to_it(browser, server):
         page.context.close()
 
 
+def test_on_m04_back_while_a_resumed_match_loads_asks_once_it_shows(browser, server):
+    # The match's screens are a module of their own (src/lazy.rs): a phone that starts again
+    # mid-match may show the match before they come, and back must not leave it meanwhile.
+    ana, bia = meet(browser, server)
+    cookies = bia.context.cookies()
+    bia.context.close()
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR",
+                                  service_workers="block")
+    context.add_cookies(cookies)
+    context.add_init_script('localStorage.setItem("cubo-da-velha.signed-in", "1")')
+    held = []
+    context.route("**/split_live_match-*", lambda route: held.append(route))
+    bia = context.new_page()
+    bia.goto(server.url)
+    bia.wait_for_selector("[data-loading=screen]", timeout=15000)
+    assert path(bia) == "/cubo/online", "the app found the match"
+    assert held, "the app asked for the match's module"
+    back(bia)
+    bia.wait_for_timeout(500)
+    assert path(bia) == "/cubo/online", "back is held while the match loads"
+    shot(bia, "resumed-match-loading")
+    for route in held:
+        route.continue_()
+    bia.wait_for_selector("[role=alertdialog]", timeout=15000)
+    assert bia.inner_text("[role=alertdialog] p") == "Sair é derrota por abandono. Sair mesmo?"
+    bia.click("[role=alertdialog] button:not([data-action])")
+    bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    for page in (ana, bia):
+        page.context.close()
+
+
 def test_on_a03_the_cube_screen_leads_online_through_sign_in_and_back(phone, server):
     phone.click("[data-game=cube]")
     phone.click("[data-mode=online]")

@@ -52,8 +52,9 @@ def test_on_m01_a_kept_session_connects_while_the_lobby_downloads_and_waits_for_
     context.route("**/split_lobby-*", lambda route: held["lobby"].append(route))
     context.route("**/split_live_match-*", lambda route: held["match"].append(route))
     page = context.new_page()
-    sockets = []
+    sockets, asked = [], []
     page.on("websocket", lambda ws: sockets.append(ws.url))
+    page.on("request", lambda request: asked.append(request.url.split("/", 3)[3]))
     page.goto(server.url)
     page.click("[data-game=cube]")
     page.click("[data-mode=online]")
@@ -61,6 +62,7 @@ def test_on_m01_a_kept_session_connects_while_the_lobby_downloads_and_waits_for_
     assert held["lobby"], "the app asked for the lobby's module"
     assert page.query_selector("[data-lobby]") is None
     assert [url.split("/", 3)[3] for url in sockets] == ["api/live"], sockets
+    assert "api/me" in asked, "the session is asked about while the lobby's module downloads"
     for route in held["lobby"]:
         route.continue_()
     page.wait_for_selector("[data-lobby]", timeout=30000)
