@@ -21,6 +21,7 @@ Usage: python3 tests/bench/load.py [--server PATH] [--runs N]
 
 import argparse
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -183,46 +184,54 @@ def opens(browser, url, script, down, up, rtt, session=None):
     return opened
 
 
+@contextlib.contextmanager
+def serving(binary):
+    """The server `binary` on a fresh data folder serving the built app, and a browser that
+    trusts its certificate: the folder, the app's address and the browser."""
+    with tempfile.TemporaryDirectory() as data, sync_playwright() as p:
+        server, url = serve(binary, data)
+        pin = spki_pin(os.path.join(data, "dev-cert.pem"))
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=ARGS + [f"--ignore-certificate-errors-spki-list={pin}"])
+        try:
+            yield data, url, browser
+        finally:
+            browser.close()
+            server.terminate()
+            server.wait(timeout=30)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", default=os.path.join(TARGET, "debug", "velha-server"))
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data, sync_playwright() as p:
-        server, url = serve(args.server, data)
-        pin = spki_pin(os.path.join(data, "dev-cert.pem"))
+    with serving(args.server) as (data, url, browser):
         session = subscriber(args.server, data, url)
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                    args=ARGS + [f"--ignore-certificate-errors-spki-list={pin}"])
         print(f"{'network':<20} {'cold s':>7} {'cold bytes':>11} {'cube ready s':>13} "
               f"{'warm s':>7} {'warm bytes':>11} {'cube ready s':>13} {'account s':>10} "
               f"{'online play s':>14} {'lobby s':>8} {'how to s':>9}   (medians)")
-        try:
-            for name, down, up, rtt in NETWORKS:
-                cold, warm, account, online, lobby, how_to = [], [], [], [], [], []
-                for _ in range(args.runs):
-                    account.append(opens(browser, url, ACCOUNT, down, up, rtt))
-                    online.append(opens(browser, url, ONLINE_PLAY, down, up, rtt))
-                    lobby.append(opens(browser, url, LOBBY, down, up, rtt, session))
-                    how_to.append(opens(browser, url, HOW_TO, down, up, rtt))
-                    context, page, cdp = phone(browser, TAP_WHEN_READY, down, up, rtt)
-                    cold.append(load(page, cdp, url))
-                    # Once the service worker holds the app, as on a player's second visit.
-                    page.wait_for_function("() => navigator.serviceWorker.controller !== null",
-                                           timeout=120_000)
-                    warm.append(load(page, cdp, url))
-                    context.close()
-                median = lambda runs, i: statistics.median(r[i] for r in runs)
-                print(f"{name:<20} {median(cold, 0):>7.2f} {int(median(cold, 1)):>11} "
-                      f"{median(cold, 2):>13.2f} {median(warm, 0):>7.2f} {int(median(warm, 1)):>11} "
-                      f"{median(warm, 2):>13.2f} {statistics.median(account):>10.2f} "
-                      f"{statistics.median(online):>14.2f} {statistics.median(lobby):>8.2f} "
-                      f"{statistics.median(how_to):>9.2f}",
-                      flush=True)
-        finally:
-            browser.close()
-            server.terminate()
-            server.wait(timeout=30)
+        for name, down, up, rtt in NETWORKS:
+            cold, warm, account, online, lobby, how_to = [], [], [], [], [], []
+            for _ in range(args.runs):
+                account.append(opens(browser, url, ACCOUNT, down, up, rtt))
+                online.append(opens(browser, url, ONLINE_PLAY, down, up, rtt))
+                lobby.append(opens(browser, url, LOBBY, down, up, rtt, session))
+                how_to.append(opens(browser, url, HOW_TO, down, up, rtt))
+                context, page, cdp = phone(browser, TAP_WHEN_READY, down, up, rtt)
+                cold.append(load(page, cdp, url))
+                # Once the service worker holds the app, as on a player's second visit.
+                page.wait_for_function("() => navigator.serviceWorker.controller !== null",
+                                       timeout=120_000)
+                warm.append(load(page, cdp, url))
+                context.close()
+            median = lambda runs, i: statistics.median(r[i] for r in runs)
+            print(f"{name:<20} {median(cold, 0):>7.2f} {int(median(cold, 1)):>11} "
+                  f"{median(cold, 2):>13.2f} {median(warm, 0):>7.2f} {int(median(warm, 1)):>11} "
+                  f"{median(warm, 2):>13.2f} {statistics.median(account):>10.2f} "
+                  f"{statistics.median(online):>14.2f} {statistics.median(lobby):>8.2f} "
+                  f"{statistics.median(how_to):>9.2f}",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -9,12 +9,8 @@ Usage: python3 tests/bench/timeline.py [--server PATH] [--measure lobby|howto] [
 import argparse
 import os
 import sys
-import tempfile
 
-from playwright.sync_api import sync_playwright
-
-from load import (ARGS, HOW_TO, LOBBY, NETWORKS, TARGET, phone, serve, spki_pin,
-                  subscriber)
+from load import HOW_TO, LOBBY, NETWORKS, TARGET, phone, serving, subscriber
 
 # Names the time of every tap on the page's clock, to place the network's events after it.
 TAPS = """document.addEventListener("click",
@@ -64,20 +60,10 @@ def main():
     parser.add_argument("--measure", choices=["lobby", "howto"], default="lobby")
     parser.add_argument("--runs", type=int, default=1)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data, sync_playwright() as p:
-        server, url = serve(args.server, data)
-        pin = spki_pin(os.path.join(data, "dev-cert.pem"))
+    with serving(args.server) as (data, url, browser):
         session = subscriber(args.server, data, url) if args.measure == "lobby" else None
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                    args=ARGS + [f"--ignore-certificate-errors-spki-list={pin}"])
-        try:
-            for _ in range(args.runs):
-                timeline(browser, url, LOBBY if session else HOW_TO, session)
-        finally:
-            browser.close()
-            server.terminate()
-            server.wait(timeout=30)
-
+        for _ in range(args.runs):
+            timeline(browser, url, LOBBY if session else HOW_TO, session)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -4,7 +4,7 @@ in a live match back asks first and a reload goes straight back to the match (ON
 
 from conftest import shot
 from test_account import fill, fresh_name, subscribed_phone
-from test_online import meet
+from test_online import meet, started_again
 
 
 def path(page):
@@ -106,13 +106,7 @@ def test_on_m04_back_while_a_resumed_match_loads_asks_once_it_shows(browser, ser
     # The match's screens are a module of their own (src/lazy.rs): a phone that starts again
     # mid-match may show the match before they come, and back must not leave it meanwhile.
     ana, bia = meet(browser, server)
-    cookies = bia.context.cookies()
-    bia.context.close()
-    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, locale="pt-BR",
-                                  service_workers="block")
-    context.add_cookies(cookies)
-    context.add_init_script('localStorage.setItem("cubo-da-velha.signed-in", "1")')
+    context = started_again(browser, bia)
     held = []
     context.route("**/split_live_match-*", lambda route: held.append(route))
     bia = context.new_page()

@@ -33,20 +33,26 @@ def subscriber(browser, server, name):
     return page
 
 
+def started_again(browser, page):
+    """The phone of `page` started again: `page`'s context closed, and a new one that kept its
+    session, without a service worker (so that a test may hold the app's modules)."""
+    cookies = page.context.cookies()
+    page.context.close()
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR",
+                                  service_workers="block")
+    context.add_cookies(cookies)
+    context.add_init_script('localStorage.setItem("cubo-da-velha.signed-in", "1")')
+    return context
+
+
 def test_on_m01_a_kept_session_connects_while_the_lobby_downloads_and_waits_for_nothing_else(
         browser, server):
     # The lobby is a module of its own (src/lazy.rs), and the player's match another: a
     # subscriber whose session the device kept reaches the lobby though neither the match's
     # module nor that of rooms, rankings and the rest has come. Online play's gate opens the
     # live connection while the lobby's module downloads, and the lobby takes that one.
-    signed_up = subscribed_phone(browser, server, fresh_name())
-    cookies = signed_up.context.cookies()
-    signed_up.context.close()
-    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, locale="pt-BR",
-                                  service_workers="block")
-    context.add_cookies(cookies)
-    context.add_init_script('localStorage.setItem("cubo-da-velha.signed-in", "1")')
+    context = started_again(browser, subscribed_phone(browser, server, fresh_name()))
     context.route("**/split_online-*", lambda route: route.abort())
     held = {"lobby": [], "match": []}
     context.route("**/split_lobby-*", lambda route: held["lobby"].append(route))
