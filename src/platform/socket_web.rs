@@ -1,7 +1,7 @@
 //! The live connection in the browser: the page's WebSocket to the server's live path on its
 //! own origin (the upgrade carries the session cookie).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 use futures_channel::mpsc;
 use futures_util::StreamExt;
@@ -28,38 +28,23 @@ pub struct Socket {
     restarting: bool,
 }
 
-/// How long a connection opened ahead waits for its screen: the server closes one that has
-/// not said hello within 10 s (`HELLO_WITHIN`), so an older one is not handed out.
-const AHEAD_MS: u32 = 8_000;
+/// How old a connection opened ahead may be to be handed out: the server closes one that has
+/// not said hello within 10 s (`HELLO_WITHIN`).
+const AHEAD_MS: f64 = 8_000.0;
 
 thread_local! {
-    /// A connection opened ahead of its screen, with its path; numbered, so that the timer
-    /// of an earlier one never closes a later one.
-    static AHEAD: RefCell<Option<(String, u32, Socket)>> = const { RefCell::new(None) };
-    static AHEAD_COUNT: Cell<u32> = const { Cell::new(0) };
+    /// A connection opened ahead of its screen, with its path and when it was opened.
+    static AHEAD: RefCell<Option<(String, f64, Socket)>> = const { RefCell::new(None) };
 }
 
 /// Starts connecting to `path` now, for a screen whose module is still downloading: its
 /// `open_path` takes this connection, already open, instead of spending the TCP, TLS and
-/// upgrade round trips after the download. Not taken within [`AHEAD_MS`], it is closed.
+/// upgrade round trips after the download. One older than [`AHEAD_MS`] is not taken (the
+/// server closes it).
 pub fn open_ahead(path: &str) {
-    let Some(socket) = Socket::start(path) else {
-        return;
-    };
-    let count = AHEAD_COUNT.with(|c| {
-        c.set(c.get().wrapping_add(1));
-        c.get()
-    });
-    AHEAD.with(|a| *a.borrow_mut() = Some((path.to_owned(), count, socket)));
-    wasm_bindgen_futures::spawn_local(async move {
-        super::sleep_ms(AHEAD_MS).await;
-        AHEAD.with(|a| {
-            let mut ahead = a.borrow_mut();
-            if ahead.as_ref().is_some_and(|(_, c, _)| *c == count) {
-                *ahead = None;
-            }
-        });
-    });
+    if let Some(socket) = Socket::start(path) {
+        AHEAD.with(|a| *a.borrow_mut() = Some((path.to_owned(), super::now_ms(), socket)));
+    }
 }
 
 /// Closes the connection opened ahead, if it is still waiting.
@@ -74,7 +59,9 @@ impl Socket {
         let ahead = AHEAD.with(|a| {
             let mut ahead = a.borrow_mut();
             match ahead.take() {
-                Some((at, _, socket)) if at == path => Some(socket),
+                Some((at, opened, socket)) if at == path => {
+                    (super::now_ms() - opened < AHEAD_MS).then_some(socket)
+                }
                 other => {
                     *ahead = other;
                     None
