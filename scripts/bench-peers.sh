@@ -5,8 +5,10 @@
 # concurrency:
 #   - boardgame.io 0.50.2 (../shared/peers/bgio: Lobby create + two joins, two socket.io clients);
 #   - Colyseus 0.16 (bench/peers/colyseus: matchmaker create + joinById, two WebSockets);
-#   - velha-server over plain HTTP (as behind a balancer that ends TLS, like the peers) and over
-#     its own HTTPS.
+#   - velha-server over plain HTTP (as behind a balancer that ends TLS, like the peers), over its
+#     own HTTPS (HTTP/1.1: a connection, and a TLS handshake, for each live socket), and over
+#     HTTPS with HTTP/2 (`velha-server --http2`: each player's live sockets are streams of the
+#     one connection they keep from match to match, as a browser's page does).
 # Prints one table per transport of ours, each with both peers' figures and our ratio to each,
 # and the goals judged against each peer. Usage: bash scripts/bench-peers.sh [MATCHES] [CONCURRENCY]
 # (2000 and 100).
@@ -84,6 +86,8 @@ measure "velha-server (plain HTTP)" plain \
 # Over HTTPS the server also writes each move's stages, printed after the tables.
 measure "velha-server (HTTPS)" tls \
   "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --trace-moves
+measure "velha-server (HTTPS, HTTP/2)" h2 \
+  "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --http2
 
 python3 - "$WORK" "$CACHE" "$N" "$C" <<'PY'
 import json, os, sys
@@ -114,7 +118,9 @@ def version(harness, module):
         return "?"
 
 peers = [("boardgame.io", "bgio", read("bgio")), ("Colyseus", "Colyseus", read("colyseus"))]
-ours = [("plain HTTP, as behind a balancer that ends TLS", read("plain")), ("HTTPS", read("tls"))]
+ours = [("plain HTTP, as behind a balancer that ends TLS", read("plain")),
+        ("HTTPS (HTTP/1.1: a connection a live socket)", read("tls")),
+        ("HTTPS with HTTP/2 (--http2: a player's sockets on the connection they keep)", read("h2"))]
 goals = {"server CPU ms/match": ("ratio", 0.1), "move p99 ms": ("below", 10.0),
          "server peak MB": ("ratio", 0.5)}
 
@@ -157,6 +163,8 @@ echo
 echo "Where velha-server's HTTPS moves spent their time (velha-load --trace-moves):"
 grep "^the live connections' TLS handshakes" "$WORK/tls.err" || true
 sed -n '/^move stages:/,$p' "$WORK/tls.err"
+echo
+echo "Over HTTP/2: $(grep "^the live connections' TLS handshakes" "$WORK/h2.err" || echo "no handshake counted")"
 if [ -n "$FAILED" ]; then
   echo "bench-peers: some matches failed in:$FAILED (see the errors row)" >&2
   exit 1

@@ -5,9 +5,15 @@ with a rematch (the starter alternates) and a resignation asked first; a third p
 watches; the 51st spectator is refused. Super and 2.0 rooms: names only, the board sent to,
 2.0's points and no clock."""
 
+import os
+import re
+import socket
+import tempfile
+import urllib.request
+
 import pytest
 
-from conftest import shot
+from conftest import Served, shot
 
 
 def phone(browser, server, path="/", init_script=None, locale="pt-BR"):
@@ -454,5 +460,48 @@ def test_classic_r09_a_background_page_is_told_of_its_turn(browser, server):
     bia.click("[data-cell=b2]:enabled", timeout=15000)
     ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
     assert ana.evaluate("window.__told.length") == 1
+    for page in (ana, bia):
+        page.context.close()
+
+
+@pytest.fixture(scope="module")
+def http2(server):
+    """A second server that offers HTTP/2 (`--http2`), under the first one's certificate (which
+    the test browser trusts), with its metrics on a port of their own; and that port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with tempfile.TemporaryDirectory() as data:
+        served = Served(data, ["--http2", "--metrics-listen", f"127.0.0.1:{port}",
+                               "--tls-cert", os.path.join(server.data, "dev-cert.pem"),
+                               "--tls-key", os.path.join(server.data, "dev-key.pem")],
+                        postgres=False)
+        yield served, port
+        served.stop()
+
+
+def test_classic_r10_over_http2_a_rooms_live_sockets_are_streams_of_the_pages_connection(browser, http2):
+    served, port = http2
+    ana, path = new_room(browser, served, "nino")
+    bia = phone(browser, served, path)
+    bia.click("[data-pick=rabisco]", timeout=30000)
+    bia.fill("#room-name", "Bia")
+    bia.click("[data-action=join-room]")
+    for page in (ana, bia):
+        assert page.evaluate("performance.getEntriesByType('navigation')[0].nextHopProtocol") == "h2"
+    for mover, cell in [(ana, "a1"), (bia, "b1"), (ana, "a2"), (bia, "b2"), (ana, "a3")]:
+        mover.wait_for_selector("[data-status=your-turn]", timeout=15000)
+        mover.click(f"[data-cell={cell}]:enabled")
+    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    bia.wait_for_selector("[data-status=lost]", timeout=15000)
+    shot(bia, "room-lost-over-http2")
+    # Both phones' sockets were extended CONNECTs (RFC 8441), none an HTTP/1.1 upgrade.
+    metrics = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    sockets = {"CONNECT": 0, "GET": 0}
+    for labels, count in re.findall(r'^velha_http_requests_total\{(.*)\} (\d+)$', metrics, re.M):
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', labels))
+        if labels["route"] == "/api/rooms/{id}/live" and labels["method"] in sockets:
+            sockets[labels["method"]] += int(count)
+    assert sockets["CONNECT"] >= 2 and sockets["GET"] == 0, sockets
     for page in (ana, bia):
         page.context.close()

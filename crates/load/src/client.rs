@@ -11,11 +11,17 @@ use rustls::pki_types::pem::PemObject;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::Uri;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
-use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
+
+pub mod http2;
 pub mod steady;
 pub mod tickets;
+
+use http2::{Carried, Duplex, Http2};
+use rustls::pki_types::ServerName;
 
 use velha_api::{
     Account, ApiError, Avatar, ClientMsg, CreateMatch, CreateRoom, ErrorCode, GoogleSignIn,
@@ -31,6 +37,8 @@ pub struct Client {
     http: reqwest::Client,
     tls: Arc<rustls::ClientConfig>,
     handshakes: Arc<tickets::Handshakes>,
+    /// The player's HTTP/2 connection, when its live sockets are streams of one.
+    http2: Option<Arc<Http2>>,
     /// The session token, once signed in.
     pub token: Option<String>,
 }
@@ -91,6 +99,7 @@ impl Client {
             http,
             tls: Arc::new(tls),
             handshakes: Arc::default(),
+            http2: None,
             token: None,
         })
     }
@@ -100,6 +109,24 @@ impl Client {
     pub fn at(&self, base: &str) -> Client {
         Client {
             base: base.trim_end_matches('/').to_owned(),
+            http2: self.own_http2(),
+            ..self.clone()
+        }
+    }
+
+    /// A connection of its own for another player, or this player at another address.
+    fn own_http2(&self) -> Option<Arc<Http2>> {
+        self.http2
+            .as_ref()
+            .map(|_| Arc::new(Http2::new(&self.tls, self.handshakes.clone())))
+    }
+
+    /// The same player, whose live sockets are streams of an HTTP/2 connection of its own
+    /// (RFC 8441), opened at its first socket and kept for the next, as a browser does once
+    /// the server offers it; over HTTPS only.
+    pub fn over_http2(&self) -> Client {
+        Client {
+            http2: Some(Arc::new(Http2::new(&self.tls, self.handshakes.clone()))),
             ..self.clone()
         }
     }
@@ -113,6 +140,7 @@ impl Client {
     pub fn another(&self) -> Client {
         Client {
             token: None,
+            http2: self.own_http2(),
             ..self.clone()
         }
     }
@@ -489,7 +517,16 @@ impl Client {
         headers: &[(&'static str, &str)],
         buffers: Option<u32>,
     ) -> Result<Socket<Out, In>, String> {
-        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        // tungstenite zeroes its whole read buffer before every read: at its 128 KiB default
+        // that was a quarter of this client's CPU, taken from the server it measures. The
+        // server's messages are small; a larger one is still read whole, in more reads.
+        let config = WebSocketConfig::default().read_buffer_size(4 * 1024);
+        if let (Some(http2), None) = (&self.http2, buffers) {
+            let uri: Uri = format!("{}{path}", self.base)
+                .parse()
+                .map_err(|e| format!("bad address: {e}"))?;
+            return Ok(Socket::new(http2.socket(&uri, headers, config).await?));
+        }
         let url = format!(
             "{}{path}",
             self.base
@@ -503,50 +540,31 @@ impl Client {
                 .map_err(|_| format!("bad header value {value:?}"))?;
             request.headers_mut().insert(*name, value);
         }
-        let connector = Connector::Rustls(self.tls.clone());
-        // tungstenite zeroes its whole read buffer before every read: at its 128 KiB default
-        // that was a quarter of this client's CPU, taken from the server it measures. The
-        // server's messages are small; a larger one is still read whole, in more reads.
-        let config = WebSocketConfig::default().read_buffer_size(4 * 1024);
+        let uri = request.uri().clone();
         // TCP_NODELAY, as browsers set it: a small frame goes out at once, not after an ACK.
-        let (ws, _) = match buffers {
-            None => {
-                tokio_tungstenite::connect_async_tls_with_config(
-                    request,
-                    Some(config),
-                    true,
-                    Some(connector),
-                )
+        let tcp = connect_tcp(&uri, buffers).await?;
+        let stream: Box<dyn Duplex> = if uri.scheme_str() == Some("wss") {
+            let host = uri.host().ok_or("no host in the address")?;
+            let name = ServerName::try_from(host.to_owned()).map_err(|e| e.to_string())?;
+            let tls = tokio_rustls::TlsConnector::from(self.tls.clone())
+                .connect(name, tcp)
                 .await
-            }
-            Some(bytes) => {
-                let stream = small_buffered(request.uri(), bytes).await?;
-                tokio_tungstenite::client_async_tls_with_config(
-                    request,
-                    stream,
-                    Some(config),
-                    Some(connector),
-                )
-                .await
-            }
-        }
-        .map_err(|e| format!("WebSocket: {e}"))?;
-        if let MaybeTlsStream::Rustls(tls) = ws.get_ref() {
+                .map_err(|e| format!("WebSocket: TLS: {e}"))?;
             self.handshakes.count(tls.get_ref().1.handshake_kind());
-        }
-        Ok(Socket {
-            ws,
-            closed_with: None,
-            kinds: std::marker::PhantomData,
-        })
+            Box::new(tls)
+        } else {
+            Box::new(tcp)
+        };
+        let (ws, _) = tokio_tungstenite::client_async_with_config(request, stream, Some(config))
+            .await
+            .map_err(|e| format!("WebSocket: {e}"))?;
+        Ok(Socket::new(ws))
     }
 }
 
-/// A TCP connection to `uri`'s host whose send and receive buffers hold `bytes` each.
-async fn small_buffered(
-    uri: &tokio_tungstenite::tungstenite::http::Uri,
-    bytes: u32,
-) -> Result<TcpStream, String> {
+/// A TCP connection to `uri`'s host, its send and receive buffers of `buffers` bytes each
+/// when given.
+async fn connect_tcp(uri: &Uri, buffers: Option<u32>) -> Result<TcpStream, String> {
     let host = uri.host().ok_or("no host in the address")?;
     let port = uri
         .port_u16()
@@ -566,12 +584,14 @@ async fn small_buffered(
         tokio::net::TcpSocket::new_v6()
     }
     .map_err(|e| e.to_string())?;
-    socket
-        .set_send_buffer_size(bytes)
-        .map_err(|e| e.to_string())?;
-    socket
-        .set_recv_buffer_size(bytes)
-        .map_err(|e| e.to_string())?;
+    if let Some(bytes) = buffers {
+        socket
+            .set_send_buffer_size(bytes)
+            .map_err(|e| e.to_string())?;
+        socket
+            .set_recv_buffer_size(bytes)
+            .map_err(|e| e.to_string())?;
+    }
     socket.set_nodelay(true).map_err(|e| e.to_string())?;
     socket
         .connect(address)
@@ -581,7 +601,7 @@ async fn small_buffered(
 
 /// An open WebSocket that sends `Out` and receives `In`, one JSON message a text frame.
 pub struct Socket<Out, In> {
-    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    ws: Carried,
     /// The code of the server's close frame, once one arrived.
     closed_with: Option<u16>,
     kinds: std::marker::PhantomData<fn(Out) -> In>,
@@ -591,6 +611,16 @@ pub struct Socket<Out, In> {
 pub type Live = Socket<ClientMsg, ServerMsg>;
 /// A room's live connection.
 pub type RoomLive = Socket<RoomClientMsg, RoomServerMsg>;
+
+impl<Out, In> Socket<Out, In> {
+    fn new(ws: Carried) -> Socket<Out, In> {
+        Socket {
+            ws,
+            closed_with: None,
+            kinds: std::marker::PhantomData,
+        }
+    }
+}
 
 impl<Out: Serialize, In: DeserializeOwned> Socket<Out, In> {
     /// Sends a message.

@@ -88,6 +88,12 @@ struct Args {
     /// behind a balancer that ends TLS): the peer harness's transport.
     #[arg(long, conflicts_with_all = ["nginx", "processes"])]
     plain_http: bool,
+    /// Each player's live sockets as streams of an HTTP/2 connection of its own (RFC 8441), as
+    /// a browser opens them from a page served over HTTP/2, kept for that player's next
+    /// matches (the started server offers HTTP/2: `velha-server --http2`); the default is a
+    /// connection each, as over HTTP/1.1.
+    #[arg(long, conflicts_with_all = ["plain_http", "nginx", "processes"])]
+    http2: bool,
     /// Rooms or peer games only: play them against a deployment already running at this
     /// address (`https://host`, a load balancer or a compose stack) instead of starting a
     /// server. Its CPU and memory are then not measured.
@@ -119,6 +125,11 @@ struct Args {
 }
 
 impl Args {
+    /// The players' live sockets over HTTP/2 with `--http2`.
+    fn transport(&self, base: Client) -> Client {
+        if self.http2 { base.over_http2() } else { base }
+    }
+
     fn rooms_args(&self) -> rooms_bench::RoomsArgs {
         rooms_bench::RoomsArgs {
             rooms: self.rooms,
@@ -403,6 +414,9 @@ async fn start_one(
     if args.plain_http {
         command.arg("--plain-http");
     }
+    if args.http2 {
+        command.arg("--http2");
+    }
     if args.trace_moves {
         command.arg("--trace-moves").arg(dir.join(TRACE));
     }
@@ -598,7 +612,7 @@ async fn bench(args: Args) -> Result<(), String> {
     if let Some(target) = &args.target {
         let ca = std::fs::read(&args.ca)
             .map_err(|e| format!("cannot read --ca {}: {e}", args.ca.display()))?;
-        let base = Client::new(target, &ca)?;
+        let base = args.transport(Client::new(target, &ca)?);
         return if args.rooms > 0 {
             rooms_bench::run(&base, &[], &args.rooms_args()).await
         } else if args.peer_matches > 0 {
@@ -625,7 +639,7 @@ async fn bench(args: Args) -> Result<(), String> {
     }
     let (pids, base, db_url) = (
         started.pids.clone(),
-        started.base.clone(),
+        args.transport(started.base.clone()),
         started.db_url.clone(),
     );
     if args.rooms > 0 || args.peer_matches > 0 {

@@ -46,18 +46,18 @@ async fn room_at(
 
 /// One whole match: the latencies of its five moves, in microseconds, and when each was sent
 /// and seen.
-async fn one_match(base: &Client) -> Result<(Vec<u64>, Vec<Sent>), String> {
-    let made = base
+async fn one_match(players: &[Client; 2]) -> Result<(Vec<u64>, Vec<Sent>), String> {
+    let made = players[0]
         .create_room(RoomBoard::Classic, "X", Some(Avatar::Nino))
         .await
         .map_err(|e| e.to_string())?;
     let id = made.room.id.clone();
-    let seat = base
+    let seat = players[1]
         .join_room(&id, "O", Some(Avatar::Rabisco))
         .await
         .map_err(|e| e.to_string())?;
-    let mut x = base.room_live(&id, &made.credential).await?;
-    let mut o = base.room_live(&id, &seat.credential).await?;
+    let mut x = players[0].room_live(&id, &made.credential).await?;
+    let mut o = players[1].room_live(&id, &seat.credential).await?;
     for live in [&mut x, &mut o] {
         room_at(live, |r| r.to_move == Some(Seat::X)).await?;
     }
@@ -115,11 +115,13 @@ pub async fn run(
     let started = Instant::now();
     let workers: Vec<_> = (0..concurrency.max(1))
         .map(|_| {
-            let (base, queue) = (base.clone(), queue.clone());
+            // Two players play each match of this worker in turn: over HTTP/2, each on a
+            // connection of their own, made at their first match and kept for the next.
+            let (players, queue) = ([base.another(), base.another()], queue.clone());
             tokio::spawn(async move {
                 let mut done = (Vec::new(), 0usize, Vec::new(), Vec::new());
                 while queue.lock().await.next().is_some() {
-                    match one_match(&base).await {
+                    match one_match(&players).await {
                         Ok((l, s)) => {
                             done.0.extend(l);
                             done.1 += 1;

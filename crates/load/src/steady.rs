@@ -81,12 +81,10 @@ pub async fn play(
             return played;
         }
     }
+    let (x, o) = (&sides[0].client, &sides[1].client);
     let met = async {
-        let open = sides[0]
-            .client
-            .create(Scope::Mundial, level.number())
-            .await?;
-        sides[1].client.join(&open.id).await?;
+        let open = x.create(Scope::Mundial, level.number()).await?;
+        o.join(&open.id).await?;
         Ok::<_, velha_api::ApiError>(open.id)
     };
     match met.await {

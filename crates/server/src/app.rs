@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::http::{Extensions, HeaderMap, HeaderValue, StatusCode, Version};
 use axum::response::IntoResponse;
-use axum::routing::{any, get};
+use axum::routing::{any, connect, get};
 use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::{DefaultPredicate, Predicate};
 use tower_http::services::{ServeDir, ServeFile};
@@ -285,7 +285,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(subscription::webhook))
         .routes(routes!(health))
         .routes(routes!(ready))
-        .with_state(app)
+        .with_state(app.clone())
         .split_for_parts();
     let json = doc.to_pretty_json().unwrap_or_default();
     let mut router = router
@@ -297,6 +297,14 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
                     json,
                 )
             }),
+        )
+        // The live sockets as streams of an HTTP/2 connection (RFC 8441's extended CONNECT),
+        // which a browser that holds one for the page uses instead of a connection (and a TLS
+        // handshake) of their own. The document names their HTTP/1.1 upgrade: the same socket.
+        .route("/api/live", connect(socket::live).with_state(app.clone()))
+        .route(
+            "/api/rooms/{id}/live",
+            connect(room_socket::live).with_state(app),
         )
         .route("/api/{*rest}", any(no_such_path));
     router = match answering.web_root {
@@ -338,6 +346,7 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
             headers::protection,
         ))
         .layer(axum::middleware::from_fn(crate::metrics::record_request))
+        .layer(axum::middleware::map_request(headers::host_from_authority))
         .layer(TraceLayer::new_for_http());
     (router, doc)
 }
@@ -473,7 +482,27 @@ fn timed(mut server: axum_server::Server) -> axum_server::Server {
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(HEAD_WITHIN);
     server
+        .http_builder()
+        .http2()
+        .timer(hyper_util::rt::TokioTimer::new())
+        // The live sockets as streams (RFC 8441).
+        .enable_connect_protocol()
+        // What one connection may hold: the page's files and the live sockets fit in 64
+        // streams at once (a browser queues the rest), and a client that sends and does not
+        // read holds at most 64 KiB a stream and 256 KiB in all, not hyper's 1 MiB, and the
+        // server's unsent answers 32 KiB a stream, not 400 KiB.
+        .max_concurrent_streams(H2_STREAMS)
+        .initial_stream_window_size(64 * 1024)
+        .initial_connection_window_size(256 * 1024)
+        .max_send_buf_size(32 * 1024)
+        // A connection whose peer is gone is noticed, as the live sockets' own pings do.
+        .keep_alive_interval(Some(Duration::from_secs(30)))
+        .keep_alive_timeout(Duration::from_secs(20));
+    server
 }
+
+/// Streams at once on one HTTP/2 connection.
+const H2_STREAMS: u32 = 64;
 
 /// Serves until SIGTERM or Ctrl-C.
 pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
@@ -502,7 +531,7 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
             serve.tls_key.clone(),
             &storage.data_dir,
         )?;
-        Some(tls::server_config(&files)?)
+        Some(tls::server_config(&files, serve.http2)?)
     };
     let clocks = Clocks {
         move_ms: i64::try_from(serve.move_time_ms).unwrap_or(i64::MAX / 4),

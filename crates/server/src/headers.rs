@@ -65,6 +65,21 @@ fn is_json(response: &Response) -> bool {
         .is_some_and(|v| v.starts_with("application/json"))
 }
 
+/// HTTP/2 carries a request's host in its `:authority`, not in a `Host` header: the checks that
+/// compare a page's origin with the host it asked (auth.rs's `same_origin`) read the header
+/// whichever version carried the request.
+pub async fn host_from_authority(mut request: axum::extract::Request) -> axum::extract::Request {
+    if !request.headers().contains_key(header::HOST)
+        && let Some(value) = request
+            .uri()
+            .authority()
+            .and_then(|a| HeaderValue::from_str(a.as_str()).ok())
+    {
+        request.headers_mut().insert(header::HOST, value);
+    }
+    request
+}
+
 /// Turns an error the framework answered in its own words (or with no body) into an
 /// `ApiError` with the same status and headers (a 405 keeps its `Allow`). It runs inside the
 /// compression (app.rs), so the words it reads are never compressed bytes.

@@ -123,6 +123,8 @@ pub async fn record_request(request: Request, next: Next) -> Response {
         Method::PATCH => "PATCH",
         Method::HEAD => "HEAD",
         Method::OPTIONS => "OPTIONS",
+        // A live socket over HTTP/2 (RFC 8441).
+        Method::CONNECT => "CONNECT",
         _ => "other",
     };
     let started = Instant::now();

@@ -55,8 +55,8 @@ fn make_dev_cert(cert: &Path, key: &Path) -> Result<(), String> {
     write(cert, made.cert.pem())
 }
 
-/// The rustls configuration for these files (HTTP/1.1, where WebSockets upgrade).
-pub fn server_config(files: &CertFiles) -> Result<Arc<ServerConfig>, String> {
+/// The rustls configuration for these files: HTTP/1.1, and HTTP/2 first when `http2`.
+pub fn server_config(files: &CertFiles, http2: bool) -> Result<Arc<ServerConfig>, String> {
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&files.cert)
         .and_then(|it| it.collect())
         .map_err(|e| {
@@ -81,7 +81,13 @@ pub fn server_config(files: &CertFiles) -> Result<Arc<ServerConfig>, String> {
         .with_no_client_auth()
         .with_single_cert(certs, key)
         .map_err(|e| format!("the certificate and key do not fit: {e}"))?;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    // A browser offered HTTP/2 takes it: the page's files, the API and the live sockets (RFC
+    // 8441) then share one connection and one handshake (config.rs's --http2 says the price).
+    config.alpn_protocols = if http2 {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
     // Tickets the server keeps nothing of (sealed with a key rotated every 6 hours), so that a
     // player coming back resumes however many connected since: rustls's default remembers the
     // last 256 sessions, a few seconds' worth of a busy server's connections, and a cache of

@@ -572,7 +572,7 @@ mod tests {
     ) -> (Arc<ServerConfig>, Arc<rustls::ClientConfig>) {
         let dir = tempfile::tempdir().unwrap();
         let files = crate::tls::cert_files(None, None, dir.path()).unwrap();
-        let server = crate::tls::server_config(&files).unwrap();
+        let server = crate::tls::server_config(&files, false).unwrap();
         let cert = CertificateDer::from_pem_file(&files.cert).unwrap();
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut roots = rustls::RootCertStore::empty();

@@ -17,6 +17,7 @@ mod google;
 mod group_matches;
 mod groups;
 mod hardening;
+mod http2;
 mod live;
 mod lobby;
 mod mail;
