@@ -54,13 +54,19 @@ fn transport(e: impl std::fmt::Display) -> ApiError {
 /// A request that failed on its way, with every cause: reqwest's own message alone ("error
 /// sending request") does not say whether it was the address, the certificate or the network.
 fn unsent(e: reqwest::Error) -> ApiError {
+    transport(with_causes(&e))
+}
+
+/// An error and every cause under it (an HTTP/2 stream's write error says why only in its
+/// causes).
+fn with_causes(e: &dyn std::error::Error) -> String {
     let mut why = e.to_string();
-    let mut cause = std::error::Error::source(&e);
+    let mut cause = e.source();
     while let Some(c) = cause {
         why = format!("{why}: {c}");
         cause = c.source();
     }
-    transport(why)
+    why
 }
 
 impl Client {
@@ -544,7 +550,7 @@ impl Client {
         // TCP_NODELAY, as browsers set it: a small frame goes out at once, not after an ACK.
         let tcp = connect_tcp(&uri, buffers).await?;
         let stream: Box<dyn Duplex> = if uri.scheme_str() == Some("wss") {
-            let host = uri.host().ok_or("no host in the address")?;
+            let host = http2::bare_host(&uri)?;
             let name = ServerName::try_from(host.to_owned()).map_err(|e| e.to_string())?;
             let tls = tokio_rustls::TlsConnector::from(self.tls.clone())
                 .connect(name, tcp)
@@ -565,7 +571,7 @@ impl Client {
 /// A TCP connection to `uri`'s host, its send and receive buffers of `buffers` bytes each
 /// when given.
 async fn connect_tcp(uri: &Uri, buffers: Option<u32>) -> Result<TcpStream, String> {
-    let host = uri.host().ok_or("no host in the address")?;
+    let host = http2::bare_host(uri)?;
     let port = uri
         .port_u16()
         .unwrap_or(if uri.scheme_str() == Some("wss") {
@@ -637,9 +643,12 @@ impl<Out: Serialize, In: DeserializeOwned> Socket<Out, In> {
             self.ws
                 .feed(Message::Text(text.clone()))
                 .await
-                .map_err(|e| format!("send: {e}"))?;
+                .map_err(|e| format!("send: {}", with_causes(&e)))?;
         }
-        self.ws.flush().await.map_err(|e| format!("send: {e}"))
+        self.ws
+            .flush()
+            .await
+            .map_err(|e| format!("send: {}", with_causes(&e)))
     }
 
     /// Sends any text frame.
@@ -647,7 +656,7 @@ impl<Out: Serialize, In: DeserializeOwned> Socket<Out, In> {
         self.ws
             .send(Message::text(text))
             .await
-            .map_err(|e| format!("send: {e}"))
+            .map_err(|e| format!("send: {}", with_causes(&e)))
     }
 
     /// The next server message within `within`.
@@ -667,7 +676,7 @@ impl<Out: Serialize, In: DeserializeOwned> Socket<Out, In> {
                 }
                 None => return Err("closed".to_owned()),
                 Some(Ok(_)) => continue,
-                Some(Err(e)) => return Err(format!("receive: {e}")),
+                Some(Err(e)) => return Err(format!("receive: {}", with_causes(&e))),
             }
         }
     }

@@ -27,7 +27,16 @@ impl<T: AsyncRead + AsyncWrite + Unpin + Send> Duplex for T {}
 /// A live socket's frames, whatever carries them.
 pub type Carried = WebSocketStream<Box<dyn Duplex>>;
 
-/// How long the connection and the server's first settings may take.
+/// The host of `uri` as a name or an address: an IPv6 address without its brackets.
+pub(crate) fn bare_host(uri: &Uri) -> Result<&str, String> {
+    let host = uri.host().ok_or("no host in the address")?;
+    Ok(host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host))
+}
+
+/// How long the connection, its TLS handshake and the server's first settings may take.
 const OPENING: Duration = Duration::from_secs(10);
 
 /// One player's HTTP/2 connection to the server, for its live sockets.
@@ -56,7 +65,15 @@ impl Http2 {
         if let Some(send) = held.as_ref().filter(|s| !s.is_closed()) {
             return Ok(send.clone());
         }
-        let host = uri.host().ok_or("no host in the address")?;
+        let send = tokio::time::timeout(OPENING, self.open(uri))
+            .await
+            .map_err(|_| format!("no HTTP/2 connection within {OPENING:?}"))??;
+        *held = Some(send.clone());
+        Ok(send)
+    }
+
+    async fn open(&self, uri: &Uri) -> Result<SendRequest<Empty<Bytes>>, String> {
+        let host = bare_host(uri)?;
         let port = uri.port_u16().unwrap_or(443);
         let authority = uri.authority().ok_or("no host in the address")?;
         let tcp = TcpStream::connect((host, port))
@@ -83,19 +100,14 @@ impl Http2 {
             .body(Empty::new())
             .map_err(|e| format!("bad request: {e}"))?;
         let mut conn = Box::pin(conn);
-        let answered = tokio::time::timeout(OPENING, async {
-            tokio::select! {
-                answer = send.send_request(health) => answer.map_err(|e| format!("HTTP/2: {e}")),
-                _ = conn.as_mut() => Err("the server closed the connection".to_owned()),
-            }
-        })
-        .await
-        .map_err(|_| "no answer on the HTTP/2 connection".to_owned())??;
+        let answered = tokio::select! {
+            answer = send.send_request(health) => answer.map_err(|e| format!("HTTP/2: {e}"))?,
+            _ = conn.as_mut() => return Err("the server closed the connection".to_owned()),
+        };
         if !answered.status().is_success() || !conn.is_extended_connect_protocol_enabled() {
             return Err("the server does not take WebSockets over HTTP/2".to_owned());
         }
         tokio::spawn(conn);
-        *held = Some(send.clone());
         Ok(send)
     }
 

@@ -487,22 +487,25 @@ fn timed(mut server: axum_server::Server) -> axum_server::Server {
         .timer(hyper_util::rt::TokioTimer::new())
         // The live sockets as streams (RFC 8441).
         .enable_connect_protocol()
-        // What one connection may hold: the page's files and the live sockets fit in 64
-        // streams at once (a browser queues the rest), and a client that sends and does not
-        // read holds at most 64 KiB a stream and 256 KiB in all, not hyper's 1 MiB, and the
-        // server's unsent answers 32 KiB a stream, not 400 KiB.
+        // What one connection may hold: the page's files and the live sockets fit in 32
+        // streams at once (a browser queues the rest); a client that sends and does not read
+        // makes it hold at most 64 KiB a stream and 256 KiB in all (hyper's default 1 MiB
+        // each), and the server's unsent answers at most 16 KiB a stream, 512 KiB in all (a
+        // live frame is at most 16 KiB; hyper's default 400 KiB a stream).
         .max_concurrent_streams(H2_STREAMS)
         .initial_stream_window_size(64 * 1024)
         .initial_connection_window_size(256 * 1024)
-        .max_send_buf_size(32 * 1024)
-        // A connection whose peer is gone is noticed, as the live sockets' own pings do.
+        .max_send_buf_size(16 * 1024)
+        // A connection whose peer is gone, or reads nothing, is closed once a ping goes
+        // unanswered for 20 s. One that answers is kept however long it has no stream: hyper
+        // has no idle limit for HTTP/2 (its limit for a request's head is HTTP/1's).
         .keep_alive_interval(Some(Duration::from_secs(30)))
         .keep_alive_timeout(Duration::from_secs(20));
     server
 }
 
 /// Streams at once on one HTTP/2 connection.
-const H2_STREAMS: u32 = 64;
+const H2_STREAMS: u32 = 32;
 
 /// Serves until SIGTERM or Ctrl-C.
 pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {

@@ -71,7 +71,8 @@ pub struct Serve {
     /// for each socket: about a third less CPU a match in the peer bench
     /// (docs/benchmarks.md). The price is memory: an idle player's connection holds about
     /// 50 KiB rather than 10 (HTTP/2's codec keeps its buffers for the connection's life).
-    /// The app's own builds and clients that do not offer HTTP/2 speak HTTP/1.1 either way.
+    /// The app's own builds and clients that do not offer HTTP/2 speak HTTP/1.1 either way;
+    /// without the flag a client that speaks HTTP/2 anyway is let go.
     #[arg(long, env = "VELHA_HTTP2", conflicts_with = "plain_http")]
     pub http2: bool,
     /// Folder of the web build of the app, served at /. Without it only the API is served.

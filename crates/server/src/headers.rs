@@ -67,9 +67,10 @@ fn is_json(response: &Response) -> bool {
 
 /// HTTP/2 carries a request's host in its `:authority`, not in a `Host` header: the checks that
 /// compare a page's origin with the host it asked (auth.rs's `same_origin`) read the header
-/// whichever version carried the request.
+/// whichever version carried the request. A `Host` header sent beside it is replaced, as RFC
+/// 9113 §8.3.1 makes the `:authority` the one that counts.
 pub async fn host_from_authority(mut request: axum::extract::Request) -> axum::extract::Request {
-    if !request.headers().contains_key(header::HOST)
+    if request.version() == axum::http::Version::HTTP_2
         && let Some(value) = request
             .uri()
             .authority()

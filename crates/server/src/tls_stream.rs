@@ -37,8 +37,14 @@ const UNFINISHED_WITHIN: Duration = Duration::from_secs(30);
 
 /// The application bytes a client has the opening deadline to send: as many as hyper_util
 /// reads to tell HTTP/1 from HTTP/2 (the HTTP/2 preface's length), with no limit of its own;
-/// hyper's limit for a request's head takes over from there.
+/// hyper's limit for a request's head takes over from there over HTTP/1 (over HTTP/2 its
+/// pings do, app.rs's `timed`).
 const OPENING_BYTES: usize = 24;
+
+/// How an HTTP/2 connection opens (RFC 9113 §3.4). Over TLS a client may speak HTTP/2 only
+/// once ALPN chose it (§3.3); hyper_util would take the preface whatever ALPN said, so a server
+/// without `--http2` would still give any client an HTTP/2 connection.
+const H2_PREFACE: &[u8; OPENING_BYTES] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// Application bytes taken per write: one TLS record's payload.
 const WRITE_CHUNK: usize = 16 * 1024;
@@ -124,6 +130,10 @@ pub struct TlsStream {
     opening: Option<Pin<Box<Sleep>>>,
     /// Application bytes read so far, counted up to `OPENING_BYTES`.
     opened: usize,
+    /// ALPN chose HTTP/2.
+    h2: bool,
+    /// The bytes read so far open HTTP/2.
+    like_h2: bool,
 }
 
 /// What to hand rustls once it can take application data.
@@ -168,8 +178,11 @@ impl TlsStream {
             unfinished_within: deadlines.unfinished_within,
             opening: None,
             opened: 0,
+            h2: false,
+            like_h2: true,
         };
         poll_fn(|cx| stream.poll_handshake(cx)).await?;
+        stream.h2 = stream.conn.alpn_protocol() == Some(b"h2");
         stream.opening = Some(Box::pin(tokio::time::sleep(deadlines.opening_within)));
         Ok(stream)
     }
@@ -397,6 +410,16 @@ impl AsyncRead for TlsStream {
             if this.plain_read < this.plain.len() {
                 let left = &this.plain[this.plain_read..];
                 let n = left.len().min(buf.remaining());
+                if this.opened < OPENING_BYTES && !this.h2 {
+                    let upto = (this.opened + n).min(OPENING_BYTES);
+                    this.like_h2 &= left[..upto - this.opened] == H2_PREFACE[this.opened..upto];
+                    if this.like_h2 && upto == OPENING_BYTES {
+                        return Poll::Ready(Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            "HTTP/2 without ALPN having chosen it",
+                        )));
+                    }
+                }
                 buf.put_slice(&left[..n]);
                 this.plain_read += n;
                 this.opened = (this.opened + n).min(OPENING_BYTES);
