@@ -407,3 +407,50 @@ impl StandIn {
         answer.json().await.unwrap()
     }
 }
+
+/// A web app's player: Ana signed up by a browser, which keeps her session in a cookie; the
+/// client and that cookie (`name=value`).
+pub async fn signed_up_by_cookie(server: &Server) -> (Client, String) {
+    let web = server.client();
+    let body = r#"{"email":"ana@example.com","password":"cubo-gira-9","name":"Ana","region":"pt-BR","cookie":true}"#;
+    let (status, headers, _) = web
+        .raw_with_headers(reqwest::Method::POST, "/api/accounts", &[], Some(body))
+        .await
+        .unwrap();
+    assert_eq!(status, 201);
+    let cookie = headers["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    (web, cookie)
+}
+
+/// A TLS connection to `server`, trusting its certificate, offering these ALPN protocols.
+pub async fn tls_offering(
+    server: &Server,
+    offered: &[&[u8]],
+) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(&server.cert) {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let mut config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    config.alpn_protocols = offered.iter().map(|p| p.to_vec()).collect();
+    let tcp = tokio::net::TcpStream::connect(server.base.trim_start_matches("https://"))
+        .await
+        .unwrap();
+    tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+        .connect("localhost".try_into().unwrap(), tcp)
+        .await
+        .unwrap()
+}

@@ -428,28 +428,6 @@ async fn on_m05_a_connection_that_stops_reading_is_let_go(db: Db) {
 }
 on_both!(on_m05_a_connection_that_stops_reading_is_let_go);
 
-/// A TLS connection to the server, trusting its certificate.
-async fn tls_connection(server: &Server) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
-    use rustls::pki_types::pem::PemObject;
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(&server.cert) {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    let address = server.base.trim_start_matches("https://");
-    let tcp = tokio::net::TcpStream::connect(address).await.unwrap();
-    tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
-        .connect("localhost".try_into().unwrap(), tcp)
-        .await
-        .unwrap()
-}
-
 /// Clients that connect and send no request, half a request's head, or nothing after their
 /// last answer are let go once the server's 30 s for a head pass, rather than hold a
 /// connection (and what they sent) for good.
@@ -457,14 +435,14 @@ async fn tls_connection(server: &Server) -> tokio_rustls::client::TlsStream<toki
 async fn a_request_head_that_never_comes_is_let_go() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = Server::start(Db::Sqlite, &[]).await;
-    let silent = tls_connection(&server).await;
-    let mut halfway = tls_connection(&server).await;
+    let silent = crate::common::tls_offering(&server, &[]).await;
+    let mut halfway = crate::common::tls_offering(&server, &[]).await;
     halfway
         .write_all(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n")
         .await
         .unwrap();
     halfway.flush().await.unwrap();
-    let mut kept_alive = tls_connection(&server).await;
+    let mut kept_alive = crate::common::tls_offering(&server, &[]).await;
     kept_alive
         .write_all(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         .await

@@ -1,15 +1,13 @@
 //! `velha-server --http2`: the live sockets as streams of a player's HTTP/2 connection (RFC
 //! 8441's extended CONNECT), as a browser opens them from a page served over HTTP/2.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::Method;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use velha_api::{Avatar, ClientMsg, ErrorCode, RoomAct, RoomBoard, RoomServerMsg, Seat, ServerMsg};
 use velha_load::{Client, RoomLive};
 
-use crate::common::{Db, Server, expect};
+use crate::common::{Db, Server, expect, signed_up_by_cookie, tls_offering};
 
 async fn room_at(live: &mut RoomLive, ply: u32) -> velha_api::RoomView {
     match live
@@ -128,53 +126,13 @@ async fn http2_is_spoken_only_where_alpn_chose_it() {
     assert_eq!(&got, b"HTTP/1.1 200 OK");
 }
 
-/// A TLS connection to `server` offering these ALPN protocols.
-async fn tls_offering(
-    server: &Server,
-    offered: &[&[u8]],
-) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
-    use rustls::pki_types::pem::PemObject;
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(&server.cert) {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    config.alpn_protocols = offered.iter().map(|p| p.to_vec()).collect();
-    let tcp = tokio::net::TcpStream::connect(server.base.trim_start_matches("https://"))
-        .await
-        .unwrap();
-    tokio_rustls::TlsConnector::from(Arc::new(config))
-        .connect("localhost".try_into().unwrap(), tcp)
-        .await
-        .unwrap()
-}
-
 /// ON-A01 over HTTP/2, where the host is the request's `:authority` rather than a `Host`
 /// header: the web app's socket signs in with the session cookie from the site's own pages
 /// only.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_a01_over_http2_the_web_socket_signs_in_by_cookie_from_the_sites_pages_only() {
     let server = Server::start(Db::Sqlite, &["--http2"]).await;
-    let web = server.client();
-    let body = r#"{"email":"ana@example.com","password":"cubo-gira-9","name":"Ana","region":"pt-BR","cookie":true}"#;
-    let (status, headers, _) = web
-        .raw_with_headers(Method::POST, "/api/accounts", &[], Some(body))
-        .await
-        .unwrap();
-    assert_eq!(status, 201);
-    let cookie = headers["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let (web, cookie) = signed_up_by_cookie(&server).await;
     let own = server.base.clone();
     let web = web.over_http2();
     let hello = ClientMsg::Hello {

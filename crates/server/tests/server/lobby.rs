@@ -260,23 +260,9 @@ on_both!(on_m01_the_watched_lobby_changes_live);
 /// ON-A01: the web app's WebSocket signs in with the session cookie of its upgrade request,
 /// and only from the site's own pages.
 async fn on_a01_the_web_socket_signs_in_by_cookie_from_the_sites_pages_only(db: Db) {
-    use reqwest::Method;
     use velha_api::ClientMsg;
     let server = Server::start(db, &[]).await;
-    let web = server.client();
-    let body = r#"{"email":"ana@example.com","password":"cubo-gira-9","name":"Ana","region":"pt-BR","cookie":true}"#;
-    let (status, headers, _) = web
-        .raw_with_headers(Method::POST, "/api/accounts", &[], Some(body))
-        .await
-        .unwrap();
-    assert_eq!(status, 201);
-    let cookie = headers["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let (web, cookie) = crate::common::signed_up_by_cookie(&server).await;
     let own = server.base.clone();
     let mut live = web
         .live_with_headers(&[("cookie", &cookie), ("origin", &own)])
