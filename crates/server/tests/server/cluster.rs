@@ -810,8 +810,9 @@ async fn on_m04_a_rolling_deploy_loses_no_move_and_ends_no_match() {
             .map(|(ply, _, _)| i64::from(*ply))
             .collect();
         assert_eq!(plies, acknowledged, "match {}", played.id);
+        // A match met just before the stop has no move yet.
         let (_, ply, ..) = stored(&servers[0], &played.id).await;
-        assert_eq!(ply, *acknowledged.last().unwrap());
+        assert_eq!(ply, acknowledged.last().copied().unwrap_or(0));
     }
     // Every player held a connection through both restarts.
     assert!(told >= 12, "{told} connections were told to come back");
