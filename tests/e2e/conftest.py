@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import pathlib
+import socket
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,14 @@ def spki_pin(cert_pem):
     der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=public,
                          capture_output=True, check=True).stdout
     return base64.b64encode(hashlib.sha256(der).digest()).decode()
+
+
+def free_port():
+    """A loopback port free now, for a listener the server opens itself (its metrics, a
+    stand-in's)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 class Served:

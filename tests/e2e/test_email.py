@@ -5,26 +5,19 @@ opens the link on another phone and chooses a new password there."""
 
 import os
 import re
-import socket
 import tempfile
 import time
 import warnings
 
 import pytest
 
-from conftest import Served, shot
+from conftest import Served, free_port, shot
 from test_account import fill, fresh_name, sign_up
 from test_subscription import new_phone
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from standins.smtp import MailStandIn
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

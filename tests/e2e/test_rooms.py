@@ -7,13 +7,12 @@ watches; the 51st spectator is refused. Super and 2.0 rooms: names only, the boa
 
 import os
 import re
-import socket
 import tempfile
 import urllib.request
 
 import pytest
 
-from conftest import Served, shot
+from conftest import Served, free_port, shot
 
 
 def phone(browser, server, path="/", init_script=None, locale="pt-BR"):
@@ -468,9 +467,7 @@ def test_classic_r09_a_background_page_is_told_of_its_turn(browser, server):
 def http2(server):
     """A second server that offers HTTP/2 (`--http2`), under the first one's certificate (which
     the test browser trusts), with its metrics on a port of their own; and that port."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     with tempfile.TemporaryDirectory() as data:
         served = Served(data, ["--http2", "--metrics-listen", f"127.0.0.1:{port}",
                                "--tls-cert", os.path.join(server.data, "dev-cert.pem"),
