@@ -172,3 +172,38 @@ async fn on_a01_over_http2_the_web_socket_signs_in_by_cookie_from_the_sites_page
     let (full, resumed) = web.handshakes();
     assert_eq!(full + resumed, 1, "one connection for the three sockets");
 }
+
+/// ON-A01 against a client that names another host: over HTTP/2 the `:authority` is the host,
+/// so a `Host` header beside it naming the site its `Origin` names does not make that origin
+/// this site's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a01_over_http2_a_host_header_beside_the_authority_does_not_make_an_origin_ours() {
+    let server = Server::start(Db::Sqlite, &["--http2"]).await;
+    let (web, cookie) = signed_up_by_cookie(&server).await;
+    let mut live = web
+        .over_http2()
+        .live_with_headers(&[
+            ("cookie", &cookie),
+            ("origin", "https://evil.example"),
+            ("host", "evil.example"),
+        ])
+        .await
+        .unwrap();
+    // As above: the refusal may end the stream before this send returns.
+    let _ = live
+        .send(&ClientMsg::Hello {
+            token: String::new(),
+        })
+        .await;
+    let refused = expect(&mut live, "a refusal", |_| true).await;
+    assert!(
+        matches!(
+            refused,
+            ServerMsg::Error {
+                code: ErrorCode::Unauthorized,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+}
