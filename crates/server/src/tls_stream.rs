@@ -321,10 +321,14 @@ impl TlsStream {
             }
             // Exactly: `reserve` may double what is held, and the read fills all the room.
             self.incoming.reserve_exact(READ_CHUNK);
-            match self.tcp.try_read_buf(&mut self.incoming) {
-                Ok(n) => return Poll::Ready(Ok(n)),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
-                Err(e) => return Poll::Ready(Err(e)),
+            // `poll_read`, not `try_read_buf`: a read that leaves room unfilled has drained the
+            // socket, and only `poll_read` then forgets the readiness. With `try_read_buf`
+            // every record cost a second read that found nothing: half the server's receive
+            // calls over HTTPS (`perf trace -s` during `velha-load --peer-matches --http2`).
+            match tokio_util::io::poll_read_buf(Pin::new(&mut self.tcp), cx, &mut self.incoming) {
+                Poll::Ready(read) => return Poll::Ready(read),
+                // The readiness was stale: the next turn waits for another.
+                Poll::Pending => continue,
             }
         }
     }
