@@ -590,6 +590,11 @@ pub(crate) fn memory_kib_all(pids: &[u32], field: &str) -> Option<u64> {
     pids.iter().map(|p| memory_kib(*p, field)).sum()
 }
 
+// The client shares the machine with the server it measures: glibc's malloc took about a
+// fifth of its CPU (page faults and free-list upkeep), CPU the server's moves then waited for.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> Result<(), String> {
     let args = Args::parse();
     // The peer workload's client runs on one thread, as boardgame.io's (node) does: one

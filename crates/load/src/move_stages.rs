@@ -3,8 +3,9 @@
 //! the servers wrote to their trace files (velha-server's `move_trace.rs`: read, commit start
 //! and end, told). Both sides read the wall clock of the one machine they run on.
 //!
-//! Printed: every stage's percentiles, a histogram of the whole latency, and for the slowest
-//! hundredth of moves which stage took most of their time.
+//! Printed: every stage's percentiles, a histogram of the whole latency, for the slowest
+//! hundredth of moves which stage took most of their time, and the tail over the run: a
+//! start-up herd or a stall shows in one tenth of it, a saturated machine in all of them.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -36,6 +37,8 @@ const STAGES: [&str; 5] = [
 
 /// One move's stages, joined.
 struct Joined {
+    /// When it was sent.
+    sent: u64,
     stages: [u64; 5],
     total: u64,
 }
@@ -53,6 +56,7 @@ fn join(sent: &Sent, server: [u64; 4]) -> Option<Joined> {
         *stage = marks[i + 1].saturating_sub(marks[i]);
     }
     Some(Joined {
+        sent: sent.sent,
         stages,
         total: sent.seen.saturating_sub(sent.sent),
     })
@@ -134,8 +138,79 @@ pub async fn report(sent: &[Sent], files: &[impl AsRef<Path>]) -> Result<(), Str
         );
     }
     histogram(&columns[STAGES.len()].1);
-    slowest(&joined);
+    eprintln!("{}", slowest(&joined.iter().collect::<Vec<_>>()));
+    over_time(&joined);
     Ok(())
+}
+
+/// One tenth of the run: when it began (ms from the first move sent), and its moves.
+struct Part<'a> {
+    from_ms: f64,
+    moves: Vec<&'a Joined>,
+}
+
+/// The moves in ten parts of equal length, by when they were sent.
+fn tenths(joined: &[Joined]) -> Vec<Part<'_>> {
+    let first = joined.iter().map(|j| j.sent).min().unwrap_or(0);
+    let last = joined.iter().map(|j| j.sent).max().unwrap_or(0);
+    let length = (last - first + 1).div_ceil(10);
+    let mut parts: Vec<Part> = (0..10)
+        .map(|i| Part {
+            from_ms: (i * length) as f64 / 1000.0,
+            moves: Vec::new(),
+        })
+        .collect();
+    for j in joined {
+        parts[((j.sent - first) / length) as usize].moves.push(j);
+    }
+    parts
+}
+
+/// The tail in each tenth of the run, and the stage its slowest moves waited in.
+fn over_time(joined: &[Joined]) {
+    eprintln!("from (ms)   moves      p50      p99      max   (ms)  the slowest hundredth");
+    for part in tenths(joined) {
+        let mut totals: Vec<u64> = part.moves.iter().map(|j| j.total).collect();
+        if totals.is_empty() {
+            continue;
+        }
+        totals.sort_unstable();
+        eprintln!(
+            "{:>9.0}{:>8}{:>9.2}{:>9.2}{:>9.2}   {}",
+            part.from_ms,
+            totals.len(),
+            pct(&totals, 0.5),
+            pct(&totals, 0.99),
+            pct(&totals, 1.0),
+            top_stage(&part.moves)
+        );
+    }
+}
+
+/// The slowest hundredth of `moves` (at least one), slowest first.
+fn tail<'a>(moves: &[&'a Joined]) -> Vec<&'a Joined> {
+    let mut by_total = moves.to_vec();
+    by_total.sort_unstable_by_key(|j| std::cmp::Reverse(j.total));
+    by_total.truncate(moves.len().div_ceil(100));
+    by_total
+}
+
+/// The share of the slowest hundredth's time each stage took.
+fn shares(moves: &[&Joined]) -> [f64; 5] {
+    let tail = tail(moves);
+    let whole = tail.iter().map(|j| j.total).sum::<u64>().max(1) as f64;
+    std::array::from_fn(|i| tail.iter().map(|j| j.stages[i]).sum::<u64>() as f64 / whole)
+}
+
+/// The stage that took most of the slowest hundredth's time, and its share.
+fn top_stage(moves: &[&Joined]) -> String {
+    let shares = shares(moves);
+    let (i, share) = shares
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .unwrap_or((0, &0.0));
+    format!("{} {:.0}%", STAGES[i], 100.0 * share)
 }
 
 /// The whole latency's histogram, in buckets that double from a quarter of a millisecond.
@@ -166,24 +241,17 @@ fn histogram(sorted_totals: &[u64]) {
 }
 
 /// For the slowest hundredth of moves: the share of their time each stage took.
-fn slowest(joined: &[Joined]) {
-    let mut by_total: Vec<&Joined> = joined.iter().collect();
-    by_total.sort_unstable_by_key(|j| std::cmp::Reverse(j.total));
-    let tail = &by_total[..by_total.len().div_ceil(100)];
-    let whole: u64 = tail.iter().map(|j| j.total).sum::<u64>().max(1);
+fn slowest(moves: &[&Joined]) -> String {
     let shares: Vec<String> = STAGES
         .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            let spent: u64 = tail.iter().map(|j| j.stages[i]).sum();
-            format!("{name} {:.0}%", 100.0 * spent as f64 / whole as f64)
-        })
+        .zip(shares(moves))
+        .map(|(name, share)| format!("{name} {:.0}%", 100.0 * share))
         .collect();
-    eprintln!(
+    format!(
         "the slowest {} moves' time: {}",
-        tail.len(),
+        tail(moves).len(),
         shares.join(", ")
-    );
+    )
 }
 
 #[cfg(test)]
@@ -214,5 +282,45 @@ mod tests {
         std::fs::write(&file, "room r1 1 garbage\n").unwrap();
         assert!(read_traces(&[&file]).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A move sent at `sent` ms whose stages took `stages` ms.
+    fn moved(sent: u64, stages: [u64; 5]) -> Joined {
+        let stages = stages.map(|ms| ms * 1000);
+        Joined {
+            sent: sent * 1000,
+            stages,
+            total: stages.iter().sum(),
+        }
+    }
+
+    #[test]
+    fn the_tail_over_the_run_shows_which_tenth_stalled_and_where() {
+        // 1 000 moves over a second, each 6 ms, 2 of them in the commit; 20 of those sent in
+        // its seventh tenth waited 40 ms on their way to the other player.
+        let joined: Vec<Joined> = (0..1000u64)
+            .map(|i| {
+                let to_other = if (600..620).contains(&i) { 40 } else { 1 };
+                moved(i, [1, 1, 2, 1, to_other])
+            })
+            .collect();
+        let parts = tenths(&joined);
+        assert_eq!(parts.len(), 10);
+        assert_eq!(parts.iter().map(|p| p.moves.len()).sum::<usize>(), 1000);
+        assert!(parts.iter().all(|p| p.moves.len() == 100));
+        assert!(
+            (parts[6].from_ms - 600.0).abs() < 1.0,
+            "{}",
+            parts[6].from_ms
+        );
+        assert_eq!(top_stage(&parts[6].moves), "to the other 89%");
+        assert_eq!(top_stage(&parts[5].moves), "commit 33%");
+        let all: Vec<&Joined> = joined.iter().collect();
+        assert_eq!(tail(&all).len(), 10);
+        assert!(tail(&all).iter().all(|j| j.total == 45_000));
+        assert!(slowest(&all).starts_with("the slowest 10 moves' time: to the server 2%"));
+        // The last move sent falls in the last tenth, not past it.
+        let two = [moved(0, [1; 5]), moved(9, [1; 5])];
+        assert_eq!(tenths(&two)[9].moves.len(), 1);
     }
 }
