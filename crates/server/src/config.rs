@@ -69,7 +69,7 @@ pub struct Serve {
     /// Offers HTTP/2 over HTTPS: a browser then loads the page, calls the API and opens its
     /// live sockets (RFC 8441) on one connection, with one TLS handshake rather than one more
     /// for each socket: 15 to 37 % less CPU a match in the peer bench (docs/benchmarks.md).
-    /// The price is memory: an idle player's connection holds about 50 KiB rather than 10
+    /// The price is memory: an idle player's connection holds about 32 KiB rather than 10
     /// (HTTP/2's codec keeps its buffers for the connection's life).
     /// The app's own builds and clients that do not offer HTTP/2 speak HTTP/1.1 either way;
     /// without the flag a client that speaks HTTP/2 anyway is let go.
