@@ -170,21 +170,26 @@ fn tenths(joined: &[Joined]) -> Vec<Part<'_>> {
 fn over_time(joined: &[Joined]) {
     eprintln!("from (ms)   moves      p50      p99      max   (ms)  the slowest hundredth");
     for part in tenths(joined) {
-        let mut totals: Vec<u64> = part.moves.iter().map(|j| j.total).collect();
-        if totals.is_empty() {
-            continue;
-        }
-        totals.sort_unstable();
-        eprintln!(
-            "{:>9.0}{:>8}{:>9.2}{:>9.2}{:>9.2}   {}",
-            part.from_ms,
-            totals.len(),
-            pct(&totals, 0.5),
-            pct(&totals, 0.99),
-            pct(&totals, 1.0),
-            top_stage(&part.moves)
-        );
+        eprintln!("{}", tenth_row(&part));
     }
+}
+
+/// One tenth's line. A tenth in which no move was sent says so: the whole run stalled.
+fn tenth_row(part: &Part) -> String {
+    let mut totals: Vec<u64> = part.moves.iter().map(|j| j.total).collect();
+    if totals.is_empty() {
+        return format!("{:>9.0}{:>8}   no move was sent", part.from_ms, 0);
+    }
+    totals.sort_unstable();
+    format!(
+        "{:>9.0}{:>8}{:>9.2}{:>9.2}{:>9.2}   {}",
+        part.from_ms,
+        totals.len(),
+        pct(&totals, 0.5),
+        pct(&totals, 0.99),
+        pct(&totals, 1.0),
+        top_stage(&tail(&part.moves))
+    )
 }
 
 /// The slowest hundredth of `moves` (at least one), slowest first.
@@ -195,16 +200,15 @@ fn tail<'a>(moves: &[&'a Joined]) -> Vec<&'a Joined> {
     by_total
 }
 
-/// The share of the slowest hundredth's time each stage took.
-fn shares(moves: &[&Joined]) -> [f64; 5] {
-    let tail = tail(moves);
+/// The share of `tail`'s time each stage took.
+fn shares(tail: &[&Joined]) -> [f64; 5] {
     let whole = tail.iter().map(|j| j.total).sum::<u64>().max(1) as f64;
     std::array::from_fn(|i| tail.iter().map(|j| j.stages[i]).sum::<u64>() as f64 / whole)
 }
 
-/// The stage that took most of the slowest hundredth's time, and its share.
-fn top_stage(moves: &[&Joined]) -> String {
-    let shares = shares(moves);
+/// The stage that took most of `tail`'s time, and its share.
+fn top_stage(tail: &[&Joined]) -> String {
+    let shares = shares(tail);
     let (i, share) = shares
         .iter()
         .enumerate()
@@ -242,14 +246,15 @@ fn histogram(sorted_totals: &[u64]) {
 
 /// For the slowest hundredth of moves: the share of their time each stage took.
 fn slowest(moves: &[&Joined]) -> String {
+    let tail = tail(moves);
     let shares: Vec<String> = STAGES
         .iter()
-        .zip(shares(moves))
+        .zip(shares(&tail))
         .map(|(name, share)| format!("{name} {:.0}%", 100.0 * share))
         .collect();
     format!(
         "the slowest {} moves' time: {}",
-        tail(moves).len(),
+        tail.len(),
         shares.join(", ")
     )
 }
@@ -313,14 +318,17 @@ mod tests {
             "{}",
             parts[6].from_ms
         );
-        assert_eq!(top_stage(&parts[6].moves), "to the other 89%");
-        assert_eq!(top_stage(&parts[5].moves), "commit 33%");
+        assert!(tenth_row(&parts[6]).ends_with("   to the other 89%"));
+        assert!(tenth_row(&parts[5]).ends_with("   commit 33%"));
         let all: Vec<&Joined> = joined.iter().collect();
         assert_eq!(tail(&all).len(), 10);
         assert!(tail(&all).iter().all(|j| j.total == 45_000));
         assert!(slowest(&all).starts_with("the slowest 10 moves' time: to the server 2%"));
-        // The last move sent falls in the last tenth, not past it.
+        // The last move sent falls in the last tenth, not past it; the tenths between, with
+        // no move sent, say so.
         let two = [moved(0, [1; 5]), moved(9, [1; 5])];
-        assert_eq!(tenths(&two)[9].moves.len(), 1);
+        let parts = tenths(&two);
+        assert_eq!(parts[9].moves.len(), 1);
+        assert!(tenth_row(&parts[4]).ends_with("0   no move was sent"));
     }
 }

@@ -8,12 +8,13 @@ use velha_server::config::{Cli, Command, LogFormat};
 use velha_server::{admin, app, backup, store::Store};
 
 // Under load glibc's malloc cost about a tenth of the server's CPU (perf during `velha-load
-// --peer-matches`); mimalloc cut the CPU per match by about a fifth. Built without its
-// transparent huge pages (`no_thp`), which it asks the kernel for: with them the server held
-// ~20 MB more from the start, an idle connection counted 8–16 KiB instead of 9–10, and each
-// huge page first touched stalled the thread touching it while the kernel zeroed 2 MB
-// (`clear_page_erms`: ~2 % of the samples, some 4–8 ms a page on a virtual machine); the peer
-// bench's worst moves were 39–57 ms with them, 18–26 ms without.
+// --peer-matches`); mimalloc cut the CPU per match by about a fifth. Built so that it does not
+// ask the kernel for transparent huge pages (`no_thp`): where the kernel gives them only on
+// request, the server held 21–36 MB more from its start with them, an idle connection counted
+// 8–16 KiB instead of 9–10, and each huge page first touched stalled its thread while the
+// kernel zeroed 2 MB (`clear_page_erms`: ~2 % of the samples, milliseconds a page on a virtual
+// machine). Where the kernel gives them to every process, `MIMALLOC_ALLOW_THP=0` in the
+// environment turns them off for this one (deploy/Containerfile does; docs/deploy.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
