@@ -207,3 +207,72 @@ async fn on_a01_over_http2_a_host_header_beside_the_authority_does_not_make_an_o
         "{refused:?}"
     );
 }
+
+/// ON-M04's rolling deploy over HTTP/2: a stopping process tells the live sockets that are
+/// streams of its players' connections to connect again (1012), as it tells those that are
+/// connections of their own, and exits; the move it answered is kept, and a player's new
+/// connection finds the room where it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_m04_over_http2_a_stopping_server_tells_every_stream_socket_to_connect_again() {
+    let mut server = Server::start(Db::Sqlite, &["--http2"]).await;
+    let (web, cookie) = signed_up_by_cookie(&server).await;
+    let own = server.base.clone();
+    let mut player = web
+        .over_http2()
+        .live_with_headers(&[("cookie", &cookie), ("origin", &own)])
+        .await
+        .unwrap();
+    player
+        .send(&ClientMsg::Hello {
+            token: String::new(),
+        })
+        .await
+        .unwrap();
+    expect(&mut player, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    let base = server.client().over_http2();
+    let (x, o) = (base.another(), base.another());
+    let made = x
+        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
+        .await
+        .unwrap();
+    let id = made.room.id.clone();
+    let seat = o
+        .join_room(&id, "Bia", Some(Avatar::Rabisco))
+        .await
+        .unwrap();
+    let mut rooms = [
+        x.room_live(&id, &made.credential).await.unwrap(),
+        o.room_live(&id, &seat.credential).await.unwrap(),
+    ];
+    rooms[0]
+        .send(&velha_api::RoomClientMsg::Act {
+            act: RoomAct::Play { cell: "b2".into() },
+        })
+        .await
+        .unwrap();
+    for live in &mut rooms {
+        room_at(live, 1).await;
+    }
+
+    let status = server.terminate().await;
+    assert!(status.success(), "{status:?}");
+    let told = [
+        player.closed(Duration::from_secs(5)).await,
+        rooms[0].closed(Duration::from_secs(5)).await,
+        rooms[1].closed(Duration::from_secs(5)).await,
+    ];
+    for closed in told {
+        let (code, reason) = closed.unwrap().expect("a close frame");
+        assert_eq!(code, 1012, "{reason}");
+        assert!(reason.contains("restarting"), "{reason}");
+    }
+
+    server.restart().await;
+    let again = server.client().over_http2();
+    let mut back = again.room_live(&id, &made.credential).await.unwrap();
+    let room = room_at(&mut back, 1).await;
+    assert_eq!(room.to_move, Some(Seat::O));
+}
