@@ -210,8 +210,8 @@ async fn on_a01_over_http2_a_host_header_beside_the_authority_does_not_make_an_o
 
 /// ON-M04's rolling deploy over HTTP/2: a stopping process tells the live sockets that are
 /// streams of its players' connections to connect again (1012), as it tells those that are
-/// connections of their own, and exits; the move it answered is kept, and a player's new
-/// connection finds the room where it was.
+/// connections of their own, and exits; the move it answered is kept, and the player's next
+/// socket, on a new connection, finds the room where it was.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_m04_over_http2_a_stopping_server_tells_every_stream_socket_to_connect_again() {
     let mut server = Server::start(Db::Sqlite, &["--http2"]).await;
@@ -270,9 +270,9 @@ async fn on_m04_over_http2_a_stopping_server_tells_every_stream_socket_to_connec
         assert!(reason.contains("restarting"), "{reason}");
     }
 
+    // X comes back as a browser does: the same client, on a connection of its own again.
     server.restart().await;
-    let again = server.client().over_http2();
-    let mut back = again.room_live(&id, &made.credential).await.unwrap();
+    let mut back = x.room_live(&id, &made.credential).await.unwrap();
     let room = room_at(&mut back, 1).await;
     assert_eq!(room.to_move, Some(Seat::O));
 }
