@@ -23,9 +23,9 @@ async fn room_at(live: &mut RoomLive, ply: u32) -> velha_api::RoomView {
     }
 }
 
-/// A classic room game between `x` and `o`, on a live socket each, that X wins on the first
-/// column; both sockets see every move.
-async fn game(x: &Client, o: &Client) {
+/// A classic room `x` made and `o` joined: its id, X's credential, and both players' live
+/// sockets.
+async fn seated(x: &Client, o: &Client) -> (String, String, [RoomLive; 2]) {
     let made = x
         .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
         .await
@@ -35,10 +35,17 @@ async fn game(x: &Client, o: &Client) {
         .join_room(&id, "Bia", Some(Avatar::Rabisco))
         .await
         .unwrap();
-    let mut lives = [
+    let lives = [
         x.room_live(&id, &made.credential).await.unwrap(),
         o.room_live(&id, &seat.credential).await.unwrap(),
     ];
+    (id, made.credential, lives)
+}
+
+/// A classic room game between `x` and `o`, on a live socket each, that X wins on the first
+/// column; both sockets see every move.
+async fn game(x: &Client, o: &Client) {
+    let (_, _, mut lives) = seated(x, o).await;
     let mut last = Vec::new();
     for (ply, cell) in ["a1", "b1", "a2", "b2", "a3"].into_iter().enumerate() {
         lives[ply % 2]
@@ -234,19 +241,7 @@ async fn on_m04_over_http2_a_stopping_server_tells_every_stream_socket_to_connec
     .await;
     let base = server.client().over_http2();
     let (x, o) = (base.another(), base.another());
-    let made = x
-        .create_room(RoomBoard::Classic, "Ana", Some(Avatar::Nino))
-        .await
-        .unwrap();
-    let id = made.room.id.clone();
-    let seat = o
-        .join_room(&id, "Bia", Some(Avatar::Rabisco))
-        .await
-        .unwrap();
-    let mut rooms = [
-        x.room_live(&id, &made.credential).await.unwrap(),
-        o.room_live(&id, &seat.credential).await.unwrap(),
-    ];
+    let (id, credential, mut rooms) = seated(&x, &o).await;
     rooms[0]
         .send(&velha_api::RoomClientMsg::Act {
             act: RoomAct::Play { cell: "b2".into() },
@@ -272,7 +267,7 @@ async fn on_m04_over_http2_a_stopping_server_tells_every_stream_socket_to_connec
 
     // X comes back as a browser does: the same client, on a connection of its own again.
     server.restart().await;
-    let mut back = x.room_live(&id, &made.credential).await.unwrap();
+    let mut back = x.room_live(&id, &credential).await.unwrap();
     let room = room_at(&mut back, 1).await;
     assert_eq!(room.to_move, Some(Seat::O));
 }
