@@ -8,7 +8,7 @@ use std::time::Duration;
 use sqlx::{Connection, Executor};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
-use velha_api::{ServerMsg, Session};
+use velha_api::{ErrorCode, ServerMsg, Session};
 use velha_load::{Client, Live};
 
 /// Which database a server uses.
@@ -285,6 +285,16 @@ pub async fn expect(live: &mut Live, what: &str, wanted: impl Fn(&ServerMsg) -> 
     live.recv_until(Duration::from_secs(5), wanted)
         .await
         .unwrap_or_else(|e| panic!("waiting for {what}: {e}"))
+}
+
+/// Waits up to 5 s for the next message, which must be a refusal with `code`; `context` says
+/// which case failed.
+pub async fn expect_refusal(live: &mut Live, code: ErrorCode, context: &str) {
+    let refused = expect(live, "a refusal", |_| true).await;
+    assert!(
+        matches!(refused, ServerMsg::Error { code: got, .. } if got == code),
+        "{context}: {refused:?}"
+    );
 }
 
 /// Defines a test twice, on SQLite and on PostgreSQL: `rule_test::sqlite`,

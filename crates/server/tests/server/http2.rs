@@ -7,7 +7,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use velha_api::{Avatar, ClientMsg, ErrorCode, RoomAct, RoomBoard, RoomServerMsg, Seat, ServerMsg};
 use velha_load::{Client, RoomLive};
 
-use crate::common::{Db, Server, expect, signed_up_by_cookie, tls_offering};
+use crate::common::{Db, Server, expect, expect_refusal, signed_up_by_cookie, tls_offering};
 
 async fn room_at(live: &mut RoomLive, ply: u32) -> velha_api::RoomView {
     match live
@@ -164,17 +164,7 @@ async fn on_a01_over_http2_the_web_socket_signs_in_by_cookie_from_the_sites_page
         // fails a write still being flushed) before this send returns: its answer came first
         // either way.
         let _ = live.send(&hello).await;
-        let refused = expect(&mut live, "a refusal", |_| true).await;
-        assert!(
-            matches!(
-                refused,
-                ServerMsg::Error {
-                    code: ErrorCode::Unauthorized,
-                    ..
-                }
-            ),
-            "{origin}: {refused:?}"
-        );
+        expect_refusal(&mut live, ErrorCode::Unauthorized, origin).await;
     }
     let (full, resumed) = web.handshakes();
     assert_eq!(full + resumed, 1, "one connection for the three sockets");
@@ -202,17 +192,12 @@ async fn on_a01_over_http2_a_host_header_beside_the_authority_does_not_make_an_o
             token: String::new(),
         })
         .await;
-    let refused = expect(&mut live, "a refusal", |_| true).await;
-    assert!(
-        matches!(
-            refused,
-            ServerMsg::Error {
-                code: ErrorCode::Unauthorized,
-                ..
-            }
-        ),
-        "{refused:?}"
-    );
+    expect_refusal(
+        &mut live,
+        ErrorCode::Unauthorized,
+        "a Host beside the authority",
+    )
+    .await;
 }
 
 /// ON-M04's rolling deploy over HTTP/2: a stopping process tells the live sockets that are

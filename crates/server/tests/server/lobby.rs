@@ -2,7 +2,7 @@
 
 use velha_api::{ErrorCode, MatchState, Scope, Seat, ServerMsg};
 
-use crate::common::{Db, Server, expect};
+use crate::common::{Db, Server, expect, expect_refusal};
 
 const UNTIL: Option<&str> = Some("2099-12-31");
 
@@ -289,17 +289,7 @@ async fn on_a01_the_web_socket_signs_in_by_cookie_from_the_sites_pages_only(db: 
         })
         .await
         .unwrap();
-        let refused = expect(&mut live, "a refusal", |_| true).await;
-        assert!(
-            matches!(
-                refused,
-                ServerMsg::Error {
-                    code: ErrorCode::Unauthorized,
-                    ..
-                }
-            ),
-            "{headers:?}: {refused:?}"
-        );
+        expect_refusal(&mut live, ErrorCode::Unauthorized, &format!("{headers:?}")).await;
     }
 }
 on_both!(on_a01_the_web_socket_signs_in_by_cookie_from_the_sites_pages_only);
@@ -324,17 +314,7 @@ async fn on_m01_a_flood_of_watches_leaves_one_watch(db: Db) {
     })
     .await
     .unwrap();
-    let refused = expect(&mut live, "a refusal", |_| true).await;
-    assert!(
-        matches!(
-            refused,
-            ServerMsg::Error {
-                code: ErrorCode::BadRequest,
-                ..
-            }
-        ),
-        "{refused:?}"
-    );
+    expect_refusal(&mut live, ErrorCode::BadRequest, "level 3").await;
     for i in 0..200u32 {
         let level = 1 + (i % 2) as u8;
         live.send(&ClientMsg::WatchLobby {
