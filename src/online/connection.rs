@@ -3,8 +3,8 @@
 //! every new connection, sends what the screen asks (after it comes back, if it is down), pings
 //! every 4 s, gives up on a connection silent for 10 s (a phone that lost its network or
 //! changed networks may not hear of it for minutes otherwise), and tries again after 1, 2, 4,
-//! then 8 s — or within half a second when the server closed it to restart (a deploy). What it
-//! hears goes to its [`Talk`].
+//! then 8 s — at once when the network comes back or the page is shown again, and within half a
+//! second when the server closed it to restart (a deploy). What it hears goes to its [`Talk`].
 
 use std::future::Future;
 use std::pin::pin;
@@ -192,8 +192,19 @@ pub fn use_connection<T: Talk>(talk: T) -> Connection<T::Out> {
                     retry_at: now + f64::from(wait_s) * 1000.0,
                 });
                 // Still down (since the first loss) while trying again.
-                platform::sleep_ms(wait_s * 1000).await;
-                wait_s = (wait_s * 2).min(MAX_WAIT_S);
+                let back = {
+                    let mut wait = pin!(platform::sleep_ms(wait_s * 1000).fuse());
+                    let mut back = pin!(platform::network_back().fuse());
+                    futures_util::select! {
+                        () = wait => false,
+                        () = back => true,
+                    }
+                };
+                wait_s = if back {
+                    1
+                } else {
+                    (wait_s * 2).min(MAX_WAIT_S)
+                };
             }
         }
     });

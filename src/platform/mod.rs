@@ -41,9 +41,9 @@ pub type Answer = Result<(u16, String), ()>;
 const RESTARTING: u16 = 1012;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use socket_native::{Socket, close_ahead, open_ahead};
+pub use socket_native::{Socket, close_ahead, network_back, open_ahead};
 #[cfg(target_arch = "wasm32")]
-pub use socket_web::{Socket, close_ahead, open_ahead};
+pub use socket_web::{Socket, close_ahead, network_back, open_ahead};
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use alert_native::{alert_permission, alert_turn, ask_alert_permission};

@@ -15,6 +15,12 @@ pub fn open_ahead(_path: &str) {}
 /// Nothing opened ahead on native (see [`open_ahead`]).
 pub fn close_ahead() {}
 
+/// Never on native: the desktop has no event for the network coming back, so a lost
+/// connection is tried again on its waits alone.
+pub async fn network_back() {
+    std::future::pending().await
+}
+
 /// An open WebSocket: text frames in and out.
 pub struct Socket {
     out: mpsc::UnboundedSender<String>,

@@ -158,6 +158,63 @@ impl Socket {
     }
 }
 
+/// Resolves once the browser says the network is back, or the page is shown again (a phone
+/// back in the app, whose timers were held while it was away): a lost connection is then tried
+/// at once, not after its wait, which may end past the 20 s a match waits for a player.
+pub async fn network_back() {
+    let Some(window) = web_sys::window() else {
+        return std::future::pending().await;
+    };
+    let Some(document) = window.document() else {
+        return std::future::pending().await;
+    };
+    let (tx, mut back) = mpsc::unbounded::<()>();
+    let online = {
+        let tx = tx.clone();
+        Closure::<dyn FnMut(JsValue)>::new(move |_| {
+            let _ = tx.unbounded_send(());
+        })
+    };
+    let shown = {
+        let document = document.clone();
+        Closure::<dyn FnMut(JsValue)>::new(move |_| {
+            if !document.hidden() {
+                let _ = tx.unbounded_send(());
+            }
+        })
+    };
+    let _ = window.add_event_listener_with_callback("online", online.as_ref().unchecked_ref());
+    let _ = document
+        .add_event_listener_with_callback("visibilitychange", shown.as_ref().unchecked_ref());
+    // Removes both when this returns or its caller stops waiting.
+    let _listening = Listening {
+        window,
+        document,
+        online,
+        shown,
+    };
+    back.next().await;
+}
+
+struct Listening {
+    window: web_sys::Window,
+    document: web_sys::Document,
+    online: Closure<dyn FnMut(JsValue)>,
+    shown: Closure<dyn FnMut(JsValue)>,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self
+            .window
+            .remove_event_listener_with_callback("online", self.online.as_ref().unchecked_ref());
+        let _ = self.document.remove_event_listener_with_callback(
+            "visibilitychange",
+            self.shown.as_ref().unchecked_ref(),
+        );
+    }
+}
+
 impl Drop for Socket {
     fn drop(&mut self) {
         self.ws.set_onopen(None);

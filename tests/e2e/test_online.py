@@ -241,6 +241,26 @@ def test_on_m04_a_phone_cut_off_for_5_s_comes_back_to_the_same_ply(browser, serv
         page.context.close()
 
 
+def test_on_m04_a_phone_whose_network_comes_back_at_16_s_reconnects_at_once(browser, server):
+    """Cut off for 16 s, the app's waits between tries have grown to 8 s: the next one would
+    come past the 20 s the match waits. The app tries again as soon as the browser says the
+    network is back, so the match goes on."""
+    ana, bia = meet(browser, server)
+    ana.click("[data-cell=a1]:enabled")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    bia.context.set_offline(True)
+    bia.wait_for_selector("[data-link=down]", timeout=15000)
+    bia.wait_for_timeout(16000)
+    bia.context.set_offline(False)
+    bia.wait_for_selector("[data-link]", state="detached", timeout=15000)
+    assert status(bia) == "your-turn", "still Bia's match to play, not lost by abandonment"
+    bia.click("[data-cell=c3]:enabled")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert ana.get_attribute("[data-cell=c3]", "aria-label") == "c3, O"
+    for page in (ana, bia):
+        page.context.close()
+
+
 def test_on_m04_the_match_goes_on_when_the_server_restarts_mid_match(browser, server):
     """The server stops mid-match (a deploy) and starts again on the same address and
     database: both phones reconnect by themselves and the match resumes at the same ply."""
