@@ -127,7 +127,8 @@ fn PickAndName(
         h2 { "{title}" }
         div { class: "room-picks", role: "group",
             for p in PICKS.into_iter().filter(|p| Some(*p) != taken) {
-                button { key: "{pick_name(p)}", class: if picked() == Some(p) { "character-pick selected" } else { "character-pick" },
+                // A button in a form submits it unless told otherwise: a pick only picks.
+                button { r#type: "button", key: "{pick_name(p)}", class: if picked() == Some(p) { "character-pick selected" } else { "character-pick" },
                     "data-pick": pick_name(p), "aria-pressed": if picked() == Some(p) { "true" } else { "false" },
                     onclick: move |_| picked.set(Some(p)),
                     Avatar { who: character(p), size: 48 }

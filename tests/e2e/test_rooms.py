@@ -56,6 +56,44 @@ def status(page):
     return page.get_attribute("[data-status]", "data-status")
 
 
+def test_classic_r08_a_tap_on_a_character_only_picks_it(browser, server):
+    """The characters are buttons in the room's forms: a tap picks one, before the name is
+    written or after, and sends nothing (as a submit button it made or joined the room at
+    once, or showed the empty name's error before anything was written)."""
+    def posts(page):
+        sent = []
+        page.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+        return sent
+
+    def pick_twice(page, first, then, name):
+        sent = posts(page)
+        page.click(f"[data-pick={first}]")
+        page.fill("#room-name", name)
+        page.click(f"[data-pick={then}]")
+        page.wait_for_timeout(500)
+        assert sent == [], sent
+        assert page.query_selector("[data-problem]") is None
+        assert page.get_attribute(f"[data-pick={then}]", "aria-pressed") == "true"
+        assert page.get_attribute(f"[data-pick={first}]", "aria-pressed") == "false"
+
+    ana = phone(browser, server)
+    ana.click("[data-game=classic]", timeout=30000)
+    ana.click("[data-action=play-with-someone]")
+    ana.wait_for_selector("#room-name")
+    pick_twice(ana, "quelonia", "rabisco", "Ana")
+    assert ana.url.endswith("/sala/nova"), "still the form"
+    ana.click("[data-action=create-room]")
+    link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
+
+    bia = phone(browser, server, "/" + link.split("/", 3)[3])
+    bia.wait_for_selector("[data-action=join-room]", timeout=30000)
+    pick_twice(bia, "nino", "quelonia", "Bia")
+    bia.click("[data-action=join-room]")
+    bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    for page in (ana, bia):
+        page.context.close()
+
+
 def test_classic_r10_two_phones_play_a_series_in_a_room_with_rematch_and_resign(browser, server):
     ana, path = new_room(browser, server, "quelonia")
     assert status(ana) == "waiting"
