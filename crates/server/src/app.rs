@@ -24,11 +24,12 @@ use velha_api::{
     ServerMsg, SignInOptions,
 };
 
+use crate::admission::Admission;
 use crate::config::{PaymentsProvider, PlanPeriod, Serve, Storage};
 use crate::error::AppError;
 use crate::google::Google;
 use crate::headers;
-use crate::limits::{Limits, Window};
+use crate::limits::{Limits, Turns, Window};
 use crate::live::{Clocks, Hub, VelhaPool};
 use crate::mail::Mailer;
 use crate::passwords::Passwords;
@@ -287,7 +288,9 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
         .routes(routes!(ready))
         .with_state(app.clone())
         .split_for_parts();
-    let json = doc.to_pretty_json().unwrap_or_default();
+    // Shared by every answer: a copy each (187 KB) was held for as long as a client left its
+    // answer unread, 32 of them on each HTTP/2 connection.
+    let json = axum::body::Bytes::from(doc.to_pretty_json().unwrap_or_default());
     let mut router = router
         .route(
             "/api/openapi.json",
@@ -635,6 +638,7 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
                 keys,
                 "this account filed 10 reports in the last hour",
             ),
+            sign_in_turns: Turns::default(),
         },
         google: Google::new(
             serve
@@ -738,7 +742,13 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
     let served = match tls {
         Some(tls) => {
             timed(axum_server::bind(serve.listen))
-                .acceptor(tls_stream::TlsAcceptor::new(tls, HEAD_WITHIN))
+                .acceptor(tls_stream::TlsAcceptor::new(
+                    tls,
+                    HEAD_WITHIN,
+                    // Behind a balancer every connection comes from its address.
+                    (serve.connections_per_address > 0 && serve.forwarded_for_header.is_none())
+                        .then(|| Admission::new(serve.connections_per_address)),
+                ))
                 .handle(handle)
                 .serve(service)
                 .await

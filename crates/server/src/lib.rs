@@ -5,6 +5,7 @@
 //! hears of it, and every clock is a deadline stored with its match.
 
 pub mod admin;
+pub mod admission;
 pub mod app;
 pub mod auth;
 pub mod backup;

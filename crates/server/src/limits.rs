@@ -69,12 +69,6 @@ impl Window {
         self.arrivals.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Refuses when the key used up its events; says how long to wait.
-    pub fn check(&self, key: &str, now: i64) -> Result<(), AppError> {
-        let tat = self.arrivals().get(&self.key(key)).copied();
-        self.refusal(tat, now)
-    }
-
     /// Counts an event if the key has one left, and refuses it otherwise, under one lock: a
     /// check and a later add let every request that raced between them through.
     pub fn take(&self, key: &str, now: i64) -> Result<(), AppError> {
@@ -109,13 +103,6 @@ impl Window {
         );
         e.0.retry_after_s = Some(wait_s as u64);
         Err(e)
-    }
-
-    /// Counts an event.
-    pub fn add(&self, key: &str, now: i64) {
-        let key = self.key(key);
-        let mut map = self.arrivals();
-        self.insert(&mut map, key, now);
     }
 
     fn insert(&self, map: &mut HashMap<Key, i64>, key: Key, now: i64) {
@@ -176,19 +163,76 @@ pub struct Limits {
     pub exports_by_account: Window,
     /// Reports of other players per account: one player cannot bury the operators in them.
     pub reports_by_account: Window,
+    /// Sign-ins in progress, one at a time per account.
+    pub sign_in_turns: Turns,
+}
+
+/// Sign-ins in progress per account, one at a time each: each is checked against the
+/// failures of every one before it. A key lives only while an attempt holds or awaits its
+/// turn, so there are never more keys than attempts in progress.
+#[derive(Default)]
+pub struct Turns {
+    accounts: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// An account's turn to have a password checked; the next attempt's once dropped.
+pub struct Turn<'a> {
+    turns: &'a Turns,
+    account: String,
+    held: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl Turns {
+    fn accounts(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<tokio::sync::Mutex<()>>>> {
+        // Every change is one insert or removal: a panic cannot leave it half done.
+        self.accounts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for the attempts on `account` before this one.
+    pub async fn turn(&self, account: &str) -> Turn<'_> {
+        let line = Arc::clone(self.accounts().entry(account.to_owned()).or_default());
+        Turn {
+            turns: self,
+            account: account.to_owned(),
+            held: Some(line.lock_owned().await),
+        }
+    }
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        drop(self.held.take());
+        let mut accounts = self.turns.accounts();
+        // Only the map's own: nobody holds or awaits this account's turn.
+        if accounts
+            .get(&self.account)
+            .is_some_and(|line| Arc::strong_count(line) == 1)
+        {
+            accounts.remove(&self.account);
+        }
+    }
 }
 
 impl Limits {
-    /// Refuses a sign-in when the account or the address failed too often.
-    pub fn check_sign_in(&self, email: &str, address: &str, now: i64) -> Result<(), AppError> {
-        self.failures_by_account.check(email, now)?;
-        self.failures_by_address.check(address, now)
+    /// Counts a sign-in as failed before its password is checked, or refuses it when the
+    /// account or the address failed too often; to be called in the account's turn
+    /// ([`Turns::turn`]), so attempts on one account are checked one after another. Counted
+    /// first and in turn: a check before the slow hash and a count after it let every attempt
+    /// in flight at once be tried (35 to 44 of 300 against a limit of 5), and each then pushed
+    /// the account's wait further, to hours. A right password gives it back
+    /// ([`sign_in_right`](Self::sign_in_right)).
+    pub fn try_sign_in(&self, email: &str, address: &str, now: i64) -> Result<(), AppError> {
+        self.failures_by_account.take(email, now)?;
+        self.failures_by_address
+            .take(address, now)
+            .inspect_err(|_| self.failures_by_account.give_back(email))
     }
 
-    /// Counts a failed sign-in.
-    pub fn failed_sign_in(&self, email: &str, address: &str, now: i64) {
-        self.failures_by_account.add(email, now);
-        self.failures_by_address.add(address, now);
+    /// The attempt [`try_sign_in`](Self::try_sign_in) counted was not a failure: the password
+    /// was right, or it was never checked.
+    pub fn sign_in_right(&self, email: &str, address: &str) {
+        self.failures_by_account.give_back(email);
+        self.failures_by_address.give_back(address);
     }
 
     /// Forgets every key whose window has passed.
@@ -200,14 +244,17 @@ impl Limits {
         self.provider_pages_by_account.sweep(now);
         self.mail_by_address.sweep(now);
         self.exports_by_account.sweep(now);
+        self.reports_by_account.sweep(now);
     }
 }
 
 /// The client's address: the TCP peer, or behind a reverse proxy the last entry of the header
 /// it writes (the entries before it come from the client and prove nothing).
 pub fn client_address(peer: IpAddr, headers: &HeaderMap, header: Option<&HeaderName>) -> IpAddr {
+    // The proxy's own line is the last: a client can send lines of its own before it, which
+    // proxies that append a line (HAProxy's `option forwardfor`) keep.
     header
-        .and_then(|h| headers.get(h))
+        .and_then(|h| headers.get_all(h).iter().next_back())
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.rsplit(',').next())
         .map(str::trim)
@@ -265,6 +312,10 @@ mod tests {
         headers.insert(&header, "1.2.3.4, 203.0.113.9".parse().unwrap());
         assert_eq!(addr(&headers, None), "10.0.0.5", "not configured");
         assert_eq!(addr(&headers, Some(&header)), "203.0.113.9");
+        // A line the client sent, then the proxy's own.
+        headers.insert(&header, "198.51.100.7".parse().unwrap());
+        headers.append(&header, "1.2.3.4, 203.0.113.10".parse().unwrap());
+        assert_eq!(addr(&headers, Some(&header)), "203.0.113.10");
         headers.insert(&header, "not an address".parse().unwrap());
         assert_eq!(addr(&headers, Some(&header)), "10.0.0.5");
     }
@@ -305,6 +356,7 @@ mod tests {
             mail_by_address: Window::new(60_000, 2, 1000, "too many e-mails"),
             exports_by_account: Window::new(60_000, 2, 1000, "too many exports"),
             reports_by_account: Window::new(60_000, 2, 1000, "too many reports"),
+            sign_in_turns: Turns::default(),
         }
     }
 
@@ -312,41 +364,92 @@ mod tests {
     fn on_a01_failed_sign_ins_are_limited_per_account_and_address() {
         let l = limits();
         for t in 0..3 {
-            l.check_sign_in("ana@x.com", "1.1.1.1", t).unwrap();
-            l.failed_sign_in("ana@x.com", "1.1.1.1", t);
+            l.try_sign_in("ana@x.com", "1.1.1.1", t).unwrap();
         }
-        let e = l.check_sign_in("ana@x.com", "2.2.2.2", 10).unwrap_err();
+        let e = l.try_sign_in("ana@x.com", "2.2.2.2", 10).unwrap_err();
         assert_eq!(e.0.code, ErrorCode::RateLimited);
         // Three at once used the burst; the next one is due a third of the window after the
         // first.
         assert_eq!(e.0.retry_after_s, Some(20));
         assert!(e.0.message.contains("this account"), "{}", e.0.message);
-        l.check_sign_in("bia@x.com", "1.1.1.1", 10).unwrap();
-        l.failed_sign_in("bia@x.com", "1.1.1.1", 10);
-        l.failed_sign_in("caio@x.com", "1.1.1.1", 10);
-        let e = l.check_sign_in("dani@x.com", "1.1.1.1", 11).unwrap_err();
+        l.try_sign_in("bia@x.com", "1.1.1.1", 10).unwrap();
+        l.try_sign_in("caio@x.com", "1.1.1.1", 10).unwrap();
+        let e = l.try_sign_in("dani@x.com", "1.1.1.1", 11).unwrap_err();
         assert!(e.0.message.contains("this address"), "{}", e.0.message);
-        assert!(l.check_sign_in("dani@x.com", "3.3.3.3", 11).is_ok());
-        assert!(l.check_sign_in("ana@x.com", "2.2.2.2", 19_999).is_err());
+        // The address refused it, so it did not count for the account either.
+        for t in 11..14 {
+            l.try_sign_in("dani@x.com", "3.3.3.3", t).unwrap();
+        }
+        assert!(l.try_sign_in("ana@x.com", "2.2.2.2", 19_999).is_err());
         assert!(
-            l.check_sign_in("ana@x.com", "2.2.2.2", 20_002).is_ok(),
+            l.try_sign_in("ana@x.com", "2.2.2.2", 20_002).is_ok(),
             "one more each third of the window"
         );
-        l.failed_sign_in("ana@x.com", "2.2.2.2", 20_002);
-        assert!(l.check_sign_in("ana@x.com", "2.2.2.2", 20_003).is_err());
-        l.failures_by_account.clear("bia@x.com");
-        assert!(l.failures_by_account.check("bia@x.com", 12).is_ok());
+        // Refused attempts never pushed the wait further.
+        let e = l.try_sign_in("ana@x.com", "2.2.2.2", 20_003).unwrap_err();
+        assert_eq!(e.0.retry_after_s, Some(20));
+    }
+
+    #[test]
+    fn on_a01_a_right_password_is_not_a_failure() {
+        let l = limits();
+        for t in 0..20 {
+            l.try_sign_in("ana@x.com", "1.1.1.1", t).unwrap();
+            l.sign_in_right("ana@x.com", "1.1.1.1");
+        }
+        for t in 20..23 {
+            l.try_sign_in("ana@x.com", "1.1.1.1", t).unwrap();
+        }
+        assert!(l.try_sign_in("ana@x.com", "1.1.1.1", 23).is_err());
+    }
+
+    #[test]
+    fn on_a01_a_sweep_forgets_every_limits_old_keys() {
+        let l = limits();
+        let windows = [
+            &l.failures_by_account,
+            &l.failures_by_address,
+            &l.signups_by_address,
+            &l.rooms_by_address,
+            &l.provider_pages_by_account,
+            &l.mail_by_address,
+            &l.exports_by_account,
+            &l.reports_by_account,
+        ];
+        for w in windows {
+            w.take("1.1.1.1", 0).unwrap();
+        }
+        l.sweep(10_000_000);
+        for w in windows {
+            assert_eq!(w.len(), 0, "{}", w.what);
+        }
+    }
+
+    #[tokio::test]
+    async fn on_a01_an_accounts_sign_ins_take_turns_and_leave_nothing_behind() {
+        let l = limits();
+        let first = l.sign_in_turns.turn("ana@x.com").await;
+        // Another account's attempt does not wait for Ana's.
+        let bia = l.sign_in_turns.turn("bia@x.com").await;
+        drop(bia);
+        let wait = std::time::Duration::from_millis(50);
+        let next = tokio::time::timeout(wait, l.sign_in_turns.turn("ana@x.com")).await;
+        assert!(next.is_err(), "Ana's next attempt waits for the first");
+        drop(first);
+        let second = l.sign_in_turns.turn("ana@x.com").await;
+        assert_eq!(l.sign_in_turns.accounts().len(), 1);
+        drop(second);
+        assert!(l.sign_in_turns.accounts().is_empty());
     }
 
     #[test]
     fn on_a01_new_accounts_are_limited_per_address() {
         let l = limits();
         for t in 0..2 {
-            l.signups_by_address.check("1.1.1.1", t).unwrap();
-            l.signups_by_address.add("1.1.1.1", t);
+            l.signups_by_address.take("1.1.1.1", t).unwrap();
         }
-        assert!(l.signups_by_address.check("1.1.1.1", 5).is_err());
-        assert!(l.signups_by_address.check("2.2.2.2", 5).is_ok());
+        assert!(l.signups_by_address.take("1.1.1.1", 5).is_err());
+        assert!(l.signups_by_address.take("2.2.2.2", 5).is_ok());
     }
 
     #[test]
@@ -374,19 +477,19 @@ mod tests {
         let w = Window::new(60_000, 5, 100, "failures");
         // A thousand distinct keys, each long: the limiter keeps at most its capacity.
         for i in 0..1000 {
-            w.add(&format!("{i}{}", "x".repeat(10_000)), i);
+            w.take(&format!("{i}{}", "x".repeat(10_000)), i).unwrap();
         }
         assert_eq!(w.len(), 100);
         // A key under attack survives the flood of fresh ones: eviction takes keys nearest
         // to expiring, and this one is far from it.
         let w = Window::new(60_000, 5, 100, "failures");
         for t in 0..5 {
-            w.add("victim", t);
+            w.take("victim", t).unwrap();
         }
         for i in 0..1000 {
-            w.add(&format!("other-{i}"), 10 + i);
+            w.take(&format!("other-{i}"), 10 + i).unwrap();
         }
-        assert!(w.check("victim", 2000).is_err(), "still limited");
+        assert!(w.take("victim", 2000).is_err(), "still limited");
         // Once every event is older than the window, a sweep forgets them all.
         w.sweep(2_000_000);
         assert_eq!(w.len(), 0);

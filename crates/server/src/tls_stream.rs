@@ -19,6 +19,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::Sleep;
 
+use crate::admission::{Admission, Admitted};
+
 /// How long a client has to finish its handshake before the connection is dropped.
 const HANDSHAKE_WITHIN: Duration = Duration::from_secs(10);
 
@@ -57,18 +59,26 @@ const OUTGOING_LIMIT: usize = 64 * 1024;
 pub struct TlsAcceptor {
     config: Arc<ServerConfig>,
     deadlines: Deadlines,
+    /// Connections at once per address; none: no limit.
+    admission: Option<Arc<Admission>>,
 }
 
 impl TlsAcceptor {
     /// An acceptor for this configuration, whose clients must send their first request's
-    /// opening bytes within `opening_within` of their handshake.
-    pub fn new(config: Arc<ServerConfig>, opening_within: Duration) -> Self {
+    /// opening bytes within `opening_within` of their handshake, and may hold as many
+    /// connections at once as `admission` lets each address.
+    pub fn new(
+        config: Arc<ServerConfig>,
+        opening_within: Duration,
+        admission: Option<Arc<Admission>>,
+    ) -> Self {
         Self {
             config,
             deadlines: Deadlines {
                 unfinished_within: UNFINISHED_WITHIN,
                 opening_within,
             },
+            admission,
         }
     }
 }
@@ -90,16 +100,29 @@ impl<S: Send + 'static> axum_server::accept::Accept<TcpStream, S> for TlsAccepto
     fn accept(&self, tcp: TcpStream, service: S) -> Self::Future {
         let config = Arc::clone(&self.config);
         let deadlines = self.deadlines;
+        // Before the handshake, which is what costs: a refused connection is closed at once.
+        let admitted = match (&self.admission, tcp.peer_addr()) {
+            (None, _) => Ok(None),
+            (Some(admission), Ok(peer)) => admission.admit(peer.ip()).map(Some).ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::ConnectionRefused,
+                    "too many connections from this address",
+                )
+            }),
+            (Some(_), Err(e)) => Err(e),
+        };
         Box::pin(async move {
+            let admitted = admitted?;
             // A move is one small frame: without TCP_NODELAY it waits for the peer's delayed
             // ACK (about 40 ms on Linux) whenever one is outstanding.
             tcp.set_nodelay(true)?;
-            let stream =
+            let mut stream =
                 tokio::time::timeout(HANDSHAKE_WITHIN, TlsStream::accept(tcp, config, deadlines))
                     .await
                     .map_err(|_| {
                         io::Error::new(io::ErrorKind::TimedOut, "the TLS handshake took too long")
                     })??;
+            stream.admitted = admitted;
             Ok((stream, service))
         })
     }
@@ -134,6 +157,8 @@ pub struct TlsStream {
     h2: bool,
     /// The bytes read so far open HTTP/2.
     like_h2: bool,
+    /// Its place among its address's connections, given back when it is dropped.
+    admitted: Option<Admitted>,
 }
 
 /// What to hand rustls once it can take application data.
@@ -180,6 +205,7 @@ impl TlsStream {
             opened: 0,
             h2: false,
             like_h2: true,
+            admitted: None,
         };
         poll_fn(|cx| stream.poll_handshake(cx)).await?;
         stream.h2 = stream.conn.alpn_protocol() == Some(b"h2");

@@ -185,22 +185,26 @@ pub async fn log_in(
 ) -> AppResult<(HeaderMap, Json<Session>)> {
     check_lengths(&body.email, &body.password)?;
     let email = normalise_email(&body.email)?;
-    app.limits.check_sign_in(&email, &address, now_ms())?;
-    let account = app.store.account_by_email(&email).await?;
+    let turn = app.limits.sign_in_turns.turn(&email).await;
+    app.limits.try_sign_in(&email, &address, now_ms())?;
+    let account = app
+        .store
+        .account_by_email(&email)
+        .await
+        .inspect_err(|_| app.limits.sign_in_right(&email, &address))?;
     let stored = account.as_ref().and_then(|a| a.password_hash.clone());
     let ok = app.passwords.verify_in_turn(body.password, stored).await;
     match account {
         Some(account) if ok => {
+            app.limits.sign_in_right(&email, &address);
             app.limits.failures_by_account.clear(&email);
+            drop(turn);
             open_session(&app, &account, false, body.cookie, &device).await
         }
-        _ => {
-            app.limits.failed_sign_in(&email, &address, now_ms());
-            Err(AppError::new(
-                ErrorCode::WrongPassword,
-                "the e-mail or the password is wrong",
-            ))
-        }
+        _ => Err(AppError::new(
+            ErrorCode::WrongPassword,
+            "the e-mail or the password is wrong",
+        )),
     }
 }
 

@@ -125,6 +125,53 @@ async fn on_a01_failed_sign_ins_are_limited_per_address(db: Db) {
 }
 on_both!(on_a01_failed_sign_ins_are_limited_per_address);
 
+async fn on_a01_the_failed_sign_ins_limit_holds_under_concurrent_guesses(db: Db) {
+    // Production's slow hash, so that the guesses of a round are all in flight at once, and
+    // each round from an address of its own behind the proxy.
+    let server = Server::start(
+        db,
+        &[
+            "--argon2-memory-kib",
+            "19456",
+            "--forwarded-for-header",
+            "x-forwarded-for",
+        ],
+    )
+    .await;
+    for round in 0..4 {
+        let email = format!("alvo{round}@example.com");
+        let body = serde_json::json!({ "email": email, "password": "chute-0000" }).to_string();
+        let address = format!("198.51.100.{round}");
+        let answers = futures_util::future::join_all((0..40).map(|_| {
+            let c = server.client();
+            let (body, address) = (&body, &address);
+            async move {
+                let headers = [("x-forwarded-for", address.as_str())];
+                c.raw_with_headers(Method::POST, "/api/sessions", &headers, Some(body))
+                    .await
+                    .unwrap()
+            }
+        }))
+        .await;
+        let statuses: Vec<u16> = answers.iter().map(|(s, _, _)| *s).collect();
+        // The account's 5 failures a window (the default), whatever was in flight.
+        assert_eq!(
+            statuses.iter().filter(|s| **s == 401).count(),
+            5,
+            "{statuses:?}"
+        );
+        for (status, _, refusal) in answers.iter().filter(|(s, _, _)| *s != 401) {
+            assert_eq!(*status, 429, "{refusal}");
+            assert_eq!(refusal["code"], "rate_limited", "{refusal}");
+            // One more guess each fifth of the 15-minute window: the guesses refused did not
+            // push the wait further.
+            let wait = refusal["retry_after_s"].as_u64().unwrap();
+            assert!(wait <= 180, "{wait} s");
+        }
+    }
+}
+on_both!(on_a01_the_failed_sign_ins_limit_holds_under_concurrent_guesses);
+
 async fn on_a01_new_accounts_are_limited_per_address(db: Db) {
     let server = Server::start(db, &["--signups-per-address-per-hour", "2"]).await;
     let mut c = server.client();

@@ -932,3 +932,43 @@ async fn on_m05_a_player_holds_a_bounded_number_of_connections(db: Db) {
     }
 }
 on_both!(on_m05_a_player_holds_a_bounded_number_of_connections);
+
+/// One address cannot take every connection (and file descriptor) the server has: past
+/// `--connections-per-address` a new connection is closed before its handshake, and a place
+/// comes back when one of the address's connections ends.
+#[tokio::test]
+async fn an_address_holds_at_most_its_connections_at_once() {
+    let server = Server::start(Db::Sqlite, &["--connections-per-address", "5"]).await;
+    let c = server.client();
+    // Its requests keep one connection open in the client's pool.
+    let room = c
+        .create_room(
+            velha_api::RoomBoard::Classic,
+            "Ana",
+            Some(velha_api::Avatar::Nino),
+        )
+        .await
+        .unwrap()
+        .room
+        .id;
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(c.room_live(&room, "").await.unwrap());
+    }
+    assert!(
+        c.room_live(&room, "").await.is_err(),
+        "a sixth connection from the same address"
+    );
+    held.pop().unwrap().close().await;
+    let mut again = None;
+    for _ in 0..50 {
+        if let Ok(live) = c.room_live(&room, "").await {
+            again = Some(live);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(again.is_some(), "the place of the closed one comes back");
+    let (status, _) = c.raw(Method::GET, "/api/health", None).await.unwrap();
+    assert_eq!(status, 200, "the pooled connection still serves");
+}
