@@ -54,7 +54,7 @@ pub static COMPETITIVE_PT: CompetitiveTexts = CompetitiveTexts {
 /// English.
 pub static COMPETITIVE_EN: CompetitiveTexts = CompetitiveTexts {
     title: "2.0 competitive",
-    about: "Online Jogo da Velha 2.0 with 1 minute a move: a win +30, a draw 0, a loss −20.",
+    about: "Online Tic-tac-toe 2.0 matches with 1 minute a move: a win +30, a draw 0, a loss −20.",
     your_rating: "Your rating",
     search: "Find an opponent",
     searching: "Looking for an opponent…",

@@ -35,6 +35,7 @@ pub struct GroupTexts {
     pub of_25: &'static str,
     pub invite_name: &'static str,
     pub invite: &'static str,
+    pub name_missing: &'static str,
     /// Followed by the name.
     pub invite_sent: &'static str,
     pub waiting_answer: &'static str,
@@ -88,6 +89,7 @@ pub static GROUPS_PT: GroupTexts = GroupTexts {
     of_25: "de 25 participantes",
     invite_name: "Convidar pelo nome de jogador",
     invite: "Convidar",
+    name_missing: "Escreva o nome do jogador que você quer convidar.",
     invite_sent: "Convite enviado para",
     waiting_answer: "Esperando resposta:",
     leave_group: "Sair do grupo",
@@ -139,6 +141,7 @@ pub static GROUPS_EN: GroupTexts = GroupTexts {
     of_25: "of 25 participants",
     invite_name: "Invite by player name",
     invite: "Invite",
+    name_missing: "Type the name of the player you want to invite.",
     invite_sent: "Invitation sent to",
     waiting_answer: "Waiting for an answer:",
     leave_group: "Leave the group",

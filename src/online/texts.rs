@@ -125,6 +125,7 @@ pub struct OnlineTexts {
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub browser_failed: &'static str,
     pub ranking: &'static str,
+    pub sign_in_for_ranking: &'static str,
     pub your_place: &'static str,
     pub not_ranked: &'static str,
     pub nobody_ranked: &'static str,
@@ -241,6 +242,7 @@ pub static ONLINE_PT: OnlineTexts = OnlineTexts {
     browser_done: "Pronto! Pode fechar esta aba e voltar ao Cubo da Velha.",
     browser_failed: "O login não foi concluído. Volte ao Cubo da Velha e tente de novo.",
     ranking: "Ranking",
+    sign_in_for_ranking: "Entre na sua conta para ver os rankings.",
     your_place: "Sua posição",
     not_ranked: "Você ainda não tem partidas que contam neste ranking.",
     nobody_ranked: "Ninguém pontuou neste ranking ainda.",
@@ -359,6 +361,7 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     browser_done: "Done! You can close this tab and go back to Cubo da Velha.",
     browser_failed: "The sign-in did not finish. Go back to Cubo da Velha and try again.",
     ranking: "Ranking",
+    sign_in_for_ranking: "Sign in to see the rankings.",
     your_place: "Your place",
     not_ranked: "You have no match that counts in this ranking yet.",
     nobody_ranked: "Nobody has scored in this ranking yet.",

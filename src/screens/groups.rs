@@ -401,26 +401,35 @@ fn GroupPage(
     let started = group.members.len() >= 2;
     let invite = {
         let id = id.clone();
+        let waiting = group.invited.clone();
         move |e: Event<FormData>| {
             e.prevent_default();
             let name = invitee().trim().to_owned();
+            told.set(None);
             if name.is_empty() {
+                request.say(g.name_missing.into());
                 return;
             }
             let id = id.clone();
-            told.set(None);
+            let waiting = waiting.clone();
             request.run(async move {
                 let sent = client::invite(&id, &name).await;
                 match sent {
                     Ok(()) => {
-                        told.set(Some(format!("{} {name}.", g.invite_sent)));
                         invitee.set(String::new());
-                        // The table read again, with the button free meanwhile.
-                        spawn(async move {
-                            if let Ok(fresh) = client::group(&id).await {
-                                changed.call(Some(fresh));
-                            }
-                        });
+                        // The server finds a name whatever its case and answers nothing: the
+                        // group read again names the invitee as they spell it, the name new
+                        // among those waiting (none new when invited before: then as typed).
+                        let fresh = client::group(&id).await.ok();
+                        let invited = fresh
+                            .as_ref()
+                            .and_then(|f| f.invited.iter().find(|n| !waiting.contains(n)))
+                            .cloned()
+                            .unwrap_or(name);
+                        told.set(Some(format!("{} {invited}.", g.invite_sent)));
+                        if let Some(fresh) = fresh {
+                            changed.call(Some(fresh));
+                        }
                         None
                     }
                     Err(refused) => Some(group_sentence(g, o, Doing::Inviting, &refused)),

@@ -2,6 +2,8 @@
 //! an opponent, and the live match on the same cube table as a game on the device, with the
 //! server's clock, the opponent's turns animated and the connection's state in sight.
 
+use std::rc::Rc;
+
 use dioxus::prelude::*;
 use velha_api::{ClientMsg, MatchGame, MatchState, MatchView, ReportAbout, Scope, Seat};
 use velha_rules::{Cube, CubeAction, Position};
@@ -405,10 +407,28 @@ pub fn MatchHeader(
         asked: mut leaving,
     } = use_context::<LeaveGuard>();
     let live_now = view.state == MatchState::Live;
+    let mut status_line = use_signal(|| None::<Rc<MountedData>>);
+    let mut was_live = use_hook(|| CopyValue::new(false));
     use_effect(use_reactive((&live_now,), move |(live_now,)| {
         armed.set(live_now);
         if !live_now {
             leaving.set(false);
+        }
+        // A last move made far down the page (the cube's buttons) leaves this line out of
+        // sight: how the match ended is brought into sight as it ends.
+        if was_live.replace(live_now)
+            && !live_now
+            && let Some(line) = status_line.peek().clone()
+        {
+            spawn(async move {
+                let _ = line
+                    .scroll_to_with_options(ScrollToOptions {
+                        behavior: ScrollBehavior::Instant,
+                        vertical: ScrollLogicalPosition::Nearest,
+                        horizontal: ScrollLogicalPosition::Nearest,
+                    })
+                    .await;
+            });
         }
     }));
     use_drop(move || {
@@ -482,7 +502,10 @@ pub fn MatchHeader(
             " × "
             span { "data-player": "O", "O · {view.o.clone().unwrap_or_default()}" }
         }
-        p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key, "{status_text}" }
+        p { class: "status", role: "status", "aria-live": "polite", "data-status": status_key,
+            onmounted: move |e: MountedEvent| status_line.set(Some(e.data())),
+            "{status_text}"
+        }
         if view.scored == Some(false) {
             p { class: "muted", "data-scored": "false", "{o.not_scored}" }
         }

@@ -4,21 +4,40 @@
 use dioxus::prelude::*;
 use velha_api::{MyPosition, RankingRow, ReportAbout, Scope};
 
-use super::TopBar;
+use super::{SignInFirst, TopBar};
 use crate::app::{Screen, use_texts};
 use crate::components::report::{ReportButton, reportable_by};
 use crate::components::scope_tabs::ScopeLevelTabs;
 use crate::online::client;
-use crate::online::membership::use_membership;
+use crate::online::membership::{Membership, use_membership};
 use crate::online::my_data_texts::shown_name;
 use crate::online::texts::sentence;
 
 /// How close to the table's end (px) the next page is asked for.
 const NEAR_END_PX: f64 = 200.0;
 
-/// The rankings, for a signed-in player.
+/// The rankings' gate: the server reads them only to a signed-in player, so a guest is asked
+/// to sign in, and nothing is asked of the server meanwhile.
 #[component]
 pub fn RankingScreen(go: EventHandler<Screen>) -> Element {
+    let t = use_texts();
+    let o = t.online();
+    match use_membership()() {
+        Membership::Member(_) => rsx! { Ranking { go } },
+        Membership::Checking => rsx! {
+            TopBar { title: o.ranking, go }
+            p { class: "muted", role: "status", "{t.checking}" }
+        },
+        Membership::Guest => rsx! {
+            TopBar { title: o.ranking, go }
+            SignInFirst { says: o.sign_in_for_ranking, back: Screen::Ranking, go }
+        },
+    }
+}
+
+/// The rankings, for a signed-in player.
+#[component]
+fn Ranking(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let o = t.online();
     let membership = use_membership();

@@ -148,6 +148,7 @@ def home(page):
     page.wait_for_selector("[data-game=classic]", timeout=30000)
 
 
-def shot(page, name):
+def shot(page, name, full=True):
+    """The whole page, or with `full` false what the player sees as it is scrolled now."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)

@@ -265,15 +265,31 @@ def test_on_k05_cube_controls_refusals_and_the_velha_score_kept_on_the_phone(pho
     assert phone.inner_text("[data-score=losses]") == "0"
 
 
-def test_cube_level2_shows_the_next_turn_kind(phone):
-    phone.click("[data-game=cube]")
-    phone.click("[data-mode='2-friend']")
-    phone.click("[data-action=buttons]")
-    assert phone.get_attribute("[data-giro]", "data-giro") == "free"
-    phone.click("[data-action='L-']")
-    phone.click("[data-action='U-']")
-    assert phone.get_attribute("[data-giro]", "data-giro") == "one-way"
-    shot(phone, "cube-level2")
+# The next counted turn's kind at level 2, as the seed words it and in English; the line above
+# the cube says whose turn it is.
+GIRO = {"pt-BR": ("Giro: livre", "Giro: sentido único", "Vez do"),
+        "en-US": ("Rotation: either way", "Rotation: one way", "Turn:")}
+
+
+def test_cube_v03_level2_names_the_next_turn_kind_apart_from_whose_turn(browser, base_url):
+    for locale, (free, one_way, whose) in GIRO.items():
+        page = phone_in(browser, base_url, locale)
+        page.click("[data-game=cube]")
+        page.click("[data-mode='2-friend']")
+        page.click("[data-action=buttons]")
+        assert page.get_attribute("[data-giro]", "data-giro") == "free"
+        assert page.inner_text("[data-giro]") == free
+        assert page.inner_text("[data-status]") == f"{whose} X"
+        page.click("[data-action='L-']")
+        page.click("[data-action='U-']")
+        assert page.get_attribute("[data-giro]", "data-giro") == "one-way"
+        assert page.inner_text("[data-giro]") == one_way
+        # One word for one thing: the pill does not begin as whose turn it is does.
+        assert page.inner_text("[data-giro]").split()[0] != \
+            page.inner_text("[data-status]").split()[0], locale
+        page.evaluate("window.scrollTo(0, 0)")
+        shot(page, f"cube-level2-{locale}")
+        page.context.close()
 
 
 def test_it_installs_and_plays_offline(browser, base_url):

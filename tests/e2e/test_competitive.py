@@ -89,3 +89,21 @@ def test_on_v01_a_rated_match_with_a_lost_turn_and_the_rating_change(browser, qu
     shot(bia, "competitive-leaderboard")
     for page in (ana, bia):
         page.context.close()
+
+
+def test_on_v01_the_english_competitive_screen_calls_the_game_as_english_home_does(browser,
+                                                                                  base_url):
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="en-US")
+    page = context.new_page()
+    page.goto(base_url)
+    page.wait_for_selector("[data-game=v2]", timeout=30000)
+    assert "Tic-tac-toe 2.0" in page.inner_text("main")
+    page.click("[data-game=v2]")
+    page.click("[data-action=competitive]")
+    page.wait_for_selector("[data-action=sign-in]", timeout=30000)
+    said = page.inner_text("main")
+    assert "Online Tic-tac-toe 2.0 matches with 1 minute a move" in said, said
+    assert "Jogo da Velha" not in said, said
+    shot(page, "competitive-guest-english")
+    context.close()

@@ -4,7 +4,7 @@ the invitation waits with a badge and is accepted; both play a group match and b
 table change; one plays the server's Velha in the group; the creator finalizes, asked twice."""
 
 from conftest import home, shot
-from test_account import fresh_name, subscribed_phone
+from test_account import fresh_name, sign_up, subscribed_phone
 
 
 def subscriber(browser, server, name, locale="pt-BR"):
@@ -201,3 +201,29 @@ def test_on_g05_the_mini_ranking_in_english(browser, server):
     assert page.inner_text("[data-problem]") == "This player already takes part in the group."
     shot(page, "group-english")
     page.context.close()
+
+
+def test_on_g02_inviting_says_a_name_is_missing_and_names_the_invitee_as_the_server_does(
+        browser, server, phone):
+    """The creator invites by player name: with no name typed the screen says so; a name
+    typed in another case finds the player, and the screen names them as they spell it."""
+    invitee = fresh_name()
+    sign_up(phone, invitee)
+    name = fresh_name()
+    ana = subscriber(browser, server, name)
+    ana.click("[data-action=groups]")
+    ana.fill("#group-name", f"Turma {name[-4:]}")
+    ana.click("[data-action=create-group]")
+    ana.wait_for_selector("[data-group-title]", timeout=15000)
+    ana.click("[data-action=invite]")
+    assert ana.inner_text("[data-problem]", timeout=5000) == \
+        "Escreva o nome do jogador que você quer convidar."
+    shot(ana, "group-invite-no-name")
+    ana.fill("#invitee", invitee.lower())
+    ana.click("[data-action=invite]")
+    ana.wait_for_selector("[data-told]", timeout=15000)
+    assert ana.inner_text("[data-told]") == f"Convite enviado para {invitee}."
+    assert ana.query_selector("[data-problem]") is None, "the missing name is no longer said"
+    assert ana.get_attribute("[data-invited]", "data-invited") == invitee
+    shot(ana, "group-invited-as-spelled")
+    ana.context.close()

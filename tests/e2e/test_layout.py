@@ -192,3 +192,29 @@ def test_cube_r08_the_longest_warning_reads_whole_on_a_landscape_phone(browser, 
     assert box_of(page, "#cube-canvas") == before, "the warning moved the cube"
     shot(page, f"cube-warning-{width}x{height}-{locale}")
     context.close()
+
+
+# Whether the element's box lies inside the viewport as the page is scrolled now.
+IN_SIGHT = """selector => { const box = document.querySelector(selector).getBoundingClientRect();
+    return box.height > 0 && box.top >= 0 && box.bottom <= innerHeight; }"""
+
+
+def test_on_m02_a_match_played_with_the_buttons_ends_with_its_result_in_sight(browser, server):
+    """The buttons under the cube are far below the line that says how the match went: when
+    the last move is made down there, the page brings that line up to both players."""
+    ana, bia = meet(browser, server)
+    # X a1; O a3; X b1; O turns row 3 (D+), taking her a3 off side 1; then X c1 makes a line.
+    for mover, action in [(ana, "[data-cell=a1]"), (bia, "[data-cell=a3]"),
+                          (ana, "[data-cell=b1]"), (bia, "[data-action='D+']")]:
+        mover.wait_for_selector("[data-status=your-turn]", timeout=15000)
+        mover.click(f"{action}:enabled")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert not bia.evaluate(IN_SIGHT, "[data-status]"), "down at the turns, the line is above"
+    ana.click("[data-cell=c1]:enabled")
+    ana.wait_for_selector("[data-status=won]", timeout=15000)
+    bia.wait_for_selector("[data-status=lost]", timeout=15000)
+    for page, who in ((ana, "winner"), (bia, "loser")):
+        page.wait_for_function(IN_SIGHT, arg="[data-status]", timeout=5000)
+        shot(page, f"online-end-in-sight-{who}", full=False)
+    for page in (ana, bia):
+        page.context.close()

@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 
 from conftest import Served, shot
-from test_account import fill
+from test_account import fill, fresh_name
 
 DAY0 = 1_893_456_000_000  # 2030-01-01 UTC
 PASSWORD = "cubo-gira-9"
@@ -167,4 +167,33 @@ def test_on_k04_the_ranking_pages_as_it_scrolls_with_my_place_pinned(browser, le
     assert page.get_attribute(".my-place", "data-mine") == "unranked"
     assert "ainda não tem partidas" in page.inner_text(".my-place")
     shot(page, "ranking-empty")
+    context.close()
+
+
+def test_on_k01_a_guest_opening_the_ranking_is_asked_to_sign_in_and_comes_back_to_it(browser,
+                                                                                     base_url):
+    """The server reads the rankings to signed-in players only: a phone that never signed in
+    opening /ranking is asked to sign in (no session of its ended, and the server is asked
+    nothing meanwhile), and once signed up it is back on the ranking."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    page = context.new_page()
+    asked = []
+    page.on("request", lambda r: "/api/rankings" in r.url and asked.append(r.url))
+    page.goto(base_url + "ranking")
+    page.wait_for_selector("[data-action=sign-in]", timeout=30000)
+    said = page.inner_text("main")
+    assert "Entre na sua conta para ver os rankings." in said
+    assert "sessão" not in said and page.query_selector(".my-place") is None, said
+    shot(page, "ranking-guest")
+    assert asked == [], "a guest's phone asks for no ranking"
+    page.click("[data-action=sign-in]")
+    page.wait_for_selector("[data-form=sign-in]", timeout=30000)
+    page.click("[data-action=switch-form]")
+    name = fresh_name()
+    fill(page, name=name, email=f"{name.lower()}@example.com", password=PASSWORD)
+    page.click("[data-form=sign-up] [data-action=submit]")
+    page.wait_for_selector("[data-mine=unranked]", timeout=15000)
+    assert page.evaluate("location.pathname") == "/ranking"
+    assert asked, "signed in, the ranking is read"
     context.close()
