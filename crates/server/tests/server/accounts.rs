@@ -4,7 +4,7 @@ use reqwest::Method;
 use sqlx::Row;
 use velha_api::{ErrorCode, Scope};
 
-use crate::common::{Db, Server, limited_at_once};
+use crate::common::{Db, Server, limited_at_once, posted_at_once};
 
 async fn stored(server: &Server, sql: &str) -> Vec<String> {
     sqlx::query(sql)
@@ -142,17 +142,7 @@ async fn on_a01_the_failed_sign_ins_limit_holds_under_concurrent_guesses(db: Db)
         let email = format!("alvo{round}@example.com");
         let body = serde_json::json!({ "email": email, "password": "chute-0000" }).to_string();
         let address = format!("198.51.100.{round}");
-        let answers = futures_util::future::join_all((0..40).map(|_| {
-            let c = server.client();
-            let (body, address) = (&body, &address);
-            async move {
-                let headers = [("x-forwarded-for", address.as_str())];
-                c.raw_with_headers(Method::POST, "/api/sessions", &headers, Some(body))
-                    .await
-                    .unwrap()
-            }
-        }))
-        .await;
+        let answers = posted_at_once(&server, "/api/sessions", &address, vec![body; 40]).await;
         let statuses: Vec<u16> = answers.iter().map(|(s, _, _)| *s).collect();
         // The account's 5 failures a window (the default), whatever was in flight.
         assert_eq!(

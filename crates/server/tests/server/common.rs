@@ -317,6 +317,26 @@ macro_rules! on_both {
     };
 }
 
+/// POSTs every body to `path` at once, each from a client of its own, from `address` as the
+/// proxy tells it: the answers, in the bodies' order.
+pub async fn posted_at_once(
+    server: &Server,
+    path: &str,
+    address: &str,
+    bodies: Vec<String>,
+) -> Vec<(u16, reqwest::header::HeaderMap, serde_json::Value)> {
+    futures_util::future::join_all(bodies.into_iter().map(|body| {
+        let c = server.client();
+        async move {
+            let headers = [("x-forwarded-for", address)];
+            c.raw_with_headers(reqwest::Method::POST, path, &headers, Some(&body))
+                .await
+                .unwrap()
+        }
+    }))
+    .await
+}
+
 /// Fires one POST of each body at once from `address` (the proxy's header says it): exactly
 /// `allowed` are made (201), every other is refused as rate-limited.
 pub async fn limited_at_once(
@@ -326,16 +346,7 @@ pub async fn limited_at_once(
     bodies: Vec<String>,
     allowed: usize,
 ) {
-    let answers = futures_util::future::join_all(bodies.into_iter().map(|body| {
-        let c = server.client();
-        async move {
-            let headers = [("x-forwarded-for", address)];
-            c.raw_with_headers(reqwest::Method::POST, path, &headers, Some(&body))
-                .await
-                .unwrap()
-        }
-    }))
-    .await;
+    let answers = posted_at_once(server, path, address, bodies).await;
     let statuses: Vec<u16> = answers.iter().map(|(s, _, _)| *s).collect();
     assert_eq!(
         statuses.iter().filter(|s| **s == 201).count(),
