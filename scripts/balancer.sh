@@ -6,6 +6,8 @@
 #
 # DIR receives the rendered configuration, nginx's pid, logs and temporary files; nginx
 # listens on 127.0.0.1:PORT with CERT and KEY and passes requests to the servers' ports.
+# VELHA_CONNECTIONS_PER_ADDRESS replaces the shipped limit a client address has (256): a
+# bench's players all come from this machine.
 set -euo pipefail
 [ $# -ge 5 ] || { echo "usage: bash scripts/balancer.sh DIR PORT CERT KEY SERVER_PORT..." >&2; exit 2; }
 dir=$1 port=$2 cert=$3 key=$4
@@ -25,6 +27,7 @@ sed -e "/^    server velha[0-9]*:8443/d" \
   -e "s|listen 443 ssl;|listen 127.0.0.1:$port ssl;|" \
   -e "s|/etc/velha/tls/cert.pem|$cert|" \
   -e "s|/etc/velha/tls/key.pem|$key|" \
+  -e "s|limit_conn velha_per_address [0-9]*;|limit_conn velha_per_address ${VELHA_CONNECTIONS_PER_ADDRESS:-256};|" \
   "$here/deploy/nginx.conf" >"$dir/velha.conf"
 
 user=""

@@ -2,7 +2,8 @@
 //! address held every file descriptor the process had (20 000 idle HTTP/2 connections that
 //! answered pings, or HTTP/1.1 ones opened again as each was let go), and nobody else could
 //! connect. Behind a balancer (`--forwarded-for-header`) every connection has the balancer's
-//! address, and the balancer's own limit applies (nginx's `limit_conn`, docs/deploy.md).
+//! address, and the balancer's own limit applies (`limit_conn` in deploy/nginx.conf). It
+//! bounds what one address takes, not what many take: an IPv6 /48 is 65 536 addresses here.
 
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -4,9 +4,8 @@
 //!
 //! Each limit is a generic cell rate algorithm (GCRA, as in the `governor` crate): per key one
 //! "theoretical arrival time", so a key costs the same few bytes however many events it has.
-//! `governor` itself does not fit: a sign-in must be refused when the account's *failures*
-//! are used up, which needs looking at a key without spending from it, and forgetting a key
-//! on success; its limiters can do neither. Keys are salted SHA-256 digests of the normalised
+//! `governor` itself does not fit: a sign-in's attempt is given back when its password was
+//! right, and the account's failures forgotten; its limiters can do neither. Keys are salted SHA-256 digests of the normalised
 //! input (an attacker's 2 MB e-mail costs 16 bytes, and cannot be crafted to collide), expired
 //! keys are swept on a timer, and a hard capacity bounds each limiter whatever the traffic.
 
@@ -177,9 +176,16 @@ pub struct Turns {
 
 /// An account's turn to have a password checked; the next attempt's once dropped.
 pub struct Turn<'a> {
+    // Dropped in this order: the turn is let go before the account's line is tidied.
+    _held: tokio::sync::OwnedMutexGuard<()>,
+    _waiting: Waiting<'a>,
+}
+
+/// An attempt waiting for or holding its account's turn: the last one to leave removes the
+/// account's line, also when the attempt is dropped while it waits.
+struct Waiting<'a> {
     turns: &'a Turns,
     account: String,
-    held: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
 impl Turns {
@@ -191,17 +197,20 @@ impl Turns {
     /// Waits for the attempts on `account` before this one.
     pub async fn turn(&self, account: &str) -> Turn<'_> {
         let line = Arc::clone(self.accounts().entry(account.to_owned()).or_default());
-        Turn {
+        // Made before the wait: dropped after the wait's own reference, however it ends.
+        let waiting = Waiting {
             turns: self,
             account: account.to_owned(),
-            held: Some(line.lock_owned().await),
+        };
+        Turn {
+            _held: line.lock_owned().await,
+            _waiting: waiting,
         }
     }
 }
 
-impl Drop for Turn<'_> {
+impl Drop for Waiting<'_> {
     fn drop(&mut self) {
-        drop(self.held.take());
         let mut accounts = self.turns.accounts();
         // Only the map's own: nobody holds or awaits this account's turn.
         if accounts
@@ -221,7 +230,13 @@ impl Limits {
     /// in flight at once be tried (35 to 44 of 300 against a limit of 5), and each then pushed
     /// the account's wait further, to hours. A right password gives it back
     /// ([`sign_in_right`](Self::sign_in_right)).
-    pub fn try_sign_in(&self, email: &str, address: &str, now: i64) -> Result<(), AppError> {
+    pub fn try_sign_in(
+        &self,
+        _in_turn: &Turn<'_>,
+        email: &str,
+        address: &str,
+        now: i64,
+    ) -> Result<(), AppError> {
         self.failures_by_account.take(email, now)?;
         self.failures_by_address
             .take(address, now)
@@ -360,47 +375,55 @@ mod tests {
         }
     }
 
-    #[test]
-    fn on_a01_failed_sign_ins_are_limited_per_account_and_address() {
+    /// A sign-in attempt in its account's turn, as the routes make it.
+    async fn attempt(l: &Limits, email: &str, address: &str, now: i64) -> Result<(), AppError> {
+        let turn = l.sign_in_turns.turn(email).await;
+        l.try_sign_in(&turn, email, address, now)
+    }
+
+    #[tokio::test]
+    async fn on_a01_failed_sign_ins_are_limited_per_account_and_address() {
         let l = limits();
         for t in 0..3 {
-            l.try_sign_in("ana@x.com", "1.1.1.1", t).unwrap();
+            attempt(&l, "ana@x.com", "1.1.1.1", t).await.unwrap();
         }
-        let e = l.try_sign_in("ana@x.com", "2.2.2.2", 10).unwrap_err();
+        let e = attempt(&l, "ana@x.com", "2.2.2.2", 10).await.unwrap_err();
         assert_eq!(e.0.code, ErrorCode::RateLimited);
         // Three at once used the burst; the next one is due a third of the window after the
         // first.
         assert_eq!(e.0.retry_after_s, Some(20));
         assert!(e.0.message.contains("this account"), "{}", e.0.message);
-        l.try_sign_in("bia@x.com", "1.1.1.1", 10).unwrap();
-        l.try_sign_in("caio@x.com", "1.1.1.1", 10).unwrap();
-        let e = l.try_sign_in("dani@x.com", "1.1.1.1", 11).unwrap_err();
+        attempt(&l, "bia@x.com", "1.1.1.1", 10).await.unwrap();
+        attempt(&l, "caio@x.com", "1.1.1.1", 10).await.unwrap();
+        let e = attempt(&l, "dani@x.com", "1.1.1.1", 11).await.unwrap_err();
         assert!(e.0.message.contains("this address"), "{}", e.0.message);
         // The address refused it, so it did not count for the account either.
         for t in 11..14 {
-            l.try_sign_in("dani@x.com", "3.3.3.3", t).unwrap();
+            attempt(&l, "dani@x.com", "3.3.3.3", t).await.unwrap();
         }
-        assert!(l.try_sign_in("ana@x.com", "2.2.2.2", 19_999).is_err());
+        assert!(attempt(&l, "ana@x.com", "2.2.2.2", 19_999).await.is_err());
         assert!(
-            l.try_sign_in("ana@x.com", "2.2.2.2", 20_002).is_ok(),
+            attempt(&l, "ana@x.com", "2.2.2.2", 20_002).await.is_ok(),
             "one more each third of the window"
         );
         // Refused attempts never pushed the wait further.
-        let e = l.try_sign_in("ana@x.com", "2.2.2.2", 20_003).unwrap_err();
+        let e = attempt(&l, "ana@x.com", "2.2.2.2", 20_003)
+            .await
+            .unwrap_err();
         assert_eq!(e.0.retry_after_s, Some(20));
     }
 
-    #[test]
-    fn on_a01_a_right_password_is_not_a_failure() {
+    #[tokio::test]
+    async fn on_a01_a_right_password_is_not_a_failure() {
         let l = limits();
         for t in 0..20 {
-            l.try_sign_in("ana@x.com", "1.1.1.1", t).unwrap();
+            attempt(&l, "ana@x.com", "1.1.1.1", t).await.unwrap();
             l.sign_in_right("ana@x.com", "1.1.1.1");
         }
         for t in 20..23 {
-            l.try_sign_in("ana@x.com", "1.1.1.1", t).unwrap();
+            attempt(&l, "ana@x.com", "1.1.1.1", t).await.unwrap();
         }
-        assert!(l.try_sign_in("ana@x.com", "1.1.1.1", 23).is_err());
+        assert!(attempt(&l, "ana@x.com", "1.1.1.1", 23).await.is_err());
     }
 
     #[test]
@@ -439,6 +462,14 @@ mod tests {
         let second = l.sign_in_turns.turn("ana@x.com").await;
         assert_eq!(l.sign_in_turns.accounts().len(), 1);
         drop(second);
+        assert!(l.sign_in_turns.accounts().is_empty());
+        // An attempt whose request ends while it waits (its turn may have come meanwhile)
+        // leaves nothing behind either.
+        let first = l.sign_in_turns.turn("ana@x.com").await;
+        let mut waiting = Box::pin(l.sign_in_turns.turn("ana@x.com"));
+        assert!(futures_util::FutureExt::now_or_never(&mut waiting).is_none());
+        drop(first);
+        drop(waiting);
         assert!(l.sign_in_turns.accounts().is_empty());
     }
 

@@ -74,7 +74,7 @@ pub const BATCH_WRITES: &str = "velha_sqlite_batch_writes";
 pub const NOTIFY_SECONDS: &str = "velha_notify_lag_seconds";
 /// The Velha's positions waiting for a thread.
 pub const VELHA_QUEUE: &str = "velha_velha_queue";
-/// Requests refused by a rate limit, by limit.
+/// Requests (and connections over an address's share) refused by a limit, by limit.
 pub const RATE_LIMITED: &str = "velha_rate_limited_total";
 /// Push notices waiting to be sent (the whole service's).
 pub const PUSH_PENDING: &str = "velha_push_pending";
@@ -100,7 +100,10 @@ fn describe() {
         "From an event's writing to its arrival on another process"
     );
     describe_gauge!(VELHA_QUEUE, "The Velha's positions waiting for a thread");
-    describe_counter!(RATE_LIMITED, "Requests refused by a rate limit, by limit");
+    describe_counter!(
+        RATE_LIMITED,
+        "Requests (and connections over an address's share) refused by a limit, by limit"
+    );
     describe_gauge!(
         PUSH_PENDING,
         "Push notices waiting to be sent (the service's)"

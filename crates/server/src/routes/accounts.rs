@@ -186,7 +186,7 @@ pub async fn log_in(
     check_lengths(&body.email, &body.password)?;
     let email = normalise_email(&body.email)?;
     let turn = app.limits.sign_in_turns.turn(&email).await;
-    app.limits.try_sign_in(&email, &address, now_ms())?;
+    app.limits.try_sign_in(&turn, &email, &address, now_ms())?;
     let account = app
         .store
         .account_by_email(&email)

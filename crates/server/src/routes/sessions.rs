@@ -170,8 +170,8 @@ pub(crate) async fn prove_password(
     check_lengths("", &typed)?;
     // The sign-in limits count by e-mail; every password account has one.
     let email = account.email.clone().unwrap_or_else(|| account.id.clone());
-    let _turn = app.limits.sign_in_turns.turn(&email).await;
-    app.limits.try_sign_in(&email, address, now_ms())?;
+    let turn = app.limits.sign_in_turns.turn(&email).await;
+    app.limits.try_sign_in(&turn, &email, address, now_ms())?;
     if !app
         .passwords
         .verify_in_turn(typed, Some(stored.to_owned()))

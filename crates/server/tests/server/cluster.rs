@@ -157,11 +157,21 @@ struct Balancer {
 impl Balancer {
     /// In front of these servers, with the first one's certificate.
     async fn start(servers: &[&Server]) -> Balancer {
+        Balancer::start_with(servers, None).await
+    }
+
+    /// The same, with `per_address` connections a client address may hold instead of the
+    /// shipped limit.
+    async fn start_with(servers: &[&Server], per_address: Option<u32>) -> Balancer {
         let dir = tempfile::tempdir().expect("temp dir");
         let port = free_port();
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/balancer.sh");
         let certs = servers[0].dir.path();
-        let child = Command::new("bash")
+        let mut command = Command::new("bash");
+        if let Some(n) = per_address {
+            command.env("VELHA_CONNECTIONS_PER_ADDRESS", n.to_string());
+        }
+        let child = command
             .arg(script)
             .arg(dir.path())
             .arg(port.to_string())
@@ -816,4 +826,41 @@ async fn on_m04_a_rolling_deploy_loses_no_move_and_ends_no_match() {
     }
     // Every player held a connection through both restarts.
     assert!(told >= 12, "{told} connections were told to come back");
+}
+
+/// Behind nginx the servers leave the connections per address to it (`limit_conn` in
+/// deploy/nginx.conf): past an address's share a WebSocket is answered 503, and the place
+/// comes back when one of its connections ends.
+#[tokio::test]
+async fn the_balancer_limits_the_connections_of_one_address() {
+    let server = Server::start(Db::Sqlite, &["--forwarded-for-header", "x-forwarded-for"]).await;
+    let lb = Balancer::start_with(&[&server], Some(3)).await;
+    let c = Client::new(&lb.base, &server.cert).expect("client");
+    // A request's kept-alive connection is not counted once it is answered.
+    let room = c
+        .create_room(RoomBoard::Classic, "Ana", Some(velha_api::Avatar::Nino))
+        .await
+        .unwrap()
+        .room
+        .id;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(c.room_live(&room, "").await.unwrap());
+    }
+    let refused = c
+        .room_live(&room, "")
+        .await
+        .err()
+        .expect("a fourth WebSocket");
+    assert!(refused.contains("503"), "{refused}");
+    held.pop().unwrap().close().await;
+    let mut again = None;
+    for _ in 0..50 {
+        if let Ok(live) = c.room_live(&room, "").await {
+            again = Some(live);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(again.is_some(), "the place of the closed one comes back");
 }
