@@ -8,6 +8,7 @@ use velha_api::{RoomBoard, RoomView};
 use crate::app::{Screen, use_texts};
 use crate::components::push_row::NoticesSetting;
 use crate::lazy::{Online, Part};
+use crate::online::membership::{Membership, use_membership};
 use crate::online::{client, room_live};
 use crate::screens::room::{RoomGoal, RoomTarget};
 
@@ -40,21 +41,30 @@ pub fn RoomList(go: EventHandler<Screen>, board: RoomBoard) -> Element {
     let r = t.rooms();
     let mut rooms = use_signal(Vec::<RoomView>::new);
     let mut target = use_context::<RoomTarget>().0;
-    use_hook(move || {
+    let membership = use_membership();
+    // Once the kept session is checked: a guest has no account list (the server would only
+    // answer 401), so the device's is the whole list.
+    use_effect(move || {
+        let signed_in = match &*membership.read() {
+            Membership::Checking => return,
+            Membership::Guest => false,
+            Membership::Member(_) => true,
+        };
         spawn(async move {
             let mut all = client::rooms_of_device(room_live::credentials())
                 .await
                 .unwrap_or_default();
-            // A guest has no account list: the device's is the whole list.
-            for room in client::rooms_of_account().await.unwrap_or_default() {
-                if !all.iter().any(|known| known.id == room.id) {
-                    all.push(room);
+            if signed_in {
+                for room in client::rooms_of_account().await.unwrap_or_default() {
+                    if !all.iter().any(|known| known.id == room.id) {
+                        all.push(room);
+                    }
                 }
             }
             all.retain(|room| room.board == board);
             all.sort_by_key(|room| (!my_turn(room), room.idle_ms));
             rooms.set(all);
-        })
+        });
     });
     let waiting = rooms.read().iter().filter(|room| my_turn(room)).count();
     if rooms.read().is_empty() {

@@ -401,7 +401,6 @@ fn GroupPage(
     let started = group.members.len() >= 2;
     let invite = {
         let id = id.clone();
-        let waiting = group.invited.clone();
         move |e: Event<FormData>| {
             e.prevent_default();
             let name = invitee().trim().to_owned();
@@ -411,19 +410,19 @@ fn GroupPage(
                 return;
             }
             let id = id.clone();
-            let waiting = waiting.clone();
             request.run(async move {
                 let sent = client::invite(&id, &name).await;
                 match sent {
                     Ok(()) => {
                         invitee.set(String::new());
                         // The server finds a name whatever its case and answers nothing: the
-                        // group read again names the invitee as they spell it, the name new
-                        // among those waiting (none new when invited before: then as typed).
+                        // group read again spells it as the player does. (Folding the case of
+                        // every letter, not only ASCII's, would bring Unicode's tables into
+                        // the module: a name that differs elsewhere is told as typed.)
                         let fresh = client::group(&id).await.ok();
                         let invited = fresh
                             .as_ref()
-                            .and_then(|f| f.invited.iter().find(|n| !waiting.contains(n)))
+                            .and_then(|f| f.invited.iter().find(|n| n.eq_ignore_ascii_case(&name)))
                             .cloned()
                             .unwrap_or(name);
                         told.set(Some(format!("{} {invited}.", g.invite_sent)));

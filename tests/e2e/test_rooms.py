@@ -13,6 +13,7 @@ import urllib.request
 import pytest
 
 from conftest import Served, free_port, shot
+from test_account import fill, fresh_name, open_form, sign_up
 
 
 def phone(browser, server, path="/", init_script=None, locale="pt-BR"):
@@ -161,6 +162,37 @@ def test_classic_r10_two_phones_play_a_series_in_a_room_with_rematch_and_resign(
     ana.wait_for_selector("[data-your-turn='1']", timeout=15000)
     shot(ana, "room-list")
     for page in (ana, bia, caio):
+        page.context.close()
+
+
+def test_on_r05_a_players_rooms_follow_her_account_and_a_guest_asks_for_none(browser, server):
+    """A room Ana made signed in is listed on another phone once she signs in there; a
+    guest's list is its own seats', and the app does not ask for an account's list it cannot
+    have (the server would answer 401)."""
+    name = fresh_name()
+    ana = phone(browser, server)
+    ana.wait_for_selector("[data-game=classic]", timeout=30000)
+    sign_up(ana, name)
+    new_room(browser, server, "nino", name="Ana", page=ana)
+
+    other = phone(browser, server)
+    other.wait_for_selector("[data-game=classic]", timeout=30000)
+    open_form(other, "sign-in")
+    fill(other, email=f"{name.lower()}@example.com", password="cubo-gira-9")
+    other.click("[data-action=submit]")
+    other.wait_for_selector("[data-profile=name]", timeout=15000)
+    other.goto(server.url)
+    other.click("[data-game=classic]", timeout=30000)
+    assert "Ana" in other.wait_for_selector("[data-room]", timeout=15000).inner_text()
+
+    guest = phone(browser, server)
+    asked = []
+    guest.on("request", lambda r: asked.append(r.url) if r.url.endswith("/api/rooms") else None)
+    guest.click("[data-game=classic]", timeout=30000)
+    guest.wait_for_selector("[data-action=play-with-someone]")
+    guest.wait_for_load_state("networkidle")
+    assert asked == [], asked
+    for page in (ana, other, guest):
         page.context.close()
 
 
