@@ -15,7 +15,7 @@ use velha_api::{
 use velha_load::steady::{self, Side};
 use velha_load::{Client, Live};
 
-use crate::common::{Db, Server, expect};
+use crate::common::{Db, Server, expect, room_live_again};
 use crate::live::moved;
 
 /// A free loopback port (bound and released).
@@ -854,13 +854,8 @@ async fn the_balancer_limits_the_connections_of_one_address() {
         .expect("a fourth WebSocket");
     assert!(refused.contains("503"), "{refused}");
     held.pop().unwrap().close().await;
-    let mut again = None;
-    for _ in 0..50 {
-        if let Ok(live) = c.room_live(&room, "").await {
-            again = Some(live);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(again.is_some(), "the place of the closed one comes back");
+    assert!(
+        room_live_again(&c, &room).await,
+        "the place of the closed one comes back"
+    );
 }

@@ -317,6 +317,18 @@ macro_rules! on_both {
     };
 }
 
+/// Whether a room's live connection opens again within 5 s: the place of one that closed
+/// comes back once the server (or the balancer) has let it go.
+pub async fn room_live_again(c: &Client, room: &str) -> bool {
+    for _ in 0..50 {
+        if c.room_live(room, "").await.is_ok() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
+
 /// POSTs every body to `path` at once, each from a client of its own, from `address` as the
 /// proxy tells it: the answers, in the bodies' order.
 pub async fn posted_at_once(

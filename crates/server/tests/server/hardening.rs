@@ -11,7 +11,7 @@ use sqlx::Row;
 use velha_api::{ClientMsg, ErrorCode, PasswordProblem, Scope, ServerMsg};
 use velha_load::Client;
 
-use crate::common::{Db, Server, expect, send_oversized};
+use crate::common::{Db, Server, expect, room_live_again, send_oversized};
 
 const UNTIL: Option<&str> = Some("2099-12-31");
 
@@ -960,15 +960,10 @@ async fn an_address_holds_at_most_its_connections_at_once() {
         "a sixth connection from the same address"
     );
     held.pop().unwrap().close().await;
-    let mut again = None;
-    for _ in 0..50 {
-        if let Ok(live) = c.room_live(&room, "").await {
-            again = Some(live);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(again.is_some(), "the place of the closed one comes back");
+    assert!(
+        room_live_again(&c, &room).await,
+        "the place of the closed one comes back"
+    );
     let (status, _) = c.raw(Method::GET, "/api/health", None).await.unwrap();
     assert_eq!(status, 200, "the pooled connection still serves");
 }
