@@ -5,9 +5,10 @@
 //! Each limit is a generic cell rate algorithm (GCRA, as in the `governor` crate): per key one
 //! "theoretical arrival time", so a key costs the same few bytes however many events it has.
 //! `governor` itself does not fit: a sign-in's attempt is given back when its password was
-//! right, and the account's failures forgotten; its limiters can do neither. Keys are salted SHA-256 digests of the normalised
-//! input (an attacker's 2 MB e-mail costs 16 bytes, and cannot be crafted to collide), expired
-//! keys are swept on a timer, and a hard capacity bounds each limiter whatever the traffic.
+//! right, and the account's failures forgotten; its limiters can do neither. Keys are salted
+//! SHA-256 digests of the normalised input (an attacker's 2 MB e-mail costs 16 bytes, and
+//! cannot be crafted to collide), expired keys are swept on a timer, and a hard capacity
+//! bounds each limiter whatever the traffic.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};

@@ -967,3 +967,27 @@ async fn an_address_holds_at_most_its_connections_at_once() {
     let (status, _) = c.raw(Method::GET, "/api/health", None).await.unwrap();
     assert_eq!(status, 200, "the pooled connection still serves");
 }
+
+/// The connections an address may hold, opened all at once: never one more than its share,
+/// round after round (a new server each round, so every place is free).
+#[tokio::test]
+async fn an_address_holds_at_most_its_connections_when_they_come_at_once() {
+    for round in 0..5 {
+        let server = Server::start(Db::Sqlite, &["--connections-per-address", "5"]).await;
+        let c = server.client();
+        // Its request keeps one of the five in the client's pool.
+        let room = c
+            .create_room(
+                velha_api::RoomBoard::Classic,
+                "Ana",
+                Some(velha_api::Avatar::Nino),
+            )
+            .await
+            .unwrap()
+            .room
+            .id;
+        let opened = join_all((0..20).map(|_| c.room_live(&room, ""))).await;
+        let held = opened.iter().filter(|o| o.is_ok()).count();
+        assert_eq!(held, 4, "round {round}");
+    }
+}
