@@ -4,6 +4,11 @@
 use velha_ai::{Character, Limits, Opponent, Rng};
 use velha_rules::{Cell, Classic, Match, Player, Position, Series, SeriesScore, Status};
 
+use super::kept::{self, Reader, Writer};
+
+/// The name its kept lines go by.
+pub const KEPT: &str = "classic";
+
 /// Who the person plays against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rival {
@@ -39,6 +44,54 @@ impl ClassicSession {
             games: 0,
             rng: Rng::new(seed),
         }
+    }
+
+    /// The session as the device keeps it (`kept.rs`).
+    pub fn kept(&self) -> String {
+        let rival = match self.rival {
+            Some(Rival::Computer(who)) => who.protocol_name(),
+            Some(Rival::Friend) => "friend",
+            None => "-",
+        };
+        let mut w = Writer::new(KEPT);
+        w.field("rival", rival)
+            .field("series", self.series.line())
+            .flag("recorded", self.recorded)
+            .flag("stopped", self.stopped)
+            .field("games", self.games)
+            .field("rng", self.rng.state())
+            .game(&self.game, |b| {
+                let side = b.side_to_move().index();
+                format!("{} {} {side}", b.mask(Player::X), b.mask(Player::O))
+            });
+        w.text().to_owned()
+    }
+
+    /// A session the device kept; `None` when `text` is not one.
+    pub fn from_kept(text: &str) -> Option<ClassicSession> {
+        let mut r = Reader::new(text, KEPT)?;
+        let rival = match r.field("rival")? {
+            "-" => None,
+            "friend" => Some(Rival::Friend),
+            name => Some(Rival::Computer(
+                Character::ALL
+                    .into_iter()
+                    .find(|c| c.protocol_name() == name)?,
+            )),
+        };
+        let session = ClassicSession {
+            rival,
+            series: Series::from_line(r.field("series")?)?,
+            recorded: r.flag("recorded")?,
+            stopped: r.flag("stopped")?,
+            games: r.parsed("games")?,
+            rng: Rng::new(r.parsed("rng")?),
+            game: r.game(None, |line| {
+                let [x, o, side] = kept::numbers(line)?;
+                Classic::from_parts(x.try_into().ok()?, o.try_into().ok()?, kept::player(side)?)
+            })?,
+        };
+        r.done().then_some(session)
     }
 
     /// Who the person faces; `None` while choosing.
@@ -227,5 +280,62 @@ mod tests {
         assert!(!session.stopped());
         assert_eq!(session.score().wins, 0);
         assert_eq!(session.board().status(), Status::Ongoing(Player::X));
+    }
+
+    #[test]
+    fn classic_r05_a_kept_series_goes_on_as_if_never_left() {
+        let mut session = ClassicSession::new(11);
+        assert!(!session.face(Rival::Computer(Character::Nino)));
+        let mut ended = false;
+        while !ended {
+            let empty = Cell::ALL
+                .into_iter()
+                .find(|c| session.board().piece(*c).is_none());
+            ended = session.press(empty.expect("an empty cell"));
+        }
+        assert!(!session.another_game());
+        assert!(!session.press(Cell::ALL[4]) || session.board().status().is_over());
+        let text = session.kept();
+        let mut back = ClassicSession::from_kept(&text).expect("kept lines read back");
+        assert_eq!(back.kept(), text);
+        assert_eq!(back.positions(), session.positions());
+        assert_eq!(back.score(), session.score());
+        assert_eq!(back.game_number(), session.game_number());
+        // The character draws the same chances afterwards: every answer is the same.
+        while !session.board().status().is_over() {
+            let empty = Cell::ALL
+                .into_iter()
+                .rev()
+                .find(|c| session.board().piece(*c).is_none())
+                .expect("an empty cell");
+            assert_eq!(session.press(empty), back.press(empty));
+            assert_eq!(back.board(), session.board());
+        }
+        assert_eq!(
+            back.score(),
+            session.score(),
+            "the finished game counted once"
+        );
+    }
+
+    #[test]
+    fn damaged_or_foreign_lines_are_no_kept_series() {
+        let mut session = ClassicSession::new(2);
+        assert!(!session.face(Rival::Friend));
+        assert!(!session.press(cell("b2")));
+        let text = session.kept();
+        assert!(ClassicSession::from_kept(&text).is_some());
+        let damaged = [
+            String::new(),
+            text.replace("kept 1", "kept 2"),
+            text.replace("classic", "cube"),
+            text.replace("rival friend", "rival velha"),
+            text.replace("now ", "nao "),
+            format!("{text}more\n"),
+            text.lines().take(5).collect::<Vec<_>>().join("\n"),
+        ];
+        for d in damaged {
+            assert!(ClassicSession::from_kept(&d).is_none(), "{d:?}");
+        }
     }
 }

@@ -4,6 +4,8 @@
 use velha_rules::game::Refusal;
 use velha_rules::{Cube, CubeAction, CubeIllegal, Level, Match, Player, Position, Status, Turn};
 
+use super::kept::{self, Reader, Writer};
+
 /// What an action played leaves to the screen besides the cube itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Played {
@@ -38,7 +40,82 @@ impl Default for CubeSession {
     }
 }
 
+/// The name its kept lines go by.
+pub const KEPT: &str = "cube";
+
 impl CubeSession {
+    /// The session as the device keeps it (`kept.rs`); a refusal is told once, not kept.
+    pub fn kept(&self) -> String {
+        let setup = match self.setup {
+            Some((level, velha)) => {
+                format!(
+                    "{} {}",
+                    level.number(),
+                    if velha { "velha" } else { "friend" }
+                )
+            }
+            None => "-".to_owned(),
+        };
+        let mut w = Writer::new(KEPT);
+        w.field("setup", setup)
+            .flag("counted", self.counted)
+            .game(&self.game, |c| {
+                let [x, o, spent] = c.masks();
+                format!(
+                    "{x} {o} {spent} {} {} {} {} {}",
+                    c.side_to_move().index(),
+                    c.level().number(),
+                    u8::from(c.free_turn_made()),
+                    c.counted_turns(Player::X),
+                    c.counted_turns(Player::O)
+                )
+            });
+        w.text().to_owned()
+    }
+
+    /// A session the device kept; `None` when `text` is not one.
+    pub fn from_kept(text: &str) -> Option<CubeSession> {
+        let mut r = Reader::new(text, KEPT)?;
+        let setup = match r.field("setup")? {
+            "-" => None,
+            both => {
+                let (level, who) = both.split_once(' ')?;
+                let level = match level {
+                    "1" => Level::One,
+                    "2" => Level::Two,
+                    _ => return None,
+                };
+                let velha = match who {
+                    "velha" => true,
+                    "friend" => false,
+                    _ => return None,
+                };
+                Some((level, velha))
+            }
+        };
+        let session = CubeSession {
+            setup,
+            counted: r.flag("counted")?,
+            game: r.game(None, |line| {
+                let [x, o, spent, side, level, free, cx, co] = kept::numbers(line)?;
+                let level = match level {
+                    1 => Level::One,
+                    2 => Level::Two,
+                    _ => return None,
+                };
+                let free = match free {
+                    0 => false,
+                    1 => true,
+                    _ => return None,
+                };
+                let counted = [u32::try_from(cx).ok()?, u32::try_from(co).ok()?];
+                Cube::from_masks([x, o, spent], kept::player(side)?, level, free, counted).ok()
+            })?,
+            refused: None,
+        };
+        r.done().then_some(session)
+    }
+
     /// The level and whether the Velha plays; `None` while choosing.
     pub fn setup(&self) -> Option<(Level, bool)> {
         self.setup
@@ -219,5 +296,34 @@ mod tests {
         );
         session.stop();
         assert_eq!(session.setup(), None);
+    }
+
+    #[test]
+    fn on_k05_a_kept_game_goes_on_and_its_win_counts_once() {
+        let mut session = CubeSession::default();
+        session.choose(Level::Two, true);
+        assert!(session.act(action("a1")).is_ok());
+        assert!(session.velha_plays(action("b1")).is_ok());
+        // The page went away while the Velha had to move: it still has to.
+        assert!(session.act(action("a2")).is_ok());
+        assert!(session.velha_to_move());
+        let mut back = CubeSession::from_kept(&session.kept()).expect("kept lines");
+        assert_eq!(back.kept(), session.kept());
+        assert_eq!(back.positions(), session.positions());
+        assert_eq!(back.setup(), Some((Level::Two, true)));
+        assert!(back.velha_to_move());
+        assert!(back.velha_plays(action("b2")).is_ok());
+        assert!(back.act(action("a3")).expect("the winning mark").ended);
+        assert_eq!(back.velha_result(), Some(Player::X));
+        // Kept after it counted, it does not count again.
+        let mut again = CubeSession::from_kept(&back.kept()).expect("kept lines");
+        assert_eq!(again.velha_result(), None);
+        // Choosing, between friends, at level 1.
+        assert!(CubeSession::from_kept(&CubeSession::default().kept()).is_some());
+        let mut friends = CubeSession::default();
+        friends.choose(Level::One, false);
+        let read = CubeSession::from_kept(&friends.kept()).expect("kept lines");
+        assert_eq!(read.setup(), Some((Level::One, false)));
+        assert!(CubeSession::from_kept(&friends.kept().replace("setup 1", "setup 3")).is_none());
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod classic;
 pub mod cube;
+pub mod kept;
 pub mod ultimate;
 
 use velha_rules::{Series, Status};

@@ -8,6 +8,11 @@ use velha_rules::{
     Match, Player, Position, Series, SeriesScore, Status, UltCell, Ultimate, Variant,
 };
 
+use super::kept::{self, Reader, Writer};
+
+/// The board sent to, kept as a number, when the side to move may play anywhere.
+const ANY_BOARD: usize = 9;
+
 /// Who the person plays against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rival {
@@ -62,6 +67,88 @@ impl UltimateSession {
             lost_turn: None,
             games: 0,
         }
+    }
+
+    /// The name its kept lines go by: Super's and 2.0's are kept apart.
+    pub fn kept_name(v2: bool) -> &'static str {
+        if v2 { "v2" } else { "super" }
+    }
+
+    /// The session as the device keeps it (`kept.rs`).
+    pub fn kept(&self) -> String {
+        let rival = match self.rival {
+            Some(Rival::Computer(d)) => d.protocol_name(),
+            Some(Rival::Friend) => "friend",
+            None => "-",
+        };
+        // A player as its index, and 2 for nobody.
+        let lost = self.lost_turn.map_or(2, Player::index);
+        let mut w = Writer::new(Self::kept_name(self.variant == Variant::V2));
+        w.field("first", self.first.index())
+            .flag("tossed", self.tossed)
+            .field("rival", rival)
+            .field("series", self.series.line())
+            .field("person", self.person.index())
+            .flag("recorded", self.recorded)
+            .field("lost", lost)
+            .field("games", self.games)
+            .game(&self.game, |g| {
+                let (x, o) = (g.cells_of(Player::X), g.cells_of(Player::O));
+                format!(
+                    "{} {} {} {} {} {} {} {}",
+                    (x >> 64) as u64,
+                    x as u64,
+                    (o >> 64) as u64,
+                    o as u64,
+                    g.side_to_move().index(),
+                    g.sent_board().unwrap_or(ANY_BOARD),
+                    g.lost_turns(Player::X),
+                    g.lost_turns(Player::O)
+                )
+            });
+        w.text().to_owned()
+    }
+
+    /// A session of 2.0 (`v2`) or Super the device kept, 2.0's turns lasting `move_ms`;
+    /// `None` when `text` is not one. 2.0's clock went on meanwhile: its next tick takes the
+    /// turns that ran out.
+    pub fn from_kept(text: &str, v2: bool, move_ms: u64) -> Option<UltimateSession> {
+        let mut r = Reader::new(text, Self::kept_name(v2))?;
+        let variant = if v2 { Variant::V2 } else { Variant::Super };
+        let clock = v2.then_some(Clock { move_ms });
+        let session = UltimateSession {
+            variant,
+            clock,
+            first: kept::player(r.parsed("first")?)?,
+            tossed: r.flag("tossed")?,
+            rival: match r.field("rival")? {
+                "-" => None,
+                "friend" => Some(Rival::Friend),
+                name => Some(Rival::Computer(
+                    Difficulty::ALL
+                        .into_iter()
+                        .find(|d| d.protocol_name() == name)?,
+                )),
+            },
+            series: Series::from_line(r.field("series")?)?,
+            person: kept::player(r.parsed("person")?)?,
+            recorded: r.flag("recorded")?,
+            lost_turn: match r.parsed("lost")? {
+                2 => None,
+                p => Some(kept::player(p)?),
+            },
+            games: r.parsed("games")?,
+            game: r.game(clock, |line| {
+                let [xh, xl, oh, ol, side, sent, lx, lo] = kept::numbers(line)?;
+                let cells = |high: u64, low: u64| u128::from(high) << 64 | u128::from(low);
+                let sent = usize::try_from(sent).ok().filter(|b| *b != ANY_BOARD);
+                let lost = [u8::try_from(lx).ok()?, u8::try_from(lo).ok()?];
+                let side = kept::player(side)?;
+                Ultimate::from_parts(variant, cells(xh, xl), cells(oh, ol), side, sent, lost).ok()
+            })?,
+            seconds_left: move_ms.div_ceil(1000) as u32,
+        };
+        r.done().then_some(session)
     }
 
     /// Every position of the game on the board, the start first (for its review).
@@ -330,5 +417,37 @@ mod tests {
         assert!(!session.computer_plays(ply, Some(cell("a1")), TURN + 20));
         assert_eq!(session.grid(), before);
         assert!(session.person_moves());
+    }
+
+    #[test]
+    fn v2_r05_a_kept_game_keeps_its_clock_and_counts() {
+        let mut session = UltimateSession::new(true, Player::X, TURN, 0);
+        assert!(!session.face(Rival::Computer(Difficulty::Hard), 0));
+        assert!(!session.press(cell("e5"), 10));
+        assert_eq!(
+            session.tick(TURN + 10),
+            Some(false),
+            "the computer's turn ran out"
+        );
+        let text = session.kept();
+        assert!(!text.contains("kept 1 super"));
+        let mut back = UltimateSession::from_kept(&text, true, TURN).expect("kept lines");
+        assert_eq!(back.kept(), text);
+        assert_eq!(back.positions(), session.positions());
+        assert_eq!(back.lost_turn(), Some(Player::O));
+        assert_eq!(back.rival(), Some(Rival::Computer(Difficulty::Hard)));
+        // The clock went on while the page was away: the person's turn ran out too.
+        assert_eq!(back.tick(2 * TURN + 20), Some(false));
+        assert_eq!(back.lost_turn(), Some(Player::X));
+        // Super's lines are not 2.0's.
+        assert!(UltimateSession::from_kept(&text, false, TURN).is_none());
+        let mut sup = UltimateSession::new(false, Player::O, TURN, 0);
+        sup.agree_starter(Player::O);
+        assert!(!sup.face(Rival::Friend, 0));
+        assert!(!sup.press(cell("a1"), 0));
+        let back = UltimateSession::from_kept(&sup.kept(), false, TURN).expect("Super's lines");
+        assert_eq!((back.first(), back.tossed()), (Player::O, false));
+        assert_eq!(back.grid(), sup.grid());
+        assert!(!back.clock_runs());
     }
 }

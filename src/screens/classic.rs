@@ -13,15 +13,20 @@ use crate::components::character::{self, Avatar};
 use crate::components::hint::{HintRow, Hints};
 use crate::components::review::{ReviewPanel, WhereWrong, lost, use_review};
 use crate::components::room_list::PlayWithSomeone;
-use crate::local::classic::{ClassicSession, Rival};
+use crate::local::classic::{ClassicSession, KEPT, Rival};
 use crate::platform::{self, random_seed};
-use crate::screens::{Mark, TopBar, status_text};
+use crate::screens::{Mark, TopBar, status_text, use_kept};
 
 /// The classic game screen.
 #[component]
 pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let mut session = use_signal(|| ClassicSession::new(random_seed()));
+    let mut session = use_kept(
+        KEPT,
+        ClassicSession::from_kept,
+        || ClassicSession::new(random_seed()),
+        ClassicSession::kept,
+    );
     let mut hints = use_signal(Hints::<Classic, Cell>::default);
     let review = use_review();
     // Whatever finished a game buzzes once, as the series counts it.
@@ -96,10 +101,15 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
             ScoreLine { wins: score.wins, draws: score.draws, losses: score.losses }
             if status.is_over() {
                 ReviewPanel { review }
-                div { class: "after",
+            }
+            div { class: "after",
+                if status.is_over() {
                     button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); change(&ClassicSession::another_game) }, "{t.another_game}" }
-                    button { "data-action": "stop", onclick: move |_| session.with_mut(ClassicSession::stop), "{t.stop}" }
                 }
+                // Also during a game: one kept when the screen is left ends only so.
+                button { "data-action": "stop", onclick: move |_| session.with_mut(ClassicSession::stop), "{t.stop}" }
+            }
+            if status.is_over() {
                 WhereWrong { review, can_open: s.person().is_some_and(|p| lost(status, p)),
                     onopen: move |_| review.open(&session.peek().positions(), Record::Classic) }
             }

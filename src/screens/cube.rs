@@ -12,16 +12,21 @@ use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
 use crate::components::review::{ReviewPanel, WhereWrong, lost, use_review};
-use crate::local::cube::{CubeSession, Played};
+use crate::local::cube::{CubeSession, KEPT, Played};
 use crate::platform::{self, VelhaScore};
-use crate::screens::{TopBar, status_text};
+use crate::screens::{TopBar, status_text, use_kept};
 use crate::thinking::use_thinker;
 
 /// The cube game screen.
 #[component]
 pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let mut session = use_signal(CubeSession::default);
+    let mut session = use_kept(
+        KEPT,
+        CubeSession::from_kept,
+        CubeSession::default,
+        CubeSession::kept,
+    );
     let review = use_review();
     let velha = use_thinker(Velha::new);
     // The Velha's thinking, dropped when a new game starts (leaving the screen drops it too).
@@ -53,6 +58,30 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
             score.save();
         }
     };
+    // The Velha plays O: a free turn keeps its turn, so it may act twice.
+    let velha_turn = use_callback(move |()| {
+        if !session.peek().velha_to_move() {
+            return;
+        }
+        let turn = spawn(async move {
+            while session.peek().velha_to_move() {
+                let decision = {
+                    let s = session.peek();
+                    velha.decide(s.earlier(), &s.cube(), Velha::PLAY_LIMITS)
+                };
+                let Some(action) = decision.await else {
+                    break;
+                };
+                match session.with_mut(|s| s.velha_plays(action)) {
+                    Ok(played) => show(played),
+                    Err(_) => break,
+                }
+            }
+            count_result();
+            thinking.set(None);
+        });
+        thinking.set(Some(turn));
+    });
     let act = move |action: CubeAction| {
         let Ok(played) = session.with_mut(|s| s.act(action)) else {
             platform::vibrate(platform::BUZZ_REFUSED);
@@ -60,28 +89,10 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
         };
         show(played);
         count_result();
-        if session.peek().velha_to_move() {
-            // The Velha plays O: a free turn keeps its turn, so it may act twice.
-            let turn = spawn(async move {
-                while session.peek().velha_to_move() {
-                    let decision = {
-                        let s = session.peek();
-                        velha.decide(s.earlier(), &s.cube(), Velha::PLAY_LIMITS)
-                    };
-                    let Some(action) = decision.await else {
-                        break;
-                    };
-                    match session.with_mut(|s| s.velha_plays(action)) {
-                        Ok(played) => show(played),
-                        Err(_) => break,
-                    }
-                }
-                count_result();
-                thinking.set(None);
-            });
-            thinking.set(Some(turn));
-        }
+        velha_turn.call(());
     };
+    // A game kept on the device may be waiting for the Velha's move.
+    use_hook(move || velha_turn.call(()));
 
     let s = session.read();
     let Some((_, against_velha)) = s.setup() else {
@@ -134,7 +145,9 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
             },
             if status.is_over() {
                 ReviewPanel { review }
-                div { class: "after",
+            }
+            div { class: "after",
+                if status.is_over() {
                     button { class: "primary", "data-action": "another",
                         onclick: move |_| {
                             review.close();
@@ -143,8 +156,20 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                         },
                         "{t.another_game}"
                     }
-                    button { "data-action": "stop", onclick: move |_| { session.with_mut(CubeSession::stop); go.call(Screen::Home) }, "{t.stop}" }
                 }
+                // Also during a game: one kept when the screen is left ends only so.
+                button { "data-action": "stop",
+                    onclick: move |_| {
+                        if let Some(task) = thinking.take() {
+                            task.cancel();
+                        }
+                        session.with_mut(CubeSession::stop);
+                        go.call(Screen::Home)
+                    },
+                    "{t.stop}"
+                }
+            }
+            if status.is_over() {
                 WhereWrong { review, can_open: against_velha && lost(status, Player::X),
                     onopen: move |_| review.open(&session.peek().positions(), Record::Cube) }
             }

@@ -17,11 +17,15 @@ pub mod security;
 pub mod subscription;
 pub mod ultimate;
 
+use std::rc::Rc;
+
 use dioxus::prelude::*;
 use velha_rules::{Player, Status};
 
 use crate::app::{AfterSignIn, Screen, use_texts};
 use crate::i18n::Texts;
+use crate::local::kept;
+use crate::platform;
 
 /// The line above every board: whose turn it is, or how the game ended — for the person when
 /// they play the computer (`person`: their symbol, X but in every second 2.0 game, V2-R08),
@@ -55,8 +59,56 @@ pub fn Mark(player: Player) -> Element {
     }
 }
 
-/// The bar at the top of every screen but home: back to home, and the screen's title. Leaving
-/// a screen unmounts it, so whatever game it held starts afresh next time.
+/// A local game's session: read back from the device when the screen opens, else `fresh`,
+/// and kept there after every change (`local/kept.rs`), so a reload, the back button or an
+/// app the phone closed finds the game as it was.
+#[inline(never)]
+pub fn use_kept<S: 'static>(
+    name: &'static str,
+    read: impl FnOnce(&str) -> Option<S>,
+    fresh: impl FnOnce() -> S,
+    write: fn(&S) -> String,
+) -> Signal<S> {
+    let session = use_signal(|| {
+        platform::load(&kept::key(name))
+            .and_then(|text| read(&text))
+            .unwrap_or_else(fresh)
+    });
+    keep_writing(
+        name,
+        Rc::new(move |track| match track {
+            true => Some(write(&session.read())),
+            // Unmounting: the signal may already be gone.
+            false => session.try_peek().ok().map(|s| write(&s)),
+        }),
+    );
+    session
+}
+
+/// Writes what `lines` gives whenever the session it reads changes, and once more as the
+/// screen goes: a change made on the way out (PARAR, then home) has no render after it. Not
+/// generic: each game's own copy of the effect cost the first download several KB.
+fn keep_writing(name: &'static str, lines: Rc<dyn Fn(bool) -> Option<String>>) {
+    let last_lines = lines.clone();
+    // 2.0's clock rewrites the session five times a second: only a change is written.
+    let mut last = String::new();
+    use_effect(move || {
+        if let Some(text) = lines(true)
+            && text != last
+        {
+            platform::save(&kept::key(name), &text);
+            last = text;
+        }
+    });
+    use_drop(move || {
+        if let Some(text) = last_lines(false) {
+            platform::save(&kept::key(name), &text);
+        }
+    });
+}
+
+/// The bar at the top of every screen but home: back to home, and the screen's title. A local
+/// game left so is kept (`use_kept`); an online one goes on on the server.
 #[component]
 pub fn TopBar(title: String, go: EventHandler<Screen>) -> Element {
     let t = use_texts();

@@ -19,7 +19,7 @@ use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::local::ultimate::{Rival, UltimateSession};
 use crate::platform::{self, now_ms, random_seed};
 use crate::screens::classic::ScoreLine;
-use crate::screens::{TopBar, status_text};
+use crate::screens::{TopBar, status_text, use_kept};
 use crate::thinking::use_thinker;
 
 /// Milliseconds per turn in 2.0 (V2-R05); tests may shorten it (see `platform`).
@@ -47,7 +47,13 @@ fn now() -> u64 {
 #[component]
 pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     let t = use_texts();
-    let mut session = use_signal(move || UltimateSession::new(v2, toss(), turn_ms(), now()));
+    let move_ms = use_hook(turn_ms);
+    let mut session = use_kept(
+        UltimateSession::kept_name(v2),
+        |text| UltimateSession::from_kept(text, v2, move_ms),
+        || UltimateSession::new(v2, toss(), move_ms, now()),
+        UltimateSession::kept,
+    );
     let mut ai = use_thinker(|| UltimateAi::new(Difficulty::Medium));
     // The hints' own search, as the analysis judges (ANA-10).
     let helper = use_thinker(|| UltimateAi::new(Difficulty::Hard));
@@ -81,6 +87,9 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         }
         buzz(ended);
     };
+
+    // A game kept on the device may be waiting for the computer's move.
+    use_hook(move || after_move(false));
 
     // The clock's hand: the session decides what a run-out turn means.
     use_future(move || async move {
@@ -205,10 +214,24 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
         ScoreLine { wins: score.wins, draws: score.draws, losses: score.losses }
         if status.is_over() {
             ReviewPanel { review }
-            div { class: "after",
+        }
+        div { class: "after",
+            if status.is_over() {
                 button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); after_move(session.with_mut(|s| s.another_game(now()))) }, "{t.another_game}" }
-                button { "data-action": "stop", onclick: move |_| { session.with_mut(UltimateSession::stop); go.call(Screen::Home) }, "{t.stop}" }
             }
+            // Also during a game: one kept when the screen is left ends only so.
+            button { "data-action": "stop",
+                onclick: move |_| {
+                    if let Some(task) = thinking.take() {
+                        task.cancel();
+                    }
+                    session.with_mut(UltimateSession::stop);
+                    go.call(Screen::Home)
+                },
+                "{t.stop}"
+            }
+        }
+        if status.is_over() {
             WhereWrong { review, can_open: against_computer && lost(status, person),
                 onopen: move |_| review.open(&session.peek().positions(), Record::Ultimate) }
         }

@@ -510,8 +510,9 @@ def test_the_cube_waits_for_its_painter_and_tries_again_when_it_failed(browser, 
     shot(page, "cube-painter-failed")
     page.click("[data-action=back]")
     page.click("[data-game=cube]")
-    page.click("[data-mode='1-friend']")
+    # The game was kept (test_kept_games.py): it comes back, drawn this time.
     page.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    assert page.get_attribute("[data-cell=b2]", "aria-label") == "b2, X"
     page.wait_for_timeout(300)
     box = page.locator("#cube-canvas").bounding_box()
     centre = page.screenshot(clip={"x": box["x"] + box["width"] / 2 - 2, "y": box["y"] + box["height"] / 2 - 2,

@@ -11,6 +11,11 @@ impl Rng {
         Rng(seed)
     }
 
+    /// Where the generator stands: [`Rng::new`] of it goes on with the same choices.
+    pub const fn state(&self) -> u64 {
+        self.0
+    }
+
     /// The next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {

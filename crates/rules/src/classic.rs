@@ -44,8 +44,9 @@ impl Classic {
         }
     }
 
-    /// Builds a position from its pieces; `None` when a cell is claimed twice.
-    pub(crate) fn from_parts(x: u16, o: u16, side: Player) -> Option<Classic> {
+    /// Builds a position from its pieces ([`Classic::mask`]); `None` when a cell is claimed
+    /// twice.
+    pub fn from_parts(x: u16, o: u16, side: Player) -> Option<Classic> {
         (x & o == 0 && (x | o) & !FULL == 0).then_some(Classic { x, o, side })
     }
 

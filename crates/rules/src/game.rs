@@ -184,6 +184,14 @@ impl<P: Position> Match<P> {
         m
     }
 
+    /// The same match with `earlier` as the positions before its own (the last
+    /// [`EARLIER_KEPT`] of them): a match kept on a device keeps its memory and its review.
+    pub fn with_earlier(mut self, mut earlier: Vec<P>) -> Match<P> {
+        earlier.drain(..earlier.len().saturating_sub(EARLIER_KEPT));
+        self.earlier = earlier;
+        self
+    }
+
     /// The position now.
     pub fn position(&self) -> &P {
         &self.position

@@ -97,6 +97,57 @@ impl Series {
         self.score
     }
 
+    /// The series as one line, `first-starter swaps games side wins draws losses`, as a device
+    /// keeps it between visits; [`Series::from_line`] reads it back.
+    pub fn line(&self) -> String {
+        let s = self.score;
+        format!(
+            "{} {} {} {} {} {} {}",
+            self.first_starter,
+            u8::from(self.swaps),
+            self.games,
+            self.side,
+            s.wins,
+            s.draws,
+            s.losses
+        )
+    }
+
+    /// A series written by [`Series::line`]; `None` for anything else.
+    pub fn from_line(line: &str) -> Option<Series> {
+        // By hand, not `Player`'s parser: its explanations for people would come along into
+        // the app's first download, which reads a kept series before anything else.
+        let player = |text: Option<&str>| match text? {
+            "X" => Some(Player::X),
+            "O" => Some(Player::O),
+            _ => None,
+        };
+        let mut fields = line.split(' ');
+        let mut next = || fields.next();
+        let first_starter = player(next())?;
+        let swaps = match next()? {
+            "0" => false,
+            "1" => true,
+            _ => return None,
+        };
+        let games = next()?.parse().ok()?;
+        let side = player(next())?;
+        let score = SeriesScore {
+            wins: next()?.parse().ok()?,
+            draws: next()?.parse().ok()?,
+            losses: next()?.parse().ok()?,
+        };
+        let series = Series {
+            first_starter,
+            swaps,
+            games,
+            side,
+            score,
+        };
+        let counted = u64::from(score.wins) + u64::from(score.draws) + u64::from(score.losses);
+        (next().is_none() && counted == u64::from(games)).then_some(series)
+    }
+
     /// Records a finished game, the one [`Series::next_side`] named the side's symbol for.
     /// Returns `false` and records nothing for a game still going on.
     pub fn record(&mut self, result: Status) -> bool {

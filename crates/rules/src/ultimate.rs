@@ -440,7 +440,7 @@ impl Ultimate {
 
     /// Builds a position from its cells; small-board results and the status are derived.
     /// `Err` says why such a position cannot arise.
-    pub(crate) fn from_parts(
+    pub fn from_parts(
         variant: Variant,
         x: u128,
         o: u128,
@@ -642,8 +642,9 @@ impl Ultimate {
         !self.closed & ALL_BOARDS
     }
 
-    /// All of `player`'s cells, board-major.
-    fn cells_of(&self, player: Player) -> u128 {
+    /// All of `player`'s cells, board-major: with [`Ultimate::from_parts`], a position kept
+    /// as a few numbers.
+    pub fn cells_of(&self, player: Player) -> u128 {
         (0..9).fold(0, |all, b| all | u128::from(self.of(player, b)) << (9 * b))
     }
 

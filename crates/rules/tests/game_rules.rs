@@ -251,6 +251,27 @@ fn a_match_resumed_from_storage_keeps_its_ply_and_deadline() {
 }
 
 #[test]
+fn cube_r13_a_match_resumed_with_its_earlier_positions_keeps_the_last_of_them() {
+    let mut live = Match::new(Cube::new(Level::One), None, 0);
+    for i in 0..10 {
+        let by = if i % 2 == 0 { Player::X } else { Player::O };
+        live.play_move(by, &[a("F+")], 0).unwrap();
+    }
+    let resumed = Match::resume(*live.position(), live.ply(), None, None)
+        .with_earlier(live.earlier().to_vec());
+    assert_eq!(resumed, live);
+    // More than a match keeps: only the most recent are.
+    let many = vec![*live.position(); velha_rules::game::EARLIER_KEPT + 5];
+    let mut start = Cube::new(Level::One);
+    start.play(a("b2")).unwrap();
+    let mut earlier = vec![start];
+    earlier.extend(many);
+    let bounded = Match::resume(*live.position(), 0, None, None).with_earlier(earlier);
+    assert_eq!(bounded.earlier().len(), velha_rules::game::EARLIER_KEPT);
+    assert!(!bounded.earlier().contains(&start), "the oldest went first");
+}
+
+#[test]
 fn cube_r13_a_game_without_end_keeps_a_bounded_memory() {
     // Two players turning F+ forever: no move limit, and no unbounded growth either.
     let mut m = Match::new(Cube::new(Level::One), None, 0);

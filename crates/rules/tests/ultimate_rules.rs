@@ -491,3 +491,37 @@ fn v2_r08_x_always_starts_and_the_players_swap_symbols_so_the_score_stays_each_p
     let kept = Series::new(X, X);
     assert_eq!((kept.side_in(1), kept.starter_of(1)), (X, O));
 }
+
+#[test]
+fn v2_r08_a_series_written_as_a_line_reads_back_the_same() {
+    use Player::{O, X};
+    let mut swapping = Series::swapping(X);
+    let mut alternating = Series::new(O, X);
+    for winner in [Status::Win(X), Status::Draw, Status::Win(O)] {
+        assert!(swapping.record(winner));
+        assert!(alternating.record(winner));
+    }
+    for series in [swapping, alternating, Series::new(X, O)] {
+        let line = series.line();
+        let read = Series::from_line(&line).expect("a series line");
+        assert_eq!(read, series, "{line}");
+        assert_eq!(
+            (read.next_starter(), read.next_side()),
+            (series.next_starter(), series.next_side())
+        );
+    }
+    assert_eq!(swapping.line(), "X 1 3 X 1 1 1");
+    // Anything else is no series: a missing, extra or foreign field, or a score that does
+    // not add up to the games played.
+    for damaged in [
+        "",
+        "X 1 3 X 1 1",
+        "X 1 3 X 1 1 1 0",
+        "Z 1 3 X 1 1 1",
+        "X 2 3 X 1 1 1",
+        "X 1 3 X 1 1 2",
+        "X 1 -3 X 1 1 1",
+    ] {
+        assert_eq!(Series::from_line(damaged), None, "{damaged:?}");
+    }
+}

@@ -382,7 +382,7 @@ pub struct Cube {
 }
 
 /// Problems a cube position read from text can have.
-pub(crate) type PartsError = &'static str;
+pub type PartsError = &'static str;
 
 impl Cube {
     /// A new game: all stickers blank, X to move (CUBE-R01).
@@ -397,6 +397,37 @@ impl Cube {
             counted: [0, 0],
             ending: None,
         }
+    }
+
+    /// X's, O's and the spent stickers, a bit per facelet: with [`Cube::from_masks`], a
+    /// position kept as a few numbers.
+    pub const fn masks(&self) -> [u64; 3] {
+        [self.x, self.o, self.spent]
+    }
+
+    /// A position from [`Cube::masks`] and its counters, checked as [`Cube::from_parts`] does.
+    pub fn from_masks(
+        [x, o, spent]: [u64; 3],
+        side: Player,
+        level: Level,
+        free_turn_made: bool,
+        counted: [u32; 2],
+    ) -> Result<Cube, PartsError> {
+        let mut stickers = [Sticker::Blank; 54];
+        for (i, s) in stickers.iter_mut().enumerate() {
+            let bit = 1u64 << i;
+            *s = match (x & bit != 0, o & bit != 0, spent & bit != 0) {
+                (false, false, false) => Sticker::Blank,
+                (true, false, false) => Sticker::Mark(Player::X),
+                (false, true, false) => Sticker::Mark(Player::O),
+                (false, false, true) => Sticker::Spent,
+                _ => return Err("a sticker holds two states"),
+            };
+        }
+        if (x | o | spent) >> 54 != 0 {
+            return Err("a cube has 54 stickers");
+        }
+        Cube::from_parts(&stickers, side, level, free_turn_made, counted)
     }
 
     /// Builds a position from its stickers (one per facelet) and counters; the ending is

@@ -1,0 +1,93 @@
+"""A game on one device is never thrown away by what a phone does to a page: a reload, the
+back button, or the phone closing the app. Each local game is kept on the device after every
+change and found as it was; PARAR is the way out of it, at any moment."""
+
+from conftest import shot
+from test_app import status, wait_for_person
+
+
+def board(page):
+    """Every cell's name and mark, as a screen reader hears them."""
+    return [c.get_attribute("aria-label") for c in page.query_selector_all("[data-cell]")]
+
+
+def test_classic_r05_a_series_against_a_character_survives_a_reload_and_the_back_button(phone):
+    phone.click("[data-game=classic]")
+    phone.click("[data-rival=nino]")
+    phone.click("[data-cell=b2]")
+    wait_for_person(phone)
+    before = board(phone)
+    assert sum(label.endswith(", O") for label in before) == 1, "Nino answered"
+
+    phone.reload()
+    phone.wait_for_selector("[data-cell]", timeout=30000)
+    assert board(phone) == before, "a reload finds the game as it was"
+    assert status(phone) == "ongoing X"
+    assert phone.locator("[data-opponent=nino]").is_visible()
+    shot(phone, "classic-kept-after-reload")
+
+    phone.evaluate("history.back()")
+    phone.wait_for_selector("[data-game=classic]")
+    phone.evaluate("history.forward()")
+    phone.wait_for_selector("[data-cell]")
+    assert board(phone) == before, "back and forward find it too"
+    # A phone that closed the app opens it afresh at home.
+    phone.goto(phone.evaluate("location.origin"))
+    phone.click("[data-game=classic]")
+    phone.wait_for_selector("[data-cell]")
+    assert board(phone) == before
+
+    # The game goes on where it was: Nino answers the next move, and the game counts once.
+    empty = [label.split(",")[0] for label in before if label.endswith("vazio")]
+    phone.click(f"[data-cell={empty[0]}]")
+    wait_for_person(phone)
+    assert sum(label.endswith(", O") for label in board(phone)) == 2
+    # PARAR, mid-game, ends the series: the unfinished game counts nothing.
+    phone.click("[data-action=stop]")
+    phone.wait_for_selector("[data-series=final]")
+    assert [phone.get_attribute(f"[data-series={k}]", "data-count")
+            for k in ("wins", "draws", "losses")] == ["0", "0", "0"]
+    phone.reload()
+    phone.wait_for_selector("[data-series=final]", timeout=30000)
+    phone.click("text=Escolha o adversário")
+    phone.wait_for_selector("[data-rival=nino]")
+
+
+def test_v2_r05_a_2_0_game_reloaded_keeps_its_board_and_its_running_clock(browser, base_url):
+    context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
+                                  has_touch=True, locale="pt-BR")
+    page = context.new_page()
+    page.goto(base_url + "?clock=3")
+    page.click("[data-game=v2]")
+    page.click("[data-rival=friend]")
+    page.click("[data-cell=e5]")
+    assert status(page) == "ongoing O"
+    before = board(page)
+    page.reload()
+    page.wait_for_selector("[data-cell]", timeout=30000)
+    assert board(page) == before
+    # O's turn went on while the page reloaded, and runs out on the same clock.
+    page.wait_for_selector("[data-lost-turn=O]", timeout=5000)
+    assert status(page) == "ongoing X"
+    context.close()
+
+
+def test_on_k05_a_cube_game_against_the_velha_survives_a_reload(phone):
+    phone.click("[data-game=cube]")
+    phone.click("[data-mode='1-velha']")
+    phone.click("[data-action=buttons]")
+    phone.click("[data-cell=b2]")
+    wait_for_person(phone)
+    assert status(phone) == "ongoing X", "the Velha answered"
+    before = board(phone)
+    phone.reload()
+    phone.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    assert board(phone) == before
+    assert status(phone) == "ongoing X"
+    shot(phone, "cube-kept-after-reload")
+    # PARAR, mid-game, leaves it for good: home, and the choice of a mode next time.
+    phone.click("[data-action=stop]")
+    phone.wait_for_selector("[data-game=cube]")
+    phone.reload()
+    phone.click("[data-game=cube]")
+    phone.wait_for_selector("[data-mode='1-velha']", timeout=30000)
