@@ -218,3 +218,34 @@ def test_on_m02_a_match_played_with_the_buttons_ends_with_its_result_in_sight(br
         shot(page, f"online-end-in-sight-{who}", full=False)
     for page in (ana, bia):
         page.context.close()
+
+
+def small_targets(page):
+    """The visible buttons (board cells aside: Super's 81 are a grid's ninths) shorter or
+    narrower than a thumb's 44 px."""
+    return page.evaluate("""() => [...document.querySelectorAll('button:not([data-cell]), summary')]
+        .filter(b => b.offsetParent !== null)
+        .map(b => [b.dataset.action || b.dataset.starter || b.dataset.rival || b.textContent.trim(),
+                   b.getBoundingClientRect()])
+        .filter(([_, r]) => r.height < 43.5 || r.width < 43.5)
+        .map(([name, r]) => `${name}: ${Math.round(r.width)}×${Math.round(r.height)}`)""")
+
+
+def test_every_button_of_home_and_the_local_games_is_a_thumbs_width(phone):
+    seen = {"home": small_targets(phone)}
+    phone.click("[data-game=super]")
+    seen["super, choosing"] = small_targets(phone)
+    phone.click("[data-rival=easy]")
+    phone.wait_for_selector("[data-action=hint]")
+    seen["super vs easy"] = small_targets(phone)
+    phone.click("[data-action=stop]")
+    phone.click("[data-game=classic]")
+    phone.click("[data-rival=nino]")
+    seen["classic vs Nino"] = small_targets(phone)
+    phone.click("[data-action=stop]")
+    phone.click("[data-action=back]")
+    phone.click("[data-game=cube]")
+    phone.click("[data-mode='2-friend']")
+    phone.click("[data-action=buttons]")
+    seen["cube, level 2, with its buttons"] = small_targets(phone)
+    assert all(not small for small in seen.values()), seen
