@@ -136,7 +136,6 @@ pub struct Texts {
     pub front: &'static str,
     pub middle: &'static str,
     pub back_layer: &'static str,
-    pub help_language_note: &'static str,
 }
 
 /// Brazilian Portuguese, the app's first language (wording from the seeds).
@@ -259,7 +258,6 @@ pub static PT: Texts = Texts {
     front: "Frente",
     middle: "Meio",
     back_layer: "Trás",
-    help_language_note: "",
 };
 
 /// English, for devices set to it.
@@ -382,7 +380,6 @@ pub static EN: Texts = Texts {
     front: "Front",
     middle: "Middle",
     back_layer: "Back",
-    help_language_note: "The rules below are in Portuguese.",
 };
 
 /// The online screens' texts are reached through these, never from `PT` and `EN`: a static's
