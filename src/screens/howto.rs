@@ -60,7 +60,8 @@ pub fn HowTo(game: Game, rules: &'static str, go: EventHandler<Screen>) -> Eleme
     }
 }
 
-/// Short lines without a final full stop read as headings in the documents.
+/// Short lines without a final full stop read as headings in the documents, those that end
+/// in a bracket too ("Marcar casas (só no lado 1)").
 fn is_heading(line: &str) -> bool {
-    line.chars().count() < 60 && !line.ends_with(['.', ':', '!', ')'])
+    line.chars().count() < 60 && !line.ends_with(['.', ':', '!'])
 }

@@ -60,6 +60,19 @@ def test_the_rules_are_in_the_devices_language(browser, base_url):
         assert not errors, errors
 
 
+def test_a_heading_that_ends_in_a_bracket_is_a_heading(browser, base_url):
+    for locale, headings in {"pt-BR": ("Marcar casas (só no lado 1)", "Mini ranking (ranking de grupo)"),
+                             "en-US": ("Marking cells (side 1 only)", "Mini ranking (group ranking)")}.items():
+        page, errors = open_rules(browser, base_url, locale)
+        page.click("[data-howto=cube]")
+        page.wait_for_selector("article.howto h2", timeout=30000)
+        shown = page.locator("article.howto h2").all_inner_texts()
+        for heading in headings:
+            assert heading in shown, (locale, shown)
+        page.context.close()
+        assert not errors, errors
+
+
 def test_classic_r14_help_in_english_shows_the_tips_and_the_variations(browser, base_url):
     page, errors = open_rules(browser, base_url, "en-US")
     page.click("[data-howto=classic]")
