@@ -142,9 +142,10 @@ if wants web; then
   python3 scripts/wasm-budget.py
 
   step "the online screens' texts and the games' rules stay out of the app's first module"
-  # A rule of how to play, and online texts of both languages: each must be in some module
+  # A rule of how to play and online texts, of both languages: each must be in some module
   # (else the check looks for nothing) and not in the app's, which every first visit waits for.
-  for marker in "Tudo o que você precisa saber" "O login com Google está fora do ar agora" \
+  for marker in "Tudo o que você precisa saber" "Everything you need to know" \
+    "O login com Google está fora do ar agora" \
     "for every participant: the table, every match played in it"; do
     grep -lqF "$marker" dist/pkg/*.wasm || { echo "no module holds \"$marker\"" >&2; exit 1; }
     if grep -qF "$marker" dist/pkg/cubo-da-velha_bg-*.wasm; then

@@ -119,10 +119,10 @@ pub fn App() -> Element {
                 crate::lazy::load_lobby().await;
                 crate::lazy::load_match().await;
                 crate::lazy::load_account().await;
-                crate::lazy::load_howto().await;
+                crate::lazy::load_howto(texts).await;
             } else {
                 crate::lazy::load_account().await;
-                crate::lazy::load_howto().await;
+                crate::lazy::load_howto(texts).await;
                 crate::lazy::load_lobby().await;
                 crate::lazy::load_match().await;
             }

@@ -136,7 +136,6 @@ pub struct Texts {
     pub front: &'static str,
     pub middle: &'static str,
     pub back_layer: &'static str,
-    pub help_language_note: &'static str,
 }
 
 /// Brazilian Portuguese, the app's first language (wording from the seeds).
@@ -259,7 +258,6 @@ pub static PT: Texts = Texts {
     front: "Frente",
     middle: "Meio",
     back_layer: "Trás",
-    help_language_note: "",
 };
 
 /// English, for devices set to it.
@@ -285,7 +283,7 @@ pub static EN: Texts = Texts {
     game_classic: "Tic-tac-toe",
     game_super: "Super Tic-tac-toe",
     game_v2: "Tic-tac-toe 2.0",
-    tagline_cube: "Tic-tac-toe on side 1 of a turning cube.",
+    tagline_cube: "Tic-tac-toe on side 1 of a rotating cube.",
     tagline_classic: "The classic, against the Vila Quintal gang.",
     tagline_super: "Nine boards: each move sends the other player to one of them.",
     tagline_v2: "Draws score too, and every turn has 1 minute.",
@@ -363,26 +361,25 @@ pub static EN: Texts = Texts {
     next_turn_free: "Rotation: either way",
     next_turn_one_way: "Rotation: one way",
     symbols_on_side1: "symbols on side 1",
-    turns_title: "Turns",
+    turns_title: "Rotations",
     play_with_buttons: "Play with buttons",
     cells_title: "Side 1",
-    wrong_direction: "That layer can't turn that way now.",
+    wrong_direction: "That layer can't rotate that way now.",
     only_way: [
-        "Columns turn only down",
-        "Rows turn only left",
-        "Front, middle and back turn only clockwise",
+        "Columns rotate only down",
+        "Rows rotate only left",
+        "Front, middle and back rotate only clockwise",
     ],
     front_view: "Front view",
     symbol_limit: "At most 4 symbols on side 1.",
     opponent_symbol: "You can't erase your opponent's symbol.",
-    second_free_turn: "Only one free turn per move.",
+    second_free_turn: "Only one free rotation per turn.",
     game_over: "The game is over.",
     column: "Column",
     row: "Row",
     front: "Front",
     middle: "Middle",
     back_layer: "Back",
-    help_language_note: "The rules below are in Portuguese.",
 };
 
 /// The online screens' texts are reached through these, never from `PT` and `EN`: a static's
@@ -465,6 +462,39 @@ mod tests {
         assert_eq!(said(&EN, 0), ["0 wins", "0 draws", "0 losses"]);
         assert_eq!(said(&EN, 1), ["1 win", "1 draw", "1 loss"]);
         assert_eq!(said(&EN, 2), ["2 wins", "2 draws", "2 losses"]);
+    }
+
+    /// CUBE-V04 and CUBE-V03: what the cube says of a layer's rotation calls it a rotation in
+    /// English ("giro" in Portuguese); "turn" is only ever a player's ("vez").
+    #[test]
+    fn cube_v04_a_layer_rotation_is_never_called_a_turn() {
+        let said = |t: &Texts| {
+            let online = t.online();
+            vec![
+                t.tagline_cube.to_owned(),
+                t.next_turn_free.to_owned(),
+                t.next_turn_one_way.to_owned(),
+                t.turns_title.to_owned(),
+                t.wrong_direction.to_owned(),
+                t.second_free_turn.to_owned(),
+                t.replays.both_lines.to_owned(),
+                (online.won_both_lines)("Bia"),
+                online.lost_both_lines.to_owned(),
+            ]
+        };
+        for en in said(&EN)
+            .iter()
+            .chain(EN.only_way.map(str::to_owned).iter())
+        {
+            let en = en.to_lowercase();
+            assert!(en.contains("rotat"), "{en}");
+            assert!(!en.replace("per turn", "").contains("turn"), "{en}");
+        }
+        for pt in said(&PT) {
+            assert!(pt.to_lowercase().contains("gir"), "{pt}");
+        }
+        assert_eq!(EN.second_free_turn, "Only one free rotation per turn.");
+        assert_eq!(PT.second_free_turn, "Só um giro livre por vez.");
     }
 
     /// SUPER-R05: the coin names who starts before the verb, as both languages say it.

@@ -1,16 +1,17 @@
-//! The online half of the app's screens behind four doors, how to play behind a fifth and
-//! the post-game analysis behind a sixth. On the web each is a wasm module of its own (split
-//! off the app's by `scripts/build-web.sh` at [`account_part`], [`lobby_part`],
-//! [`match_part`], [`online_part`], [`howto_part`] and [`analysis_part`]), fetched right after
-//! the first screen (the analysis when a panel first shows) and whenever a screen of it opens
-//! first, so the first visit downloads only home and the local games. The account screen (what
-//! a guest meets from home and behind online play's gate, which is the app's) has a small
-//! module, so it opens soon even when tapped before anything else came; the lobby (what a
+//! The online half of the app's screens behind four doors, how to play behind a fifth (one
+//! for each language) and the post-game analysis behind a sixth. On the web each is a wasm
+//! module of its own (split off the app's by `scripts/build-web.sh` at [`account_part`],
+//! [`lobby_part`], [`match_part`], [`online_part`], [`howto_part`], [`howto_en_part`] and
+//! [`analysis_part`]), fetched right after the first screen (the analysis when a panel first
+//! shows) and whenever a screen of it opens first, so the first visit downloads only home and
+//! the local games. The account screen (what a guest meets from home and behind online play's
+//! gate, which is the app's) has a small module, so it opens soon even when tapped before
+//! anything else came; the lobby (what a
 //! subscriber meets behind the gate) has another, which also reads the server's answer about a
 //! kept session, so a kept session does not wait for the rest; the player's match (waiting,
 //! live, 2.0's) has the next, fetched right after it; rooms, rankings, replays and the rest
 //! have the big one; how to play (the four games' rules, the app's longest texts) has one of
-//! its own.
+//! its own in each language, and a device fetches only its language's.
 //! Whatever only one module's screens reach goes with it; what several reach (the server's
 //! client, the API's serde) goes to shared chunks the loader fetches with whichever comes first;
 //! what home and the local games share with them stays in the app's module. On native nothing
@@ -26,6 +27,7 @@ use std::thread::LocalKey;
 
 use crate::analysis::Record;
 use crate::app::{Game, LeaveGuard, Screen, use_texts};
+use crate::i18n::Texts;
 use crate::online::live::Live;
 use crate::online::live_state::Game as LiveGame;
 use crate::online::membership::Membership;
@@ -156,7 +158,7 @@ pub async fn load_match() -> Option<MatchDoor> {
     open(&MATCH, match_part).await
 }
 
-/// What the how-to module does for the app's module: draws a game's rules with the app's
+/// What a how-to module does for the app's module: draws a game's rules with the app's
 /// navigation.
 #[derive(Clone, Copy)]
 pub struct HowToDoor {
@@ -164,34 +166,66 @@ pub struct HowToDoor {
     pub draw: fn(Game, EventHandler<Screen>) -> Element,
 }
 
-/// How to play's split point.
+/// How to play's split point: the rules in Brazilian Portuguese.
 #[wasm_split_helpers::wasm_split(howto, fallible)]
 fn howto_part() -> Result<HowToDoor, wasm_split_helpers::SplitLoaderError> {
     Ok(HOWTO_DOOR)
 }
 
-const HOWTO_DOOR: HowToDoor = HowToDoor { draw: draw_howto };
+/// How to play's split point in English: each language's rules a module of their own, so a
+/// device fetches only the rules it reads.
+#[wasm_split_helpers::wasm_split(howto_en, fallible)]
+fn howto_en_part() -> Result<HowToDoor, wasm_split_helpers::SplitLoaderError> {
+    Ok(HOWTO_EN_DOOR)
+}
 
-/// The only place that names how to play, so only its module holds the rules.
+const HOWTO_DOOR: HowToDoor = HowToDoor { draw: draw_howto };
+const HOWTO_EN_DOOR: HowToDoor = HowToDoor {
+    draw: draw_howto_en,
+};
+
+/// The only place that names the Portuguese rules, so only their module holds them.
 fn draw_howto(game: Game, go: EventHandler<Screen>) -> Element {
-    use crate::screens::howto::HowTo;
-    rsx! { HowTo { game, go } }
+    use crate::screens::howto::{HowTo, portuguese};
+    rsx! { HowTo { game, rules: portuguese(game), go } }
+}
+
+/// The only place that names the English rules, so only their module holds them.
+fn draw_howto_en(game: Game, go: EventHandler<Screen>) -> Element {
+    use crate::screens::howto::{HowTo, english};
+    rsx! { HowTo { game, rules: english(game), go } }
 }
 
 thread_local! {
-    /// The how-to module's door once it is here; on native from the start.
+    /// The Portuguese how-to module's door once it is here; on native from the start.
     static HOWTO: Cell<Option<HowToDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(HOWTO_DOOR) }) };
+    /// The English how-to module's door, the same way.
+    static HOWTO_EN: Cell<Option<HowToDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(HOWTO_EN_DOOR) }) };
 }
 
-/// Fetches the how-to module, the same way.
-pub async fn load_howto() -> Option<HowToDoor> {
-    open(&HOWTO, howto_part).await
+/// Fetches a how-to module: a split function's future, boxed so that either language's fits.
+type FetchHowTo = fn() -> Later<Result<HowToDoor, wasm_split_helpers::SplitLoaderError>>;
+
+/// Where the how-to module of the texts' language is kept, and how it is fetched.
+fn howto_in(t: &Texts) -> (&'static LocalKey<Cell<Option<HowToDoor>>>, FetchHowTo) {
+    if t.pt {
+        (&HOWTO, || Box::pin(howto_part()))
+    } else {
+        (&HOWTO_EN, || Box::pin(howto_en_part()))
+    }
 }
 
-/// A game's rules, from the how-to module.
+/// Fetches the how-to module of the texts' language, the same way.
+pub async fn load_howto(t: &Texts) -> Option<HowToDoor> {
+    let (kept, fetch) = howto_in(t);
+    open(kept, fetch).await
+}
+
+/// A game's rules, from the how-to module of the texts' language.
 #[component]
 fn HowToPart(game: Game, go: EventHandler<Screen>) -> Element {
-    let fetching = use_fetching(&HOWTO, howto_part);
+    let (kept, fetch) = howto_in(use_texts());
+    let fetching = use_fetching(kept, fetch);
     if let Some(open) = (fetching.door)() {
         return (open.draw)(game, go);
     }

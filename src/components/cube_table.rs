@@ -210,17 +210,17 @@ mod tests {
             (
                 [Layer::L, Layer::M, Layer::R],
                 "Nas colunas, só para baixo ↓",
-                "Columns turn only down ↓",
+                "Columns rotate only down ↓",
             ),
             (
                 [Layer::U, Layer::E, Layer::D],
                 "Nas fileiras, só para a esquerda ←",
-                "Rows turn only left ←",
+                "Rows rotate only left ←",
             ),
             (
                 [Layer::F, Layer::S, Layer::B],
                 "Frente, meio e trás, só no sentido horário ↻",
-                "Front, middle and back turn only clockwise ↻",
+                "Front, middle and back rotate only clockwise ↻",
             ),
         ] {
             for layer in layers {

@@ -81,7 +81,7 @@ pub static REPLAYS_EN: ReplayTexts = ReplayTexts {
     won: "won",
     line: "with a line.",
     cube_line: "with a line on side 1.",
-    both_lines: "because {loser}'s turn made lines for both.",
+    both_lines: "because {loser}'s rotation made lines for both.",
     draw: "A draw.",
     time: "on time.",
     abandonment: "by abandonment.",

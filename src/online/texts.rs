@@ -320,8 +320,8 @@ pub static ONLINE_EN: OnlineTexts = OnlineTexts {
     lost_line: |winner| format!("You lost: {winner} got a line on side 1."),
     won_board_line: "You won with a line of boards.",
     lost_board_line: |winner| format!("You lost: {winner} got a line of boards."),
-    won_both_lines: |loser| format!("You won: {loser}'s turn made lines for both."),
-    lost_both_lines: "You lost: your turn made lines for both.",
+    won_both_lines: |loser| format!("You won: {loser}'s rotation made lines for both."),
+    lost_both_lines: "You lost: your rotation made lines for both.",
     won_time: |loser| format!("You won: {loser} ran out of time."),
     lost_time: "You lost: you ran out of time.",
     won_lost_turns: |loser| format!("You won: {loser} lost 3 turns in a row."),
@@ -666,7 +666,7 @@ mod tests {
         );
         assert_eq!(
             cube(&ONLINE_EN, BothLines, true),
-            "You won: Bia's turn made lines for both."
+            "You won: Bia's rotation made lines for both."
         );
         assert_eq!(
             cube(&ONLINE_EN, Time, true),

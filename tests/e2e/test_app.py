@@ -292,6 +292,31 @@ def test_cube_v03_level2_names_the_next_turn_kind_apart_from_whose_turn(browser,
         page.context.close()
 
 
+# The cube's English words for a layer's rotation, never "turn", which is a player's: the
+# tagline, the buttons' heading, and the refusals of a second free rotation and of a wrong way.
+ROTATION_EN = ("Tic-tac-toe on side 1 of a rotating cube.", "Rotations",
+               "Only one free rotation per turn.", "Columns rotate only down ↓")
+
+
+def test_cube_v04_english_says_rotation_for_a_layer_and_turn_for_a_player(browser, base_url):
+    tagline, heading, second_free, wrong_way = ROTATION_EN
+    page = phone_in(browser, base_url, "en-US")
+    assert page.inner_text("li.game-card:has([data-howto=cube]) p") == tagline
+    page.click("[data-game=cube]")
+    page.click("[data-mode='1-friend']")
+    page.click("[data-action=buttons]")
+    assert page.inner_text("section.turns h2") == heading
+    assert page.get_attribute("section.turns", "aria-label") == heading
+    page.click("[data-action='S+']")
+    page.click("[data-action='B+']")
+    assert page.inner_text("[data-refusal]") == second_free
+    assert page.inner_text("[data-status]") == "Turn: X", "the free rotation kept X's turn"
+    page.click("[data-action='L-']")
+    assert page.inner_text("[data-refusal]") == wrong_way
+    shot(page, "cube-rotation-words-en-US")
+    page.context.close()
+
+
 def test_it_installs_and_plays_offline(browser, base_url):
     context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True, has_touch=True)
     page = context.new_page()

@@ -168,7 +168,7 @@ def test_on_m04_the_leave_question_moves_no_cube(browser, server):
 @pytest.mark.parametrize("size", [(568, 320), (640, 360), (844, 390)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("locale", ["pt-BR", "en-US"])
 def test_cube_r08_the_longest_warning_reads_whole_on_a_landscape_phone(browser, base_url, size, locale):
-    """Front, middle and back turn only clockwise at level 1: the longest of the one-way warnings,
+    """Front, middle and back rotate only clockwise at level 1: the longest of the one-way warnings,
     shown whole (no ellipsis, nothing clipped) above a cube that stays on screen."""
     width, height = size
     context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True,
@@ -183,7 +183,7 @@ def test_cube_r08_the_longest_warning_reads_whole_on_a_landscape_phone(browser, 
     before = box_of(page, "#cube-canvas")
     page.click("[data-action='F-']")
     expected = {"pt-BR": "Frente, meio e trás, só no sentido horário ↻",
-                "en-US": "Front, middle and back turn only clockwise ↻"}[locale]
+                "en-US": "Front, middle and back rotate only clockwise ↻"}[locale]
     assert page.inner_text("[data-refusal]") == expected
     clipped = page.eval_on_selector("[data-refusal]", "e => e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight")
     assert not clipped, "the warning is cut"

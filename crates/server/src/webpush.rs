@@ -438,14 +438,15 @@ fn quiet_key(notice: &Notice) -> String {
     format!("{}/{kind}", topic_key(notice))
 }
 
-/// The board as a notification names it.
+/// The game as a notification names it: as the app names it in each language (src/i18n.rs).
 fn board_name(game: RoomGame, pt: bool) -> &'static str {
     match (game, pt) {
         (RoomGame::Classic, true) => "Jogo da Velha",
-        (RoomGame::Classic, false) => "Jogo da Velha (tic-tac-toe)",
+        (RoomGame::Classic, false) => "Tic-tac-toe",
         (RoomGame::Super, true) => "Super Jogo da Velha",
-        (RoomGame::Super, false) => "Super Jogo da Velha (ultimate tic-tac-toe)",
-        (RoomGame::V2, _) => "Jogo da Velha 2.0",
+        (RoomGame::Super, false) => "Super Tic-tac-toe",
+        (RoomGame::V2, true) => "Jogo da Velha 2.0",
+        (RoomGame::V2, false) => "Tic-tac-toe 2.0",
     }
 }
 
@@ -686,10 +687,7 @@ mod tests {
                 "url": "/sala/r1", "tag": "room-r1"})
         );
         let en: serde_json::Value = serde_json::from_str(&payload(&notice, "en")).unwrap();
-        assert_eq!(
-            en["body"],
-            "Ana moved in Super Jogo da Velha (ultimate tic-tac-toe)."
-        );
+        assert_eq!(en["body"], "Ana moved in Super Tic-tac-toe.");
         let t = topic("room/a-room-id-that-is-long-enough-to-matter/O");
         assert_eq!(t.len(), 32);
         assert!(
@@ -723,7 +721,7 @@ mod tests {
         assert_eq!(told["url"], "/sala/r1");
         assert_eq!(
             read(&room(RoomAbout::ClosesTomorrow(true)), "en")["body"],
-            "The Jogo da Velha (tic-tac-toe) room with Bia closes tomorrow unless someone plays."
+            "The Tic-tac-toe room with Bia closes tomorrow unless someone plays."
         );
         assert_eq!(
             read(&room(RoomAbout::Resigned), "pt-BR")["title"],
@@ -731,7 +729,7 @@ mod tests {
         );
         assert_eq!(
             read(&room(RoomAbout::Rematch), "en")["body"],
-            "Bia asks for a rematch in Jogo da Velha (tic-tac-toe)."
+            "Bia asks for a rematch in Tic-tac-toe."
         );
         let group = |about| {
             Notice::Group(GroupNotice {
@@ -756,6 +754,63 @@ mod tests {
             topic(&topic_key(&group(GroupAbout::Invited))),
             topic(&topic_key(&group(GroupAbout::MatchJoined)))
         );
+    }
+
+    /// CLASSIC-R09 in English: a notice names each game as the app's English does, never by
+    /// its Portuguese name.
+    #[test]
+    fn classic_r09_english_notices_name_the_games_as_the_app_does() {
+        let notice = |game, about| {
+            Notice::Room(RoomNotice {
+                room: "r1".into(),
+                seat: velha_rules::Player::X,
+                other: "Bia".into(),
+                game,
+                about,
+                activity: 0,
+            })
+        };
+        let body = |game, about| -> String {
+            let said: serde_json::Value =
+                serde_json::from_str(&payload(&notice(game, about), "en-US")).unwrap();
+            said["body"].as_str().unwrap().to_owned()
+        };
+        assert_eq!(
+            body(RoomGame::Classic, RoomAbout::Turn),
+            "Bia moved in Tic-tac-toe."
+        );
+        assert_eq!(
+            body(RoomGame::Super, RoomAbout::Turn),
+            "Bia moved in Super Tic-tac-toe."
+        );
+        assert_eq!(
+            body(RoomGame::V2, RoomAbout::Turn),
+            "Bia moved in Tic-tac-toe 2.0."
+        );
+        assert_eq!(
+            body(RoomGame::V2, RoomAbout::Joined),
+            "Bia joined the Tic-tac-toe 2.0 room: the game has begun."
+        );
+        let every = [
+            RoomAbout::Turn,
+            RoomAbout::Joined,
+            RoomAbout::Began,
+            RoomAbout::Ended(Some(false)),
+            RoomAbout::Ended(Some(true)),
+            RoomAbout::Ended(None),
+            RoomAbout::Rematch,
+            RoomAbout::Resigned,
+            RoomAbout::Absent,
+            RoomAbout::MayClaim,
+            RoomAbout::ClosesTomorrow(true),
+            RoomAbout::ClosesTomorrow(false),
+        ];
+        for game in [RoomGame::Classic, RoomGame::Super, RoomGame::V2] {
+            for about in every {
+                let said = payload(&notice(game, about), "en");
+                assert!(!said.contains("Velha"), "{said}");
+            }
+        }
     }
 
     #[test]

@@ -330,10 +330,7 @@ async fn classic_r09_a_move_tells_the_other_player_once_and_not_while_they_look(
         .unwrap();
     let told = push.settled(&bia, 1).await;
     assert_eq!(told.len(), 1, "{told:?}");
-    assert_eq!(
-        told[0]["payload"]["body"],
-        "Ana moved in Jogo da Velha (tic-tac-toe)."
-    );
+    assert_eq!(told[0]["payload"]["body"], "Ana moved in Tic-tac-toe.");
     assert_eq!(
         push.settled(&ana, 1).await.len(),
         1,
