@@ -206,9 +206,9 @@ thread_local! {
 /// Fetches a how-to module: a split function's future, boxed so that either language's fits.
 type FetchHowTo = fn() -> Later<Result<HowToDoor, wasm_split_helpers::SplitLoaderError>>;
 
-/// Where the how-to module of the texts' language is kept, and how it is fetched.
-fn howto_in(t: &Texts) -> (&'static LocalKey<Cell<Option<HowToDoor>>>, FetchHowTo) {
-    if t.pt {
+/// Where the how-to module in Portuguese (`pt`) or English is kept, and how it is fetched.
+fn howto_in(pt: bool) -> (&'static LocalKey<Cell<Option<HowToDoor>>>, FetchHowTo) {
+    if pt {
         (&HOWTO, || Box::pin(howto_part()))
     } else {
         (&HOWTO_EN, || Box::pin(howto_en_part()))
@@ -217,16 +217,21 @@ fn howto_in(t: &Texts) -> (&'static LocalKey<Cell<Option<HowToDoor>>>, FetchHowT
 
 /// Fetches the how-to module of the texts' language, the same way.
 pub async fn load_howto(t: &Texts) -> Option<HowToDoor> {
-    let (kept, fetch) = howto_in(t);
+    let (kept, fetch) = howto_in(t.pt);
     open(kept, fetch).await
 }
 
 /// A game's rules, from the how-to module of the texts' language.
 #[component]
 fn HowToPart(game: Game, go: EventHandler<Screen>) -> Element {
-    let (kept, fetch) = howto_in(use_texts());
-    let fetching = use_fetching(kept, fetch);
-    if let Some(open) = (fetching.door)() {
+    let pt = use_texts().pt;
+    let fetch: Fetch = if pt {
+        || Box::pin(async { open(howto_in(true).0, howto_in(true).1).await.is_some() })
+    } else {
+        || Box::pin(async { open(howto_in(false).0, howto_in(false).1).await.is_some() })
+    };
+    let fetching = use_fetching(howto_in(pt).0, fetch);
+    if let Some(open) = fetching.door() {
         return (open.draw)(game, go);
     }
     rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
@@ -247,8 +252,10 @@ pub fn Online(part: Part, go: EventHandler<Screen>) -> Element {
 /// The account screen, from the account's module.
 #[component]
 fn AccountPart(go: EventHandler<Screen>) -> Element {
-    let fetching = use_fetching(&ACCOUNT, account_part);
-    if let Some(open) = (fetching.door)() {
+    let fetching = use_fetching(&ACCOUNT, || {
+        Box::pin(async { load_account().await.is_some() })
+    });
+    if let Some(open) = fetching.door() {
         return (open.draw)(go);
     }
     rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
@@ -257,8 +264,8 @@ fn AccountPart(go: EventHandler<Screen>) -> Element {
 /// The lobby, from the lobby's module, in online play's gate.
 #[component]
 fn LobbyPart(go: EventHandler<Screen>) -> Element {
-    let fetching = use_fetching(&LOBBY, lobby_part);
-    if let Some(open) = (fetching.door)() {
+    let fetching = use_fetching(&LOBBY, || Box::pin(async { load_lobby().await.is_some() }));
+    if let Some(open) = fetching.door() {
         return (open.draw)(go);
     }
     rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
@@ -268,12 +275,12 @@ fn LobbyPart(go: EventHandler<Screen>) -> Element {
 /// place.
 #[component]
 pub fn MatchPart(live: Live, go: EventHandler<Screen>, game: LiveGame) -> Element {
-    let fetching = use_fetching(&MATCH, match_part);
+    let fetching = use_fetching(&MATCH, || Box::pin(async { load_match().await.is_some() }));
     // Until the match's screens come (a reload mid-match resumes into it), leaving a live
     // match asks first all the same: back is held, and the match's screen asks as soon as it
     // shows. A module that could not be fetched lets the player go.
     let LeaveGuard { mut armed, asked } = use_context::<LeaveGuard>();
-    let here = (fetching.door)().is_some();
+    let here = fetching.door().is_some();
     let failed = (fetching.failed)();
     let holding = !here && !failed && game.view.state == MatchState::Live;
     use_effect(use_reactive(
@@ -291,7 +298,7 @@ pub fn MatchPart(live: Live, go: EventHandler<Screen>, game: LiveGame) -> Elemen
         armed.set(false);
         asked.set(false);
     });
-    if let Some(open) = (fetching.door)() {
+    if let Some(open) = fetching.door() {
         return (open.draw)(live, go, game);
     }
     let leave = move |to: Screen| {
@@ -308,8 +315,8 @@ pub fn MatchPart(live: Live, go: EventHandler<Screen>, game: LiveGame) -> Elemen
 /// A part from the online module.
 #[component]
 fn OnlinePart(part: Part, go: EventHandler<Screen>) -> Element {
-    let fetching = use_fetching(&ONLINE, online_part);
-    if let Some(open) = (fetching.door)() {
+    let fetching = use_fetching(&ONLINE, || Box::pin(async { load().await.is_some() }));
+    if let Some(open) = fetching.door() {
         return (open.draw)(part, go);
     }
     // Parts of another module's screen wait unseen; a whole screen says it is loading.
@@ -447,37 +454,57 @@ async fn open<D: Copy + 'static, E, F: Future<Output = Result<D, E>>>(
 /// A split module being fetched for a part of a screen: its door once here, whether the
 /// last fetch failed, and a count the part raises to fetch again.
 struct Fetching<D: 'static> {
-    door: Signal<Option<D>>,
+    kept: &'static LocalKey<Cell<Option<D>>>,
+    here: Signal<bool>,
     failed: Signal<bool>,
     tries: Signal<u32>,
 }
 
-/// Fetches a module with `fetch` unless `kept` has it already (see [`open`]), and again
-/// whenever `tries` is raised.
-fn use_fetching<D: Copy + 'static, E: 'static, F: Future<Output = Result<D, E>> + 'static>(
+impl<D: Copy> Fetching<D> {
+    /// The door, once its module is here (read as a signal: the part is drawn again then).
+    fn door(&self) -> Option<D> {
+        (self.here)().then(|| self.kept.get()).flatten()
+    }
+}
+
+/// Fetches a split module, saying whether it is here now (its door kept by [`open`]).
+type Fetch = fn() -> Later<bool>;
+
+/// Fetches the module whose door `kept` keeps with `fetch`, unless it is here already, and
+/// again whenever `tries` is raised.
+fn use_fetching<D: Copy + 'static>(
     kept: &'static LocalKey<Cell<Option<D>>>,
-    fetch: fn() -> F,
+    fetch: Fetch,
 ) -> Fetching<D> {
-    let mut door = use_signal(|| kept.get());
+    let (here, failed, tries) = use_fetched(kept.get().is_some(), fetch);
+    Fetching {
+        kept,
+        here,
+        failed,
+        tries,
+    }
+}
+
+/// [`use_fetching`]'s hooks. Not generic: each door's own copy of them (its signals, its
+/// effect, its task) cost the app's first download about 8 KB.
+fn use_fetched(here_now: bool, fetch: Fetch) -> (Signal<bool>, Signal<bool>, Signal<u32>) {
+    let mut here = use_signal(|| here_now);
     let mut failed = use_signal(|| false);
     let tries = use_signal(|| 0_u32);
     use_effect(move || {
         let _ = tries();
-        if door.peek().is_some() {
+        if *here.peek() {
             return;
         }
         spawn(async move {
-            match open(kept, fetch).await {
-                Some(here) => door.set(Some(here)),
-                None => failed.set(true),
+            if fetch().await {
+                here.set(true);
+            } else {
+                failed.set(true);
             }
         });
     });
-    Fetching {
-        door,
-        failed,
-        tries,
-    }
+    (here, failed, tries)
 }
 
 /// A game's analysis panel, drawn once the analysis module is here: until then "Analisar"
@@ -491,12 +518,11 @@ pub fn Analysis(
     on_pick: EventHandler<usize>,
 ) -> Element {
     let t = use_texts();
-    let Fetching {
-        door,
-        mut failed,
-        mut tries,
-    } = use_fetching(&ANALYSIS, analysis_part);
-    if let Some(open) = door() {
+    let fetching = use_fetching(&ANALYSIS, || {
+        Box::pin(async { open(&ANALYSIS, analysis_part).await.is_some() })
+    });
+    let (mut failed, mut tries) = (fetching.failed, fetching.tries);
+    if let Some(open) = fetching.door() {
         return (open.draw)(record, id, step, at_once, on_pick);
     }
     if failed() {
