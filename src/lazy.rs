@@ -217,7 +217,12 @@ fn howto_in(pt: bool) -> (&'static LocalKey<Cell<Option<HowToDoor>>>, FetchHowTo
 
 /// Fetches the how-to module of the texts' language, the same way.
 pub async fn load_howto(t: &Texts) -> Option<HowToDoor> {
-    let (kept, fetch) = howto_in(t.pt);
+    load_howto_in(t.pt).await
+}
+
+/// Fetches the how-to module in Portuguese (`pt`) or English, the same way.
+async fn load_howto_in(pt: bool) -> Option<HowToDoor> {
+    let (kept, fetch) = howto_in(pt);
     open(kept, fetch).await
 }
 
@@ -226,9 +231,9 @@ pub async fn load_howto(t: &Texts) -> Option<HowToDoor> {
 fn HowToPart(game: Game, go: EventHandler<Screen>) -> Element {
     let pt = use_texts().pt;
     let fetch: Fetch = if pt {
-        || Box::pin(async { open(howto_in(true).0, howto_in(true).1).await.is_some() })
+        || Box::pin(async { load_howto_in(true).await.is_some() })
     } else {
-        || Box::pin(async { open(howto_in(false).0, howto_in(false).1).await.is_some() })
+        || Box::pin(async { load_howto_in(false).await.is_some() })
     };
     let fetching = use_fetching(howto_in(pt).0, fetch);
     if let Some(open) = fetching.door() {

@@ -113,7 +113,11 @@ impl CubeSession {
             })?,
             refused: None,
         };
-        r.done().then_some(session)
+        // The game is the level chosen, and no cube game reaches this many plies.
+        let fits = session
+            .setup
+            .is_none_or(|(level, _)| level == session.cube().level());
+        (r.done() && fits && session.game.ply() <= 1_000_000).then_some(session)
     }
 
     /// The level and whether the Velha plays; `None` while choosing.
@@ -325,5 +329,9 @@ mod tests {
         let read = CubeSession::from_kept(&friends.kept()).expect("kept lines");
         assert_eq!(read.setup(), Some((Level::One, false)));
         assert!(CubeSession::from_kept(&friends.kept().replace("setup 1", "setup 3")).is_none());
+        assert!(
+            CubeSession::from_kept(&friends.kept().replace("setup 1", "setup 2")).is_none(),
+            "a level-1 game kept as level 2's"
+        );
     }
 }

@@ -13,6 +13,11 @@ use super::kept::{self, Reader, Writer};
 /// The board sent to, kept as a number, when the side to move may play anywhere.
 const ANY_BOARD: usize = 9;
 
+/// More games than a series kept on a device could have had, or plies than a game: what
+/// claims more is not ours, and its counts would overflow.
+const MOST_GAMES: u32 = 1_000_000;
+const MOST_PLIES: u32 = 1_000_000;
+
 /// Who the person plays against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rival {
@@ -109,14 +114,16 @@ impl UltimateSession {
         w.text().to_owned()
     }
 
-    /// A session of 2.0 (`v2`) or Super the device kept, 2.0's turns lasting `move_ms`;
-    /// `None` when `text` is not one. 2.0's clock went on meanwhile: its next tick takes the
-    /// turns that ran out.
-    pub fn from_kept(text: &str, v2: bool, move_ms: u64) -> Option<UltimateSession> {
+    /// A session of 2.0 (`v2`) or Super the device kept, 2.0's turns lasting `move_ms`, read
+    /// at `now`; `None` when `text` is not one. 2.0's clock went on meanwhile, but costs the
+    /// person at most the turn they left in: a game left overnight is not decided by turns
+    /// nobody saw, and the computer, whose thinking stops while the page is hidden, gets a
+    /// whole turn (else closing the app while it thinks would win games).
+    pub fn from_kept(text: &str, v2: bool, move_ms: u64, now: u64) -> Option<UltimateSession> {
         let mut r = Reader::new(text, Self::kept_name(v2))?;
         let variant = if v2 { Variant::V2 } else { Variant::Super };
         let clock = v2.then_some(Clock { move_ms });
-        let session = UltimateSession {
+        let mut session = UltimateSession {
             variant,
             clock,
             first: kept::player(r.parsed("first")?)?,
@@ -148,7 +155,26 @@ impl UltimateSession {
             })?,
             seconds_left: move_ms.div_ceil(1000) as u32,
         };
-        r.done().then_some(session)
+        if !r.done() || session.games > MOST_GAMES || session.game.ply() > MOST_PLIES {
+            return None;
+        }
+        let computer = matches!(session.rival, Some(Rival::Computer(_)));
+        if let (Some(deadline), Some(to_move)) = (session.game.deadline(), session.game.to_move()) {
+            let deadline = if computer && to_move != session.person {
+                now + move_ms
+            } else {
+                deadline.clamp(now, now + move_ms)
+            };
+            session.game = Match::resume(
+                *session.game.position(),
+                session.game.ply(),
+                clock,
+                Some(deadline),
+            )
+            .with_earlier(session.game.earlier().to_vec());
+            session.seconds_left = (deadline - now).div_ceil(1000) as u32;
+        }
+        Some(session)
     }
 
     /// Every position of the game on the board, the start first (for its review).
@@ -420,7 +446,7 @@ mod tests {
     }
 
     #[test]
-    fn v2_r05_a_kept_game_keeps_its_clock_and_counts() {
+    fn v2_r05_a_kept_game_keeps_its_clock_and_costs_at_most_the_turn_left_in() {
         let mut session = UltimateSession::new(true, Player::X, TURN, 0);
         assert!(!session.face(Rival::Computer(Difficulty::Hard), 0));
         assert!(!session.press(cell("e5"), 10));
@@ -430,22 +456,49 @@ mod tests {
             "the computer's turn ran out"
         );
         let text = session.kept();
-        assert!(!text.contains("kept 1 super"));
-        let mut back = UltimateSession::from_kept(&text, true, TURN).expect("kept lines");
+        // Back within the person's turn: the same clock.
+        let mut back = UltimateSession::from_kept(&text, true, TURN, TURN + 500).expect("kept");
         assert_eq!(back.kept(), text);
         assert_eq!(back.positions(), session.positions());
         assert_eq!(back.lost_turn(), Some(Player::O));
         assert_eq!(back.rival(), Some(Rival::Computer(Difficulty::Hard)));
-        // The clock went on while the page was away: the person's turn ran out too.
-        assert_eq!(back.tick(2 * TURN + 20), Some(false));
+        assert_eq!(back.tick(2 * TURN), None);
+        assert_eq!(
+            back.tick(2 * TURN + 20),
+            Some(false),
+            "the turn it left in ran out"
+        );
         assert_eq!(back.lost_turn(), Some(Player::X));
-        // Super's lines are not 2.0's.
-        assert!(UltimateSession::from_kept(&text, false, TURN).is_none());
+        // Back a day later: that turn is lost, no more; the computer's turn starts now.
+        let later = 86_400_000;
+        let mut back = UltimateSession::from_kept(&text, true, TURN, later).expect("kept");
+        assert_eq!(back.seconds_left(), 0);
+        assert_eq!(back.tick(later), Some(false));
+        assert_eq!(back.lost_turn(), Some(Player::X));
+        assert_eq!(back.grid().status(), Status::Ongoing(Player::O));
+        assert_eq!(
+            back.tick(later + TURN - 1),
+            None,
+            "a whole turn for the computer"
+        );
+        // Kept while the computer thought: it gets a whole turn too.
+        let mut thinking = UltimateSession::new(true, Player::X, TURN, 0);
+        assert!(!thinking.face(Rival::Computer(Difficulty::Easy), 0));
+        assert!(!thinking.press(cell("e5"), 10));
+        let kept = thinking.kept();
+        let mut back = UltimateSession::from_kept(&kept, true, TURN, later).expect("kept");
+        assert_eq!(back.computer_to_think(), Some(1));
+        assert_eq!(back.seconds_left(), 1);
+        assert_eq!(back.tick(later + TURN - 1), None);
+        // Super's lines are not 2.0's, and counts past any real series are refused.
+        assert!(UltimateSession::from_kept(&text, false, TURN, 0).is_none());
+        let huge = text.replace("games 1", "games 4294967295");
+        assert!(UltimateSession::from_kept(&huge, true, TURN, 0).is_none());
         let mut sup = UltimateSession::new(false, Player::O, TURN, 0);
         sup.agree_starter(Player::O);
         assert!(!sup.face(Rival::Friend, 0));
         assert!(!sup.press(cell("a1"), 0));
-        let back = UltimateSession::from_kept(&sup.kept(), false, TURN).expect("Super's lines");
+        let back = UltimateSession::from_kept(&sup.kept(), false, TURN, 0).expect("Super's");
         assert_eq!((back.first(), back.tossed()), (Player::O, false));
         assert_eq!(back.grid(), sup.grid());
         assert!(!back.clock_runs());

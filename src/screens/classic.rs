@@ -106,7 +106,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
                 if status.is_over() {
                     button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); change(&ClassicSession::another_game) }, "{t.another_game}" }
                 }
-                // Also during a game: one kept when the screen is left ends only so.
+                // Shown mid-game too: leaving keeps the game, so this is the only way to end it.
                 button { "data-action": "stop", onclick: move |_| session.with_mut(ClassicSession::stop), "{t.stop}" }
             }
             if status.is_over() {

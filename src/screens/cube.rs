@@ -157,7 +157,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                         "{t.another_game}"
                     }
                 }
-                // Also during a game: one kept when the screen is left ends only so.
+                // Shown mid-game too: leaving keeps the game, so this is the only way to end it.
                 button { "data-action": "stop",
                     onclick: move |_| {
                         if let Some(task) = thinking.take() {

@@ -62,7 +62,6 @@ pub fn Mark(player: Player) -> Element {
 /// A local game's session: read back from the device when the screen opens, else `fresh`,
 /// and kept there after every change (`local/kept.rs`), so a reload, the back button or an
 /// app the phone closed finds the game as it was.
-#[inline(never)]
 pub fn use_kept<S: 'static>(
     name: &'static str,
     read: impl FnOnce(&str) -> Option<S>,
@@ -86,8 +85,10 @@ pub fn use_kept<S: 'static>(
 }
 
 /// Writes what `lines` gives whenever the session it reads changes, and once more as the
-/// screen goes: a change made on the way out (PARAR, then home) has no render after it. Not
-/// generic: each game's own copy of the effect cost the first download several KB.
+/// screen goes: a change made on the way out (PARAR, then home) has no render after it.
+/// `lines(true)` reads the session as a signal (the effect runs again when it changes),
+/// `lines(false)` without subscribing, as the screen is unmounted. Not generic: each game's
+/// own copy of the effect cost the first download several KB.
 fn keep_writing(name: &'static str, lines: Rc<dyn Fn(bool) -> Option<String>>) {
     let last_lines = lines.clone();
     // 2.0's clock rewrites the session five times a second: only a change is written.

@@ -50,11 +50,17 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     let move_ms = use_hook(turn_ms);
     let mut session = use_kept(
         UltimateSession::kept_name(v2),
-        |text| UltimateSession::from_kept(text, v2, move_ms),
+        |text| UltimateSession::from_kept(text, v2, move_ms, now()),
         || UltimateSession::new(v2, toss(), move_ms, now()),
         UltimateSession::kept,
     );
-    let mut ai = use_thinker(|| UltimateAi::new(Difficulty::Medium));
+    // A kept game goes on against the difficulty it was begun with.
+    let mut ai = use_thinker(move || {
+        UltimateAi::new(match session.peek().rival() {
+            Some(Rival::Computer(d)) => d,
+            _ => Difficulty::Medium,
+        })
+    });
     // The hints' own search, as the analysis judges (ANA-10).
     let helper = use_thinker(|| UltimateAi::new(Difficulty::Hard));
     let mut hints = use_signal(Hints::<Ultimate, UltCell>::default);
@@ -219,7 +225,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
             if status.is_over() {
                 button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); after_move(session.with_mut(|s| s.another_game(now()))) }, "{t.another_game}" }
             }
-            // Also during a game: one kept when the screen is left ends only so.
+            // Shown mid-game too: leaving keeps the game, so this is the only way to end it.
             button { "data-action": "stop",
                 onclick: move |_| {
                     if let Some(task) = thinking.take() {

@@ -37,7 +37,7 @@ def test_classic_r05_a_series_against_a_character_survives_a_reload_and_the_back
     phone.wait_for_selector("[data-cell]")
     assert board(phone) == before
 
-    # The game goes on where it was: Nino answers the next move, and the game counts once.
+    # The game goes on where it was: Nino answers the next move.
     empty = [label.split(",")[0] for label in before if label.endswith("vazio")]
     phone.click(f"[data-cell={empty[0]}]")
     wait_for_person(phone)
@@ -57,19 +57,27 @@ def test_v2_r05_a_2_0_game_reloaded_keeps_its_board_and_its_running_clock(browse
     context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
                                   has_touch=True, locale="pt-BR")
     page = context.new_page()
-    page.goto(base_url + "?clock=3")
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base_url + "?clock=4")
     page.click("[data-game=v2]")
     page.click("[data-rival=friend]")
     page.click("[data-cell=e5]")
+    played = page.evaluate("Date.now()")
     assert status(page) == "ongoing O"
     before = board(page)
+    page.wait_for_timeout(2500)
     page.reload()
     page.wait_for_selector("[data-cell]", timeout=30000)
     assert board(page) == before
-    # O's turn went on while the page reloaded, and runs out on the same clock.
+    # O's turn went on while the page reloaded: it runs out 4 s after e5, as it would have,
+    # not 4 s after the reload.
     page.wait_for_selector("[data-lost-turn=O]", timeout=5000)
+    lost_after = page.evaluate("Date.now()") - played
+    assert lost_after < 4000 + 1200, f"the turn ran out {lost_after} ms after e5"
     assert status(page) == "ongoing X"
     context.close()
+    assert not errors, errors
 
 
 def test_on_k05_a_cube_game_against_the_velha_survives_a_reload(phone):

@@ -234,6 +234,7 @@ def small_targets(page):
 def test_every_button_of_home_and_the_local_games_is_a_thumbs_width(phone):
     seen = {"home": small_targets(phone)}
     phone.click("[data-game=super]")
+    phone.wait_for_selector("[data-starter=coin]")
     seen["super, choosing"] = small_targets(phone)
     phone.click("[data-rival=easy]")
     phone.wait_for_selector("[data-action=hint]")
@@ -241,6 +242,7 @@ def test_every_button_of_home_and_the_local_games_is_a_thumbs_width(phone):
     phone.click("[data-action=stop]")
     phone.click("[data-game=classic]")
     phone.click("[data-rival=nino]")
+    phone.wait_for_selector("[data-action=hint]")
     seen["classic vs Nino"] = small_targets(phone)
     phone.click("[data-action=stop]")
     phone.click("[data-action=back]")
