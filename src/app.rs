@@ -6,19 +6,16 @@ use velha_api::{MatchGame, MatchState, RoomBoard};
 use futures_util::StreamExt;
 
 use crate::i18n::{Texts, texts_for_locale};
-use crate::lazy::{Online, Part};
+use crate::lazy::{LocalGame, Online, Part};
 use crate::online::client;
 use crate::online::membership::{Membership, use_membership_provider};
 use crate::platform;
 use crate::route::{GroupPart, Route};
 use crate::screens::{
-    classic::ClassicScreen,
-    cube::CubeScreen,
     home::Home,
     online::OnlineScreen,
     replay::ReplayTarget,
     room::{RoomGoal, RoomTarget},
-    ultimate::UltimateScreen,
 };
 
 /// The four games.
@@ -115,6 +112,8 @@ pub fn App() -> Element {
     use_hook(|| {
         let kept = *membership.peek() == Membership::Checking;
         spawn(async move {
+            // Small, and what a reload on a local game's screen waits for.
+            crate::lazy::load_kept().await;
             if kept {
                 crate::lazy::load_lobby().await;
                 crate::lazy::load_match().await;
@@ -267,10 +266,7 @@ pub fn App() -> Element {
             },
             match screen() {
                 Screen::Home => rsx! { Home { go } },
-                Screen::Play(Game::Cube) => rsx! { CubeScreen { go } },
-                Screen::Play(Game::Classic) => rsx! { ClassicScreen { go } },
-                Screen::Play(Game::Super) => rsx! { UltimateScreen { v2: false, go } },
-                Screen::Play(Game::V2) => rsx! { UltimateScreen { v2: true, go } },
+                Screen::Play(game) => rsx! { LocalGame { game, go } },
                 Screen::Online => rsx! { OnlineScreen { go } },
                 // The other online screens and how to play: modules of their own on the web
                 // (src/lazy.rs).

@@ -1,10 +1,10 @@
 //! The online half of the app's screens behind four doors, how to play behind a fifth (one
-//! for each language) and the post-game analysis behind a sixth. On the web each is a wasm
-//! module of its own (split off the app's by `scripts/build-web.sh` at [`account_part`],
-//! [`lobby_part`], [`match_part`], [`online_part`], [`howto_part`], [`howto_en_part`] and
-//! [`analysis_part`]), fetched right after the first screen (the analysis when a panel first
-//! shows) and whenever a screen of it opens first, so the first visit downloads only home and
-//! the local games. The account screen (what a guest meets from home and behind online play's
+//! for each language), the post-game analysis behind a sixth and the reading of a kept local
+//! game behind a seventh. On the web each is a wasm module of its own (split off the app's by
+//! `scripts/build-web.sh` at [`account_part`], [`lobby_part`], [`match_part`],
+//! [`online_part`], [`howto_part`], [`howto_en_part`], [`analysis_part`] and [`kept_part`]),
+//! fetched right after the first screen (the analysis when a panel first shows) and whenever a
+//! screen of it opens first, so the first visit downloads only home and the local games. The account screen (what a guest meets from home and behind online play's
 //! gate, which is the app's) has a small module, so it opens soon even when tapped before
 //! anything else came; the lobby (what a
 //! subscriber meets behind the gate) has another, which also reads the server's answer about a
@@ -28,6 +28,9 @@ use std::thread::LocalKey;
 use crate::analysis::Record;
 use crate::app::{Game, LeaveGuard, Screen, use_texts};
 use crate::i18n::Texts;
+use crate::local::classic::ClassicSession;
+use crate::local::cube::CubeSession;
+use crate::local::ultimate::UltimateSession;
 use crate::online::live::Live;
 use crate::online::live_state::Game as LiveGame;
 use crate::online::membership::Membership;
@@ -454,6 +457,72 @@ async fn open<D: Copy + 'static, E, F: Future<Output = Result<D, E>>>(
     let door = fetch().await.ok()?;
     kept.set(Some(door));
     Some(door)
+}
+
+/// What the kept games' module does for the app's module: reads a local game the device kept
+/// (`local/kept.rs`). Only a reload, or a return to a game, needs it, so it is not in the
+/// first download; it comes first after the first screen, and a game's screen waits for it
+/// only when the device keeps a game of its own and it has not come yet ([`LocalGame`]).
+#[derive(Clone, Copy)]
+pub struct KeptDoor {
+    pub classic: fn(&str) -> Option<ClassicSession>,
+    /// A Super (`false`) or 2.0 session, its turns this long, read at this time.
+    pub ultimate: fn(&str, bool, u64, u64) -> Option<UltimateSession>,
+    pub cube: fn(&str) -> Option<CubeSession>,
+}
+
+/// The kept games' split point.
+#[wasm_split_helpers::wasm_split(kept, fallible)]
+fn kept_part() -> Result<KeptDoor, wasm_split_helpers::SplitLoaderError> {
+    Ok(KEPT_DOOR)
+}
+
+const KEPT_DOOR: KeptDoor = KeptDoor {
+    classic: ClassicSession::from_kept,
+    ultimate: UltimateSession::from_kept,
+    cube: CubeSession::from_kept,
+};
+
+thread_local! {
+    /// The kept games' module's door once it is here; on native from the start.
+    static KEPT_READER: Cell<Option<KeptDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(KEPT_DOOR) }) };
+}
+
+/// Fetches the kept games' module, the same way.
+pub async fn load_kept() -> Option<KeptDoor> {
+    open(&KEPT_READER, kept_part).await
+}
+
+/// The kept games' module's door, if it is here.
+pub fn kept_door() -> Option<KeptDoor> {
+    KEPT_READER.get()
+}
+
+/// A local game's screen: at once, unless the device keeps a game of it and the module that
+/// reads it has not come (a reload on a game's screen on a slow network); then it says it is
+/// loading, as an online screen does, rather than show a new game and lose the kept one.
+#[component]
+pub fn LocalGame(game: Game, go: EventHandler<Screen>) -> Element {
+    use crate::screens::{classic::ClassicScreen, cube::CubeScreen, ultimate::UltimateScreen};
+    let name = match game {
+        Game::Cube => crate::local::cube::KEPT,
+        Game::Classic => crate::local::classic::KEPT,
+        Game::Super => UltimateSession::kept_name(false),
+        Game::V2 => UltimateSession::kept_name(true),
+    };
+    let kept = use_hook(|| crate::platform::load(&crate::local::kept::key(name)).is_some());
+    let fetching = use_fetching(&KEPT_READER, || {
+        Box::pin(async { load_kept().await.is_some() })
+    });
+    if kept && fetching.door().is_none() {
+        return rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } };
+    }
+    match game {
+        Game::Cube => rsx! { CubeScreen { go } },
+        Game::Classic => rsx! { ClassicScreen { go } },
+        Game::Super => rsx! { UltimateScreen { v2: false, go } },
+        Game::V2 => rsx! { UltimateScreen { v2: true, go } },
+    }
 }
 
 /// A split module being fetched for a part of a screen: its door once here, whether the

@@ -23,7 +23,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let mut session = use_kept(
         KEPT,
-        ClassicSession::from_kept,
+        |text| crate::lazy::kept_door().and_then(|door| (door.classic)(text)),
         || ClassicSession::new(random_seed()),
         ClassicSession::kept,
     );

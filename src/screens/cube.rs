@@ -23,7 +23,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let mut session = use_kept(
         KEPT,
-        CubeSession::from_kept,
+        |text| crate::lazy::kept_door().and_then(|door| (door.cube)(text)),
         CubeSession::default,
         CubeSession::kept,
     );

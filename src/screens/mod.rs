@@ -59,9 +59,10 @@ pub fn Mark(player: Player) -> Element {
     }
 }
 
-/// A local game's session: read back from the device when the screen opens, else `fresh`,
-/// and kept there after every change (`local/kept.rs`), so a reload, the back button or an
-/// app the phone closed finds the game as it was.
+/// A local game's session: read back from the device when the screen opens (by `read`, with
+/// the kept games' module, which `lazy::LocalGame` made sure is here if a game is kept), else
+/// `fresh`, and kept there after every change (`local/kept.rs`), so a reload, the back button
+/// or an app the phone closed finds the game as it was.
 pub fn use_kept<S: 'static>(
     name: &'static str,
     read: impl FnOnce(&str) -> Option<S>,

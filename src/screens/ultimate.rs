@@ -50,7 +50,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     let move_ms = use_hook(turn_ms);
     let mut session = use_kept(
         UltimateSession::kept_name(v2),
-        |text| UltimateSession::from_kept(text, v2, move_ms, now()),
+        |text| crate::lazy::kept_door().and_then(|door| (door.ultimate)(text, v2, move_ms, now())),
         || UltimateSession::new(v2, toss(), move_ms, now()),
         UltimateSession::kept,
     );

@@ -99,3 +99,32 @@ def test_on_k05_a_cube_game_against_the_velha_survives_a_reload(phone):
     phone.reload()
     phone.click("[data-game=cube]")
     phone.wait_for_selector("[data-mode='1-velha']", timeout=30000)
+
+
+def test_a_reload_on_a_kept_game_waits_for_its_reader_rather_than_start_anew(browser, base_url):
+    """What reads a kept game is a module fetched after the first screen: a reload on a game's
+    screen whose module has not come yet says it is loading, then shows the kept game, never a
+    new one (which would overwrite it)."""
+    # Without the service worker, which would answer from its cache where no route sees it.
+    context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
+                                  has_touch=True, locale="pt-BR", service_workers="block")
+    page = context.new_page()
+    page.goto(base_url)
+    page.click("[data-game=classic]")
+    page.click("[data-rival=friend]")
+    for cell in ("a1", "b2"):
+        page.click(f"[data-cell={cell}]")
+    before = board(page)
+    held = []
+    context.route("**/pkg/split_kept*", lambda route: held.append(route))
+    page.reload()
+    page.wait_for_selector("[data-loading=screen]", timeout=30000)
+    assert page.query_selector("[data-rival]") is None, "no new game to choose meanwhile"
+    assert held, "the reader was asked for"
+    for route in held:
+        route.continue_()
+    context.unroute("**/pkg/split_kept*")
+    page.wait_for_selector("[data-cell]", timeout=30000)
+    assert board(page) == before
+    assert status(page) == "ongoing X"
+    context.close()
