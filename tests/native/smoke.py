@@ -1,6 +1,8 @@
 """The native (Blitz) build in a real X window (Xvfb, software Vulkan): open the cube, tap a
 cell with the mouse, then turn its column with a mouse drag, checking the pixels each time;
-then back home and a game against the Velha, who answers a tap (she thinks between frames).
+then, the app opened again on a device that keeps no game (a local game is kept on the device
+and would come back), a game against the Velha, who answers a tap (she thinks between
+frames).
 
 Usage: python3 tests/native/smoke.py APP_BINARY CUBE_VIEW_BINARY OUT_DIR"""
 
@@ -17,6 +19,12 @@ APP, CUBE_VIEW, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(OUT, exist_ok=True)
 DISPLAY = ":97"
 env = dict(os.environ, DISPLAY=DISPLAY, XDG_RUNTIME_DIR=tempfile.mkdtemp(), LANG="pt_BR.UTF-8")
+
+
+def device():
+    """A device of its own: nothing this or an earlier run kept (a game, the score)."""
+    home = tempfile.mkdtemp()
+    return dict(env, HOME=home, XDG_DATA_HOME=os.path.join(home, "data"))
 # The window is 800x600 and the cube canvas fills its top 420 px (style.css, .cube-stage.native).
 CANVAS = (800, 420)
 
@@ -45,7 +53,8 @@ f1 = [round(v) for v in json.loads(snap.stdout)["F1"]]
 
 xvfb = subprocess.Popen(["Xvfb", DISPLAY, "-screen", "0", "1024x768x24"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 time.sleep(1)
-app = subprocess.Popen([APP], env=env, stdout=open(os.path.join(OUT, "app.log"), "w"), stderr=subprocess.STDOUT)
+app = subprocess.Popen([APP], env=device(), stdout=open(os.path.join(OUT, "app.log"), "w"),
+                       stderr=subprocess.STDOUT)
 try:
     # Home → "Jogar" on Cubo da Velha → level 1, two players.
     wait_for("1-home", lambda im: im.getpixel((271, 342))[2] > 200)
@@ -63,10 +72,12 @@ try:
         time.sleep(0.05)
     xdo("mouseup", 1)
     wait_for("4-turned", lambda im: is_white(im.getpixel(tuple(f1))))
-    # "← Voltar" (below the canvas), the cube again, level 1 against the Velha: she answers X.
-    xdo("mousemove", 62, 441, "click", 1)
-    # The "Jogar" button, wider than the cube's stickers that are blue at the same height.
-    wait_for("5-home", lambda im: all(im.getpixel((x, 342))[2] > 200 for x in (160, 271, 380)))
+    # The app again on a fresh device, the cube, level 1 against the Velha: she answers X.
+    app.terminate()
+    app.wait(timeout=10)
+    app = subprocess.Popen([APP], env=device(), stdout=open(os.path.join(OUT, "app2.log"), "w"),
+                           stderr=subprocess.STDOUT)
+    wait_for("5-home", lambda im: im.getpixel((271, 342))[2] > 200)
     xdo("mousemove", 271, 342, "click", 1)
     time.sleep(3)
     xdo("mousemove", 400, 78, "click", 1)  # the first choice: Nível 1 · Contra a Velha
