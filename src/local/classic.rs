@@ -64,7 +64,7 @@ impl ClassicSession {
                 let side = b.side_to_move().index();
                 format!("{} {} {side}", b.mask(Player::X), b.mask(Player::O))
             });
-        w.text().to_owned()
+        w.into_text()
     }
 
     /// A session the device kept; `None` when `text` is not one.

@@ -70,7 +70,7 @@ impl CubeSession {
                     c.counted_turns(Player::O)
                 )
             });
-        w.text().to_owned()
+        w.into_text()
     }
 
     /// A session the device kept; `None` when `text` is not one.

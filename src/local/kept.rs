@@ -54,8 +54,8 @@ impl Writer {
     }
 
     /// The text to keep.
-    pub fn text(&self) -> &str {
-        &self.0
+    pub fn into_text(self) -> String {
+        self.0
     }
 }
 

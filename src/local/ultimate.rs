@@ -111,7 +111,7 @@ impl UltimateSession {
                     g.lost_turns(Player::O)
                 )
             });
-        w.text().to_owned()
+        w.into_text()
     }
 
     /// A session of 2.0 (`v2`) or Super the device kept, 2.0's turns lasting `move_ms`, read
