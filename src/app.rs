@@ -108,12 +108,17 @@ pub fn App() -> Element {
     // (assets/boot.js). A guest's first online screen is the account's module's, so it comes
     // first, then the small how-to one, the lobby's and the match's; a kept session needs the
     // lobby's first (it reads the session's answer and holds the lobby), then the match's (a
-    // match to resume, or one the lobby opens). The big online module comes last.
+    // match to resume, or one the lobby opens). The big online module comes last. The small
+    // module that reads a kept local game comes first when the device keeps one (a reload on
+    // that game's screen waits for it); otherwise only a return to a game begun now needs it,
+    // and it would share the network with the account's.
     use_hook(|| {
         let kept = *membership.peek() == Membership::Checking;
+        let kept_game = crate::lazy::keeps_a_game();
         spawn(async move {
-            // Small, and what a reload on a local game's screen waits for.
-            crate::lazy::load_kept().await;
+            if kept_game {
+                crate::lazy::load_kept().await;
+            }
             if kept {
                 crate::lazy::load_lobby().await;
                 crate::lazy::load_match().await;
@@ -124,6 +129,9 @@ pub fn App() -> Element {
                 crate::lazy::load_howto(texts).await;
                 crate::lazy::load_lobby().await;
                 crate::lazy::load_match().await;
+            }
+            if !kept_game {
+                crate::lazy::load_kept().await;
             }
             crate::lazy::load().await;
             platform::online_module_settled();

@@ -498,19 +498,32 @@ pub fn kept_door() -> Option<KeptDoor> {
     KEPT_READER.get()
 }
 
-/// A local game's screen: at once, unless the device keeps a game of it and the module that
-/// reads it has not come (a reload on a game's screen on a slow network); then it says it is
-/// loading, as an online screen does, rather than show a new game and lose the kept one.
-#[component]
-pub fn LocalGame(game: Game, go: EventHandler<Screen>) -> Element {
-    use crate::screens::{classic::ClassicScreen, cube::CubeScreen, ultimate::UltimateScreen};
+/// Whether the device keeps a local game of this kind.
+fn keeps(game: Game) -> bool {
     let name = match game {
         Game::Cube => crate::local::cube::KEPT,
         Game::Classic => crate::local::classic::KEPT,
         Game::Super => UltimateSession::kept_name(false),
         Game::V2 => UltimateSession::kept_name(true),
     };
-    let kept = use_hook(|| crate::platform::load(&crate::local::kept::key(name)).is_some());
+    crate::platform::load(&crate::local::kept::key(name)).is_some()
+}
+
+/// Whether the device keeps any local game: only then may a reload land on a screen that
+/// waits for the kept games' module.
+pub fn keeps_a_game() -> bool {
+    [Game::Cube, Game::Classic, Game::Super, Game::V2]
+        .into_iter()
+        .any(keeps)
+}
+
+/// A local game's screen: at once, unless the device keeps a game of it and the module that
+/// reads it has not come (a reload on a game's screen on a slow network); then it says it is
+/// loading, as an online screen does, rather than show a new game and lose the kept one.
+#[component]
+pub fn LocalGame(game: Game, go: EventHandler<Screen>) -> Element {
+    use crate::screens::{classic::ClassicScreen, cube::CubeScreen, ultimate::UltimateScreen};
+    let kept = use_hook(|| keeps(game));
     let fetching = use_fetching(&KEPT_READER, || {
         Box::pin(async { load_kept().await.is_some() })
     });
