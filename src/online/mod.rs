@@ -6,6 +6,7 @@ pub mod client;
 pub mod competitive_texts;
 pub mod connection;
 pub mod email_texts;
+pub mod form_draft;
 pub mod group_texts;
 pub mod live;
 pub mod live_state;

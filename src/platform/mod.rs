@@ -67,14 +67,17 @@ pub use native::{
     http, link_to, load, locale, now_ms, online_module_settled, open_page, opened_path,
     random_seed, region, save, save_file, share_link, sleep_ms, turn_seconds_override, vibrate,
 };
+// An app has no visits: what a web tab keeps for its life, it keeps until it is forgotten.
+#[cfg(not(target_arch = "wasm32"))]
+pub use native::{forget as forget_draft, load as load_draft, save as save_draft};
 #[cfg(not(target_arch = "wasm32"))]
 pub use session_native::{keep_session_token, session_token};
 #[cfg(target_arch = "wasm32")]
 pub use web::{
-    after_next_frame, forget, fragment, history_back, history_moves, history_push, history_replace,
-    http, keep_session_token, link_to, load, locale, now_ms, online_module_settled, open_page,
-    opened_path, random_seed, region, save, save_file, session_token, share_link, sleep_ms,
-    turn_seconds_override, vibrate,
+    after_next_frame, forget, forget_draft, fragment, history_back, history_moves, history_push,
+    history_replace, http, keep_session_token, link_to, load, load_draft, locale, now_ms,
+    online_module_settled, open_page, opened_path, random_seed, region, save, save_draft,
+    save_file, session_token, share_link, sleep_ms, turn_seconds_override, vibrate,
 };
 
 /// Whether the system may tell the player of their turn while the app is in the background.

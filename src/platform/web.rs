@@ -30,6 +30,30 @@ pub fn forget(key: &str) {
     }
 }
 
+fn visit_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok()?
+}
+
+/// A value kept for this visit (the tab's life: a reload, the back button and a tab the
+/// browser discarded keep it, a closed tab forgets it), if any.
+pub fn load_draft(key: &str) -> Option<String> {
+    visit_storage()?.get_item(key).ok()?
+}
+
+/// Keeps a value for this visit; storage that is full or disabled loses only this value.
+pub fn save_draft(key: &str, value: &str) {
+    if let Some(s) = visit_storage() {
+        let _ = s.set_item(key, value);
+    }
+}
+
+/// Forgets a value kept for this visit.
+pub fn forget_draft(key: &str) {
+    if let Some(s) = visit_storage() {
+        let _ = s.remove_item(key);
+    }
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> f64 {
     js_sys::Date::now()

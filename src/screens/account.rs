@@ -14,6 +14,7 @@ use crate::components::rename_notice::RenameNotice;
 use crate::countries::country_name;
 use crate::online::check;
 use crate::online::client::{self, Problem};
+use crate::online::form_draft::FormDraft;
 use crate::online::membership::{Membership, remember, use_membership};
 use crate::online::my_data_texts::my_data_texts;
 use crate::online::security_texts::security_texts;
@@ -144,11 +145,27 @@ fn SignIn(forgot: EventHandler<()>) -> Element {
     let e = crate::online::email_texts::email_texts(t.pt);
     let email_on = use_email_on();
     let mut membership = use_membership();
-    let mut form = use_signal(|| Form::SignIn);
-    let mut email = use_signal(String::new);
+    let draft = use_hook(FormDraft::kept).unwrap_or_default();
+    let mut form = use_signal(|| {
+        if draft.signing_up {
+            Form::SignUp
+        } else {
+            Form::SignIn
+        }
+    });
+    let mut email = use_signal(|| draft.email.clone());
     let mut password = use_signal(String::new);
-    let mut name = use_signal(String::new);
-    let country = use_signal(proposed_country);
+    let mut name = use_signal(|| draft.name.clone());
+    let country = use_signal(|| draft.country.clone().or_else(proposed_country));
+    use_effect(move || {
+        FormDraft {
+            signing_up: form() == Form::SignUp,
+            email: email(),
+            name: name(),
+            country: country(),
+        }
+        .keep();
+    });
     let request: Request = use_request();
     // The last problem was the connection's: it is told with a button to try again.
     let mut offline = use_signal(|| false);
@@ -175,6 +192,7 @@ fn SignIn(forgot: EventHandler<()>) -> Element {
             match answer {
                 Ok(session) => {
                     remember(true);
+                    FormDraft::forget();
                     membership.set(Membership::Member(session.account));
                     None
                 }
@@ -271,6 +289,7 @@ fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
             match answer {
                 Ok(session) => {
                     remember(true);
+                    FormDraft::forget();
                     membership.set(Membership::Member(session.account));
                     None
                 }

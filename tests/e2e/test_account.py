@@ -243,6 +243,48 @@ def test_on_a02_country_a_browser_saying_only_pt_signs_up_by_picking_brasil(brow
     assert not errors, errors
 
 
+def test_on_a01_a_half_filled_sign_up_form_survives_a_reload_and_the_back_button(browser, server):
+    """What a guest typed comes back after a reload or back and forward, the country they
+    picked too; never the password, which is kept nowhere."""
+    page, errors = phone_in(browser, server.url, "pt")
+    name = fresh_name()
+    email = f"{name.lower()}@example.com"
+    open_form(page, "sign-up")
+    fill(page, name=name, email=email, password="cubo-gira-9")
+    picker = "[data-field=country] [data-action=choose-country]"
+    page.click(picker)
+    page.click(".country-list [role=option]:text-is('Portugal')")
+
+    def fields():
+        return {f: page.input_value(f"[data-form] input[name={f}]")
+                for f in ("name", "email", "password")}
+
+    page.reload()
+    page.wait_for_selector("[data-form=sign-up]", timeout=30000)
+    assert fields() == {"name": name, "email": email, "password": ""}
+    assert page.inner_text(picker) == "Portugal"
+    kept = page.evaluate("JSON.stringify(sessionStorage) + JSON.stringify(localStorage)")
+    assert email in kept and "cubo-gira-9" not in kept
+    shot(page, "account-draft-after-reload")
+    page.evaluate("history.back()")
+    page.wait_for_selector("[data-game=classic]")
+    page.evaluate("history.forward()")
+    page.wait_for_selector("[data-form=sign-up]")
+    assert fields()["email"] == email and page.inner_text(picker) == "Portugal"
+
+    fill(page, password="cubo-gira-9")
+    page.click("[data-action=submit]")
+    page.wait_for_selector("[data-profile=name]", timeout=15000)
+    assert page.inner_text("[data-profile=country]") == "Portugal"
+    # Once in, the draft is gone: signing out shows an empty form.
+    page.click("[data-action=sign-out]")
+    page.wait_for_selector("[data-form=sign-in]")
+    assert page.input_value("[data-form] input[name=email]") == ""
+    assert email not in page.evaluate("JSON.stringify(sessionStorage)")
+    page.context.close()
+    assert not errors, errors
+
+
 @pytest.fixture(scope="module")
 def joe_won(server):
     """A server where Joe (an English browser: the United States) beat Bia (Brazil) once;
