@@ -78,6 +78,8 @@ pub struct Texts {
     pub player_two: &'static str,
     pub another_game: &'static str,
     pub stop: &'static str,
+    /// PARAR's question in the middle of a game.
+    pub confirm_stop: &'static str,
     pub series_score: &'static str,
     /// A series' counts: `1 vitória`, `2 velhas`, `0 derrotas`.
     pub wins: fn(u32) -> String,
@@ -205,6 +207,7 @@ pub static PT: Texts = Texts {
     player_two: "Jogador 2",
     another_game: "OUTRA PARTIDA",
     stop: "PARAR",
+    confirm_stop: "Parar agora? Esta partida termina sem resultado.",
     series_score: "Placar",
     wins: |n| counted(n, "vitória", "vitórias"),
     draws: |n| counted(n, "velha", "velhas"),
@@ -327,6 +330,7 @@ pub static EN: Texts = Texts {
     player_two: "Player 2",
     another_game: "ANOTHER GAME",
     stop: "STOP",
+    confirm_stop: "Stop now? This game ends with no result.",
     series_score: "Score",
     wins: |n| counted(n, "win", "wins"),
     draws: |n| counted(n, "draw", "draws"),

@@ -13,4 +13,5 @@ pub mod report;
 pub mod review;
 pub mod room_list;
 pub mod scope_tabs;
+pub mod stop_button;
 pub mod ultimate_grid;

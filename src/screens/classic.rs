@@ -13,6 +13,7 @@ use crate::components::character::{self, Avatar};
 use crate::components::hint::{HintRow, Hints};
 use crate::components::review::{ReviewPanel, WhereWrong, lost, use_review};
 use crate::components::room_list::PlayWithSomeone;
+use crate::components::stop_button::StopButton;
 use crate::local::classic::{ClassicSession, KEPT, Rival};
 use crate::platform::{self, random_seed};
 use crate::screens::{Mark, TopBar, status_text, use_kept};
@@ -107,7 +108,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
                     button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); change(&ClassicSession::another_game) }, "{t.another_game}" }
                 }
                 // Shown mid-game too: leaving keeps the game, so this is the only way to end it.
-                button { "data-action": "stop", onclick: move |_| session.with_mut(ClassicSession::stop), "{t.stop}" }
+                StopButton { mid_game: !status.is_over(), onstop: move |()| session.with_mut(ClassicSession::stop) }
             }
             if status.is_over() {
                 WhereWrong { review, can_open: s.person().is_some_and(|p| lost(status, p)),

@@ -12,6 +12,7 @@ use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::{CubeTable, refusal};
 use crate::components::review::{ReviewPanel, WhereWrong, lost, use_review};
+use crate::components::stop_button::StopButton;
 use crate::local::cube::{CubeSession, KEPT, Played};
 use crate::platform::{self, VelhaScore};
 use crate::screens::{TopBar, status_text, use_kept};
@@ -158,15 +159,14 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                     }
                 }
                 // Shown mid-game too: leaving keeps the game, so this is the only way to end it.
-                button { "data-action": "stop",
-                    onclick: move |_| {
+                StopButton { mid_game: !status.is_over(),
+                    onstop: move |()| {
                         if let Some(task) = thinking.take() {
                             task.cancel();
                         }
                         session.with_mut(CubeSession::stop);
                         go.call(Screen::Home)
                     },
-                    "{t.stop}"
                 }
             }
             if status.is_over() {

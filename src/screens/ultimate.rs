@@ -15,6 +15,7 @@ use crate::app::{Screen, use_texts};
 use crate::components::hint::{HintRow, Hints};
 use crate::components::review::{ReviewPanel, WhereWrong, lost, use_review};
 use crate::components::room_list::PlayWithSomeone;
+use crate::components::stop_button::StopButton;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
 use crate::local::ultimate::{Rival, UltimateSession};
 use crate::platform::{self, now_ms, random_seed};
@@ -226,15 +227,14 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                 button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); after_move(session.with_mut(|s| s.another_game(now()))) }, "{t.another_game}" }
             }
             // Shown mid-game too: leaving keeps the game, so this is the only way to end it.
-            button { "data-action": "stop",
-                onclick: move |_| {
+            StopButton { mid_game: !status.is_over(),
+                onstop: move |()| {
                     if let Some(task) = thinking.take() {
                         task.cancel();
                     }
                     session.with_mut(UltimateSession::stop);
                     go.call(Screen::Home)
                 },
-                "{t.stop}"
             }
         }
         if status.is_over() {

@@ -42,8 +42,17 @@ def test_classic_r05_a_series_against_a_character_survives_a_reload_and_the_back
     phone.click(f"[data-cell={empty[0]}]")
     wait_for_person(phone)
     assert sum(label.endswith(", O") for label in board(phone)) == 2
-    # PARAR, mid-game, ends the series: the unfinished game counts nothing.
+    # PARAR, mid-game, asks first: a slip of the thumb keeps the game.
+    during = board(phone)
     phone.click("[data-action=stop]")
+    ask = phone.locator("[role=alertdialog]")
+    assert "sem resultado" in ask.inner_text()
+    shot(phone, "classic-stop-asks")
+    phone.click("[data-action=keep-playing]")
+    assert ask.count() == 0 and board(phone) == during
+    # Said yes, it ends the series: the unfinished game counts nothing.
+    phone.click("[data-action=stop]")
+    phone.click("[data-action=confirm-stop]")
     phone.wait_for_selector("[data-series=final]")
     assert [phone.get_attribute(f"[data-series={k}]", "data-count")
             for k in ("wins", "draws", "losses")] == ["0", "0", "0"]
@@ -93,8 +102,10 @@ def test_on_k05_a_cube_game_against_the_velha_survives_a_reload(phone):
     assert board(phone) == before
     assert status(phone) == "ongoing X"
     shot(phone, "cube-kept-after-reload")
-    # PARAR, mid-game, leaves it for good: home, and the choice of a mode next time.
+    # PARAR, mid-game and confirmed, leaves it for good: home, and the choice of a mode next
+    # time.
     phone.click("[data-action=stop]")
+    phone.click("[data-action=confirm-stop]")
     phone.wait_for_selector("[data-game=cube]")
     phone.reload()
     phone.click("[data-game=cube]")

@@ -1,0 +1,40 @@
+//! PARAR. After a game it ends at once; mid-game it asks first, because the game then ends
+//! with no result and, the game being kept across visits, there is no other way to lose it.
+
+use dioxus::prelude::*;
+
+use crate::app::use_texts;
+
+/// PARAR, asking first when `mid_game`.
+#[component]
+pub fn StopButton(mid_game: bool, onstop: EventHandler<()>) -> Element {
+    let t = use_texts();
+    let mut asking = use_signal(|| false);
+    if asking() && mid_game {
+        return rsx! {
+            div { class: "confirm ask", role: "alertdialog", "aria-label": t.confirm_stop,
+                p { "{t.confirm_stop}" }
+                button { "data-action": "confirm-stop",
+                    onclick: move |_| {
+                        asking.set(false);
+                        onstop.call(());
+                    },
+                    "{t.yes}"
+                }
+                button { "data-action": "keep-playing", onclick: move |_| asking.set(false), "{t.no}" }
+            }
+        };
+    }
+    rsx! {
+        button { "data-action": "stop",
+            onclick: move |_| {
+                if mid_game {
+                    asking.set(true);
+                } else {
+                    onstop.call(());
+                }
+            },
+            "{t.stop}"
+        }
+    }
+}
