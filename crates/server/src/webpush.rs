@@ -563,11 +563,11 @@ fn words(notice: &Notice, pt: bool) -> (String, String) {
             let (other, name) = (&n.other, &n.name);
             match (n.about, pt) {
                 (GroupAbout::Invited, true) => (
-                    "Convite para mini-ranking".into(),
+                    "Convite para o Mini ranking".into(),
                     format!("{other} convidou você para o grupo {name}."),
                 ),
                 (GroupAbout::Invited, false) => (
-                    "Mini-ranking invitation".into(),
+                    "Mini ranking invitation".into(),
                     format!("{other} invited you to the group {name}."),
                 ),
                 (GroupAbout::MatchJoined, true) => (
@@ -743,7 +743,7 @@ mod tests {
         let invited = read(&group(GroupAbout::Invited), "pt-BR");
         assert_eq!(
             invited,
-            serde_json::json!({"title": "Convite para mini-ranking",
+            serde_json::json!({"title": "Convite para o Mini ranking",
                 "body": "Ana convidou você para o grupo Amigos.", "url": "/grupos", "tag": "group-g1"})
         );
         let joined = read(&group(GroupAbout::MatchJoined), "en");

@@ -429,7 +429,7 @@ async fn on_g02_an_invitation_and_a_joined_group_match_are_told_to_the_account(d
     assert_eq!(told.len(), 1, "{told:?}");
     assert_eq!(
         told[0]["payload"],
-        json!({"title": "Mini-ranking invitation", "body": "ana invited you to the group Turma.",
+        json!({"title": "Mini ranking invitation", "body": "ana invited you to the group Turma.",
                "url": "/grupos", "tag": format!("group-{g}")})
     );
     assert_eq!(crate::groups::accept(&p[1], &g).await.0, 200);
