@@ -1,57 +1,157 @@
-//! Connections at once per client address, over the server's own TLS. Without a cap one
+//! Connections at once: in all, per client address, and per IPv6 network. Without a cap one
 //! address held every file descriptor the process had (20 000 idle HTTP/2 connections that
 //! answered pings, or HTTP/1.1 ones opened again as each was let go), and nobody else could
-//! connect. Behind a balancer (`--forwarded-for-header`) every connection has the balancer's
-//! address, and the balancer's own limit applies (`limit_conn` in deploy/nginx.conf). It
-//! bounds what one address takes, not what many take: an IPv6 /48 is 65 536 addresses here.
+//! connect; without a cap in all, many addresses together did the same, and the process had
+//! no descriptor left for its database, its e-mail or its pushes. A refused connection is
+//! closed as soon as it is accepted, before any handshake: an accept that failed for want of
+//! descriptors would leave it waiting in the kernel's queue instead.
+//!
+//! Behind a balancer (`--forwarded-for-header`) every connection has the balancer's address,
+//! and the balancer's own limit per address applies (`limit_conn` in deploy/nginx.conf); the
+//! cap in all still does.
 
 use std::collections::HashMap;
+use std::io;
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
 
 use crate::limits::address_key;
 
-/// How many connections each address holds now. A key lives only while its address holds a
-/// connection, so there are never more keys than open connections.
+/// An IPv6 /48, a site's whole allocation, may hold this many times an address's share: a
+/// client with a /48 has 65 536 /64s, each of them an address here.
+const SITE_SHARES: usize = 16;
+
+/// Descriptors kept for everything but client connections: the database's files and pool,
+/// e-mail, pushes, Google's keys, the listener and the runtime's own.
+const DESCRIPTORS_KEPT: u64 = 256;
+
+/// The connections the process may hold at once: `configured`, or fewer when the open-files
+/// limit (`descriptors`, once raised to its hard limit) would not leave the rest their share.
+pub fn connection_cap(configured: usize, descriptors: Option<u64>) -> usize {
+    let Some(descriptors) = descriptors else {
+        return configured;
+    };
+    // A small limit keeps half for the rest.
+    let room = descriptors
+        .saturating_sub(DESCRIPTORS_KEPT)
+        .max(descriptors / 2);
+    configured
+        .min(usize::try_from(room).unwrap_or(usize::MAX))
+        .max(1)
+}
+
+/// Raises the process's open-files limit to its hard limit (as Go's runtime does: the soft
+/// limit is often 1 024, a hundredth of what a game server holds) and says what it is now.
+#[cfg(unix)]
+pub fn raise_descriptor_limit() -> Option<u64> {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let raised = Rlimit {
+        current: limit.maximum,
+        maximum: limit.maximum,
+    };
+    // `None` is no limit.
+    if limit.current != limit.maximum && setrlimit(Resource::Nofile, raised).is_ok() {
+        limit.maximum
+    } else {
+        limit.current
+    }
+}
+#[cfg(not(unix))]
+pub fn raise_descriptor_limit() -> Option<u64> {
+    None
+}
+
+/// How many connections are open, in all and for each address and network that holds any. A
+/// key lives only while its address holds a connection, so there are never more keys than
+/// twice the open connections.
 pub struct Admission {
-    most: usize,
-    open: Mutex<HashMap<String, usize>>,
+    total: usize,
+    per_address: Option<usize>,
+    open: Mutex<Open>,
+}
+
+#[derive(Default)]
+struct Open {
+    total: usize,
+    held: HashMap<String, usize>,
 }
 
 /// A connection's place, given back when it is dropped with the connection.
 pub struct Admitted {
     admission: Arc<Admission>,
-    key: String,
+    keys: Vec<(String, usize)>,
 }
 
 impl Admission {
-    /// At most `most` connections at once from one address (an IPv6 one counts as its /64).
-    pub fn new(most: usize) -> Arc<Admission> {
+    /// At most `total` connections at once, and `per_address` from one address (an IPv6 one
+    /// counts as its /64, and a /48 holds at most [`SITE_SHARES`] times as many); `None`:
+    /// behind a balancer, the total only.
+    pub fn new(total: usize, per_address: Option<usize>) -> Arc<Admission> {
         Arc::new(Admission {
-            most,
-            open: Mutex::new(HashMap::new()),
+            total,
+            per_address,
+            open: Mutex::new(Open::default()),
         })
     }
 
-    fn open(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
-        // Every change is one insert or removal: a panic cannot leave it half done.
+    fn open(&self) -> std::sync::MutexGuard<'_, Open> {
+        // Every change is made whole under the lock: a panic cannot leave it half done.
         self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A place for a connection from `peer`; `None` when that address holds its most already.
+    /// The keys `peer` counts under, each with its limit.
+    fn keys(&self, peer: IpAddr) -> Vec<(String, usize)> {
+        let Some(most) = self.per_address else {
+            return Vec::new();
+        };
+        let mut keys = vec![(address_key(peer), most)];
+        if let IpAddr::V6(v6) = peer
+            && v6.to_ipv4_mapped().is_none()
+        {
+            let s = v6.segments();
+            keys.push((
+                format!("{:x}:{:x}:{:x}::/48", s[0], s[1], s[2]),
+                most.saturating_mul(SITE_SHARES),
+            ));
+        }
+        keys
+    }
+
+    /// A place for a connection from `peer`; `None` when the server, its address or its
+    /// network holds its most already.
     pub fn admit(self: &Arc<Self>, peer: IpAddr) -> Option<Admitted> {
-        let key = address_key(peer);
+        let keys = self.keys(peer);
         let mut open = self.open();
-        let held = open.entry(key.clone()).or_insert(0);
-        if *held >= self.most {
-            metrics::counter!(crate::metrics::RATE_LIMITED, "limit" => "connections from an address")
-                .increment(1);
+        let refused = if open.total >= self.total {
+            Some("connections in all")
+        } else {
+            keys.iter()
+                .position(|(key, most)| open.held.get(key).is_some_and(|held| held >= most))
+                .map(|i| {
+                    if i == 0 {
+                        "connections from an address"
+                    } else {
+                        "connections from a network"
+                    }
+                })
+        };
+        if let Some(limit) = refused {
+            metrics::counter!(crate::metrics::RATE_LIMITED, "limit" => limit).increment(1);
             return None;
         }
-        *held += 1;
+        open.total += 1;
+        for (key, _) in &keys {
+            *open.held.entry(key.clone()).or_insert(0) += 1;
+        }
         Some(Admitted {
             admission: Arc::clone(self),
-            key,
+            keys,
         })
     }
 }
@@ -59,12 +159,91 @@ impl Admission {
 impl Drop for Admitted {
     fn drop(&mut self) {
         let mut open = self.admission.open();
-        if let Some(held) = open.get_mut(&self.key) {
-            *held -= 1;
-            if *held == 0 {
-                open.remove(&self.key);
+        open.total -= 1;
+        for (key, _) in &self.keys {
+            if let Some(held) = open.held.get_mut(key) {
+                *held -= 1;
+                if *held == 0 {
+                    open.held.remove(key);
+                }
             }
         }
+    }
+}
+
+/// The plain-HTTP acceptor (behind a balancer that ends TLS): the cap in all, and
+/// TCP_NODELAY, since a move is one small frame that would otherwise wait for the peer's
+/// delayed ACK (about 40 ms on Linux) whenever one is outstanding.
+#[derive(Clone)]
+pub struct PlainAcceptor {
+    /// The connections at once: the total only, every one being the balancer's.
+    pub admission: Arc<Admission>,
+}
+
+impl<S: Send + 'static> axum_server::accept::Accept<TcpStream, S> for PlainAcceptor {
+    type Stream = Counted;
+    type Service = S;
+    type Future = std::future::Ready<io::Result<(Counted, S)>>;
+
+    fn accept(&self, tcp: TcpStream, service: S) -> Self::Future {
+        let place = tcp
+            .peer_addr()
+            .and_then(|peer| {
+                self.admission.admit(peer.ip()).ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::ConnectionRefused, "too many connections")
+                })
+            })
+            .and_then(|place| {
+                tcp.set_nodelay(true)?;
+                Ok(place)
+            });
+        std::future::ready(place.map(|place| (Counted { tcp, _place: place }, service)))
+    }
+}
+
+/// A plain connection holding its place.
+pub struct Counted {
+    tcp: TcpStream,
+    _place: Admitted,
+}
+
+impl AsyncRead for Counted {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Counted {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.tcp).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.tcp.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_shutdown(cx)
     }
 }
 
@@ -74,7 +253,7 @@ mod tests {
 
     #[test]
     fn an_address_holds_at_most_its_share_and_gets_places_back() {
-        let a = Admission::new(2);
+        let a = Admission::new(1000, Some(2));
         let ana: IpAddr = "203.0.113.9".parse().unwrap();
         let first = a.admit(ana).unwrap();
         let _second = a.admit(ana).unwrap();
@@ -90,13 +269,76 @@ mod tests {
     }
 
     #[test]
-    fn an_address_that_holds_nothing_is_forgotten() {
-        let a = Admission::new(4);
+    fn a_network_of_many_addresses_holds_at_most_its_shares() {
+        let a = Admission::new(100_000, Some(2));
+        // Every /64 of one /48 with its own share, until the /48 holds 16 shares.
+        let site = |n: u16| IpAddr::from([0x2001, 0xdb8, 7, n, 0, 0, 0, 1]);
+        let held: Vec<_> = (0..1000).filter_map(|n| a.admit(site(n))).collect();
+        assert_eq!(held.len(), 2 * SITE_SHARES);
+        // Another /48 is another network; IPv4 addresses have no network.
+        assert!(
+            a.admit(IpAddr::from([0x2001, 0xdb8, 8, 0, 0, 0, 0, 1]))
+                .is_some()
+        );
+        let v4: Vec<_> = (0..100)
+            .filter_map(|n| a.admit(IpAddr::from([198, 51, 100, n])))
+            .collect();
+        assert_eq!(v4.len(), 100);
+        drop(held);
+        assert!(a.admit(site(999)).is_some(), "the places come back");
+    }
+
+    #[test]
+    fn the_server_holds_at_most_its_connections_in_all() {
+        for per_address in [Some(4), None] {
+            let a = Admission::new(10, per_address);
+            let held: Vec<_> = (0..=255)
+                .filter_map(|n| a.admit(IpAddr::from([198, 51, 100, n])))
+                .collect();
+            assert_eq!(held.len(), 10, "{per_address:?}");
+            assert!(a.admit("2001:db8::1".parse().unwrap()).is_none());
+            drop(held);
+            assert!(a.admit("2001:db8::1".parse().unwrap()).is_some());
+        }
+        // Behind a balancer one address holds them all.
+        let a = Admission::new(10, None);
+        let balancer: IpAddr = "10.0.0.1".parse().unwrap();
+        let held: Vec<_> = (0..20).filter_map(|_| a.admit(balancer)).collect();
+        assert_eq!(held.len(), 10);
+    }
+
+    #[test]
+    fn whatever_held_nothing_is_forgotten() {
+        let a = Admission::new(1000, Some(4));
         let places: Vec<_> = (0..100)
             .map(|i| a.admit(IpAddr::from([198, 51, 100, i])).unwrap())
+            .chain((0..100).map(|i| {
+                a.admit(IpAddr::from([0x2001, 0xdb8, i, 1, 0, 0, 0, 1]))
+                    .unwrap()
+            }))
             .collect();
-        assert_eq!(a.open().len(), 100);
+        assert_eq!(
+            a.open().held.len(),
+            300,
+            "100 addresses, 100 /64s and their 100 /48s"
+        );
         drop(places);
-        assert!(a.open().is_empty());
+        let open = a.open();
+        assert!(open.held.is_empty());
+        assert_eq!(open.total, 0);
+    }
+
+    #[test]
+    fn the_cap_in_all_leaves_descriptors_for_the_rest() {
+        assert_eq!(connection_cap(50_000, Some(20_000)), 19_744);
+        assert_eq!(connection_cap(50_000, Some(1_048_576)), 50_000);
+        assert_eq!(connection_cap(50_000, Some(1_024)), 768);
+        assert_eq!(
+            connection_cap(50_000, Some(300)),
+            150,
+            "a small limit keeps half"
+        );
+        assert_eq!(connection_cap(50_000, None), 50_000);
+        assert_eq!(connection_cap(50_000, Some(0)), 1);
     }
 }

@@ -24,7 +24,7 @@ use velha_api::{
     ServerMsg, SignInOptions,
 };
 
-use crate::admission::Admission;
+use crate::admission::{self, Admission};
 use crate::config::{PaymentsProvider, PlanPeriod, Serve, Storage};
 use crate::error::AppError;
 use crate::google::Google;
@@ -739,26 +739,39 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         }
     });
     let service = router.into_make_service_with_connect_info::<SocketAddr>();
+    let descriptors = admission::raise_descriptor_limit();
+    let configured = serve.max_connections as usize;
+    let most = admission::connection_cap(configured, descriptors);
+    if most < configured {
+        // Info, not a warning: the default is above most machines' limit.
+        tracing::info!(
+            configured,
+            most,
+            ?descriptors,
+            "fewer connections at once: the open-files limit leaves no more"
+        );
+    }
     let served = match tls {
         Some(tls) => {
+            // Behind a balancer every connection comes from its address.
+            let per_address = (serve.connections_per_address > 0
+                && serve.forwarded_for_header.is_none())
+            .then_some(serve.connections_per_address);
             timed(axum_server::bind(serve.listen))
                 .acceptor(tls_stream::TlsAcceptor::new(
                     tls,
                     HEAD_WITHIN,
-                    // Behind a balancer every connection comes from its address.
-                    (serve.connections_per_address > 0 && serve.forwarded_for_header.is_none())
-                        .then(|| Admission::new(serve.connections_per_address)),
+                    Admission::new(most, per_address),
                 ))
                 .handle(handle)
                 .serve(service)
                 .await
         }
         None => {
-            // TCP_NODELAY on every connection: a move is one small frame, and without it the
-            // frame waits for the peer's delayed ACK (about 40 ms on Linux) whenever one is
-            // outstanding.
             timed(axum_server::bind(serve.listen))
-                .acceptor(axum_server::accept::NoDelayAcceptor::new())
+                .acceptor(admission::PlainAcceptor {
+                    admission: Admission::new(most, None),
+                })
                 .handle(handle)
                 .serve(service)
                 .await

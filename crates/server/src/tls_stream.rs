@@ -59,18 +59,18 @@ const OUTGOING_LIMIT: usize = 64 * 1024;
 pub struct TlsAcceptor {
     config: Arc<ServerConfig>,
     deadlines: Deadlines,
-    /// Connections at once per address; none: no limit.
-    admission: Option<Arc<Admission>>,
+    /// Connections at once, in all and per address.
+    admission: Arc<Admission>,
 }
 
 impl TlsAcceptor {
     /// An acceptor for this configuration, whose clients must send their first request's
     /// opening bytes within `opening_within` of their handshake, and may hold as many
-    /// connections at once as `admission` lets each address.
+    /// connections at once as `admission` lets them.
     pub fn new(
         config: Arc<ServerConfig>,
         opening_within: Duration,
-        admission: Option<Arc<Admission>>,
+        admission: Arc<Admission>,
     ) -> Self {
         Self {
             config,
@@ -101,16 +101,11 @@ impl<S: Send + 'static> axum_server::accept::Accept<TcpStream, S> for TlsAccepto
         let config = Arc::clone(&self.config);
         let deadlines = self.deadlines;
         // Before the handshake, which is what costs: a refused connection is closed at once.
-        let admitted = match (&self.admission, tcp.peer_addr()) {
-            (None, _) => Ok(None),
-            (Some(admission), Ok(peer)) => admission.admit(peer.ip()).map(Some).ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::ConnectionRefused,
-                    "too many connections from this address",
-                )
-            }),
-            (Some(_), Err(e)) => Err(e),
-        };
+        let admitted = tcp.peer_addr().and_then(|peer| {
+            self.admission.admit(peer.ip()).ok_or_else(|| {
+                io::Error::new(io::ErrorKind::ConnectionRefused, "too many connections")
+            })
+        });
         Box::pin(async move {
             let admitted = admitted?;
             // A move is one small frame: without TCP_NODELAY it waits for the peer's delayed
@@ -122,7 +117,7 @@ impl<S: Send + 'static> axum_server::accept::Accept<TcpStream, S> for TlsAccepto
                     .map_err(|_| {
                         io::Error::new(io::ErrorKind::TimedOut, "the TLS handshake took too long")
                     })??;
-            stream.admitted = admitted;
+            stream.admitted = Some(admitted);
             Ok((stream, service))
         })
     }
@@ -157,7 +152,7 @@ pub struct TlsStream {
     h2: bool,
     /// The bytes read so far open HTTP/2.
     like_h2: bool,
-    /// Its place among its address's connections, given back when it is dropped.
+    /// Its place among the connections, given back when it is dropped.
     admitted: Option<Admitted>,
 }
 

@@ -991,3 +991,40 @@ async fn an_address_holds_at_most_its_connections_when_they_come_at_once() {
         assert_eq!(held, 4, "round {round}");
     }
 }
+
+/// Many addresses together cannot take every file descriptor either: past `--max-connections`
+/// a new connection is closed as soon as it is accepted, over TLS and over plain HTTP behind a
+/// balancer (whose one address holds them all), when they all come at once, round after round.
+#[tokio::test]
+async fn the_server_holds_at_most_its_connections_in_all_when_they_come_at_once() {
+    let tls: &[&str] = &["--connections-per-address", "0", "--max-connections", "5"];
+    let plain: &[&str] = &[
+        "--plain-http",
+        "--forwarded-for-header",
+        "x-forwarded-for",
+        "--max-connections",
+        "5",
+    ];
+    for (round, flags) in [tls, plain, tls, plain].into_iter().enumerate() {
+        let server = Server::start(Db::Sqlite, flags).await;
+        let c = server.client();
+        // Its request keeps one of the five in the client's pool.
+        let room = c
+            .create_room(
+                velha_api::RoomBoard::Classic,
+                "Ana",
+                Some(velha_api::Avatar::Nino),
+            )
+            .await
+            .unwrap()
+            .room
+            .id;
+        let mut opened = join_all((0..20).map(|_| c.room_live(&room, ""))).await;
+        let held = opened.iter().filter(|o| o.is_ok()).count();
+        assert_eq!(held, 4, "round {round}, {flags:?}");
+        // A place comes back when a connection ends.
+        let one = opened.iter().position(Result::is_ok).unwrap();
+        opened.swap_remove(one).unwrap().close().await;
+        assert!(room_live_again(&c, &room).await, "round {round}");
+    }
+}
