@@ -46,12 +46,12 @@ impl ClassicSession {
         }
     }
 
-    /// The session as the device keeps it (`kept.rs`).
-    pub fn kept(&self) -> String {
-        let rival = match self.rival {
-            Some(Rival::Computer(who)) => who.protocol_name(),
-            Some(Rival::Friend) => "friend",
-            None => "-",
+    /// The session as the device keeps it (`kept.rs`); nothing while no rival is chosen:
+    /// there is nothing to go back to, and a device that keeps nothing fetches the reader late.
+    pub fn kept(&self) -> Option<String> {
+        let rival = match self.rival? {
+            Rival::Computer(who) => who.protocol_name(),
+            Rival::Friend => "friend",
         };
         let mut w = Writer::new(KEPT);
         w.field("rival", rival)
@@ -64,14 +64,13 @@ impl ClassicSession {
                 let side = b.side_to_move().index();
                 format!("{} {} {side}", b.mask(Player::X), b.mask(Player::O))
             });
-        w.into_text()
+        Some(w.into_text())
     }
 
     /// A session the device kept; `None` when `text` is not one.
     pub fn from_kept(text: &str) -> Option<ClassicSession> {
         let mut r = Reader::new(text, KEPT)?;
         let rival = match r.field("rival")? {
-            "-" => None,
             "friend" => Some(Rival::Friend),
             name => Some(Rival::Computer(
                 Character::ALL
@@ -114,6 +113,11 @@ impl ClassicSession {
         let mut all = self.game.earlier().to_vec();
         all.push(*self.game.position());
         all
+    }
+
+    /// A move is made and the game goes on: PARAR would lose something.
+    pub fn mid_game(&self) -> bool {
+        self.game.ply() > 0 && self.game.to_move().is_some()
     }
 
     /// The series so far, for X.
@@ -304,9 +308,9 @@ mod tests {
             .find(|c| session.board().piece(*c).is_none())
             .expect("an empty cell");
         assert!(!session.press(empty), "two marks of each make no line");
-        let text = session.kept();
+        let text = session.kept().expect("a game to keep");
         let mut back = ClassicSession::from_kept(&text).expect("kept lines read back");
-        assert_eq!(back.kept(), text);
+        assert_eq!(back.kept().expect("a game to keep"), text);
         assert_eq!(back.positions(), session.positions());
         assert_eq!(back.score(), session.score());
         assert_eq!(back.game_number(), session.game_number());
@@ -323,10 +327,23 @@ mod tests {
         assert_eq!(back.score(), session.score());
         // Kept once it ended and counted, a press read back counts nothing more.
         let score = back.score();
-        let mut again = ClassicSession::from_kept(&back.kept()).expect("kept lines");
+        let mut again =
+            ClassicSession::from_kept(&back.kept().expect("a game to keep")).expect("kept lines");
         assert!(!again.press(Cell::ALL[0]));
         assert_eq!(again.score(), score, "the finished game counted once");
         assert_eq!(score.wins + score.draws + score.losses, 2);
+    }
+
+    #[test]
+    fn classic_r05_a_series_is_kept_from_the_choice_of_a_rival_to_the_choice_of_another() {
+        let mut session = ClassicSession::new(2);
+        assert_eq!(session.kept(), None, "nothing to go back to");
+        assert!(!session.face(Rival::Computer(Character::Nino)));
+        assert!(session.kept().is_some());
+        session.stop();
+        assert!(session.kept().is_some(), "the series' final score");
+        session.choose_again();
+        assert_eq!(session.kept(), None);
     }
 
     #[test]
@@ -334,7 +351,7 @@ mod tests {
         let mut session = ClassicSession::new(2);
         assert!(!session.face(Rival::Friend));
         assert!(!session.press(cell("b2")));
-        let text = session.kept();
+        let text = session.kept().expect("a game to keep");
         assert!(ClassicSession::from_kept(&text).is_some());
         let damaged = [
             String::new(),

@@ -45,17 +45,15 @@ pub const KEPT: &str = "cube";
 
 impl CubeSession {
     /// The session as the device keeps it (`kept.rs`); a refusal is told once, not kept.
-    pub fn kept(&self) -> String {
-        let setup = match self.setup {
-            Some((level, velha)) => {
-                format!(
-                    "{} {}",
-                    level.number(),
-                    if velha { "velha" } else { "friend" }
-                )
-            }
-            None => "-".to_owned(),
-        };
+    /// Nothing before a mode is chosen: there is nothing to go back to, and a device that
+    /// keeps nothing fetches the reader late.
+    pub fn kept(&self) -> Option<String> {
+        let (level, velha) = self.setup?;
+        let setup = format!(
+            "{} {}",
+            level.number(),
+            if velha { "velha" } else { "friend" }
+        );
         let mut w = Writer::new(KEPT);
         w.field("setup", setup)
             .flag("counted", self.counted)
@@ -70,29 +68,24 @@ impl CubeSession {
                     c.counted_turns(Player::O)
                 )
             });
-        w.into_text()
+        Some(w.into_text())
     }
 
     /// A session the device kept; `None` when `text` is not one.
     pub fn from_kept(text: &str) -> Option<CubeSession> {
         let mut r = Reader::new(text, KEPT)?;
-        let setup = match r.field("setup")? {
-            "-" => None,
-            both => {
-                let (level, who) = both.split_once(' ')?;
-                let level = match level {
-                    "1" => Level::One,
-                    "2" => Level::Two,
-                    _ => return None,
-                };
-                let velha = match who {
-                    "velha" => true,
-                    "friend" => false,
-                    _ => return None,
-                };
-                Some((level, velha))
-            }
+        let (level, who) = r.field("setup")?.split_once(' ')?;
+        let level = match level {
+            "1" => Level::One,
+            "2" => Level::Two,
+            _ => return None,
         };
+        let velha = match who {
+            "velha" => true,
+            "friend" => false,
+            _ => return None,
+        };
+        let setup = Some((level, velha));
         let session = CubeSession {
             setup,
             counted: r.flag("counted")?,
@@ -141,6 +134,11 @@ impl CubeSession {
         let mut all = self.game.earlier().to_vec();
         all.push(*self.game.position());
         all
+    }
+
+    /// A move is made and the game goes on: PARAR would lose something.
+    pub fn mid_game(&self) -> bool {
+        self.game.ply() > 0 && self.game.to_move().is_some()
     }
 
     /// The person's last action refused, and why.
@@ -311,8 +309,12 @@ mod tests {
         // The page went away while the Velha had to move: it still has to.
         assert!(session.act(action("a2")).is_ok());
         assert!(session.velha_to_move());
-        let mut back = CubeSession::from_kept(&session.kept()).expect("kept lines");
-        assert_eq!(back.kept(), session.kept());
+        let mut back =
+            CubeSession::from_kept(&session.kept().expect("a game to keep")).expect("kept lines");
+        assert_eq!(
+            back.kept().expect("a game to keep"),
+            session.kept().expect("a game to keep")
+        );
         assert_eq!(back.positions(), session.positions());
         assert_eq!(back.setup(), Some((Level::Two, true)));
         assert!(back.velha_to_move());
@@ -320,17 +322,33 @@ mod tests {
         assert!(back.act(action("a3")).expect("the winning mark").ended);
         assert_eq!(back.velha_result(), Some(Player::X));
         // Kept after it counted, it does not count again.
-        let mut again = CubeSession::from_kept(&back.kept()).expect("kept lines");
+        let mut again =
+            CubeSession::from_kept(&back.kept().expect("a game to keep")).expect("kept lines");
         assert_eq!(again.velha_result(), None);
-        // Choosing, between friends, at level 1.
-        assert!(CubeSession::from_kept(&CubeSession::default().kept()).is_some());
+        // Choosing keeps nothing; then between friends, at level 1.
+        assert_eq!(CubeSession::default().kept(), None);
         let mut friends = CubeSession::default();
         friends.choose(Level::One, false);
-        let read = CubeSession::from_kept(&friends.kept()).expect("kept lines");
+        let read =
+            CubeSession::from_kept(&friends.kept().expect("a game to keep")).expect("kept lines");
         assert_eq!(read.setup(), Some((Level::One, false)));
-        assert!(CubeSession::from_kept(&friends.kept().replace("setup 1", "setup 3")).is_none());
         assert!(
-            CubeSession::from_kept(&friends.kept().replace("setup 1", "setup 2")).is_none(),
+            CubeSession::from_kept(
+                &friends
+                    .kept()
+                    .expect("a game to keep")
+                    .replace("setup 1", "setup 3")
+            )
+            .is_none()
+        );
+        assert!(
+            CubeSession::from_kept(
+                &friends
+                    .kept()
+                    .expect("a game to keep")
+                    .replace("setup 1", "setup 2")
+            )
+            .is_none(),
             "a level-1 game kept as level 2's"
         );
     }

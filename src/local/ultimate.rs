@@ -79,8 +79,13 @@ impl UltimateSession {
         if v2 { "v2" } else { "super" }
     }
 
-    /// The session as the device keeps it (`kept.rs`).
-    pub fn kept(&self) -> String {
+    /// The session as the device keeps it (`kept.rs`); nothing while no rival is chosen and
+    /// the coin, not the players, picked the starter: there is nothing to go back to, and a
+    /// device that keeps nothing fetches the reader late.
+    pub fn kept(&self) -> Option<String> {
+        if self.rival.is_none() && self.tossed {
+            return None;
+        }
         let rival = match self.rival {
             Some(Rival::Computer(d)) => d.protocol_name(),
             Some(Rival::Friend) => "friend",
@@ -111,7 +116,7 @@ impl UltimateSession {
                     g.lost_turns(Player::O)
                 )
             });
-        w.into_text()
+        Some(w.into_text())
     }
 
     /// A session of 2.0 (`v2`) or Super the device kept, 2.0's turns lasting `move_ms`, read
@@ -182,6 +187,11 @@ impl UltimateSession {
         let mut all = self.game.earlier().to_vec();
         all.push(*self.game.position());
         all
+    }
+
+    /// A move is made and the game goes on: PARAR would lose something.
+    pub fn mid_game(&self) -> bool {
+        self.game.ply() > 0 && self.game.to_move().is_some()
     }
 
     /// The number of the game on the board: each game begun has a new one.
@@ -455,10 +465,10 @@ mod tests {
             Some(false),
             "the computer's turn ran out"
         );
-        let text = session.kept();
+        let text = session.kept().expect("a game to keep");
         // Back within the person's turn: the same clock.
         let mut back = UltimateSession::from_kept(&text, true, TURN, TURN + 500).expect("kept");
-        assert_eq!(back.kept(), text);
+        assert_eq!(back.kept().expect("a game to keep"), text);
         assert_eq!(back.positions(), session.positions());
         assert_eq!(back.lost_turn(), Some(Player::O));
         assert_eq!(back.rival(), Some(Rival::Computer(Difficulty::Hard)));
@@ -485,7 +495,7 @@ mod tests {
         let mut thinking = UltimateSession::new(true, Player::X, TURN, 0);
         assert!(!thinking.face(Rival::Computer(Difficulty::Easy), 0));
         assert!(!thinking.press(cell("e5"), 10));
-        let kept = thinking.kept();
+        let kept = thinking.kept().expect("a game to keep");
         let mut back = UltimateSession::from_kept(&kept, true, TURN, later).expect("kept");
         assert_eq!(back.computer_to_think(), Some(1));
         assert_eq!(back.seconds_left(), 1);
@@ -495,10 +505,17 @@ mod tests {
         let huge = text.replace("games 1", "games 4294967295");
         assert!(UltimateSession::from_kept(&huge, true, TURN, 0).is_none());
         let mut sup = UltimateSession::new(false, Player::O, TURN, 0);
+        assert_eq!(
+            sup.kept(),
+            None,
+            "only the coin has spoken: nothing to go back to"
+        );
         sup.agree_starter(Player::O);
+        assert!(sup.kept().is_some(), "a starter the players agreed on");
         assert!(!sup.face(Rival::Friend, 0));
         assert!(!sup.press(cell("a1"), 0));
-        let back = UltimateSession::from_kept(&sup.kept(), false, TURN, 0).expect("Super's");
+        let back = UltimateSession::from_kept(&sup.kept().expect("a game to keep"), false, TURN, 0)
+            .expect("Super's");
         assert_eq!((back.first(), back.tossed()), (Player::O, false));
         assert_eq!(back.grid(), sup.grid());
         assert!(!back.clock_runs());

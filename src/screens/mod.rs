@@ -67,7 +67,7 @@ pub fn use_kept<S: 'static>(
     name: &'static str,
     read: impl FnOnce(&str) -> Option<S>,
     fresh: impl FnOnce() -> S,
-    write: fn(&S) -> String,
+    write: fn(&S) -> Option<String>,
 ) -> Signal<S> {
     let session = use_signal(|| {
         platform::load(&kept::key(name))
@@ -85,28 +85,38 @@ pub fn use_kept<S: 'static>(
     session
 }
 
+/// A session's text: `lines(true)` reads the session as a signal (the effect runs again when
+/// it changes), `lines(false)` without subscribing, as the screen is unmounted; either is
+/// `None` when the signal is gone, `Some(None)` when there is nothing to keep.
+type Lines = Rc<dyn Fn(bool) -> Option<Option<String>>>;
+
 /// Writes what `lines` gives whenever the session it reads changes, and once more as the
-/// screen goes: a change made on the way out (PARAR, then home) has no render after it.
-/// `lines(true)` reads the session as a signal (the effect runs again when it changes),
-/// `lines(false)` without subscribing, as the screen is unmounted. Not generic: each game's
-/// own copy of the effect cost the first download several KB.
-fn keep_writing(name: &'static str, lines: Rc<dyn Fn(bool) -> Option<String>>) {
+/// screen goes: a change made on the way out (PARAR, then home) has no render after it. Not
+/// generic: each game's own copy of the effect cost the first download several KB.
+fn keep_writing(name: &'static str, lines: Lines) {
     let last_lines = lines.clone();
     // 2.0's clock rewrites the session five times a second: only a change is written.
-    let mut last = String::new();
+    let mut last = None;
     use_effect(move || {
         if let Some(text) = lines(true)
-            && text != last
+            && last.as_ref() != Some(&text)
         {
-            platform::save(&kept::key(name), &text);
-            last = text;
+            keep(name, text.as_deref());
+            last = Some(text);
         }
     });
     use_drop(move || {
         if let Some(text) = last_lines(false) {
-            platform::save(&kept::key(name), &text);
+            keep(name, text.as_deref());
         }
     });
+}
+
+fn keep(name: &str, text: Option<&str>) {
+    match text {
+        Some(text) => platform::save(&kept::key(name), text),
+        None => platform::forget(&kept::key(name)),
+    }
 }
 
 /// The bar at the top of every screen but home: back to home, and the screen's title. A local

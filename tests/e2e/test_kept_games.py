@@ -2,6 +2,8 @@
 back button, or the phone closing the app. Each local game is kept on the device after every
 change and found as it was; PARAR is the way out of it, at any moment."""
 
+from playwright.sync_api import expect
+
 from conftest import shot
 from test_app import status, wait_for_person
 
@@ -49,7 +51,8 @@ def test_classic_r05_a_series_against_a_character_survives_a_reload_and_the_back
     assert "sem resultado" in ask.inner_text()
     shot(phone, "classic-stop-asks")
     phone.click("[data-action=keep-playing]")
-    assert ask.count() == 0 and board(phone) == during
+    expect(ask).to_have_count(0)
+    assert board(phone) == during
     # Said yes, it ends the series: the unfinished game counts nothing.
     phone.click("[data-action=stop]")
     phone.click("[data-action=confirm-stop]")
@@ -138,4 +141,62 @@ def test_a_reload_on_a_kept_game_waits_for_its_reader_rather_than_start_anew(bro
     page.wait_for_selector("[data-cell]", timeout=30000)
     assert board(page) == before
     assert status(page) == "ongoing X"
+    context.close()
+
+
+def test_classic_r05_a_game_that_ends_while_parar_asks_leaves_no_question_in_the_next(phone):
+    phone.click("[data-game=classic]")
+    phone.click("[data-rival=friend]")
+    for cell in ("a1", "b1", "a2", "b2"):
+        phone.click(f"[data-cell={cell}]")
+    phone.click("[data-action=stop]")
+    phone.wait_for_selector("[data-asking=stop]")
+    # The board stays in play under the question: X makes a line with it open.
+    phone.click("[data-cell=a3]")
+    assert status(phone) == "win X"
+    expect(phone.locator("[data-asking=stop]")).to_have_count(0)
+    phone.click("[data-action=another]")
+    phone.click("[data-cell=b2]")
+    phone.wait_for_selector("[data-cell=b2]:not([aria-label$=vazio])")
+    assert phone.locator("[data-asking=stop]").count() == 0, "nobody pressed PARAR in this game"
+
+
+def first_asked(page, asked):
+    """Which of the kept games' and the account's modules the page asked for first, once it
+    asked for both."""
+    for _ in range(300):
+        names = [n for n in asked if n.startswith(("split_kept", "split_account"))]
+        if {n.split("-")[0] for n in names} == {"split_kept", "split_account"}:
+            return names[0].split("-")[0]
+        page.wait_for_timeout(100)
+    raise AssertionError(f"not both asked for: {asked}")
+
+
+def test_the_reader_of_kept_games_comes_first_only_on_a_device_that_keeps_one(browser, base_url):
+    """A guest's likely next screen is the account: its module goes first, and the kept games'
+    reader after it, unless the device keeps a game, where a reload on that game's screen
+    waits for the reader. A series ended and left for the choice of a rival keeps nothing."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
+                                  has_touch=True, locale="pt-BR", service_workers="block")
+    page = context.new_page()
+    asked = []
+    page.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]))
+    page.goto(base_url)
+    assert first_asked(page, asked) == "split_account", "a fresh device"
+    page.click("[data-game=classic]")
+    page.click("[data-rival=nino]")
+    page.click("[data-cell=b2]")
+    wait_for_person(page)
+    asked.clear()
+    page.reload()
+    assert first_asked(page, asked) == "split_kept", "a device with a game in progress"
+    page.wait_for_selector("[data-cell]", timeout=30000)
+    page.click("[data-action=stop]")
+    page.click("[data-action=confirm-stop]")
+    page.click("text=Escolha o adversário")
+    page.wait_for_selector("[data-rival=nino]")
+    asked.clear()
+    page.reload()
+    assert first_asked(page, asked) == "split_account", "nothing left to go back to"
+    page.wait_for_selector("[data-rival=nino]", timeout=30000)
     context.close()
