@@ -108,7 +108,7 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
                     button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); change(&ClassicSession::another_game) }, "{t.another_game}" }
                 }
                 // Shown mid-game too: leaving keeps the game, so this is the only way to end it.
-                StopButton { mid_game: !status.is_over(), onstop: move |()| session.with_mut(ClassicSession::stop) }
+                StopButton { mid_game: s.mid_game(), onstop: move |()| session.with_mut(ClassicSession::stop) }
             }
             if status.is_over() {
                 WhereWrong { review, can_open: s.person().is_some_and(|p| lost(status, p)),

@@ -159,7 +159,7 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
                     }
                 }
                 // Shown mid-game too: leaving keeps the game, so this is the only way to end it.
-                StopButton { mid_game: !status.is_over(),
+                StopButton { mid_game: s.mid_game(),
                     onstop: move |()| {
                         if let Some(task) = thinking.take() {
                             task.cancel();

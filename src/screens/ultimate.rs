@@ -227,7 +227,7 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                 button { class: "primary", "data-action": "another", onclick: move |_| { review.close(); after_move(session.with_mut(|s| s.another_game(now()))) }, "{t.another_game}" }
             }
             // Shown mid-game too: leaving keeps the game, so this is the only way to end it.
-            StopButton { mid_game: !status.is_over(),
+            StopButton { mid_game: s.mid_game(),
                 onstop: move |()| {
                     if let Some(task) = thinking.take() {
                         task.cancel();
