@@ -1,6 +1,7 @@
-//! What a guest has typed in the sign-in and sign-up forms, kept for the visit so that a
-//! reload, the back button or a page the phone discarded brings the form back as it was.
-//! Never the password: it would outlive the form in storage anyone with the device can read.
+//! What a guest has typed in the sign-in and sign-up forms, kept so that a reload, the back
+//! button or an app the phone closed brings the form back as it was: on the web for the tab's
+//! life (sessionStorage), in the app until the player is in (a file). Never the password: it
+//! would outlive the form in storage anyone with the device can read.
 
 use crate::platform;
 

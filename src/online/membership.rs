@@ -21,9 +21,13 @@ pub enum Membership {
 /// cookie, and asking the server on every start would cost every guest a request.
 const SIGNED_IN_KEY: &str = "cubo-da-velha.signed-in";
 
-/// Remembers that this device is signed in (or no longer is).
+/// Remembers that this device is signed in (or no longer is). Signed in, what the forms kept
+/// is forgotten, whichever way the player came in: it would show again at the next sign-out.
 pub fn remember(signed_in: bool) {
     platform::save(SIGNED_IN_KEY, if signed_in { "1" } else { "" });
+    if signed_in {
+        crate::online::form_draft::FormDraft::forget();
+    }
 }
 
 /// A session ended from elsewhere (signed out from another device, the account deleted)
@@ -82,7 +86,10 @@ pub fn use_membership_provider() -> Signal<Membership> {
 pub fn session(answer: platform::Answer) -> crate::lazy::Later<Membership> {
     Box::pin(async {
         match client::read::<Account>(answer) {
-            Ok(account) => Membership::Member(refresh_country(account).await),
+            Ok(account) => {
+                remember(true);
+                Membership::Member(refresh_country(account).await)
+            }
             Err(Problem::Refused(_)) => {
                 remember(false);
                 Membership::Guest

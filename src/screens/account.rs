@@ -192,7 +192,6 @@ fn SignIn(forgot: EventHandler<()>) -> Element {
             match answer {
                 Ok(session) => {
                     remember(true);
-                    FormDraft::forget();
                     membership.set(Membership::Member(session.account));
                     None
                 }
@@ -289,7 +288,6 @@ fn GoogleSignIn(pending: Signal<Option<String>>) -> Element {
             match answer {
                 Ok(session) => {
                     remember(true);
-                    FormDraft::forget();
                     membership.set(Membership::Member(session.account));
                     None
                 }
