@@ -2,9 +2,10 @@
 //! address held every file descriptor the process had (20 000 idle HTTP/2 connections that
 //! answered pings, or HTTP/1.1 ones opened again as each was let go), and nobody else could
 //! connect; without a cap in all, many addresses together did the same, and the process had
-//! no descriptor left for its database, its e-mail or its pushes. A refused connection is
-//! closed as soon as it is accepted, before any handshake: an accept that failed for want of
-//! descriptors would leave it waiting in the kernel's queue instead.
+//! no descriptor left for its database, its e-mail or its pushes. A static file being sent
+//! holds a descriptor too, so it takes a place among the connections until it is sent. A
+//! refused connection is closed as soon as it is accepted, before any handshake: an accept
+//! that failed for want of descriptors would leave it waiting in the kernel's queue instead.
 //!
 //! Behind a balancer (`--forwarded-for-header`) every connection has the balancer's address,
 //! and the balancer's own limit per address applies (`limit_conn` in deploy/nginx.conf); the
@@ -17,14 +18,14 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 use crate::limits::address_key;
-
-/// An IPv6 /48, a site's whole allocation, may hold this many times an address's share: a
-/// client with a /48 has 65 536 /64s, each of them an address here.
-const SITE_SHARES: usize = 16;
 
 /// Descriptors kept for everything but client connections: the database's files and pool,
 /// e-mail, pushes, Google's keys, the listener and the runtime's own.
@@ -36,7 +37,7 @@ pub fn connection_cap(configured: usize, descriptors: Option<u64>) -> usize {
     let Some(descriptors) = descriptors else {
         return configured;
     };
-    // A small limit keeps half for the rest.
+    // Under 512, keeping 256 would leave clients little or nothing: the rest get half.
     let room = descriptors
         .saturating_sub(DESCRIPTORS_KEPT)
         .max(descriptors / 2);
@@ -45,25 +46,34 @@ pub fn connection_cap(configured: usize, descriptors: Option<u64>) -> usize {
         .max(1)
 }
 
-/// Raises the process's open-files limit to its hard limit (as Go's runtime does: the soft
-/// limit is often 1 024, a hundredth of what a game server holds) and says what it is now.
+/// Raises the process's open-files limit towards its hard limit (as Go's runtime does: the
+/// soft limit is often 1 024, a hundredth of what a game server holds), or towards enough for
+/// `connections` and the rest where the hard limit is none (macOS, which then refuses more
+/// than its own maximum: each refusal halves the ask), and says what it is now; `None`: no
+/// limit.
 #[cfg(unix)]
-pub fn raise_descriptor_limit() -> Option<u64> {
+pub fn raise_descriptor_limit(connections: usize) -> Option<u64> {
     use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
     let limit = getrlimit(Resource::Nofile);
-    let raised = Rlimit {
-        current: limit.maximum,
-        maximum: limit.maximum,
-    };
-    // `None` is no limit.
-    if limit.current != limit.maximum && setrlimit(Resource::Nofile, raised).is_ok() {
-        limit.maximum
-    } else {
-        limit.current
+    let current = limit.current?;
+    let wanted = u64::try_from(connections).unwrap_or(u64::MAX);
+    let mut ask = limit
+        .maximum
+        .unwrap_or(wanted.saturating_add(DESCRIPTORS_KEPT));
+    while ask > current {
+        let raised = Rlimit {
+            current: Some(ask),
+            maximum: limit.maximum,
+        };
+        if setrlimit(Resource::Nofile, raised).is_ok() {
+            return Some(ask);
+        }
+        ask /= 2;
     }
+    Some(current)
 }
 #[cfg(not(unix))]
-pub fn raise_descriptor_limit() -> Option<u64> {
+pub fn raise_descriptor_limit(_connections: usize) -> Option<u64> {
     None
 }
 
@@ -72,8 +82,19 @@ pub fn raise_descriptor_limit() -> Option<u64> {
 /// twice the open connections.
 pub struct Admission {
     total: usize,
-    per_address: Option<usize>,
+    shares: Option<Shares>,
     open: Mutex<Open>,
+}
+
+/// What one client may hold at once.
+#[derive(Clone, Copy, Debug)]
+pub struct Shares {
+    /// Connections from an address: an IPv4 one, or an IPv6 /64 (one household or phone is
+    /// given a whole /64).
+    pub address: usize,
+    /// Connections from an IPv6 /48 (a site's allocation: 65 536 /64s, each an address here;
+    /// but a carrier's pool gives many phones their /64s from one); 0: no limit.
+    pub network: usize,
 }
 
 #[derive(Default)]
@@ -89,13 +110,12 @@ pub struct Admitted {
 }
 
 impl Admission {
-    /// At most `total` connections at once, and `per_address` from one address (an IPv6 one
-    /// counts as its /64, and a /48 holds at most [`SITE_SHARES`] times as many); `None`:
-    /// behind a balancer, the total only.
-    pub fn new(total: usize, per_address: Option<usize>) -> Arc<Admission> {
+    /// At most `total` connections at once, and each client its `shares`; `None`: behind a
+    /// balancer, the total only.
+    pub fn new(total: usize, shares: Option<Shares>) -> Arc<Admission> {
         Arc::new(Admission {
             total,
-            per_address,
+            shares,
             open: Mutex::new(Open::default()),
         })
     }
@@ -107,17 +127,18 @@ impl Admission {
 
     /// The keys `peer` counts under, each with its limit.
     fn keys(&self, peer: IpAddr) -> Vec<(String, usize)> {
-        let Some(most) = self.per_address else {
+        let Some(shares) = self.shares else {
             return Vec::new();
         };
-        let mut keys = vec![(address_key(peer), most)];
+        let mut keys = vec![(address_key(peer), shares.address)];
         if let IpAddr::V6(v6) = peer
             && v6.to_ipv4_mapped().is_none()
+            && shares.network > 0
         {
             let s = v6.segments();
             keys.push((
                 format!("{:x}:{:x}:{:x}::/48", s[0], s[1], s[2]),
-                most.saturating_mul(SITE_SHARES),
+                shares.network,
             ));
         }
         keys
@@ -126,10 +147,23 @@ impl Admission {
     /// A place for a connection from `peer`; `None` when the server, its address or its
     /// network holds its most already.
     pub fn admit(self: &Arc<Self>, peer: IpAddr) -> Option<Admitted> {
-        let keys = self.keys(peer);
+        self.admit_keys(self.keys(peer), "connections in all")
+    }
+
+    /// A place for a file being sent: it holds a descriptor beside its connection's, so the
+    /// cap in all bounds descriptors and not only connections. `None` when none is left.
+    pub fn admit_file(self: &Arc<Self>) -> Option<Admitted> {
+        self.admit_keys(Vec::new(), "files in all")
+    }
+
+    fn admit_keys(
+        self: &Arc<Self>,
+        keys: Vec<(String, usize)>,
+        total_limit: &'static str,
+    ) -> Option<Admitted> {
         let mut open = self.open();
         let refused = if open.total >= self.total {
-            Some("connections in all")
+            Some(total_limit)
         } else {
             keys.iter()
                 .position(|(key, most)| open.held.get(key).is_some_and(|held| held >= most))
@@ -168,6 +202,56 @@ impl Drop for Admitted {
                 }
             }
         }
+    }
+}
+
+/// Takes a place for each static file being sent, kept by its body until the last byte is
+/// out or the client is gone: a file open is a descriptor. With none left the answer is 503
+/// at once rather than a wait, which clients that read slowly would make everyone's.
+pub async fn file_places(
+    State(admission): State<Arc<Admission>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let Some(place) = admission.admit_file() else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "2")],
+            "the server is full: try again in a moment",
+        )
+            .into_response();
+    };
+    next.run(request).await.map(|body| {
+        Body::new(Holding {
+            body,
+            _place: place,
+        })
+    })
+}
+
+/// A body holding its file's place.
+struct Holding {
+    body: Body,
+    _place: Admitted,
+}
+
+impl http_body::Body for Holding {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
     }
 }
 
@@ -251,9 +335,13 @@ impl AsyncWrite for Counted {
 mod tests {
     use super::*;
 
+    fn shares(address: usize, network: usize) -> Option<Shares> {
+        Some(Shares { address, network })
+    }
+
     #[test]
     fn an_address_holds_at_most_its_share_and_gets_places_back() {
-        let a = Admission::new(1000, Some(2));
+        let a = Admission::new(1000, shares(2, 0));
         let ana: IpAddr = "203.0.113.9".parse().unwrap();
         let first = a.admit(ana).unwrap();
         let _second = a.admit(ana).unwrap();
@@ -270,11 +358,11 @@ mod tests {
 
     #[test]
     fn a_network_of_many_addresses_holds_at_most_its_shares() {
-        let a = Admission::new(100_000, Some(2));
-        // Every /64 of one /48 with its own share, until the /48 holds 16 shares.
+        let a = Admission::new(100_000, shares(2, 32));
+        // Every /64 of one /48 with its own share, until the /48 holds its own.
         let site = |n: u16| IpAddr::from([0x2001, 0xdb8, 7, n, 0, 0, 0, 1]);
         let held: Vec<_> = (0..1000).filter_map(|n| a.admit(site(n))).collect();
-        assert_eq!(held.len(), 2 * SITE_SHARES);
+        assert_eq!(held.len(), 32);
         // Another /48 is another network; IPv4 addresses have no network.
         assert!(
             a.admit(IpAddr::from([0x2001, 0xdb8, 8, 0, 0, 0, 0, 1]))
@@ -289,8 +377,40 @@ mod tests {
     }
 
     #[test]
+    fn a_network_without_a_share_of_its_own_holds_what_its_addresses_do() {
+        let a = Admission::new(100_000, shares(2, 0));
+        let site = |n: u16| IpAddr::from([0x2001, 0xdb8, 7, n, 0, 0, 0, 1]);
+        let held: Vec<_> = (0..1000)
+            .flat_map(|n| [site(n); 3])
+            .filter_map(|ip| a.admit(ip))
+            .collect();
+        assert_eq!(
+            held.len(),
+            2000,
+            "two for each /64, none refused for its /48"
+        );
+    }
+
+    #[test]
+    fn files_being_sent_take_places_in_all_and_give_them_back() {
+        let a = Admission::new(3, shares(1, 0));
+        let connection = a.admit("203.0.113.9".parse().unwrap()).unwrap();
+        let files: Vec<_> = (0..5).filter_map(|_| a.admit_file()).collect();
+        assert_eq!(
+            files.len(),
+            2,
+            "one connection and two files fill three places"
+        );
+        assert!(a.admit("203.0.113.10".parse().unwrap()).is_none());
+        drop(files);
+        assert!(a.admit("203.0.113.10".parse().unwrap()).is_some());
+        drop(connection);
+        assert_eq!(a.open().total, 0);
+    }
+
+    #[test]
     fn the_server_holds_at_most_its_connections_in_all() {
-        for per_address in [Some(4), None] {
+        for per_address in [shares(4, 8), None] {
             let a = Admission::new(10, per_address);
             let held: Vec<_> = (0..=255)
                 .filter_map(|n| a.admit(IpAddr::from([198, 51, 100, n])))
@@ -309,7 +429,7 @@ mod tests {
 
     #[test]
     fn whatever_held_nothing_is_forgotten() {
-        let a = Admission::new(1000, Some(4));
+        let a = Admission::new(1000, shares(4, 16));
         let places: Vec<_> = (0..100)
             .map(|i| a.admit(IpAddr::from([198, 51, 100, i])).unwrap())
             .chain((0..100).map(|i| {

@@ -210,6 +210,8 @@ async fn no_such_path() -> AppError {
 
 /// How the routes answer besides their handlers.
 pub struct Answering {
+    /// The connections at once, among which a file being sent takes a place too.
+    pub admission: Arc<Admission>,
     /// Folder of the web build, served at /.
     pub web_root: Option<PathBuf>,
     /// Whether to send HSTS (only with a real certificate: a browser that saw it would refuse
@@ -321,6 +323,13 @@ pub fn router(app: Arc<App>, answering: Answering) -> (Router, utoipa::openapi::
                 .precompressed_br()
                 .precompressed_gzip()
                 .fallback(index);
+            let files =
+                Router::new()
+                    .fallback_service(files)
+                    .layer(axum::middleware::from_fn_with_state(
+                        answering.admission,
+                        admission::file_places,
+                    ));
             router.fallback_service(files)
         }
         None => router.fallback(|| async { (StatusCode::NOT_FOUND, "not found").into_response() }),
@@ -703,7 +712,29 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
             }
         }
     });
+    let configured = serve.max_connections as usize;
+    let descriptors = admission::raise_descriptor_limit(configured);
+    let most = admission::connection_cap(configured, descriptors);
+    if most < configured {
+        // Info, not a warning: the default is above most machines' limit.
+        tracing::info!(
+            configured,
+            most,
+            ?descriptors,
+            "fewer connections at once: the open-files limit leaves no more"
+        );
+    }
+    // Behind a balancer every connection comes from its address: the total only.
+    let shares = (tls.is_some()
+        && serve.connections_per_address > 0
+        && serve.forwarded_for_header.is_none())
+    .then_some(admission::Shares {
+        address: serve.connections_per_address,
+        network: serve.connections_per_network,
+    });
+    let admission = Admission::new(most, shares);
     let answering = Answering {
+        admission: admission.clone(),
         web_root: serve.web_root.clone(),
         hsts: serve.tls_cert.is_some(),
         timeout: Duration::from_millis(serve.request_timeout_ms),
@@ -739,39 +770,17 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         }
     });
     let service = router.into_make_service_with_connect_info::<SocketAddr>();
-    let descriptors = admission::raise_descriptor_limit();
-    let configured = serve.max_connections as usize;
-    let most = admission::connection_cap(configured, descriptors);
-    if most < configured {
-        // Info, not a warning: the default is above most machines' limit.
-        tracing::info!(
-            configured,
-            most,
-            ?descriptors,
-            "fewer connections at once: the open-files limit leaves no more"
-        );
-    }
     let served = match tls {
         Some(tls) => {
-            // Behind a balancer every connection comes from its address.
-            let per_address = (serve.connections_per_address > 0
-                && serve.forwarded_for_header.is_none())
-            .then_some(serve.connections_per_address);
             timed(axum_server::bind(serve.listen))
-                .acceptor(tls_stream::TlsAcceptor::new(
-                    tls,
-                    HEAD_WITHIN,
-                    Admission::new(most, per_address),
-                ))
+                .acceptor(tls_stream::TlsAcceptor::new(tls, HEAD_WITHIN, admission))
                 .handle(handle)
                 .serve(service)
                 .await
         }
         None => {
             timed(axum_server::bind(serve.listen))
-                .acceptor(admission::PlainAcceptor {
-                    admission: Admission::new(most, None),
-                })
+                .acceptor(admission::PlainAcceptor { admission })
                 .handle(handle)
                 .serve(service)
                 .await

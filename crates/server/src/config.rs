@@ -201,12 +201,15 @@ pub struct Serve {
     /// return to. Without it, the address the request came to.
     #[arg(long, env = "VELHA_PUBLIC_URL")]
     pub public_url: Option<reqwest::Url>,
-    /// Connections one client address may hold at once (an IPv6 address counts as its /64,
-    /// and its /48 holds at most 16 times as many); more are closed before their handshake.
-    /// 0: no limit. Not behind a balancer (with `--forwarded-for-header`), whose own address
-    /// every connection has: its limit applies.
+    /// Connections one client address may hold at once (an IPv6 address counts as its /64);
+    /// more are closed before their handshake. 0: no limit. Not behind a balancer (with
+    /// `--forwarded-for-header`), whose own address every connection has: its limit applies.
     #[arg(long, env = "VELHA_CONNECTIONS_PER_ADDRESS", default_value_t = 256)]
     pub connections_per_address: usize,
+    /// Connections one IPv6 /48 may hold at once, whatever its /64s; 0: no limit. Like
+    /// `--connections-per-address`, only where clients reach the server directly.
+    #[arg(long, env = "VELHA_CONNECTIONS_PER_NETWORK", default_value_t = 4096)]
+    pub connections_per_network: usize,
     /// Connections the process holds at once; more are closed as soon as they are accepted.
     /// Lowered, if need be, to leave 256 of the open-files limit (which the server raises to
     /// its hard limit) to the database, e-mail and pushes.

@@ -1028,3 +1028,63 @@ async fn the_server_holds_at_most_its_connections_in_all_when_they_come_at_once(
         assert!(room_live_again(&c, &room).await, "round {round}");
     }
 }
+
+/// The status of `GET path` on a connection of its own, read to its end.
+async fn status_of(server: &Server, path: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tls = crate::common::tls_offering(server, &[]).await;
+    let request = format!("GET {path} HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n");
+    tls.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    // A connection refused at once ends with no answer at all.
+    let _ = tls.read_to_end(&mut answer).await;
+    String::from_utf8_lossy(&answer)
+        .lines()
+        .next()
+        .unwrap_or("no answer")
+        .to_owned()
+}
+
+/// A static file being sent holds a descriptor beside its connection's: it takes a place
+/// among `--max-connections` until its last byte is out, so that slow downloads cannot take
+/// the descriptors the cap leaves to the database; with no place left a file is a 503 at
+/// once, not a wait, and the places come back when the download ends.
+#[tokio::test]
+async fn a_file_being_sent_takes_a_place_among_the_connections() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let web = tempfile::tempdir().unwrap();
+    std::fs::write(
+        web.path().join("index.html"),
+        "<!doctype html><title>t</title>",
+    )
+    .unwrap();
+    // Far more than the sockets' buffers hold: its sending waits for its reader.
+    std::fs::write(web.path().join("big.bin"), vec![7u8; 64 << 20]).unwrap();
+    let root = web.path().to_str().unwrap().to_owned();
+    let server = Server::start(Db::Sqlite, &["--web-root", &root, "--max-connections", "3"]).await;
+    assert_eq!(status_of(&server, "/index.html").await, "HTTP/1.1 200 OK");
+    // A slow reader: its connection and its file take two of the three places.
+    let mut slow = crate::common::tls_offering(&server, &[]).await;
+    slow.write_all(b"GET /big.bin HTTP/1.1\r\nhost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let mut head = [0u8; 12];
+    slow.read_exact(&mut head).await.unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    // The third is the next connection's, and its file finds none.
+    let refused = status_of(&server, "/index.html").await;
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    drop(slow);
+    let mut answered = refused;
+    for _ in 0..50 {
+        answered = status_of(&server, "/index.html").await;
+        if answered == "HTTP/1.1 200 OK" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        answered, "HTTP/1.1 200 OK",
+        "the slow reader's places came back"
+    );
+}
