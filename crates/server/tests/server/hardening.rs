@@ -933,6 +933,19 @@ async fn on_m05_a_player_holds_a_bounded_number_of_connections(db: Db) {
 }
 on_both!(on_m05_a_player_holds_a_bounded_number_of_connections);
 
+/// A classic room's id, made by `c` (whose pool then keeps a connection open).
+async fn a_room(c: &Client) -> String {
+    c.create_room(
+        velha_api::RoomBoard::Classic,
+        "Ana",
+        Some(velha_api::Avatar::Nino),
+    )
+    .await
+    .unwrap()
+    .room
+    .id
+}
+
 /// One address cannot take every connection (and file descriptor) the server has: past
 /// `--connections-per-address` a new connection is closed before its handshake, and a place
 /// comes back when one of the address's connections ends.
@@ -941,16 +954,7 @@ async fn an_address_holds_at_most_its_connections_at_once() {
     let server = Server::start(Db::Sqlite, &["--connections-per-address", "5"]).await;
     let c = server.client();
     // Its requests keep one connection open in the client's pool.
-    let room = c
-        .create_room(
-            velha_api::RoomBoard::Classic,
-            "Ana",
-            Some(velha_api::Avatar::Nino),
-        )
-        .await
-        .unwrap()
-        .room
-        .id;
+    let room = a_room(&c).await;
     let mut held = Vec::new();
     for _ in 0..4 {
         held.push(c.room_live(&room, "").await.unwrap());
@@ -976,16 +980,7 @@ async fn an_address_holds_at_most_its_connections_when_they_come_at_once() {
         let server = Server::start(Db::Sqlite, &["--connections-per-address", "5"]).await;
         let c = server.client();
         // Its request keeps one of the five in the client's pool.
-        let room = c
-            .create_room(
-                velha_api::RoomBoard::Classic,
-                "Ana",
-                Some(velha_api::Avatar::Nino),
-            )
-            .await
-            .unwrap()
-            .room
-            .id;
+        let room = a_room(&c).await;
         let opened = join_all((0..20).map(|_| c.room_live(&room, ""))).await;
         let held = opened.iter().filter(|o| o.is_ok()).count();
         assert_eq!(held, 4, "round {round}");
@@ -1009,16 +1004,7 @@ async fn the_server_holds_at_most_its_connections_in_all_when_they_come_at_once(
         let server = Server::start(Db::Sqlite, flags).await;
         let c = server.client();
         // Its request keeps one of the five in the client's pool.
-        let room = c
-            .create_room(
-                velha_api::RoomBoard::Classic,
-                "Ana",
-                Some(velha_api::Avatar::Nino),
-            )
-            .await
-            .unwrap()
-            .room
-            .id;
+        let room = a_room(&c).await;
         let mut opened = join_all((0..20).map(|_| c.room_live(&room, ""))).await;
         let held = opened.iter().filter(|o| o.is_ok()).count();
         assert_eq!(held, 4, "round {round}, {flags:?}");
