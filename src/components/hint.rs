@@ -4,6 +4,8 @@
 use dioxus::prelude::*;
 
 use crate::app::use_texts;
+use crate::local::kept::hints_key;
+use crate::platform;
 
 /// Hints one game allows.
 pub const HINTS_PER_GAME: u8 = 3;
@@ -28,6 +30,22 @@ impl<P: Copy + PartialEq, A: Copy> Default for Hints<P, A> {
 }
 
 impl<P: Copy + PartialEq, A: Copy> Hints<P, A> {
+    /// The hints the device keeps for the screen of the game `name` (a reload gives none
+    /// back: three a game, ANA-10); none is shown.
+    pub fn kept(name: &str) -> Self {
+        let (game, used) = kept_used(name).unwrap_or_default();
+        Hints {
+            game,
+            used,
+            shown: None,
+        }
+    }
+
+    /// Keeps the hints used on the device, for the screen of the game `name`.
+    pub fn keep(&self, name: &str) {
+        keep_used(name, self.game, self.used);
+    }
+
     /// Hints left in the game numbered `game`.
     pub fn left(&self, game: u32) -> u8 {
         if self.game == game {
@@ -58,6 +76,28 @@ impl<P: Copy + PartialEq, A: Copy> Hints<P, A> {
         self.used += 1;
         self.shown = Some((position, action));
         true
+    }
+}
+
+/// The game number and the hints it used, as kept; not generic, so one copy serves every
+/// screen.
+fn kept_used(name: &str) -> Option<(u32, u8)> {
+    read_used(&platform::load(&hints_key(name))?)
+}
+
+fn read_used(text: &str) -> Option<(u32, u8)> {
+    let (game, used) = text.split_once(' ')?;
+    Some((
+        game.parse().ok()?,
+        used.parse::<u8>().ok()?.min(HINTS_PER_GAME),
+    ))
+}
+
+fn keep_used(name: &str, game: u32, used: u8) {
+    if used == 0 {
+        platform::forget(&hints_key(name));
+    } else {
+        platform::save(&hints_key(name), &format!("{game} {used}"));
     }
 }
 
@@ -93,6 +133,19 @@ pub fn HintRow(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ana_10_kept_hints_read_back_and_damaged_ones_are_none() {
+        assert_eq!(read_used("7 2"), Some((7, 2)));
+        assert_eq!(
+            read_used("7 200"),
+            Some((7, HINTS_PER_GAME)),
+            "never more than a game has"
+        );
+        for damaged in ["", "7", "7 x", "-1 2", "7 2 3", "7 300"] {
+            assert_eq!(read_used(damaged), None, "{damaged:?}");
+        }
+    }
 
     #[test]
     fn ana_10_three_hints_a_game_each_for_the_position_it_was_asked_in() {

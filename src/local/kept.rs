@@ -19,6 +19,11 @@ pub fn key(game: &str) -> String {
     format!("cubo-da-velha.game.{game}")
 }
 
+/// Where the device keeps the hints the game on the board of `game`'s screen used.
+pub fn hints_key(game: &str) -> String {
+    format!("cubo-da-velha.game.{game}.hints")
+}
+
 /// The lines of a kept session, written field after field.
 pub struct Writer(String);
 

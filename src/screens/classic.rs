@@ -28,7 +28,8 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
         || ClassicSession::new(random_seed()),
         ClassicSession::kept,
     );
-    let mut hints = use_signal(Hints::<Classic, Cell>::default);
+    let mut hints = use_signal(|| Hints::<Classic, Cell>::kept(KEPT));
+    use_effect(move || hints.read().keep(KEPT));
     let review = use_review();
     // Whatever finished a game buzzes once, as the series counts it.
     let mut change = move |happen: &dyn Fn(&mut ClassicSession) -> bool| {

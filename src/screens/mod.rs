@@ -115,7 +115,12 @@ fn keep_writing(name: &'static str, lines: Lines) {
 fn keep(name: &str, text: Option<&str>) {
     match text {
         Some(text) => platform::save(&kept::key(name), text),
-        None => platform::forget(&kept::key(name)),
+        None => {
+            platform::forget(&kept::key(name));
+            // A new session numbers its games from the start again: the old numbers' hints
+            // would be the new games'.
+            platform::forget(&kept::hints_key(name));
+        }
     }
 }
 

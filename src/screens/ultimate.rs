@@ -64,7 +64,8 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     });
     // The hints' own search, as the analysis judges (ANA-10).
     let helper = use_thinker(|| UltimateAi::new(Difficulty::Hard));
-    let mut hints = use_signal(Hints::<Ultimate, UltCell>::default);
+    let mut hints = use_signal(|| Hints::<Ultimate, UltCell>::kept(UltimateSession::kept_name(v2)));
+    use_effect(move || hints.read().keep(UltimateSession::kept_name(v2)));
     let mut hinting = use_signal(|| false);
     let review = use_review();
     // The computer's thinking: one at a time, dropped when the game it thinks about changes.

@@ -5,7 +5,7 @@ change and found as it was; PARAR is the way out of it, at any moment."""
 from playwright.sync_api import expect
 
 from conftest import shot
-from test_app import status, wait_for_person
+from test_app import play_until_over, status, wait_for_person
 
 
 def board(page):
@@ -200,3 +200,18 @@ def test_the_reader_of_kept_games_comes_first_only_on_a_device_that_keeps_one(br
     assert first_asked(page, asked) == "split_account", "nothing left to go back to"
     page.wait_for_selector("[data-rival=nino]", timeout=30000)
     context.close()
+
+
+def test_ana_10_a_reload_gives_no_hint_back(phone):
+    phone.click("[data-game=classic]")
+    phone.click("[data-rival=nino]")
+    phone.click("[data-action=hint]")
+    phone.wait_for_selector("[data-action=hint][data-hints-left='2']")
+    phone.reload()
+    phone.wait_for_selector("[data-cell]", timeout=30000)
+    assert phone.get_attribute("[data-action=hint]", "data-hints-left") == "2"
+    # The next game has three again.
+    play_until_over(phone)
+    phone.click("[data-action=another]")
+    wait_for_person(phone)
+    assert phone.get_attribute("[data-action=hint]", "data-hints-left") == "3"
