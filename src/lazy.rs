@@ -524,9 +524,14 @@ pub fn keeps_a_game() -> bool {
 pub fn LocalGame(game: Game, go: EventHandler<Screen>) -> Element {
     use crate::screens::{classic::ClassicScreen, cube::CubeScreen, ultimate::UltimateScreen};
     let kept = use_hook(|| keeps(game));
-    let fetching = use_fetching(&KEPT_READER, || {
-        Box::pin(async { load_kept().await.is_some() })
-    });
+    // Nothing kept, nothing to wait for: the reader then comes after the other screens'
+    // modules (app.rs), not beside them.
+    let fetch: Fetch = if kept {
+        || Box::pin(async { load_kept().await.is_some() })
+    } else {
+        || Box::pin(async { true })
+    };
+    let fetching = use_fetching(&KEPT_READER, fetch);
     if kept && fetching.door().is_none() {
         return rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } };
     }

@@ -115,9 +115,9 @@ impl ClassicSession {
         all
     }
 
-    /// A move is made and the game goes on: PARAR would lose something.
+    /// Whether PARAR would lose something (`super::mid_game`).
     pub fn mid_game(&self) -> bool {
-        self.game.ply() > 0 && self.game.to_move().is_some()
+        super::mid_game(&self.game)
     }
 
     /// The series so far, for X.

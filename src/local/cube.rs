@@ -107,9 +107,7 @@ impl CubeSession {
             refused: None,
         };
         // The game is the level chosen, and no cube game reaches this many plies.
-        let fits = session
-            .setup
-            .is_none_or(|(level, _)| level == session.cube().level());
+        let fits = level == session.cube().level();
         (r.done() && fits && session.game.ply() <= 1_000_000).then_some(session)
     }
 
@@ -136,9 +134,9 @@ impl CubeSession {
         all
     }
 
-    /// A move is made and the game goes on: PARAR would lose something.
+    /// Whether PARAR would lose something (`super::mid_game`).
     pub fn mid_game(&self) -> bool {
-        self.game.ply() > 0 && self.game.to_move().is_some()
+        super::mid_game(&self.game)
     }
 
     /// The person's last action refused, and why.

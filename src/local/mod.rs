@@ -8,7 +8,13 @@ pub mod cube;
 pub mod kept;
 pub mod ultimate;
 
-use velha_rules::{Series, Status};
+use velha_rules::{Match, Position, Series, Status};
+
+/// Whether PARAR would lose something: a move or a lost turn is on the board and the game has
+/// no result yet (the computer's opening move counts: the game is under way).
+fn mid_game<P: Position>(game: &Match<P>) -> bool {
+    game.ply() > 0 && game.to_move().is_some()
+}
 
 /// Counts a finished game in the series once, `recorded` saying whether it already does:
 /// true when it did so now.

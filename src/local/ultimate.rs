@@ -189,9 +189,9 @@ impl UltimateSession {
         all
     }
 
-    /// A move is made and the game goes on: PARAR would lose something.
+    /// Whether PARAR would lose something (`super::mid_game`).
     pub fn mid_game(&self) -> bool {
-        self.game.ply() > 0 && self.game.to_move().is_some()
+        super::mid_game(&self.game)
     }
 
     /// The number of the game on the board: each game begun has a new one.
@@ -519,5 +519,19 @@ mod tests {
         assert_eq!((back.first(), back.tossed()), (Player::O, false));
         assert_eq!(back.grid(), sup.grid());
         assert!(!back.clock_runs());
+        sup.stop();
+        assert!(
+            sup.kept().is_some(),
+            "PARAR keeps the starter the players agreed on"
+        );
+        let mut tossed = UltimateSession::new(false, Player::O, TURN, 0);
+        assert!(!tossed.face(Rival::Friend, 0));
+        assert!(tossed.kept().is_some());
+        tossed.stop();
+        assert_eq!(
+            tossed.kept(),
+            None,
+            "PARAR after the coin's choice keeps nothing"
+        );
     }
 }
