@@ -13,13 +13,13 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -90,7 +90,7 @@ pub struct Admission {
 #[derive(Clone, Copy, Debug)]
 pub struct Shares {
     /// Connections from an address: an IPv4 one, or an IPv6 /64 (one household or phone is
-    /// given a whole /64).
+    /// given a whole /64); 0: no limit.
     pub address: usize,
     /// Connections from an IPv6 /48 (a site's allocation: 65 536 /64s, each an address here;
     /// but a carrier's pool gives many phones their /64s from one); 0: no limit.
@@ -125,19 +125,23 @@ impl Admission {
         self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The keys `peer` counts under, each with its limit.
-    fn keys(&self, peer: IpAddr) -> Vec<(String, usize)> {
+    /// The keys `peer` counts under, each with its limit; `what` tells connections and files
+    /// apart, each counted against its own share.
+    fn keys(&self, what: &str, peer: IpAddr) -> Vec<(String, usize)> {
         let Some(shares) = self.shares else {
             return Vec::new();
         };
-        let mut keys = vec![(address_key(peer), shares.address)];
+        let mut keys = Vec::with_capacity(2);
+        if shares.address > 0 {
+            keys.push((format!("{what} {}", address_key(peer)), shares.address));
+        }
         if let IpAddr::V6(v6) = peer
             && v6.to_ipv4_mapped().is_none()
             && shares.network > 0
         {
             let s = v6.segments();
             keys.push((
-                format!("{:x}:{:x}:{:x}::/48", s[0], s[1], s[2]),
+                format!("{what} {:x}:{:x}:{:x}::/48", s[0], s[1], s[2]),
                 shares.network,
             ));
         }
@@ -147,13 +151,19 @@ impl Admission {
     /// A place for a connection from `peer`; `None` when the server, its address or its
     /// network holds its most already.
     pub fn admit(self: &Arc<Self>, peer: IpAddr) -> Option<Admitted> {
-        self.admit_keys(self.keys(peer), "connections in all")
+        self.admit_keys(self.keys("connections", peer), "connections in all")
     }
 
-    /// A place for a file being sent: it holds a descriptor beside its connection's, so the
-    /// cap in all bounds descriptors and not only connections. `None` when none is left.
-    pub fn admit_file(self: &Arc<Self>) -> Option<Admitted> {
-        self.admit_keys(Vec::new(), "files in all")
+    /// A place for a file being sent to `peer`: it holds a descriptor beside its connection's,
+    /// so the cap in all bounds descriptors and not only connections. Each client has a share
+    /// of files as of connections (32 streams an HTTP/2 connection would otherwise let one
+    /// address hold 32 files a connection), apart from its connections', so that a client at
+    /// its share of connections still gets its files. `None` when none is left.
+    pub fn admit_file(self: &Arc<Self>, peer: Option<IpAddr>) -> Option<Admitted> {
+        let keys = peer
+            .map(|peer| self.keys("files", peer))
+            .unwrap_or_default();
+        self.admit_keys(keys, "files in all")
     }
 
     fn admit_keys(
@@ -166,14 +176,15 @@ impl Admission {
             Some(total_limit)
         } else {
             keys.iter()
-                .position(|(key, most)| open.held.get(key).is_some_and(|held| held >= most))
-                .map(|i| {
-                    if i == 0 {
-                        "connections from an address"
-                    } else {
-                        "connections from a network"
-                    }
-                })
+                .find(|(key, most)| open.held.get(key).is_some_and(|held| held >= most))
+                .map(
+                    |(key, _)| match (key.starts_with("files"), key.ends_with("/48")) {
+                        (false, false) => "connections from an address",
+                        (false, true) => "connections from a network",
+                        (true, false) => "files from an address",
+                        (true, true) => "files from a network",
+                    },
+                )
         };
         if let Some(limit) = refused {
             metrics::counter!(crate::metrics::RATE_LIMITED, "limit" => limit).increment(1);
@@ -213,7 +224,11 @@ pub async fn file_places(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let Some(place) = admission.admit_file() else {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(peer)| peer.ip());
+    let Some(place) = admission.admit_file(peer) else {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             [(header::RETRY_AFTER, "2")],
@@ -395,7 +410,7 @@ mod tests {
     fn files_being_sent_take_places_in_all_and_give_them_back() {
         let a = Admission::new(3, shares(1, 0));
         let connection = a.admit("203.0.113.9".parse().unwrap()).unwrap();
-        let files: Vec<_> = (0..5).filter_map(|_| a.admit_file()).collect();
+        let files: Vec<_> = (0..5).filter_map(|_| a.admit_file(None)).collect();
         assert_eq!(
             files.len(),
             2,
@@ -406,6 +421,26 @@ mod tests {
         assert!(a.admit("203.0.113.10".parse().unwrap()).is_some());
         drop(connection);
         assert_eq!(a.open().total, 0);
+    }
+
+    #[test]
+    fn a_client_holds_at_most_its_share_of_files_apart_from_its_connections() {
+        let a = Admission::new(1000, shares(2, 0));
+        let ana: IpAddr = "2001:db8::1".parse().unwrap();
+        let connections: Vec<_> = (0..5).filter_map(|_| a.admit(ana)).collect();
+        assert_eq!(connections.len(), 2);
+        let files: Vec<_> = (0..5).filter_map(|_| a.admit_file(Some(ana))).collect();
+        assert_eq!(files.len(), 2, "its files have a share of their own");
+        assert!(
+            a.admit_file(Some("2001:db8:0:1::1".parse().unwrap()))
+                .is_some()
+        );
+        // No address share, a network share still.
+        let a = Admission::new(1000, shares(0, 3));
+        let held: Vec<_> = (0..10u16)
+            .filter_map(|n| a.admit(IpAddr::from([0x2001, 0xdb8, 0, n, 0, 0, 0, 1])))
+            .collect();
+        assert_eq!(held.len(), 3);
     }
 
     #[test]

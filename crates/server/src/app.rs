@@ -725,13 +725,11 @@ pub async fn serve(storage: &Storage, serve: &Serve) -> Result<(), String> {
         );
     }
     // Behind a balancer every connection comes from its address: the total only.
-    let shares = (tls.is_some()
-        && serve.connections_per_address > 0
-        && serve.forwarded_for_header.is_none())
-    .then_some(admission::Shares {
-        address: serve.connections_per_address,
-        network: serve.connections_per_network,
-    });
+    let shares =
+        (tls.is_some() && serve.forwarded_for_header.is_none()).then_some(admission::Shares {
+            address: serve.connections_per_address,
+            network: serve.connections_per_network,
+        });
     let admission = Admission::new(most, shares);
     let answering = Answering {
         admission: admission.clone(),

@@ -201,8 +201,9 @@ pub struct Serve {
     /// return to. Without it, the address the request came to.
     #[arg(long, env = "VELHA_PUBLIC_URL")]
     pub public_url: Option<reqwest::Url>,
-    /// Connections one client address may hold at once (an IPv6 address counts as its /64);
-    /// more are closed before their handshake. 0: no limit. Not behind a balancer (with
+    /// Connections one client address may hold at once (an IPv6 address counts as its /64),
+    /// and as many static files being sent; more are closed before their handshake (a file:
+    /// 503). 0: no limit. Not behind a balancer (with
     /// `--forwarded-for-header`), whose own address every connection has: its limit applies.
     #[arg(long, env = "VELHA_CONNECTIONS_PER_ADDRESS", default_value_t = 256)]
     pub connections_per_address: usize,
@@ -210,9 +211,10 @@ pub struct Serve {
     /// `--connections-per-address`, only where clients reach the server directly.
     #[arg(long, env = "VELHA_CONNECTIONS_PER_NETWORK", default_value_t = 4096)]
     pub connections_per_network: usize,
-    /// Connections the process holds at once; more are closed as soon as they are accepted.
-    /// Lowered, if need be, to leave 256 of the open-files limit (which the server raises to
-    /// its hard limit) to the database, e-mail and pushes.
+    /// Connections the process holds at once, a static file being sent counting as one more
+    /// (it holds a descriptor); more connections are closed as soon as they are accepted, more
+    /// files answered 503. Lowered, if need be, to leave 256 of the open-files limit (which
+    /// the server raises to its hard limit) to the database, e-mail and pushes.
     #[arg(long, env = "VELHA_MAX_CONNECTIONS", default_value_t = 50_000,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,

@@ -1022,7 +1022,6 @@ async fn status_of(server: &Server, path: &str) -> String {
     let request = format!("GET {path} HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n");
     tls.write_all(request.as_bytes()).await.unwrap();
     let mut answer = Vec::new();
-    // A connection refused at once ends with no answer at all.
     let _ = tls.read_to_end(&mut answer).await;
     String::from_utf8_lossy(&answer)
         .lines()
