@@ -469,6 +469,8 @@ pub struct KeptDoor {
     /// A Super (`false`) or 2.0 session, its turns this long, read at this time.
     pub ultimate: fn(&str, bool, u64, u64) -> Option<UltimateSession>,
     pub cube: fn(&str) -> Option<CubeSession>,
+    /// The hints a kept game used: its number and how many.
+    pub hints: fn(&str) -> Option<(u32, u8)>,
 }
 
 /// The kept games' split point.
@@ -481,6 +483,7 @@ const KEPT_DOOR: KeptDoor = KeptDoor {
     classic: ClassicSession::from_kept,
     ultimate: UltimateSession::from_kept,
     cube: CubeSession::from_kept,
+    hints: crate::components::hint::read_used,
 };
 
 thread_local! {

@@ -80,12 +80,15 @@ impl<P: Copy + PartialEq, A: Copy> Hints<P, A> {
 }
 
 /// The game number and the hints it used, as kept; not generic, so one copy serves every
-/// screen.
+/// screen. Read by the kept games' module (out of the first download): hints are kept only
+/// beside a kept game, and a screen with a kept game waits for that module (`lazy::LocalGame`).
 fn kept_used(name: &str) -> Option<(u32, u8)> {
-    read_used(&platform::load(&hints_key(name))?)
+    let text = platform::load(&hints_key(name))?;
+    (crate::lazy::kept_door()?.hints)(&text)
 }
 
-fn read_used(text: &str) -> Option<(u32, u8)> {
+/// What [`kept_used`] reads.
+pub fn read_used(text: &str) -> Option<(u32, u8)> {
     let (game, used) = text.split_once(' ')?;
     Some((
         game.parse().ok()?,
