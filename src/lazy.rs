@@ -4,14 +4,15 @@
 //! `scripts/build-web.sh` at [`account_part`], [`lobby_part`], [`match_part`],
 //! [`online_part`], [`howto_part`], [`howto_en_part`], [`analysis_part`] and [`kept_part`]),
 //! fetched right after the first screen (the analysis when a panel first shows) and whenever a
-//! screen of it opens first, so the first visit downloads only home and the local games. The account screen (what a guest meets from home and behind online play's
-//! gate, which is the app's) has a small module, so it opens soon even when tapped before
-//! anything else came; the lobby (what a
-//! subscriber meets behind the gate) has another, which also reads the server's answer about a
-//! kept session, so a kept session does not wait for the rest; the player's match (waiting,
-//! live, 2.0's) has the next, fetched right after it; rooms, rankings, replays and the rest
-//! have the big one; how to play (the four games' rules, the app's longest texts) has one of
-//! its own in each language, and a device fetches only its language's.
+//! screen of it opens first, so the first visit downloads only home and the local games. The
+//! account screen (what a guest meets from home and behind online play's gate, which is the
+//! app's) has a small module, so it opens soon even when tapped before anything else came;
+//! the lobby (what a subscriber meets behind the gate) has another, which also reads the
+//! server's answer about a kept session, so a kept session does not wait for the rest; the
+//! player's match (waiting, live, 2.0's) has the next, fetched right after it; rooms,
+//! rankings, replays and the rest have the big one; how to play (the four games' rules, the
+//! app's longest texts) has one of its own in each language, and a device fetches only its
+//! language's.
 //! Whatever only one module's screens reach goes with it; what several reach (the server's
 //! client, the API's serde) goes to shared chunks the loader fetches with whichever comes first;
 //! what home and the local games share with them stays in the app's module. On native nothing
@@ -460,9 +461,10 @@ async fn open<D: Copy + 'static, E, F: Future<Output = Result<D, E>>>(
 }
 
 /// What the kept games' module does for the app's module: reads a local game the device kept
-/// (`local/kept.rs`). Only a reload, or a return to a game, needs it, so it is not in the
-/// first download; it comes first after the first screen, and a game's screen waits for it
-/// only when the device keeps a game of its own and it has not come yet ([`LocalGame`]).
+/// (`local/kept.rs`) and its hints. Only a reload, or a return to a game, needs it, so it is
+/// not in the first download; it comes first after the first screen when the device keeps a
+/// game (app.rs), and a game's screen waits for it only when the device keeps a game of its
+/// own and it has not come yet ([`LocalGame`]).
 #[derive(Clone, Copy)]
 pub struct KeptDoor {
     pub classic: fn(&str) -> Option<ClassicSession>,
@@ -529,14 +531,11 @@ pub fn LocalGame(game: Game, go: EventHandler<Screen>) -> Element {
     let kept = use_hook(|| keeps(game));
     // Nothing kept, nothing to wait for: the reader then comes after the other screens'
     // modules (app.rs), not beside them.
-    let fetch: Fetch = if kept {
-        || Box::pin(async { load_kept().await.is_some() })
-    } else {
-        || Box::pin(async { true })
-    };
-    let fetching = use_fetching(&KEPT_READER, fetch);
-    if kept && fetching.door().is_none() {
-        return rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } };
+    let (ready, failed, tries) = use_fetched(!kept || KEPT_READER.get().is_some(), || {
+        Box::pin(async { load_kept().await.is_some() })
+    });
+    if !ready() {
+        return rsx! { Loading { failed, tries, go } };
     }
     match game {
         Game::Cube => rsx! { CubeScreen { go } },

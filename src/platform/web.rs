@@ -7,51 +7,63 @@ pub fn locale() -> String {
         .unwrap_or_else(|| "pt-BR".into())
 }
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok()?
+/// The device's storage (`localStorage`), or the visit's (`sessionStorage`: the tab's life,
+/// so a reload, the back button and a tab the browser discarded keep it, a closed tab forgets
+/// it).
+fn storage(visit: bool) -> Option<web_sys::Storage> {
+    let window = web_sys::window()?;
+    if visit {
+        window.session_storage().ok()?
+    } else {
+        window.local_storage().ok()?
+    }
+}
+
+fn get(visit: bool, key: &str) -> Option<String> {
+    storage(visit)?.get_item(key).ok()?
+}
+
+/// Storage that is full or disabled loses only this value.
+fn set(visit: bool, key: &str, value: &str) {
+    if let Some(s) = storage(visit) {
+        let _ = s.set_item(key, value);
+    }
+}
+
+fn remove(visit: bool, key: &str) {
+    if let Some(s) = storage(visit) {
+        let _ = s.remove_item(key);
+    }
 }
 
 /// A value kept on this device, if any.
 pub fn load(key: &str) -> Option<String> {
-    storage()?.get_item(key).ok()?
+    get(false, key)
 }
 
-/// Keeps a value on this device; storage that is full or disabled loses only this value.
+/// Keeps a value on this device.
 pub fn save(key: &str, value: &str) {
-    if let Some(s) = storage() {
-        let _ = s.set_item(key, value);
-    }
+    set(false, key, value);
 }
 
 /// Forgets a value kept on this device.
 pub fn forget(key: &str) {
-    if let Some(s) = storage() {
-        let _ = s.remove_item(key);
-    }
+    remove(false, key);
 }
 
-fn visit_storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.session_storage().ok()?
-}
-
-/// A value kept for this visit (the tab's life: a reload, the back button and a tab the
-/// browser discarded keep it, a closed tab forgets it), if any.
+/// A value kept for this visit, if any.
 pub fn load_draft(key: &str) -> Option<String> {
-    visit_storage()?.get_item(key).ok()?
+    get(true, key)
 }
 
-/// Keeps a value for this visit; storage that is full or disabled loses only this value.
+/// Keeps a value for this visit.
 pub fn save_draft(key: &str, value: &str) {
-    if let Some(s) = visit_storage() {
-        let _ = s.set_item(key, value);
-    }
+    set(true, key, value);
 }
 
 /// Forgets a value kept for this visit.
 pub fn forget_draft(key: &str) {
-    if let Some(s) = visit_storage() {
-        let _ = s.remove_item(key);
-    }
+    remove(true, key);
 }
 
 /// Milliseconds since the Unix epoch.

@@ -77,9 +77,9 @@ pub fn raise_descriptor_limit(_connections: usize) -> Option<u64> {
     None
 }
 
-/// How many connections are open, in all and for each address and network that holds any. A
-/// key lives only while its address holds a connection, so there are never more keys than
-/// twice the open connections.
+/// How many places are held, in all and for each address and network that holds any. A key
+/// lives only while its address holds a place, so there are never more keys than twice the
+/// places held.
 pub struct Admission {
     total: usize,
     shares: Option<Shares>,
@@ -103,10 +103,26 @@ struct Open {
     held: HashMap<String, usize>,
 }
 
-/// A connection's place, given back when it is dropped with the connection.
+/// What a place is for.
+#[derive(Clone, Copy)]
+enum Place {
+    Connection,
+    /// A static file being sent on a connection.
+    File,
+}
+
+/// A count a place is held under: its key in [`Open::held`], the most it may reach, and the
+/// limit a refusal is counted as.
+struct Count {
+    key: String,
+    most: usize,
+    limit: &'static str,
+}
+
+/// A connection's (or a file's) place, given back when it is dropped with it.
 pub struct Admitted {
     admission: Arc<Admission>,
-    keys: Vec<(String, usize)>,
+    counts: Vec<Count>,
 }
 
 impl Admission {
@@ -125,33 +141,46 @@ impl Admission {
         self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The keys `peer` counts under, each with its limit; `what` tells connections and files
-    /// apart, each counted against its own share.
-    fn keys(&self, what: &str, peer: IpAddr) -> Vec<(String, usize)> {
+    /// The counts a `place` for `peer` is held under; connections and files are counted
+    /// apart, each against its own share.
+    fn counts(&self, place: Place, peer: IpAddr) -> Vec<Count> {
         let Some(shares) = self.shares else {
             return Vec::new();
         };
-        let mut keys = Vec::with_capacity(2);
+        let (what, from_address, from_network) = match place {
+            Place::Connection => (
+                "connections",
+                "connections from an address",
+                "connections from a network",
+            ),
+            Place::File => ("files", "files from an address", "files from a network"),
+        };
+        let mut counts = Vec::with_capacity(2);
         if shares.address > 0 {
-            keys.push((format!("{what} {}", address_key(peer)), shares.address));
+            counts.push(Count {
+                key: format!("{what} {}", address_key(peer)),
+                most: shares.address,
+                limit: from_address,
+            });
         }
         if let IpAddr::V6(v6) = peer
             && v6.to_ipv4_mapped().is_none()
             && shares.network > 0
         {
             let s = v6.segments();
-            keys.push((
-                format!("{what} {:x}:{:x}:{:x}::/48", s[0], s[1], s[2]),
-                shares.network,
-            ));
+            counts.push(Count {
+                key: format!("{what} {:x}:{:x}:{:x}::/48", s[0], s[1], s[2]),
+                most: shares.network,
+                limit: from_network,
+            });
         }
-        keys
+        counts
     }
 
     /// A place for a connection from `peer`; `None` when the server, its address or its
     /// network holds its most already.
     pub fn admit(self: &Arc<Self>, peer: IpAddr) -> Option<Admitted> {
-        self.admit_keys(self.keys("connections", peer), "connections in all")
+        self.take(self.counts(Place::Connection, peer), "connections in all")
     }
 
     /// A place for a file being sent to `peer`: it holds a descriptor beside its connection's,
@@ -160,43 +189,35 @@ impl Admission {
     /// address hold 32 files a connection), apart from its connections', so that a client at
     /// its share of connections still gets its files. `None` when none is left.
     pub fn admit_file(self: &Arc<Self>, peer: Option<IpAddr>) -> Option<Admitted> {
-        let keys = peer
-            .map(|peer| self.keys("files", peer))
+        let counts = peer
+            .map(|peer| self.counts(Place::File, peer))
             .unwrap_or_default();
-        self.admit_keys(keys, "files in all")
+        self.take(counts, "files in all")
     }
 
-    fn admit_keys(
-        self: &Arc<Self>,
-        keys: Vec<(String, usize)>,
-        total_limit: &'static str,
-    ) -> Option<Admitted> {
+    /// A place held under `counts`, unless the total (refused as `total_limit`) or one of them
+    /// is at its most.
+    fn take(self: &Arc<Self>, counts: Vec<Count>, total_limit: &'static str) -> Option<Admitted> {
         let mut open = self.open();
         let refused = if open.total >= self.total {
             Some(total_limit)
         } else {
-            keys.iter()
-                .find(|(key, most)| open.held.get(key).is_some_and(|held| held >= most))
-                .map(
-                    |(key, _)| match (key.starts_with("files"), key.ends_with("/48")) {
-                        (false, false) => "connections from an address",
-                        (false, true) => "connections from a network",
-                        (true, false) => "files from an address",
-                        (true, true) => "files from a network",
-                    },
-                )
+            counts
+                .iter()
+                .find(|c| open.held.get(&c.key).is_some_and(|held| *held >= c.most))
+                .map(|c| c.limit)
         };
         if let Some(limit) = refused {
             metrics::counter!(crate::metrics::RATE_LIMITED, "limit" => limit).increment(1);
             return None;
         }
         open.total += 1;
-        for (key, _) in &keys {
-            *open.held.entry(key.clone()).or_insert(0) += 1;
+        for c in &counts {
+            *open.held.entry(c.key.clone()).or_insert(0) += 1;
         }
         Some(Admitted {
             admission: Arc::clone(self),
-            keys,
+            counts,
         })
     }
 }
@@ -205,11 +226,11 @@ impl Drop for Admitted {
     fn drop(&mut self) {
         let mut open = self.admission.open();
         open.total -= 1;
-        for (key, _) in &self.keys {
-            if let Some(held) = open.held.get_mut(key) {
+        for c in &self.counts {
+            if let Some(held) = open.held.get_mut(&c.key) {
                 *held -= 1;
                 if *held == 0 {
-                    open.held.remove(key);
+                    open.held.remove(&c.key);
                 }
             }
         }
