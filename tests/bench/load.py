@@ -8,8 +8,9 @@ account's module, fetched after the first screen; online play from the cube's sc
 gate is the app's own since 6db4392, so it needs no module: kept to compare with older runs)
 take to open when tapped as soon as they can be, the worst case, the lobby a
 subscriber whose session the device kept reaches the same way (the lobby's module; the app
-asks about the session and the gate opens the live connection while it downloads), and the
-cube's rules from home (how to play, a module of its own).
+asks about the session and the gate opens the live connection while it downloads), the
+cube's rules from home (how to play, a module of its own) and Super from home (the app's own,
+as every local game: a measure of what a split of the games would cost).
 A bench, not a test: it prints figures and asserts nothing about time.
 
 Times are read on the page's own clock, from the start of navigation: the page taps "Jogar"
@@ -120,6 +121,8 @@ ACCOUNT = tap_through(["[data-action=account]"], "[data-form]")
 ONLINE_PLAY = tap_through(["[data-game=cube]", "[data-mode=online]"], "[data-action=sign-in]")
 # The cube's rules from home (how to play is a module of its own).
 HOW_TO = tap_through(["[data-howto=cube]"], "article.howto h2")
+# Super from home, the same way: a local game's screen is the app's own and opens at once.
+SUPER = tap_through(["[data-game=super]"], "[data-starter=coin]")
 # A subscriber whose session the device kept: online play shows the lobby, its list of open
 # matches come over the live connection.
 LOBBY = tap_through(["[data-game=cube]", "[data-mode=online]"], "[data-lobby]") + """
@@ -210,14 +213,15 @@ def main():
         session = subscriber(args.server, data, url)
         print(f"{'network':<20} {'cold s':>7} {'cold bytes':>11} {'cube ready s':>13} "
               f"{'warm s':>7} {'warm bytes':>11} {'cube ready s':>13} {'account s':>10} "
-              f"{'online play s':>14} {'lobby s':>8} {'how to s':>9}   (medians)")
+              f"{'online play s':>14} {'lobby s':>8} {'how to s':>9} {'super s':>8}   (medians)")
         for name, down, up, rtt in NETWORKS:
-            cold, warm, account, online, lobby, how_to = [], [], [], [], [], []
+            cold, warm, account, online, lobby, how_to, ultimate = [], [], [], [], [], [], []
             for _ in range(args.runs):
                 account.append(opens(browser, url, ACCOUNT, down, up, rtt))
                 online.append(opens(browser, url, ONLINE_PLAY, down, up, rtt))
                 lobby.append(opens(browser, url, LOBBY, down, up, rtt, session))
                 how_to.append(opens(browser, url, HOW_TO, down, up, rtt))
+                ultimate.append(opens(browser, url, SUPER, down, up, rtt))
                 context, page, cdp = phone(browser, TAP_WHEN_READY, down, up, rtt)
                 cold.append(load(page, cdp, url))
                 # Once the service worker holds the app, as on a player's second visit.
@@ -230,7 +234,7 @@ def main():
                   f"{median(cold, 2):>13.2f} {median(warm, 0):>7.2f} {int(median(warm, 1)):>11} "
                   f"{median(warm, 2):>13.2f} {statistics.median(account):>10.2f} "
                   f"{statistics.median(online):>14.2f} {statistics.median(lobby):>8.2f} "
-                  f"{statistics.median(how_to):>9.2f}",
+                  f"{statistics.median(how_to):>9.2f} {statistics.median(ultimate):>8.2f}",
                   flush=True)
 
 
