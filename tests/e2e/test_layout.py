@@ -3,6 +3,7 @@ counts and, at the end, the result and OUTRA PARTIDA are on screen without scrol
 cube's cells and turns stay operable by keyboard; refusals show over the cube and buzz."""
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import shot
 from test_app import play_until_over, status, wait_for_person
@@ -214,7 +215,11 @@ def test_on_m02_a_match_played_with_the_buttons_ends_with_its_result_in_sight(br
     ana.wait_for_selector("[data-status=won]", timeout=15000)
     bia.wait_for_selector("[data-status=lost]", timeout=15000)
     for page, who in ((ana, "winner"), (bia, "loser")):
-        page.wait_for_function(IN_SIGHT, arg="[data-status]", timeout=5000)
+        try:
+            page.wait_for_function(IN_SIGHT, arg="[data-status]", timeout=5000)
+        except PlaywrightTimeout:
+            box = page.evaluate("document.querySelector('[data-status]').getBoundingClientRect().toJSON()")
+            pytest.fail(f"the {who}'s result line at {box} is out of the {page.viewport_size} view")
         shot(page, f"online-end-in-sight-{who}", full=False)
     for page in (ana, bia):
         page.context.close()
