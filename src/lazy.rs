@@ -28,6 +28,7 @@ use std::thread::LocalKey;
 
 use crate::analysis::Record;
 use crate::app::{Game, LeaveGuard, Screen, use_texts};
+use crate::components::hint::KeptHints;
 use crate::i18n::Texts;
 use crate::local::classic::ClassicSession;
 use crate::local::cube::CubeSession;
@@ -471,8 +472,8 @@ pub struct KeptDoor {
     /// A Super (`false`) or 2.0 session, its turns this long, read at this time.
     pub ultimate: fn(&str, bool, u64, u64) -> Option<UltimateSession>,
     pub cube: fn(&str) -> Option<CubeSession>,
-    /// The hints a kept game used: its number and how many.
-    pub hints: fn(&str) -> Option<(u32, u8)>,
+    /// The hints a kept game used, and the one shown.
+    pub hints: fn(&str) -> Option<KeptHints>,
 }
 
 /// The kept games' split point.
@@ -485,7 +486,7 @@ const KEPT_DOOR: KeptDoor = KeptDoor {
     classic: ClassicSession::from_kept,
     ultimate: UltimateSession::from_kept,
     cube: CubeSession::from_kept,
-    hints: crate::components::hint::read_used,
+    hints: crate::components::hint::read_kept,
 };
 
 thread_local! {

@@ -5,6 +5,7 @@ use velha_ai::{Character, Limits, Opponent, Rng};
 use velha_rules::{Cell, Classic, Match, Player, Position, Series, SeriesScore, Status};
 
 use super::kept::{self, Reader, Writer};
+use crate::components::hint::Hinted;
 
 /// The name its kept lines go by.
 pub const KEPT: &str = "classic";
@@ -60,10 +61,7 @@ impl ClassicSession {
             .flag("stopped", self.stopped)
             .field("games", self.games)
             .field("rng", self.rng.state())
-            .game(&self.game, |b| {
-                let side = b.side_to_move().index();
-                format!("{} {} {side}", b.mask(Player::X), b.mask(Player::O))
-            });
+            .game(&self.game, Classic::line);
         Some(w.into_text())
     }
 
@@ -202,6 +200,23 @@ impl ClassicSession {
         }
         let status = self.board().status();
         super::count_once(&mut self.series, &mut self.recorded, status)
+    }
+}
+
+impl Hinted for Classic {
+    type Action = Cell;
+
+    fn line(&self) -> String {
+        let side = self.side_to_move().index();
+        format!("{} {} {side}", self.mask(Player::X), self.mask(Player::O))
+    }
+
+    fn number(cell: Cell) -> usize {
+        cell.index()
+    }
+
+    fn action(number: usize) -> Option<Cell> {
+        Cell::from_index(number)
     }
 }
 
@@ -366,5 +381,19 @@ mod tests {
         for d in damaged {
             assert!(ClassicSession::from_kept(&d).is_none(), "{d:?}");
         }
+    }
+
+    #[test]
+    fn ana_10_a_hint_is_kept_beside_its_position_as_the_game_writes_it() {
+        for cell in Cell::ALL {
+            assert_eq!(Classic::action(Classic::number(cell)), Some(cell));
+        }
+        assert_eq!(Classic::action(9), None);
+        let mut session = ClassicSession::new(3);
+        assert!(!session.face(Rival::Computer(Character::Nino)));
+        assert!(!session.press(Cell::ALL[4]));
+        let text = session.kept().expect("a game to keep");
+        let now = format!("now {}", session.board().line());
+        assert_eq!(text.lines().last(), Some(now.as_str()));
     }
 }

@@ -8,7 +8,7 @@ use dioxus::prelude::*;
 use velha_ai::analysis::ULTIMATE_PLAYOUTS;
 use velha_ai::{Difficulty, Limits, UltimateAi};
 use velha_api::RoomBoard;
-use velha_rules::{Player, Position, UltCell, Ultimate};
+use velha_rules::{Player, Position, UltCell};
 
 use crate::analysis::Record;
 use crate::app::{Screen, use_texts};
@@ -64,7 +64,8 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     });
     // The hints' own search, as the analysis judges (ANA-10).
     let helper = use_thinker(|| UltimateAi::new(Difficulty::Hard));
-    let mut hints = use_signal(|| Hints::<Ultimate, UltCell>::kept(UltimateSession::kept_name(v2)));
+    let mut hints =
+        use_signal(|| Hints::kept(UltimateSession::kept_name(v2), &session.peek().grid()));
     use_effect(move || hints.read().keep(UltimateSession::kept_name(v2)));
     let mut hinting = use_signal(|| false);
     let review = use_review();

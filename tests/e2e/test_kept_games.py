@@ -202,16 +202,43 @@ def test_the_reader_of_kept_games_comes_first_only_on_a_device_that_keeps_one(br
     context.close()
 
 
-def test_ana_10_a_reload_gives_no_hint_back(phone):
+def hint_after_reload(phone, timeout=10000):
+    """Asks a hint, reloads the page: the cell hinted before and after, ringed both times."""
+    phone.click("[data-action=hint]")
+    before = phone.wait_for_selector("[data-hint]", timeout=timeout).get_attribute("data-hint")
+    phone.reload()
+    after = phone.wait_for_selector("[data-hint]", timeout=30000).get_attribute("data-hint")
+    assert phone.get_attribute(f"[data-cell={after}]", "class") == "cell hinted"
+    return before, after
+
+
+def test_ana_10_a_reload_gives_no_hint_back_and_keeps_the_one_shown(phone):
     phone.click("[data-game=classic]")
     phone.click("[data-rival=nino]")
-    phone.click("[data-action=hint]")
-    phone.wait_for_selector("[data-action=hint][data-hints-left='2']")
-    phone.reload()
-    phone.wait_for_selector("[data-cell]", timeout=30000)
+    before, after = hint_after_reload(phone)
+    assert after == before, "the hint used is still shown"
     assert phone.get_attribute("[data-action=hint]", "data-hints-left") == "2"
+    shot(phone, "hint-classic-reloaded")
+    # A move makes it stale, and another reload does not bring it back.
+    phone.click(f"[data-cell={after}]")
+    wait_for_person(phone)
+    assert phone.query_selector("[data-hint]") is None
+    phone.reload()
+    phone.wait_for_selector("[data-action=hint][data-hints-left='2']:enabled", timeout=30000)
+    assert phone.query_selector("[data-hint]") is None, "the hint was for the position before"
     # The next game has three again.
     play_until_over(phone)
     phone.click("[data-action=another]")
     wait_for_person(phone)
     assert phone.get_attribute("[data-action=hint]", "data-hints-left") == "3"
+
+
+def test_ana_10_a_super_hint_shown_is_kept_across_a_reload(phone):
+    phone.click("[data-game=super]")
+    phone.click("[data-starter=X]")
+    phone.click("[data-rival=hard]")
+    phone.wait_for_selector("[data-action=hint][data-hints-left='3']:enabled", timeout=10000)
+    before, after = hint_after_reload(phone, timeout=30000)
+    assert after == before
+    assert phone.get_attribute("[data-action=hint]", "data-hints-left") == "2"
+    shot(phone, "hint-super-reloaded")
