@@ -2,36 +2,25 @@
 //! a few times a game.
 
 use dioxus::prelude::*;
+use velha_rules::Position;
 
 use crate::app::use_texts;
-use crate::local::kept::hints_key;
+use crate::local::kept::{KeptLine, hints_key};
 use crate::platform;
 
 /// Hints one game allows.
 pub const HINTS_PER_GAME: u8 = 3;
 
-/// A position a hint is given for, as the device keeps it beside its game.
-pub trait Hinted: Copy + PartialEq {
-    /// What a hint says to play.
-    type Action: Copy + PartialEq + std::fmt::Debug;
-    /// The position as its kept game writes it (`local/kept.rs`): a hint kept beside the game
-    /// is shown again only where this line is the same.
-    fn line(&self) -> String;
-    /// The action as a number, and back.
-    fn number(action: Self::Action) -> usize;
-    fn action(number: usize) -> Option<Self::Action>;
-}
-
 /// A screen's hints: how many the game on the board used, and the one shown, for the game
 /// and the position it was asked in (a move or another game makes it stale).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hints<P: Hinted> {
+pub struct Hints<P: Position> {
     game: u32,
     used: u8,
     shown: Option<(P, P::Action)>,
 }
 
-impl<P: Hinted> Default for Hints<P> {
+impl<P: Position> Default for Hints<P> {
     fn default() -> Self {
         Hints {
             game: 0,
@@ -41,14 +30,14 @@ impl<P: Hinted> Default for Hints<P> {
     }
 }
 
-impl<P: Hinted> Hints<P> {
-    /// The hints the device keeps for the screen of the game `name`, whose board shows `now`:
-    /// a reload gives none back (three a game, ANA-10), and the one shown is shown again if
-    /// nothing was played since.
-    pub fn kept(name: &str, now: &P) -> Self {
+impl<P: Position + KeptLine> Hints<P> {
+    /// The hints the device keeps for the screen of the game `name`, whose board shows game
+    /// number `game` at `now`: a reload gives none back (three a game, ANA-10), and the one
+    /// shown is shown again if nothing was played since.
+    pub fn kept(name: &str, game: u32, now: &P) -> Self {
         let text = platform::load(&hints_key(name));
         text.and_then(|text| (crate::lazy::kept_door()?.hints)(&text))
-            .map_or_else(Self::default, |kept| Self::from_kept(kept, now))
+            .map_or_else(Self::default, |kept| Self::from_kept(kept, game, now))
     }
 
     /// Keeps the hints used on the device, for the screen of the game `name`.
@@ -59,14 +48,24 @@ impl<P: Hinted> Hints<P> {
         }
     }
 
-    fn from_kept(kept: KeptHints, now: &P) -> Self {
+    /// Hints kept for another game than the one on the board are not its own: the game they
+    /// were kept beside was left, or could not be read back and a new one began.
+    fn from_kept(kept: KeptHints, game: u32, now: &P) -> Self {
+        if kept.game != game {
+            return Self::default();
+        }
+        // Only as a legal move of the board, whatever the text says.
         let shown = kept
             .shown
             .filter(|(_, line)| *line == now.line())
-            .and_then(|(number, _)| P::action(number))
+            .and_then(|(said, _)| {
+                now.legal_actions()
+                    .into_iter()
+                    .find(|action| action.to_string() == said)
+            })
             .map(|action| (*now, action));
         Hints {
-            game: kept.game,
+            game,
             used: kept.used,
             shown,
         }
@@ -75,11 +74,13 @@ impl<P: Hinted> Hints<P> {
     /// What [`read_kept`] reads back; nothing when no hint was used.
     fn kept_text(&self) -> Option<String> {
         let shown = self.shown.map_or_else(String::new, |(position, action)| {
-            format!("\n{} {}", P::number(action), position.line())
+            format!("\n{action} {}", position.line())
         });
         (self.used > 0).then(|| format!("{} {}{shown}", self.game, self.used))
     }
+}
 
+impl<P: Position> Hints<P> {
     /// Hints left in the game numbered `game`.
     pub fn left(&self, game: u32) -> u8 {
         if self.game == game {
@@ -114,15 +115,15 @@ impl<P: Hinted> Hints<P> {
 }
 
 /// The hints a game used as the device keeps them: the game's number, how many, and the one
-/// shown (its action's number and the line of the position it was asked in). Not generic, so
-/// one copy serves every screen; read by the kept games' module (out of the first download):
-/// hints are kept only beside a kept game, and a screen with a kept game waits for that
-/// module (`lazy::LocalGame`).
+/// shown (its action as the protocol writes it, and the line of the position it was asked
+/// in). Not generic, so one copy serves every screen; read by the kept games' module (out of
+/// the first download): hints are kept only beside a kept game, and a screen with a kept game
+/// waits for that module (`lazy::LocalGame`).
 #[derive(Debug, PartialEq)]
 pub struct KeptHints {
     game: u32,
     used: u8,
-    shown: Option<(usize, String)>,
+    shown: Option<(String, String)>,
 }
 
 /// What [`Hints::keep`] wrote, if it is that.
@@ -132,11 +133,13 @@ pub fn read_kept(text: &str) -> Option<KeptHints> {
     let shown = match lines.next() {
         None => None,
         Some(line) => {
-            let (number, position) = line.split_once(' ')?;
-            Some((number.parse().ok()?, position.to_owned()))
+            let (action, position) = line.split_once(' ')?;
+            Some((action.to_owned(), position.to_owned()))
         }
     };
-    lines.next().is_none().then_some(())?;
+    if lines.next().is_some() {
+        return None;
+    }
     Some(KeptHints {
         game: game.parse().ok()?,
         used: used.parse::<u8>().ok()?.min(HINTS_PER_GAME),
@@ -175,42 +178,45 @@ pub fn HintRow(
 
 #[cfg(test)]
 mod tests {
+    use velha_ai::Character;
+    use velha_rules::{Cell, Classic, Player};
+
     use super::*;
+    use crate::local::classic::{self, ClassicSession};
+    use crate::local::ultimate::{self, UltimateSession};
 
-    /// A position that is its own number; its hints are letters.
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    struct Numbered(u8);
-
-    impl Hinted for Numbered {
-        type Action = char;
-
-        fn line(&self) -> String {
-            format!("at {}", self.0)
-        }
-
-        fn number(action: char) -> usize {
-            action as usize - 'a' as usize
-        }
-
-        fn action(number: usize) -> Option<char> {
-            (number < 26).then(|| (b'a' + number as u8) as char)
-        }
+    fn cell(name: &str) -> Cell {
+        name.parse().expect("a cell")
     }
 
-    fn kept(game: u32, used: u8, shown: Option<(usize, &str)>) -> KeptHints {
+    /// Classic after `cells`, played in turn from the empty board.
+    fn classic(cells: &[&str]) -> Classic {
+        let mut board = Classic::new(Player::X);
+        for name in cells {
+            board.play(cell(name)).expect("a legal move");
+        }
+        board
+    }
+
+    fn kept(game: u32, used: u8, shown: Option<(&str, &str)>) -> KeptHints {
         KeptHints {
             game,
             used,
-            shown: shown.map(|(number, line)| (number, line.to_owned())),
+            shown: shown.map(|(action, line)| (action.to_owned(), line.to_owned())),
         }
+    }
+
+    /// What the hints kept as `text` give a screen whose board shows game `game` at `now`.
+    fn reloaded<P: Position + KeptLine>(text: &str, game: u32, now: &P) -> Hints<P> {
+        Hints::from_kept(read_kept(text).expect("kept hints read back"), game, now)
     }
 
     #[test]
     fn ana_10_kept_hints_read_back_and_damaged_ones_are_none() {
         assert_eq!(read_kept("7 2"), Some(kept(7, 2, None)));
         assert_eq!(
-            read_kept("7 2\n4 at 12"),
-            Some(kept(7, 2, Some((4, "at 12"))))
+            read_kept("7 2\ne5 1 2 0"),
+            Some(kept(7, 2, Some(("e5", "1 2 0"))))
         );
         assert_eq!(
             read_kept("7 200"),
@@ -224,9 +230,8 @@ mod tests {
             "-1 2",
             "7 2 3",
             "7 300",
-            "7 2\nx at 12",
-            "7 2\n4",
-            "7 2\n4 a\n5 b",
+            "7 2\ne5",
+            "7 2\ne5 1\nf6 2",
         ] {
             assert_eq!(read_kept(damaged), None, "{damaged:?}");
         }
@@ -234,52 +239,113 @@ mod tests {
 
     #[test]
     fn ana_10_the_hint_shown_comes_back_after_a_reload_only_where_it_was_asked() {
-        let mut hints = Hints::<Numbered>::default();
-        assert_eq!(hints.kept_text(), None, "nothing to keep before a hint");
-        hints.give(5, Numbered(12), 'e');
-        let text = hints.kept_text().expect("a hint used is kept");
-        let back = |now| Hints::from_kept(read_kept(&text).expect("reads back"), &now);
-        assert_eq!(
-            back(Numbered(12)),
-            hints,
-            "the board as it was: the hint shows again"
+        let mut session = ClassicSession::new(5);
+        assert!(!session.face(classic::Rival::Computer(Character::Nino)));
+        assert!(!session.press(cell("a1")), "Nino answers at once");
+        let (game, board) = (session.game_number(), session.board());
+        let best = board
+            .legal_actions()
+            .into_iter()
+            .next_back()
+            .expect("a free cell");
+        let mut hints = Hints::default();
+        assert!(hints.give(game, board, best));
+        let (text, hints_text) = (
+            session.kept().expect("a game to keep"),
+            hints.kept_text().expect("a hint used is kept"),
         );
-        let moved = back(Numbered(13));
-        assert_eq!(moved.shown(5, &Numbered(13)), None, "a move was made since");
-        assert_eq!(moved.left(5), HINTS_PER_GAME - 1, "but the hint stays used");
-        let far = Hints::<Numbered>::from_kept(kept(5, 1, Some((400, "at 12"))), &Numbered(12));
+
+        let back = ClassicSession::from_kept(&text).expect("the game reads back");
+        let again = reloaded(&hints_text, back.game_number(), &back.board());
+        assert_eq!(again, hints, "nothing played since: the hint shows again");
+
+        let mut moved = ClassicSession::from_kept(&text).expect("the game reads back");
+        assert!(!moved.press(best));
+        let stale = reloaded(&hints_text, moved.game_number(), &moved.board());
         assert_eq!(
-            far.shown(5, &Numbered(12)),
+            stale.shown(game, &moved.board()),
             None,
-            "no action has that number"
+            "a move was made since"
         );
+        assert_eq!(stale.left(game), HINTS_PER_GAME - 1, "the hint stays used");
+
+        // The game could not be read back (damaged, or an older version's): the new one the
+        // screen begins is not the game the hints were kept beside, even on the same board.
+        let fresh = ClassicSession::new(6);
+        assert_eq!(
+            reloaded("1 1\nb2 0 0 0", fresh.game_number(), &fresh.board()),
+            Hints::default()
+        );
+        assert_eq!(fresh.board().line(), "0 0 0");
+
+        // Only a legal move of that board comes back, whatever the text says.
+        for said in ["a1", "zz", ""] {
+            let text = format!("{game} 1\n{said} {}", board.line());
+            let hints = reloaded(&text, game, &board);
+            assert_eq!(hints.shown(game, &board), None, "{said:?}");
+            assert_eq!(hints.left(game), HINTS_PER_GAME - 1);
+        }
+    }
+
+    #[test]
+    fn ana_10_a_turn_the_2_0_clock_took_makes_its_hint_stale() {
+        const TURN: u64 = 60_000;
+        let mut session = UltimateSession::new(true, Player::X, TURN, 0);
+        assert!(!session.face(ultimate::Rival::Friend, 0));
+        let (game, grid) = (session.game_number(), session.grid());
+        let best = grid
+            .legal_actions()
+            .into_iter()
+            .next()
+            .expect("a free cell");
+        let mut hints = Hints::default();
+        assert!(hints.give(game, grid, best));
+        let hints_text = hints.kept_text().expect("a hint used is kept");
+
+        let text = session.kept().expect("a game to keep");
+        let back = UltimateSession::from_kept(&text, true, TURN, 1).expect("the game reads back");
+        let again = reloaded(&hints_text, back.game_number(), &back.grid());
+        assert_eq!(again.shown(game, &back.grid()), Some(best));
+
+        assert_eq!(session.tick(TURN + 1), Some(false), "X lost the turn");
+        let text = session.kept().expect("a game to keep");
+        let back = UltimateSession::from_kept(&text, true, TURN, TURN + 2).expect("reads back");
+        let stale = reloaded(&hints_text, back.game_number(), &back.grid());
+        assert_eq!(stale.shown(game, &back.grid()), None);
+        assert_eq!(stale.left(game), HINTS_PER_GAME - 1);
     }
 
     #[test]
     fn ana_10_three_hints_a_game_each_for_the_position_it_was_asked_in() {
-        let mut hints = Hints::<Numbered>::default();
+        let mut hints = Hints::<Classic>::default();
         assert_eq!(hints.left(1), HINTS_PER_GAME);
-        for (position, best) in [(10, 'a'), (11, 'b'), (12, 'c')] {
-            assert!(hints.give(1, Numbered(position), best));
-            assert_eq!(hints.shown(1, &Numbered(position)), Some(best));
+        let (first, second, third) = (
+            classic(&[]),
+            classic(&["a1", "b2"]),
+            classic(&["a1", "b2", "c3", "a3"]),
+        );
+        for (position, best) in [(first, "a1"), (second, "c3"), (third, "c1")] {
+            assert!(hints.give(1, position, cell(best)));
+            assert_eq!(hints.shown(1, &position), Some(cell(best)));
         }
         assert_eq!(hints.left(1), 0);
+        let fourth = classic(&["a1", "b2", "c3", "a3", "c1", "b1"]);
         assert!(
-            !hints.give(1, Numbered(13), 'd'),
+            !hints.give(1, fourth, cell("b3")),
             "a fourth hint in the same game"
         );
-        assert_eq!(hints.shown(1, &Numbered(13)), None);
+        assert_eq!(hints.shown(1, &fourth), None);
         assert_eq!(
-            hints.shown(1, &Numbered(12)),
-            Some('c'),
+            hints.shown(1, &third),
+            Some(cell("c1")),
             "still on the board until a move"
         );
         // The next game has its own three, and the last game's hint is not its own even
         // where its board is the same.
-        assert_eq!(hints.shown(2, &Numbered(12)), None);
+        assert_eq!(hints.shown(2, &third), None);
         assert_eq!(hints.left(2), HINTS_PER_GAME);
-        assert!(hints.give(2, Numbered(10), 'e'));
+        assert!(hints.give(2, first, cell("b2")));
         assert_eq!(hints.left(2), HINTS_PER_GAME - 1);
-        assert_eq!(hints.shown(2, &Numbered(10)), Some('e'));
+        assert_eq!(hints.shown(2, &first), Some(cell("b2")));
     }
 }

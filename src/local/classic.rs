@@ -4,8 +4,7 @@
 use velha_ai::{Character, Limits, Opponent, Rng};
 use velha_rules::{Cell, Classic, Match, Player, Position, Series, SeriesScore, Status};
 
-use super::kept::{self, Reader, Writer};
-use crate::components::hint::Hinted;
+use super::kept::{self, KeptLine, Reader, Writer};
 
 /// The name its kept lines go by.
 pub const KEPT: &str = "classic";
@@ -203,20 +202,10 @@ impl ClassicSession {
     }
 }
 
-impl Hinted for Classic {
-    type Action = Cell;
-
+impl KeptLine for Classic {
     fn line(&self) -> String {
         let side = self.side_to_move().index();
         format!("{} {} {side}", self.mask(Player::X), self.mask(Player::O))
-    }
-
-    fn number(cell: Cell) -> usize {
-        cell.index()
-    }
-
-    fn action(number: usize) -> Option<Cell> {
-        Cell::from_index(number)
     }
 }
 
@@ -381,19 +370,5 @@ mod tests {
         for d in damaged {
             assert!(ClassicSession::from_kept(&d).is_none(), "{d:?}");
         }
-    }
-
-    #[test]
-    fn ana_10_a_hint_is_kept_beside_its_position_as_the_game_writes_it() {
-        for cell in Cell::ALL {
-            assert_eq!(Classic::action(Classic::number(cell)), Some(cell));
-        }
-        assert_eq!(Classic::action(9), None);
-        let mut session = ClassicSession::new(3);
-        assert!(!session.face(Rival::Computer(Character::Nino)));
-        assert!(!session.press(Cell::ALL[4]));
-        let text = session.kept().expect("a game to keep");
-        let now = format!("now {}", session.board().line());
-        assert_eq!(text.lines().last(), Some(now.as_str()));
     }
 }

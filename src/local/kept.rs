@@ -24,6 +24,12 @@ pub fn hints_key(game: &str) -> String {
     format!("cubo-da-velha.game.{game}.hints")
 }
 
+/// A position as a kept session writes it: one line of numbers, which its session's reader
+/// parses back; beside a game, a hint is kept with the line of the position it was asked in.
+pub trait KeptLine {
+    fn line(&self) -> String;
+}
+
 /// The lines of a kept session, written field after field.
 pub struct Writer(String);
 

@@ -8,8 +8,7 @@ use velha_rules::{
     Match, Player, Position, Series, SeriesScore, Status, UltCell, Ultimate, Variant,
 };
 
-use super::kept::{self, Reader, Writer};
-use crate::components::hint::Hinted;
+use super::kept::{self, KeptLine, Reader, Writer};
 
 /// The board sent to, kept as a number, when the side to move may play anywhere.
 const ANY_BOARD: usize = 9;
@@ -342,9 +341,7 @@ impl UltimateSession {
     }
 }
 
-impl Hinted for Ultimate {
-    type Action = UltCell;
-
+impl KeptLine for Ultimate {
     fn line(&self) -> String {
         let (x, o) = (self.cells_of(Player::X), self.cells_of(Player::O));
         format!(
@@ -358,14 +355,6 @@ impl Hinted for Ultimate {
             self.lost_turns(Player::X),
             self.lost_turns(Player::O)
         )
-    }
-
-    fn number(cell: UltCell) -> usize {
-        cell.index()
-    }
-
-    fn action(number: usize) -> Option<UltCell> {
-        UltCell::in_board(number / 9, number % 9)
     }
 }
 
@@ -548,21 +537,5 @@ mod tests {
             None,
             "PARAR after the coin's choice keeps nothing"
         );
-    }
-
-    #[test]
-    fn ana_10_a_hint_is_kept_beside_its_position_as_the_game_writes_it() {
-        let cells = (0..81).filter_map(|i| UltCell::new(i % 9, i / 9));
-        assert_eq!(cells.clone().count(), 81);
-        for cell in cells {
-            assert_eq!(Ultimate::action(Ultimate::number(cell)), Some(cell));
-        }
-        assert_eq!(Ultimate::action(81), None);
-        let mut session = UltimateSession::new(true, Player::X, TURN, 0);
-        assert!(!session.face(Rival::Friend, 0));
-        assert!(!session.press(cell("e5"), 10));
-        let text = session.kept().expect("a game to keep");
-        let now = format!("now {}", session.grid().line());
-        assert_eq!(text.lines().last(), Some(now.as_str()));
     }
 }

@@ -28,7 +28,10 @@ pub fn ClassicScreen(go: EventHandler<Screen>) -> Element {
         || ClassicSession::new(random_seed()),
         ClassicSession::kept,
     );
-    let mut hints = use_signal(|| Hints::kept(KEPT, &session.peek().board()));
+    let mut hints = use_signal(|| {
+        let s = session.peek();
+        Hints::kept(KEPT, s.game_number(), &s.board())
+    });
     use_effect(move || hints.read().keep(KEPT));
     let review = use_review();
     // Whatever finished a game buzzes once, as the series counts it.

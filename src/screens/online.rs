@@ -415,7 +415,8 @@ pub fn MatchHeader(
             leaving.set(false);
         }
         // A last move made far down the page (the cube's buttons) leaves this line out of
-        // sight: how the match ended is brought into sight as it ends.
+        // sight: how the match ended is brought into sight as it ends, its scroll-margin
+        // (style.css) keeping it off the screen's edge.
         if was_live.replace(live_now)
             && !live_now
             && let Some(line) = status_line.peek().clone()

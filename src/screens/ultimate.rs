@@ -64,8 +64,10 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
     });
     // The hints' own search, as the analysis judges (ANA-10).
     let helper = use_thinker(|| UltimateAi::new(Difficulty::Hard));
-    let mut hints =
-        use_signal(|| Hints::kept(UltimateSession::kept_name(v2), &session.peek().grid()));
+    let mut hints = use_signal(|| {
+        let s = session.peek();
+        Hints::kept(UltimateSession::kept_name(v2), s.game_number(), &s.grid())
+    });
     use_effect(move || hints.read().keep(UltimateSession::kept_name(v2)));
     let mut hinting = use_signal(|| false);
     let review = use_review();

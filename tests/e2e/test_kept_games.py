@@ -206,6 +206,7 @@ def hint_after_reload(phone, timeout=10000):
     """Asks a hint, reloads the page: the cell hinted before and after, ringed both times."""
     phone.click("[data-action=hint]")
     before = phone.wait_for_selector("[data-hint]", timeout=timeout).get_attribute("data-hint")
+    assert phone.get_attribute(f"[data-cell={before}]", "class") == "cell hinted"
     phone.reload()
     after = phone.wait_for_selector("[data-hint]", timeout=30000).get_attribute("data-hint")
     assert phone.get_attribute(f"[data-cell={after}]", "class") == "cell hinted"
