@@ -211,6 +211,17 @@ mod tests {
         Hints::from_kept(read_kept(text).expect("kept hints read back"), game, now)
     }
 
+    /// Hints that gave a legal move of `position`, in game `game`: them, the text they are
+    /// kept as, and the move.
+    fn hinted<P: Position + KeptLine>(game: u32, position: P) -> (Hints<P>, String, P::Action) {
+        let best = position.legal_actions().into_iter().next();
+        let best = best.expect("a legal move");
+        let mut hints = Hints::default();
+        assert!(hints.give(game, position, best));
+        let text = hints.kept_text().expect("a hint used is kept");
+        (hints, text, best)
+    }
+
     #[test]
     fn ana_10_kept_hints_read_back_and_damaged_ones_are_none() {
         assert_eq!(read_kept("7 2"), Some(kept(7, 2, None)));
@@ -243,17 +254,8 @@ mod tests {
         assert!(!session.face(classic::Rival::Computer(Character::Nino)));
         assert!(!session.press(cell("a1")), "Nino answers at once");
         let (game, board) = (session.game_number(), session.board());
-        let best = board
-            .legal_actions()
-            .into_iter()
-            .next_back()
-            .expect("a free cell");
-        let mut hints = Hints::default();
-        assert!(hints.give(game, board, best));
-        let (text, hints_text) = (
-            session.kept().expect("a game to keep"),
-            hints.kept_text().expect("a hint used is kept"),
-        );
+        let (hints, hints_text, best) = hinted(game, board);
+        let text = session.kept().expect("a game to keep");
 
         let back = ClassicSession::from_kept(&text).expect("the game reads back");
         let again = reloaded(&hints_text, back.game_number(), &back.board());
@@ -293,14 +295,7 @@ mod tests {
         let mut session = UltimateSession::new(true, Player::X, TURN, 0);
         assert!(!session.face(ultimate::Rival::Friend, 0));
         let (game, grid) = (session.game_number(), session.grid());
-        let best = grid
-            .legal_actions()
-            .into_iter()
-            .next()
-            .expect("a free cell");
-        let mut hints = Hints::default();
-        assert!(hints.give(game, grid, best));
-        let hints_text = hints.kept_text().expect("a hint used is kept");
+        let (_, hints_text, best) = hinted(game, grid);
 
         let text = session.kept().expect("a game to keep");
         let back = UltimateSession::from_kept(&text, true, TURN, 1).expect("the game reads back");
