@@ -15,6 +15,7 @@ pub mod devices;
 pub mod error;
 pub mod google;
 pub mod headers;
+pub mod latest_told;
 pub mod limits;
 pub mod live;
 pub mod mail;

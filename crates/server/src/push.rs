@@ -32,6 +32,14 @@ pub enum RoomAbout {
     ClosesTomorrow(bool),
 }
 
+impl RoomAbout {
+    /// A turn handed to the seat, which is news only while nothing was played since; the rest
+    /// stays news whatever came after.
+    pub fn is_a_turn(self) -> bool {
+        matches!(self, RoomAbout::Turn | RoomAbout::Joined | RoomAbout::Began)
+    }
+}
+
 /// A notice for a room's seat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoomNotice {
@@ -154,13 +162,9 @@ pub fn room_notice(id: &str, room: &Room, seat: Player, about: RoomAbout) -> Not
 /// Whether a room's notice still holds when it is sent, moments after: a turn is told only if
 /// nothing was played since (played, and maybe handed back, it is the newer notice's to tell).
 pub fn still_holds(room: &Room, notice: &RoomNotice) -> bool {
-    match notice.about {
-        RoomAbout::Turn | RoomAbout::Joined | RoomAbout::Began => {
-            room.last_activity_ms() == notice.activity
-                && to_move(room).is_some_and(|symbol| room.seat_playing(symbol) == notice.seat)
-        }
-        _ => true,
-    }
+    !notice.about.is_a_turn()
+        || room.last_activity_ms() == notice.activity
+            && to_move(room).is_some_and(|symbol| room.seat_playing(symbol) == notice.seat)
 }
 
 /// Who moves now, when the game goes on with both seats taken.

@@ -19,6 +19,7 @@ use sha2::Digest;
 use tokio::sync::{Notify, Semaphore, mpsc};
 use velha_rules::room::{IDLE_CLOSE_MS, RoomGame};
 
+use crate::latest_told::LatestTold;
 use crate::live::Hub;
 use crate::push::{
     GroupAbout, Notice, Push, Quiet, RoomAbout, RoomNotice, quiet_notices, room_notice, still_holds,
@@ -54,12 +55,21 @@ const PENDING_MOST: i64 = 1_000;
 /// How long a stopping process waits for the pushes on their way, once it kept the rest.
 const SENDING_AT_STOP: Duration = Duration::from_secs(5);
 
-/// A notice and when its wait ends.
-type Queued = (Notice, tokio::time::Instant);
+/// A notice waiting to be sent.
+struct Queued {
+    notice: Notice,
+    /// When its wait ends.
+    due: tokio::time::Instant,
+    /// Its change is noted in [`LatestTold`]: not a notice a stopped process kept, nor a
+    /// sweep's, whose changes were made elsewhere or long ago.
+    noted: bool,
+}
 
 /// Queues notices for the sending task.
 pub struct WebPush {
     queue: mpsc::Sender<Queued>,
+    /// The last change each room with a notice waiting told of.
+    latest: Arc<LatestTold>,
     /// Notices dropped because the queue was full.
     pub dropped: Arc<AtomicU64>,
 }
@@ -71,7 +81,20 @@ impl Push for WebPush {
                 Notice::Room(_) => SETTLE,
                 Notice::Group(_) => Duration::ZERO,
             };
-        if self.queue.try_send((notice, due)).is_err() {
+        let queued = match &notice {
+            Notice::Room(n) => {
+                let (room, activity) = (n.room.clone(), n.activity);
+                self.latest.tell(&room, activity, || {
+                    let noted = true;
+                    self.queue.try_send(Queued { notice, due, noted }).is_ok()
+                })
+            }
+            Notice::Group(_) => {
+                let noted = false;
+                self.queue.try_send(Queued { notice, due, noted }).is_ok()
+            }
+        };
+        if !queued {
             let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
             tracing::warn!(dropped, "the push queue is full: a notice is dropped");
         }
@@ -135,9 +158,11 @@ impl WebPush {
             }
         });
         let (stop, kept) = (stopper.stop.clone(), stopper.kept.clone());
-        tokio::spawn(sender.run(rx, queue.clone(), stop, kept));
+        let latest = Arc::new(LatestTold::default());
+        tokio::spawn(sender.run(rx, queue.clone(), stop, kept, latest.clone()));
         let push = WebPush {
             queue,
+            latest,
             dropped: Arc::new(AtomicU64::new(0)),
         };
         (push, stopper)
@@ -177,13 +202,14 @@ impl Sender {
         queue: mpsc::Sender<Queued>,
         stop: Arc<Notify>,
         kept: Arc<Notify>,
+        latest: Arc<LatestTold>,
     ) {
         let permits = Arc::new(Semaphore::new(SENDING));
         let mut told = Told::default();
         let mut look = tokio::time::interval(PENDING_EVERY);
         look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut unsent: Vec<Queued> = loop {
-            let (notice, due) = tokio::select! {
+            let queued = tokio::select! {
                 () = stop.notified() => break Vec::new(),
                 _ = look.tick() => {
                     self.take_kept(&queue).await;
@@ -195,28 +221,32 @@ impl Sender {
                 },
             };
             tokio::select! {
-                () = stop.notified() => break vec![(notice, due)],
-                () = tokio::time::sleep_until(due) => {}
+                () = stop.notified() => break vec![queued],
+                () = tokio::time::sleep_until(queued.due) => {}
             }
-            if let Notice::Room(n) = &notice
-                && !self.still_to_tell(n).await
+            let played_since = match &queued.notice {
+                Notice::Room(n) if queued.noted => latest.taken(&n.room, n.activity),
+                _ => false,
+            };
+            if let Notice::Room(n) = &queued.notice
+                && !self.still_to_tell(n, played_since).await
             {
                 continue;
             }
-            if !told.may_tell(quiet_key(&notice), now_ms()) {
+            if !told.may_tell(quiet_key(&queued.notice), now_ms()) {
                 continue;
             }
             // Every permit held by a hanging push service: the stop does not wait for one.
             let permit = tokio::select! {
-                () = stop.notified() => break vec![(notice, due)],
+                () = stop.notified() => break vec![queued],
                 permit = permits.clone().acquire_owned() => match permit {
                     Ok(permit) => permit,
-                    Err(_) => break vec![(notice, due)],
+                    Err(_) => break vec![queued],
                 },
             };
             let sender = self.clone();
             tokio::spawn(async move {
-                sender.deliver(&notice).await;
+                sender.deliver(&queued.notice).await;
                 drop(permit);
             });
         };
@@ -237,7 +267,7 @@ impl Sender {
         let now = tokio::time::Instant::now();
         let kept: Vec<(i64, String)> = unsent
             .iter()
-            .filter_map(|(notice, due)| {
+            .filter_map(|Queued { notice, due, .. }| {
                 let wait = i64::try_from(due.saturating_duration_since(now).as_millis()).ok()?;
                 Some((now_ms() + wait, serde_json::to_string(notice).ok()?))
             })
@@ -273,23 +303,29 @@ impl Sender {
                 continue;
             };
             let wait = Duration::from_millis(u64::try_from(due - now).unwrap_or(0));
-            if queue
-                .try_send((notice, tokio::time::Instant::now() + wait))
-                .is_err()
-            {
+            let due = tokio::time::Instant::now() + wait;
+            let noted = false;
+            if queue.try_send(Queued { notice, due, noted }).is_err() {
                 tracing::warn!("the push queue is full: a kept notice is dropped");
             }
         }
     }
 
     /// Whether a room's notice is still news when its wait is over: nobody of the seat looks
-    /// at the room, and what it tells still holds (a turn not played meanwhile).
-    async fn still_to_tell(&self, n: &RoomNotice) -> bool {
+    /// at the room, and what it tells still holds (a turn not played meanwhile). The room is
+    /// read only for a turn not known to be `played_since` (its room told a newer change here).
+    async fn still_to_tell(&self, n: &RoomNotice, played_since: bool) -> bool {
         if self
             .hub
             .seat_looking(&n.room, velha_api::Seat::from(n.seat))
             .await
         {
+            return false;
+        }
+        if !n.about.is_a_turn() {
+            return true;
+        }
+        if played_since {
             return false;
         }
         match self.store.room(&n.room).await {
@@ -326,10 +362,8 @@ impl Sender {
             for row in rooms.iter().filter(|row| marked.contains(&row.id)) {
                 for (seat, about) in quiet_notices(&row.room, quiet) {
                     let notice = room_notice(&row.id, &row.room, seat, about);
-                    if queue
-                        .try_send((notice, tokio::time::Instant::now()))
-                        .is_err()
-                    {
+                    let (due, noted) = (tokio::time::Instant::now(), false);
+                    if queue.try_send(Queued { notice, due, noted }).is_err() {
                         tracing::warn!("the push queue is full: a quiet room's notice is dropped");
                     }
                 }

@@ -345,6 +345,59 @@ async fn classic_r09_a_move_tells_the_other_player_once_and_not_while_they_look(
 }
 on_both!(classic_r09_a_move_tells_the_other_player_once_and_not_while_they_look);
 
+/// A turn played within its notice's wait is not told: the player to move played it without
+/// looking at the room (through the API, as from another device). What ends the game is told
+/// whatever comes after it: the rematch asked at once does not make the loss old news.
+async fn classic_r09_a_turn_played_within_the_wait_is_not_told_and_the_end_is(db: Db) {
+    let push = PushService::start().await;
+    let server = Server::start(db, &["--push-services", &push.url]).await;
+    let c = server.client();
+    let (id, made, joined) = ana_and_bia(&c, &c).await;
+    let ana = push.device(&server, &c, &[&made.credential], "pt-BR").await;
+    let bia = push.device(&server, &c, &[&joined.credential], "en").await;
+    assert_eq!(push.settled(&ana, 1).await.len(), 1, "Bia joined");
+    let play = |credential: &str, cell: &str| {
+        let (c, id, credential) = (&c, &id, credential.to_owned());
+        let cell = cell.to_owned();
+        async move {
+            c.room_act(id, &credential, RoomAct::Play { cell })
+                .await
+                .unwrap()
+        }
+    };
+    // Each of Bia's turns is played before its wait is over; Ana's line ends the game.
+    for (x, o) in [("a1", "b1"), ("a2", "b2")] {
+        play(&made.credential, x).await;
+        play(&joined.credential, o).await;
+    }
+    play(&made.credential, "a3").await;
+    c.room_act(&id, &made.credential, RoomAct::Rematch)
+        .await
+        .unwrap();
+    let mut told: Vec<Value> = push
+        .settled(&bia, 2)
+        .await
+        .iter()
+        .map(|m| m["payload"]["body"].clone())
+        .collect();
+    told.sort_by_key(Value::to_string);
+    assert_eq!(
+        told,
+        [
+            "Ana asks for a rematch in Tic-tac-toe.",
+            "Ana won the Tic-tac-toe game."
+        ],
+        "the end and the rematch, never a turn"
+    );
+    assert_eq!(
+        push.settled(&ana, 1).await.len(),
+        1,
+        "one turn per few minutes"
+    );
+    assert_eq!(push.call("refused", json!({})).await, json!([]));
+}
+on_both!(classic_r09_a_turn_played_within_the_wait_is_not_told_and_the_end_is);
+
 async fn classic_r09_a_gone_device_is_forgotten_and_a_hanging_service_holds_no_move(db: Db) {
     let push = PushService::start().await;
     let server = Server::start(db, &["--push-services", &push.url]).await;
