@@ -1,7 +1,8 @@
 //! Prepared writes: the writes the server makes most (a move, a room's change), each a few
-//! statements spelled once, as SQLite runs them one after the other, each returning a row when
-//! it did its part. The write is kept only when every statement did; one that breaks a unique
-//! constraint declines it (someone else came first).
+//! statements spelled once, each returning a row when it did its part (SQLite runs them one
+//! after the other without it, and counts the rows each changed). The write is kept only when
+//! every statement did; one that breaks a unique constraint declines it (someone else came
+//! first).
 //!
 //! On PostgreSQL the same statements run chained in one `WITH` statement derived from them:
 //! one round trip and a transaction of its own, where running them one by one took a round trip
@@ -25,6 +26,10 @@ pub(super) struct PreparedWrite {
     arity: OnceLock<usize>,
     chained: OnceLock<String>,
     chained_telling: OnceLock<String>,
+    /// SQLite's statements, without their `RETURNING`: one runs in the committer's transaction,
+    /// where how many rows it changed says whether it did its part, and SQLite gathers the rows
+    /// a statement returns in a table of their own before it hands the first one over.
+    counted: OnceLock<Vec<String>>,
 }
 
 /// An argument of a prepared write.
@@ -55,6 +60,7 @@ impl PreparedWrite {
             arity: OnceLock::new(),
             chained: OnceLock::new(),
             chained_telling: OnceLock::new(),
+            counted: OnceLock::new(),
         }
     }
 
@@ -92,6 +98,20 @@ impl PreparedWrite {
         };
         cell.get_or_init(|| chain(self.steps, telling.then(|| self.arity())))
     }
+
+    /// SQLite's statements, which change a row each when they do their part.
+    fn counted(&self) -> &[String] {
+        self.counted
+            .get_or_init(|| self.steps.iter().map(|s| unreturning(s)).collect())
+    }
+}
+
+/// `… RETURNING r` as `…`.
+fn unreturning(step: &str) -> String {
+    step.rsplit_once(" RETURNING ")
+        .unwrap_or_else(|| panic!("a step of a prepared write returns its row: {step}"))
+        .0
+        .to_owned()
 }
 
 /// The statements `steps` as one `WITH` statement; with `event_at`, the event's arguments
@@ -176,9 +196,9 @@ pub(super) fn bound<'q>(
 }
 
 impl BoundWrite {
-    /// Its statements, in order.
-    pub(super) fn steps(&self) -> &'static [&'static str] {
-        self.write.steps
+    /// Its statements, in order, as SQLite runs them: each did its part when it changed a row.
+    pub(super) fn counted_steps(&self) -> &'static [String] {
+        self.write.counted()
     }
 
     /// Its arguments, `$1` first.
@@ -226,13 +246,21 @@ impl BoundWrite {
 
 #[cfg(test)]
 mod tests {
-    use super::{chain, highest_argument, renumber};
+    use super::{chain, highest_argument, renumber, unreturning};
 
     #[test]
     fn the_highest_argument_named_counts_every_digit() {
         let sql = "INSERT INTO s (a, b) VALUES ($5, 'O', $12, $3) RETURNING a";
         assert_eq!(highest_argument(sql), 12);
         assert_eq!(highest_argument("SELECT 1"), 0);
+    }
+
+    #[test]
+    fn sqlite_counts_what_a_step_changed_instead_of_what_it_returns() {
+        assert_eq!(
+            unreturning("UPDATE t SET v = 'a RETURNING b' WHERE id = $1 RETURNING id"),
+            "UPDATE t SET v = 'a RETURNING b' WHERE id = $1"
+        );
     }
 
     #[test]

@@ -110,7 +110,7 @@ impl RusqliteConn {
     fn one(&mut self, write: &BoundWrite) -> Result<Outcome, rusqlite::Error> {
         self.exec("SAVEPOINT w")?;
         let told = match self.statements(write) {
-            Ok(rows) if rows == write.steps().len() => {
+            Ok(done) if done == write.counted_steps().len() => {
                 self.exec("RELEASE w")?;
                 return Ok(Ok(true));
             }
@@ -130,10 +130,10 @@ impl RusqliteConn {
         self.conn.prepare_cached(sql)?.execute([]).map(|_| ())
     }
 
-    /// Runs a write's statements: how many of them returned a row.
+    /// Runs a write's statements: how many of them changed a row.
     fn statements(&mut self, write: &BoundWrite) -> Result<usize, rusqlite::Error> {
-        let mut rows = 0;
-        for sql in write.steps() {
+        let mut done = 0;
+        for sql in write.counted_steps() {
             let mut statement = self.conn.prepare_cached(sql)?;
             for i in 1..=statement.parameter_count() {
                 // `$N` is a name to SQLite, numbered by where it first appears: bind by name.
@@ -154,10 +154,10 @@ impl RusqliteConn {
                     }
                 }
             }
-            if statement.raw_query().next()?.is_some() {
-                rows += 1;
+            if statement.raw_execute()? > 0 {
+                done += 1;
             }
         }
-        Ok(rows)
+        Ok(done)
     }
 }
