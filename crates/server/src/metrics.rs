@@ -80,6 +80,8 @@ pub const RATE_LIMITED: &str = "velha_rate_limited_total";
 pub const PUSH_PENDING: &str = "velha_push_pending";
 /// E-mails waiting to be sent by this process.
 pub const MAIL_QUEUE: &str = "velha_mail_queue";
+/// Push notices this process dropped because its queue was full.
+pub const PUSH_DROPPED: &str = "velha_push_dropped_total";
 
 fn describe() {
     use metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
@@ -109,6 +111,10 @@ fn describe() {
         "Push notices waiting to be sent (the service's)"
     );
     describe_gauge!(MAIL_QUEUE, "E-mails waiting to be sent by this process");
+    describe_counter!(
+        PUSH_DROPPED,
+        "Push notices this process dropped because its queue was full"
+    );
 }
 
 /// Counts every request and times it, labelled by the route it matched.

@@ -71,7 +71,7 @@ pub struct WebPush {
     /// The last change each room with a notice waiting told of.
     latest: Arc<LatestTold>,
     /// Notices dropped because the queue was full.
-    pub dropped: Arc<AtomicU64>,
+    dropped: AtomicU64,
 }
 
 impl Push for WebPush {
@@ -96,7 +96,12 @@ impl Push for WebPush {
         };
         if !queued {
             let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-            tracing::warn!(dropped, "the push queue is full: a notice is dropped");
+            metrics::counter!(crate::metrics::PUSH_DROPPED).increment(1);
+            // A full queue drops thousands a second (a line each flooded the log for as long):
+            // the log says so each time the count doubles, the metric counts every one.
+            if dropped.is_power_of_two() {
+                tracing::warn!(dropped, "the push queue is full: notices are dropped");
+            }
         }
     }
 }
@@ -163,7 +168,7 @@ impl WebPush {
         let push = WebPush {
             queue,
             latest,
-            dropped: Arc::new(AtomicU64::new(0)),
+            dropped: AtomicU64::new(0),
         };
         (push, stopper)
     }
@@ -306,6 +311,7 @@ impl Sender {
             let due = tokio::time::Instant::now() + wait;
             let noted = false;
             if queue.try_send(Queued { notice, due, noted }).is_err() {
+                metrics::counter!(crate::metrics::PUSH_DROPPED).increment(1);
                 tracing::warn!("the push queue is full: a kept notice is dropped");
             }
         }
@@ -364,6 +370,7 @@ impl Sender {
                     let notice = room_notice(&row.id, &row.room, seat, about);
                     let (due, noted) = (tokio::time::Instant::now(), false);
                     if queue.try_send(Queued { notice, due, noted }).is_err() {
+                        metrics::counter!(crate::metrics::PUSH_DROPPED).increment(1);
                         tracing::warn!("the push queue is full: a quiet room's notice is dropped");
                     }
                 }
