@@ -56,6 +56,10 @@ pub struct RoomNotice {
     /// The room's last activity (a move, the join, a rematch begun) when it happened: a turn
     /// is still news only if nothing was played since.
     pub activity: u64,
+    /// The room's version after the change: a room's changes are committed in the order of
+    /// their versions. 0 in a notice kept by a version of the server before it.
+    #[serde(default)]
+    pub version: i64,
 }
 
 /// What an account is told of a mini-ranking group.
@@ -148,9 +152,10 @@ pub fn quiet_notices(room: &Room, quiet: Quiet) -> Vec<(Player, RoomAbout)> {
 }
 
 /// The notice for a seat of room `id`, naming the player in the other seat.
-pub fn room_notice(id: &str, room: &Room, seat: Player, about: RoomAbout) -> Notice {
+pub fn room_notice(id: &str, room: &Room, version: i64, seat: Player, about: RoomAbout) -> Notice {
     Notice::Room(RoomNotice {
         room: id.to_owned(),
+        version,
         seat,
         other: room.seat(!seat).map(|s| s.name.clone()).unwrap_or_default(),
         game: room.game(),
@@ -380,7 +385,7 @@ mod tests {
         let joined = room.clone();
         room.play(Player::X, "a1", 2).unwrap();
         // A turn told moments after it was handed over still holds only if not played since.
-        let told = |at: &Room, seat, about| match room_notice("r", at, seat, about) {
+        let told = |at: &Room, seat, about| match room_notice("r", at, 1, seat, about) {
             Notice::Room(n) => n,
             Notice::Group(_) => unreachable!("a room's notice"),
         };
@@ -409,7 +414,7 @@ mod tests {
                 (Player::O, RoomAbout::ClosesTomorrow(true))
             ]
         );
-        let Notice::Room(n) = room_notice("r", &room, Player::X, RoomAbout::MayClaim) else {
+        let Notice::Room(n) = room_notice("r", &room, 1, Player::X, RoomAbout::MayClaim) else {
             panic!("a room's notice")
         };
         assert_eq!(n.other, "Bia");

@@ -83,8 +83,8 @@ impl Push for WebPush {
             };
         let queued = match &notice {
             Notice::Room(n) => {
-                let (room, activity) = (n.room.clone(), n.activity);
-                self.latest.tell(&room, activity, || {
+                let (room, version) = (n.room.clone(), n.version);
+                self.latest.tell(&room, version, || {
                     let noted = true;
                     self.queue.try_send(Queued { notice, due, noted }).is_ok()
                 })
@@ -230,7 +230,7 @@ impl Sender {
                 () = tokio::time::sleep_until(queued.due) => {}
             }
             let played_since = match &queued.notice {
-                Notice::Room(n) if queued.noted => latest.taken(&n.room, n.activity),
+                Notice::Room(n) if queued.noted => latest.taken(&n.room, n.version),
                 _ => false,
             };
             if let Notice::Room(n) = &queued.notice
@@ -367,7 +367,7 @@ impl Sender {
                 .collect();
             for row in rooms.iter().filter(|row| marked.contains(&row.id)) {
                 for (seat, about) in quiet_notices(&row.room, quiet) {
-                    let notice = room_notice(&row.id, &row.room, seat, about);
+                    let notice = room_notice(&row.id, &row.room, row.version, seat, about);
                     let (due, noted) = (tokio::time::Instant::now(), false);
                     if queue.try_send(Queued { notice, due, noted }).is_err() {
                         metrics::counter!(crate::metrics::PUSH_DROPPED).increment(1);
@@ -720,6 +720,7 @@ mod tests {
             game: RoomGame::Super,
             about: RoomAbout::Turn,
             activity: 0,
+            version: 1,
         });
         let pt: serde_json::Value = serde_json::from_str(&payload(&notice, "pt-BR")).unwrap();
         assert_eq!(
@@ -748,6 +749,7 @@ mod tests {
                 game: RoomGame::Classic,
                 about,
                 activity: 0,
+                version: 1,
             })
         };
         let read = |n: &Notice, l: &str| -> serde_json::Value {
@@ -809,6 +811,7 @@ mod tests {
                 game,
                 about,
                 activity: 0,
+                version: 1,
             })
         };
         let body = |game, about| -> String {

@@ -113,8 +113,13 @@ fn news(app: &App, row: &RoomRow, watching: u32, now: i64) -> RoomNews {
 /// turn, a rematch asked, a resignation, an absence claimed.
 fn tell_seats(app: &App, before: &Room, row: &RoomRow) {
     for (seat, about) in push::room_notices(before, &row.room) {
-        app.push
-            .tell(push::room_notice(&row.id, &row.room, seat, about));
+        app.push.tell(push::room_notice(
+            &row.id,
+            &row.room,
+            row.version,
+            seat,
+            about,
+        ));
     }
 }
 

@@ -347,7 +347,9 @@ on_both!(classic_r09_a_move_tells_the_other_player_once_and_not_while_they_look)
 
 /// A turn played within its notice's wait is not told: the player to move played it without
 /// looking at the room (through the API, as from another device). What ends the game is told
-/// whatever comes after it: the rematch asked at once does not make the loss old news.
+/// whatever comes after it: the rematch asked at once does not make the loss old news. The
+/// process knows the turns are old news without reading the room (`latest_told.rs`, whose
+/// tests say when); told, they would be a third notice for Bia, who was never told a turn.
 async fn classic_r09_a_turn_played_within_the_wait_is_not_told_and_the_end_is(db: Db) {
     let push = PushService::start().await;
     let server = Server::start(db, &["--push-services", &push.url]).await;
@@ -392,7 +394,7 @@ async fn classic_r09_a_turn_played_within_the_wait_is_not_told_and_the_end_is(db
     assert_eq!(
         push.settled(&ana, 1).await.len(),
         1,
-        "one turn per few minutes"
+        "Bia's joining only: Ana's turns are quiet for a few minutes after it"
     );
     assert_eq!(push.call("refused", json!({})).await, json!([]));
 }
