@@ -466,6 +466,15 @@ pub async fn tls_offering(
     server: &Server,
     offered: &[&[u8]],
 ) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
+    try_tls_offering(server, offered).await.unwrap()
+}
+
+/// The same, or why the server did not take it (one past `--max-connections` is closed as
+/// soon as it is accepted).
+pub async fn try_tls_offering(
+    server: &Server,
+    offered: &[&[u8]],
+) -> std::io::Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>> {
     use rustls::pki_types::pem::PemObject;
     let mut roots = rustls::RootCertStore::empty();
     for cert in rustls::pki_types::CertificateDer::pem_slice_iter(&server.cert) {
@@ -479,11 +488,8 @@ pub async fn tls_offering(
     .with_root_certificates(roots)
     .with_no_client_auth();
     config.alpn_protocols = offered.iter().map(|p| p.to_vec()).collect();
-    let tcp = tokio::net::TcpStream::connect(server.base.trim_start_matches("https://"))
-        .await
-        .unwrap();
+    let tcp = tokio::net::TcpStream::connect(server.base.trim_start_matches("https://")).await?;
     tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
         .connect("localhost".try_into().unwrap(), tcp)
         .await
-        .unwrap()
 }

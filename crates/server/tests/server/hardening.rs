@@ -1016,9 +1016,14 @@ async fn the_server_holds_at_most_its_connections_in_all_when_they_come_at_once(
 }
 
 /// The status of `GET path` on a connection of its own, read to its end.
+/// What `status_of` says of a connection the server closed before its handshake.
+const NO_CONNECTION: &str = "no connection";
+
 async fn status_of(server: &Server, path: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut tls = crate::common::tls_offering(server, &[]).await;
+    let Ok(mut tls) = crate::common::try_tls_offering(server, &[]).await else {
+        return NO_CONNECTION.to_owned();
+    };
     let request = format!("GET {path} HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n");
     tls.write_all(request.as_bytes()).await.unwrap();
     let mut answer = Vec::new();
@@ -1056,8 +1061,17 @@ async fn a_file_being_sent_takes_a_place_among_the_connections() {
     let mut head = [0u8; 12];
     slow.read_exact(&mut head).await.unwrap();
     assert_eq!(&head, b"HTTP/1.1 200");
-    // The third is the next connection's, and its file finds none.
-    let refused = status_of(&server, "/index.html").await;
+    // The third is the next connection's, and its file finds none. The first request's
+    // connection may hold its place a moment after its answer was read (on a busy machine):
+    // until the server lets it go, a new connection is one past the cap, closed at once.
+    let mut refused = status_of(&server, "/index.html").await;
+    for _ in 0..50 {
+        if refused != NO_CONNECTION {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        refused = status_of(&server, "/index.html").await;
+    }
     assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
     drop(slow);
     let mut answered = refused;
