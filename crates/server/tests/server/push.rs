@@ -289,13 +289,49 @@ impl PushService {
     }
 }
 
-async fn classic_r09_a_move_tells_the_other_player_once_and_not_while_they_look(db: Db) {
+/// A room where Ana (the creator, a device in Portuguese) and Bia (the guest, one in English)
+/// each subscribed a device for their seat.
+struct Subscribed {
+    push: PushService,
+    server: Server,
+    c: Client,
+    id: String,
+    made: RoomSeat,
+    joined: RoomSeat,
+    ana: String,
+    bia: String,
+}
+
+async fn subscribed(db: Db) -> Subscribed {
     let push = PushService::start().await;
     let server = Server::start(db, &["--push-services", &push.url]).await;
     let c = server.client();
     let (id, made, joined) = ana_and_bia(&c, &c).await;
     let ana = push.device(&server, &c, &[&made.credential], "pt-BR").await;
     let bia = push.device(&server, &c, &[&joined.credential], "en").await;
+    Subscribed {
+        push,
+        server,
+        c,
+        id,
+        made,
+        joined,
+        ana,
+        bia,
+    }
+}
+
+async fn classic_r09_a_move_tells_the_other_player_once_and_not_while_they_look(db: Db) {
+    let Subscribed {
+        push,
+        server: _server,
+        c,
+        id,
+        made,
+        joined,
+        ana,
+        bia,
+    } = subscribed(db).await;
     // Joining gave Ana the first turn: one notice for her.
     let told = push.settled(&ana, 1).await;
     assert_eq!(told.len(), 1, "{told:?}");
@@ -351,33 +387,24 @@ on_both!(classic_r09_a_move_tells_the_other_player_once_and_not_while_they_look)
 /// process knows the turns are old news without reading the room (`latest_told.rs`, whose
 /// tests say when); told, they would be a third notice for Bia, who was never told a turn.
 async fn classic_r09_a_turn_played_within_the_wait_is_not_told_and_the_end_is(db: Db) {
-    let push = PushService::start().await;
-    let server = Server::start(db, &["--push-services", &push.url]).await;
-    let c = server.client();
-    let (id, made, joined) = ana_and_bia(&c, &c).await;
-    let ana = push.device(&server, &c, &[&made.credential], "pt-BR").await;
-    let bia = push.device(&server, &c, &[&joined.credential], "en").await;
-    assert_eq!(push.settled(&ana, 1).await.len(), 1, "Bia joined");
-    let play = |credential: &str, cell: &str| {
-        let (c, id, credential) = (&c, &id, credential.to_owned());
-        let cell = cell.to_owned();
-        async move {
-            c.room_act(id, &credential, RoomAct::Play { cell })
-                .await
-                .unwrap()
-        }
+    let room = subscribed(db).await;
+    let (push, c) = (&room.push, &room.c);
+    assert_eq!(push.settled(&room.ana, 1).await.len(), 1, "Bia joined");
+    let id = room.id.as_str();
+    let act = |seat: &RoomSeat, act: RoomAct| {
+        let credential = seat.credential.clone();
+        async move { c.room_act(id, &credential, act).await }
     };
+    let play = |cell: &str| RoomAct::Play { cell: cell.into() };
     // Each of Bia's turns is played before its wait is over; Ana's line ends the game.
     for (x, o) in [("a1", "b1"), ("a2", "b2")] {
-        play(&made.credential, x).await;
-        play(&joined.credential, o).await;
+        act(&room.made, play(x)).await.unwrap();
+        act(&room.joined, play(o)).await.unwrap();
     }
-    play(&made.credential, "a3").await;
-    c.room_act(&id, &made.credential, RoomAct::Rematch)
-        .await
-        .unwrap();
+    act(&room.made, play("a3")).await.unwrap();
+    act(&room.made, RoomAct::Rematch).await.unwrap();
     let mut told: Vec<Value> = push
-        .settled(&bia, 2)
+        .settled(&room.bia, 2)
         .await
         .iter()
         .map(|m| m["payload"]["body"].clone())
@@ -392,7 +419,7 @@ async fn classic_r09_a_turn_played_within_the_wait_is_not_told_and_the_end_is(db
         "the end and the rematch, never a turn"
     );
     assert_eq!(
-        push.settled(&ana, 1).await.len(),
+        push.settled(&room.ana, 1).await.len(),
         1,
         "Bia's joining only: Ana's turns are quiet for a few minutes after it"
     );
