@@ -28,18 +28,14 @@ impl LatestTold {
     /// Queues a notice of `room`'s change to `version` with `queue`; the change is noted only
     /// once the notice is queued, so that every room noted has a notice waiting (which bounds
     /// the rooms noted by the queue's length). Whether it was queued.
-    pub fn tell(&self, room: &str, version: i64, queue: impl FnOnce() -> bool) -> bool {
+    pub fn tell(&self, room: String, version: i64, queue: impl FnOnce() -> bool) -> bool {
         let mut rooms = self.rooms();
         // Under the lock: the notice is never taken before its change is noted.
         if !queue() {
             return false;
         }
-        match rooms.get_mut(room) {
-            Some(latest) => *latest = (*latest).max(version),
-            None => {
-                rooms.insert(room.to_owned(), version);
-            }
-        }
+        let latest = rooms.entry(room).or_insert(version);
+        *latest = (*latest).max(version);
         true
     }
 
@@ -74,24 +70,24 @@ mod tests {
     fn classic_r09_a_turn_is_stale_once_its_room_told_something_newer_and_the_last_one_is_not() {
         let told = LatestTold::default();
         for version in [1, 2, 3] {
-            assert!(told.tell("r", version, || true));
+            assert!(told.tell("r".into(), version, || true));
         }
-        assert!(told.tell("s", 2, || true));
+        assert!(told.tell("s".into(), 2, || true));
         assert!(told.taken("r", 1), "played since");
         assert!(told.taken("r", 2), "played since");
         assert!(!told.taken("s", 2), "the last one of its room");
         assert!(!told.taken("r", 3), "the last one of its room");
         assert_eq!(told.noted(), 0, "no notice waits: no room is noted");
         // A later change of a forgotten room is noted again.
-        assert!(told.tell("r", 4, || true));
+        assert!(told.tell("r".into(), 4, || true));
         assert!(!told.taken("r", 4));
     }
 
     #[test]
     fn classic_r09_a_notice_never_queued_notes_nothing_and_an_unknown_room_is_never_stale() {
         let told = LatestTold::default();
-        assert!(told.tell("r", 1, || true));
-        assert!(!told.tell("r", 2, || false), "the queue was full");
+        assert!(told.tell("r".into(), 1, || true));
+        assert!(!told.tell("r".into(), 2, || false), "the queue was full");
         assert!(
             !told.taken("r", 1),
             "the dropped notice did not make it stale"
@@ -106,14 +102,14 @@ mod tests {
         // began) was told before the first (version 7, a rematch asked). The new game's turn is
         // news; the older change, taken after it, is not known to be stale: the room is read.
         let told = LatestTold::default();
-        assert!(told.tell("r", 8, || true));
-        assert!(told.tell("r", 7, || true));
+        assert!(told.tell("r".into(), 8, || true));
+        assert!(told.tell("r".into(), 7, || true));
         assert!(!told.taken("r", 8), "the newest commit is never stale");
         assert!(!told.taken("r", 7), "forgotten with the newest: read");
         assert_eq!(told.noted(), 0);
         // Were the older one taken first, it would be stale.
-        assert!(told.tell("r", 8, || true));
-        assert!(told.tell("r", 7, || true));
+        assert!(told.tell("r".into(), 8, || true));
+        assert!(told.tell("r".into(), 7, || true));
         assert!(told.taken("r", 7));
         assert!(!told.taken("r", 8));
     }

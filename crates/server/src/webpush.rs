@@ -70,8 +70,20 @@ pub struct WebPush {
     queue: mpsc::Sender<Queued>,
     /// The last change each room with a notice waiting told of.
     latest: Arc<LatestTold>,
-    /// Notices dropped because the queue was full.
-    dropped: AtomicU64,
+}
+
+/// Notices this process dropped because the queue was full.
+static DROPPED: AtomicU64 = AtomicU64::new(0);
+
+/// Counts a notice the full queue refused (`what`). A full queue drops thousands a second (a
+/// line each flooded the log for as long): the log says so each time the count doubles, the
+/// metric counts every one.
+fn dropped(what: &str) {
+    metrics::counter!(crate::metrics::PUSH_DROPPED).increment(1);
+    let dropped = DROPPED.fetch_add(1, Ordering::Relaxed) + 1;
+    if dropped.is_power_of_two() {
+        tracing::warn!(dropped, "the push queue is full: {what} dropped");
+    }
 }
 
 impl Push for WebPush {
@@ -84,24 +96,26 @@ impl Push for WebPush {
         let queued = match &notice {
             Notice::Room(n) => {
                 let (room, version) = (n.room.clone(), n.version);
-                self.latest.tell(&room, version, || {
-                    let noted = true;
-                    self.queue.try_send(Queued { notice, due, noted }).is_ok()
+                self.latest.tell(room, version, || {
+                    let queued = Queued {
+                        notice,
+                        due,
+                        noted: true,
+                    };
+                    self.queue.try_send(queued).is_ok()
                 })
             }
             Notice::Group(_) => {
-                let noted = false;
-                self.queue.try_send(Queued { notice, due, noted }).is_ok()
+                let queued = Queued {
+                    notice,
+                    due,
+                    noted: false,
+                };
+                self.queue.try_send(queued).is_ok()
             }
         };
         if !queued {
-            let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-            metrics::counter!(crate::metrics::PUSH_DROPPED).increment(1);
-            // A full queue drops thousands a second (a line each flooded the log for as long):
-            // the log says so each time the count doubles, the metric counts every one.
-            if dropped.is_power_of_two() {
-                tracing::warn!(dropped, "the push queue is full: notices are dropped");
-            }
+            dropped("notices are");
         }
     }
 }
@@ -165,11 +179,7 @@ impl WebPush {
         let (stop, kept) = (stopper.stop.clone(), stopper.kept.clone());
         let latest = Arc::new(LatestTold::default());
         tokio::spawn(sender.run(rx, queue.clone(), stop, kept, latest.clone()));
-        let push = WebPush {
-            queue,
-            latest,
-            dropped: AtomicU64::new(0),
-        };
+        let push = WebPush { queue, latest };
         (push, stopper)
     }
 }
@@ -229,14 +239,11 @@ impl Sender {
                 () = stop.notified() => break vec![queued],
                 () = tokio::time::sleep_until(queued.due) => {}
             }
-            let played_since = match &queued.notice {
-                Notice::Room(n) if queued.noted => latest.taken(&n.room, n.version),
-                _ => false,
-            };
-            if let Notice::Room(n) = &queued.notice
-                && !self.still_to_tell(n, played_since).await
-            {
-                continue;
+            if let Notice::Room(n) = &queued.notice {
+                let played_since = queued.noted && latest.taken(&n.room, n.version);
+                if !self.still_to_tell(n, played_since).await {
+                    continue;
+                }
             }
             if !told.may_tell(quiet_key(&queued.notice), now_ms()) {
                 continue;
@@ -309,10 +316,15 @@ impl Sender {
             };
             let wait = Duration::from_millis(u64::try_from(due - now).unwrap_or(0));
             let due = tokio::time::Instant::now() + wait;
-            let noted = false;
-            if queue.try_send(Queued { notice, due, noted }).is_err() {
-                metrics::counter!(crate::metrics::PUSH_DROPPED).increment(1);
-                tracing::warn!("the push queue is full: a kept notice is dropped");
+            if queue
+                .try_send(Queued {
+                    notice,
+                    due,
+                    noted: false,
+                })
+                .is_err()
+            {
+                dropped("a kept notice is");
             }
         }
     }
@@ -368,10 +380,16 @@ impl Sender {
             for row in rooms.iter().filter(|row| marked.contains(&row.id)) {
                 for (seat, about) in quiet_notices(&row.room, quiet) {
                     let notice = room_notice(&row.id, &row.room, row.version, seat, about);
-                    let (due, noted) = (tokio::time::Instant::now(), false);
-                    if queue.try_send(Queued { notice, due, noted }).is_err() {
-                        metrics::counter!(crate::metrics::PUSH_DROPPED).increment(1);
-                        tracing::warn!("the push queue is full: a quiet room's notice is dropped");
+                    let due = tokio::time::Instant::now();
+                    if queue
+                        .try_send(Queued {
+                            notice,
+                            due,
+                            noted: false,
+                        })
+                        .is_err()
+                    {
+                        dropped("a quiet room's notice is");
                     }
                 }
             }

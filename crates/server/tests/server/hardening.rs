@@ -1015,10 +1015,10 @@ async fn the_server_holds_at_most_its_connections_in_all_when_they_come_at_once(
     }
 }
 
-/// The status of `GET path` on a connection of its own, read to its end.
 /// What `status_of` says of a connection the server closed before its handshake.
 const NO_CONNECTION: &str = "no connection";
 
+/// The status of `GET path` on a connection of its own, read to its end.
 async fn status_of(server: &Server, path: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let Ok(mut tls) = crate::common::try_tls_offering(server, &[]).await else {
