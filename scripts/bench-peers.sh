@@ -11,7 +11,11 @@
 #     one connection they keep from match to match, as a browser's page does).
 # Prints one table per transport of ours, each with both peers' figures and our ratio to each,
 # and the goals judged against each peer. Usage: bash scripts/bench-peers.sh [MATCHES] [CONCURRENCY]
-# (2000 and 100).
+# [ROUNDS] (2000, 100 and 1). With several rounds every side runs once a round, one after the
+# other, and the tables give each figure's median; a ratio is the median of each round's ratio
+# (ours over the peer's in the same round), since this machine's pace moves by a fifth from one
+# hour to the next, the peers' as much as ours, and a goal of a tenth is judged on that median,
+# with every round's ratio printed below it.
 # BGIO_PEER (formerly PEERS; default ../shared/peers/bgio beside this clone) and COLYSEUS_PEER
 # (default bench/peers/colyseus) name the harness folders; each is copied under
 # ~/.cache/velha/peers/<name> before `npm ci` (shared/ is read-only on CI), again whenever a
@@ -20,6 +24,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-2000}"
 C="${2:-100}"
+ROUNDS="${3:-1}"
+case "$ROUNDS" in ""|*[!0-9]*|0) echo "bench-peers: ROUNDS must be a whole number from 1, not $ROUNDS" >&2; exit 64 ;; esac
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/velha/target}"
 BGIO_PEER="${BGIO_PEER:-${PEERS:-$(cd .. && pwd)/shared/peers/bgio}}"
 COLYSEUS_PEER="${COLYSEUS_PEER:-$(pwd)/bench/peers/colyseus}"
@@ -77,24 +83,28 @@ measure() {
 }
 run_peer() { (cd "$CACHE/$1" && ./run.sh "$N" "$C"); }
 
-measure boardgame.io bgio run_peer bgio
-measure Colyseus colyseus run_peer colyseus
-# The peers speak plain HTTP and WebSocket; ours is measured so too (as behind a balancer that
-# ends TLS, `--plain-http`), and over its own HTTPS.
-measure "velha-server (plain HTTP)" plain \
-  "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --plain-http
-# Over HTTPS the server also writes each move's stages, printed after the tables.
-measure "velha-server (HTTPS)" tls \
-  "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --trace-moves
-measure "velha-server (HTTPS, HTTP/2)" h2 \
-  "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --http2
+for r in $(seq 1 "$ROUNDS"); do
+  [ "$ROUNDS" = 1 ] || echo "round $r of $ROUNDS" >&2
+  measure boardgame.io "bgio.$r" run_peer bgio
+  measure Colyseus "colyseus.$r" run_peer colyseus
+  # The peers speak plain HTTP and WebSocket; ours is measured so too (as behind a balancer that
+  # ends TLS, `--plain-http`), and over its own HTTPS.
+  measure "velha-server (plain HTTP)" "plain.$r" \
+    "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --plain-http
+  # Over HTTPS the server also writes each move's stages, printed after the tables.
+  measure "velha-server (HTTPS)" "tls.$r" \
+    "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --trace-moves
+  measure "velha-server (HTTPS, HTTP/2)" "h2.$r" \
+    "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --http2
+done
 
-python3 - "$WORK" "$CACHE" "$N" "$C" <<'PY'
-import json, os, sys
+python3 - "$WORK" "$CACHE" "$N" "$C" "$ROUNDS" <<'PY'
+import json, os, statistics, sys
 
-work, cache, n, c = sys.argv[1:5]
+work, cache, n, c, rounds = sys.argv[1:6]
+rounds = int(rounds)
 
-def read(name):
+def read_round(name):
     with open(os.path.join(work, name + ".out")) as f:
         lines = [json.loads(l) for l in f if l.startswith("{")]
     run, server = lines[0], lines[1]
@@ -109,6 +119,14 @@ def read(name):
         "server peak MB": real(peak),
         "errors": int(run["errors"]),
     }
+
+def read(name):
+    """Every round's figures of one side."""
+    return [read_round(f"{name}.{r}") for r in range(1, rounds + 1)]
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
 
 def version(harness, module):
     try:
@@ -132,15 +150,28 @@ def num(x, width, digits=2):
 def ratio(o, p):
     return None if o is None or p is None or p == 0 else o / p
 
+def ratios(o, p, key):
+    """Each round's ratio of our figure to the peer's in that round."""
+    return [ratio(a[key], b[key]) for a, b in zip(o, p)]
+
+def figure(side, key):
+    """A side's figure: its median over the rounds (errors: their sum)."""
+    values = [r[key] for r in side]
+    return sum(values) if key == "errors" else median(values)
+
 def judged(key, o, p):
     kind, bound = goals[key]
     if kind == "below":
-        return "-" if o is None else ("met" if o < bound else "MISSED")
-    r = ratio(o, p)
+        m = figure(o, key)
+        return "-" if m is None else ("met" if m < bound else "MISSED")
+    r = median(ratios(o, p, key))
     return "-" if r is None else ("met" if r <= bound else "MISSED")
 
 print(f"{n} matches, {c} in flight; boardgame.io {version('bgio', 'boardgame.io')}, "
       f"Colyseus {version('colyseus', '@colyseus/core')} (colyseus.js {version('colyseus', 'colyseus.js')})")
+if rounds > 1:
+    print(f"{rounds} rounds, every side once a round: each figure is the median of its rounds, each "
+          "× the median of the rounds' own ratios (errors: summed)")
 print("× = our figure over the peer's; every goal is judged against each peer")
 for title, o in ours:
     print()
@@ -149,22 +180,33 @@ for title, o in ours:
     head += "".join(f"{'× ' + short:>{len(short) + 5}}" for _, short, _ in peers)
     head += f"   {'goal':<9}" + "".join(f"{'vs ' + short:<{len(short) + 6}}" for _, short, _ in peers)
     print(head.rstrip())
-    for key in o:
-        line = f"{key:21}{num(peers[0][2][key], 13)}{num(peers[1][2][key], 11)}{num(o[key], 11)}"
+    for key in o[0]:
+        line = f"{key:21}{num(figure(peers[0][2], key), 13)}{num(figure(peers[1][2], key), 11)}"
+        line += num(figure(o, key), 11)
         for _, short, p in peers:
-            line += num(None if key == "errors" else ratio(o[key], p[key]), len(short) + 5, 3)
+            line += num(None if key == "errors" else median(ratios(o, p, key)), len(short) + 5, 3)
         if key in goals:
             kind, bound = goals[key]
             line += f"   {(f'≤ {bound:g}×' if kind == 'ratio' else f'< {bound:g} ms'):<9}"
-            line += "".join(f"{judged(key, o[key], p[key]):<{len(short) + 6}}" for _, short, p in peers)
+            line += "".join(f"{judged(key, o, p):<{len(short) + 6}}" for _, short, p in peers)
         print(line.rstrip())
+    if rounds > 1:
+        # What the medians hide: every round, in its order.
+        for key in ("server CPU ms/match", "move p99 ms"):
+            each = ", ".join(num(x, 0) for x in (r[key] for r in o))
+            line = f"  {key}, each round: {each}"
+            if key == "server CPU ms/match":
+                for name, short, p in peers:
+                    line += f"; × {short}: " + ", ".join(num(x, 0, 3) for x in ratios(o, p, key))
+            print(line)
 PY
 echo
 echo "Where velha-server's HTTPS moves spent their time (velha-load --trace-moves):"
-grep "^the live connections' TLS handshakes" "$WORK/tls.err" || true
-sed -n '/^move stages:/,$p' "$WORK/tls.err"
+[ "$ROUNDS" = 1 ] || echo "(round $ROUNDS)"
+grep "^the live connections' TLS handshakes" "$WORK/tls.$ROUNDS.err" || true
+sed -n '/^move stages:/,$p' "$WORK/tls.$ROUNDS.err"
 echo
-echo "Over HTTP/2: $(grep "^the live connections' TLS handshakes" "$WORK/h2.err" || echo "no handshake counted")"
+echo "Over HTTP/2: $(grep "^the live connections' TLS handshakes" "$WORK/h2.$ROUNDS.err" || echo "no handshake counted")"
 if [ -n "$FAILED" ]; then
   echo "bench-peers: some matches failed in:$FAILED (see the errors row)" >&2
   exit 1
