@@ -25,10 +25,11 @@ use velha_api::MAX_LIVE_FRAME;
 
 use crate::live::{Drain, RESTARTING, RESTARTING_REASON};
 
-/// The WebSocket's read buffer, which every connection keeps for its life: the app's
-/// messages are a few hundred bytes (a larger one, up to `MAX_LIVE_FRAME`, is read in more
-/// reads). tungstenite's default is 128 KiB; 4 KiB was still a third of an idle connection.
-pub(super) const READ_BUFFER: usize = 1024;
+/// The WebSocket's read buffer, which every connection keeps for its life: what the app sends
+/// is a hello with its token or credential, a move or a lobby choice, under 200 bytes (a
+/// larger one, up to `MAX_LIVE_FRAME`, is read in more reads). tungstenite's default is
+/// 128 KiB; 4 KiB was a third of an idle connection, 1 KiB a tenth.
+pub(super) const READ_BUFFER: usize = 256;
 /// How long one frame may take to go out to a connection that does not read before it is
 /// dropped.
 const SEND_WITHIN: Duration = Duration::from_secs(10);

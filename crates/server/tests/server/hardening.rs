@@ -384,6 +384,34 @@ async fn on_m05_an_oversized_frame_is_closed_with_1009(db: Db) {
 }
 on_both!(on_m05_an_oversized_frame_is_closed_with_1009);
 
+/// A frame many times the server's read buffer (256 bytes) but within the limit arrives whole
+/// through as many reads, and is answered; so does a small one after it.
+async fn on_m05_a_frame_near_the_limit_is_read_whole_and_answered(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let ana = server.player("ana", "BR", UNTIL).await;
+    let mut live = ana.live().await.unwrap();
+    expect(&mut live, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    let near = format!(
+        r#"{{"type":"ping","pad":"{}"}}"#,
+        "x".repeat(velha_api::MAX_LIVE_FRAME - 64)
+    );
+    assert!(near.len() <= velha_api::MAX_LIVE_FRAME);
+    live.send_text(&near).await.unwrap();
+    expect(&mut live, "the pong of the large ping", |m| {
+        matches!(m, ServerMsg::Pong)
+    })
+    .await;
+    live.send(&ClientMsg::Ping).await.unwrap();
+    expect(&mut live, "the pong of the small one", |m| {
+        matches!(m, ServerMsg::Pong)
+    })
+    .await;
+}
+on_both!(on_m05_a_frame_near_the_limit_is_read_whole_and_answered);
+
 /// A client that stops reading while the server still has things to tell it: the server's
 /// write waits at most its send timeout (10 s), then lets the connection go, rather than hold
 /// it, its task and its buffers for good.
