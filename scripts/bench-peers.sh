@@ -25,7 +25,11 @@ cd "$(dirname "$0")/.."
 N="${1:-2000}"
 C="${2:-100}"
 ROUNDS="${3:-1}"
-case "$ROUNDS" in ""|*[!0-9]*|0) echo "bench-peers: ROUNDS must be a whole number from 1, not $ROUNDS" >&2; exit 64 ;; esac
+case "$ROUNDS" in
+  "" | *[!0-9]*) ROUNDS=0 ;;
+  *) ROUNDS=$((10#$ROUNDS)) ;;
+esac
+[ "$ROUNDS" -ge 1 ] || { echo "bench-peers: ROUNDS must be a whole number from 1, not '${3:-}'" >&2; exit 64; }
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/velha/target}"
 BGIO_PEER="${BGIO_PEER:-${PEERS:-$(cd .. && pwd)/shared/peers/bgio}}"
 COLYSEUS_PEER="${COLYSEUS_PEER:-$(pwd)/bench/peers/colyseus}"
