@@ -78,6 +78,11 @@ struct Args {
     /// through the matches (the memory each costs is printed).
     #[arg(long, default_value_t = 0)]
     idle: usize,
+    /// With `--idle`: that many of the idle players first open a match in the Mundial level-1
+    /// lobby, and every idle player watches that lobby, as an app left on the lobby's screen
+    /// does: what an idle connection costs once it was sent the list.
+    #[arg(long, default_value_t = 0, requires = "idle")]
+    idle_watching: usize,
     /// Behind nginx even with one process (compared with two or three).
     #[arg(long)]
     nginx: bool,
@@ -705,6 +710,16 @@ async fn bench(args: Args) -> Result<(), String> {
     // connections are not read until they play (on one core, 20 000 connections take longer
     // to open than the servers' silence limit).
     let mut idle = Vec::with_capacity(idle_players.len());
+    if args.idle_watching > idle_players.len() {
+        return Err("--idle-watching counts idle players: at most --idle".into());
+    }
+    for opener in &idle_players[..args.idle_watching] {
+        opener
+            .create(Scope::Mundial, 1)
+            .await
+            .map_err(|e| format!("opening a match to watch: {e}"))?;
+    }
+    let watching = args.idle_watching > 0;
     if !idle_players.is_empty() {
         let before = resident_kib(&pids);
         let t = Instant::now();
@@ -716,16 +731,44 @@ async fn bench(args: Args) -> Result<(), String> {
                     let _permit = gate.acquire().await;
                     let mut live = p.live().await?;
                     live.recv(Duration::from_secs(60)).await?;
+                    let mut list_bytes = 0;
+                    if watching {
+                        live.send(&ClientMsg::WatchLobby {
+                            scope: Scope::Mundial,
+                            level: 1,
+                            group: None,
+                        })
+                        .await?;
+                        let list = live
+                            .recv_until(Duration::from_secs(60), |m| {
+                                matches!(m, ServerMsg::Lobby { .. })
+                            })
+                            .await?;
+                        list_bytes = serde_json::to_string(&list).map_or(0, |t| t.len());
+                    }
                     // Reading answers the server's pings, as an app's idle page does: a
                     // connection that says nothing is closed (`--silence-ms`).
-                    Ok::<_, String>(tokio::spawn(async move {
-                        while live.recv(Duration::from_secs(3600)).await.is_ok() {}
-                    }))
+                    Ok::<_, String>((
+                        tokio::spawn(async move {
+                            while live.recv(Duration::from_secs(3600)).await.is_ok() {}
+                        }),
+                        list_bytes,
+                    ))
                 })
             })
             .collect();
+        let mut list_bytes = 0;
         for task in tasks {
-            idle.push(task.await.map_err(|e| e.to_string())??);
+            let (reader, bytes) = task.await.map_err(|e| e.to_string())??;
+            idle.push(reader);
+            list_bytes = list_bytes.max(bytes);
+        }
+        if watching {
+            println!(
+                "idle: each watching the Mundial level-1 lobby of {} open matches (its list {:.1} KiB)",
+                args.idle_watching,
+                list_bytes as f64 / 1024.0
+            );
         }
         let opened_in = t.elapsed();
         // Settled: what the connections still hold once their greeting is sent.
