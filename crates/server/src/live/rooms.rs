@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use axum::extract::ws::Utf8Bytes;
 use tokio::sync::{Notify, mpsc};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 use velha_api::{RoomServerMsg, RoomView, Seat};
 use velha_rules::room::MAX_SPECTATORS;
 

@@ -2,7 +2,7 @@
 //! room's (`room_socket.rs`): one task reads the connection's frames, hands each text to its
 //! `answer`, and writes what reaches its outbox (the hub's messages and its own answers, in
 //! order), so a message costs no hand-off to a second task. The socket is read only when it
-//! woke the task (`ReadWake`): a read attempt zero-fills tungstenite's 4 KiB buffer and tries a
+//! woke the task (`ReadWake`): a read attempt zero-fills tungstenite's read buffer and tries a
 //! TLS read, and on a busy connection most wakes are messages going out. A connection silent
 //! for a third of `silence` is pinged (a browser answers even for a hidden page, a phone that
 //! lost its signal does not); one silent for all of it is closed (at most a third later), so
@@ -16,13 +16,13 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use futures_util::StreamExt;
 use futures_util::task::AtomicWaker;
-use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{Notify, mpsc};
 use tokio::time::{Instant, MissedTickBehavior, timeout};
 use velha_api::MAX_LIVE_FRAME;
 
+use super::websocket::{self, CloseCode, CloseFrame, Error, Message, Utf8Bytes, WebSocket};
 use crate::live::{Drain, RESTARTING, RESTARTING_REASON};
 
 /// The WebSocket's read buffer, which every connection keeps for its life: what the app sends
@@ -33,8 +33,6 @@ pub(super) const READ_BUFFER: usize = 256;
 /// How long one frame may take to go out to a connection that does not read before it is
 /// dropped.
 const SEND_WITHIN: Duration = Duration::from_secs(10);
-/// RFC 6455's close code for a message too big to process.
-const MESSAGE_TOO_BIG: u16 = 1009;
 /// How long a stopping process waits for a client to answer its close.
 const CLOSE_ANSWER_WITHIN: Duration = Duration::from_secs(1);
 
@@ -67,14 +65,11 @@ pub(super) struct Outbox<O> {
     pub drain: Arc<Drain>,
 }
 
-/// The close frame for a read error, when it is one the client should hear about: a frame over
-/// the limit. tungstenite reports it as a capacity error, whose type axum does not expose (and
-/// whose crate version is axum's own), so it is recognised by its words; the integration test
-/// of the limit fails if they change.
-pub(super) fn farewell_for(e: &axum::Error) -> Option<CloseFrame> {
-    let text = e.to_string();
-    (text.contains("Space limit exceeded") || text.contains("too long")).then(|| CloseFrame {
-        code: MESSAGE_TOO_BIG,
+/// The close frame for a read error, when it is one the client should hear about: a frame or
+/// a message over the limit (RFC 6455's 1009, message too big).
+pub(super) fn farewell_for(e: &Error) -> Option<CloseFrame> {
+    matches!(e, Error::Capacity(_)).then(|| CloseFrame {
+        code: CloseCode::Size,
         reason: Utf8Bytes::from(format!("a frame may have at most {MAX_LIVE_FRAME} bytes")),
     })
 }
@@ -101,7 +96,7 @@ impl<M> Farewell<M> {
         match self {
             Farewell::Say(msg) => {
                 if send(socket, encode(&msg)).await {
-                    let _ = timeout(SEND_WITHIN, socket.close()).await;
+                    let _ = timeout(SEND_WITHIN, socket.close(None)).await;
                 }
             }
             Farewell::Close(frame) => {
@@ -111,10 +106,11 @@ impl<M> Farewell<M> {
     }
 }
 
-/// Sends `msg`: whether it went out. A connection that does not read gets `SEND_WITHIN`, timed
-/// only when the send has to wait: a timer armed for every frame cost more CPU than the frame.
+/// Sends `msg` (a long one in fragments): whether it went out. A connection that does not read
+/// gets `SEND_WITHIN`, timed only when the send has to wait: a timer armed for every frame cost
+/// more CPU than the frame.
 async fn send(socket: &mut WebSocket, msg: Message) -> bool {
-    let mut sending = std::pin::pin!(socket.send(msg));
+    let mut sending = std::pin::pin!(websocket::write(socket, msg));
     let first = std::future::poll_fn(|cx| Poll::Ready(sending.as_mut().poll(cx))).await;
     match first {
         Poll::Ready(sent) => sent.is_ok(),
@@ -146,7 +142,7 @@ fn poll_read(
     wake: &ReadWake,
     waker: &Waker,
     cx: &mut Context<'_>,
-) -> Poll<Option<Result<Message, axum::Error>>> {
+) -> Poll<Option<Result<Message, Error>>> {
     wake.task.register(cx.waker());
     if !wake.woke.swap(false, Ordering::AcqRel) {
         return Poll::Pending;
@@ -249,7 +245,7 @@ pub(super) async fn carry<S: Speaks>(
                     }
                 }
                 let farewell = CloseFrame {
-                    code: RESTARTING,
+                    code: CloseCode::from(RESTARTING),
                     reason: Utf8Bytes::from_static(RESTARTING_REASON),
                 };
                 if send(&mut socket, Message::Close(Some(farewell))).await {
@@ -291,5 +287,5 @@ pub(super) async fn carry<S: Speaks>(
             break;
         }
     }
-    let _ = timeout(SEND_WITHIN, socket.close()).await;
+    let _ = timeout(SEND_WITHIN, (*socket).close(None)).await;
 }

@@ -17,6 +17,7 @@ pub mod rooms;
 pub mod sessions;
 pub mod socket;
 pub mod subscription;
+mod websocket;
 
 use velha_api::ErrorCode;
 use velha_rules::Level;

@@ -3,14 +3,15 @@
 
 use std::sync::Arc;
 
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
+use futures_util::StreamExt;
 use velha_api::{ErrorCode, MAX_LIVE_FRAME, RoomClientMsg, RoomServerMsg, Seat};
 
 use super::connection::{Farewell, Outbox, READ_BUFFER, Speaks, carry, farewell_for};
 use super::rooms::{act, seat_of, view};
 use super::socket::HELLO_WITHIN;
+use super::websocket::{Message, Upgrade, Utf8Bytes, WebSocket};
 use crate::app::App;
 use crate::live::{RoomWatch, room_frame};
 use crate::move_trace::MoveTrace;
@@ -35,7 +36,7 @@ use crate::token::now_ms;
 pub async fn live(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
-    upgrade: WebSocketUpgrade,
+    upgrade: Upgrade,
 ) -> Response {
     upgrade
         .read_buffer_size(READ_BUFFER)
@@ -61,7 +62,7 @@ async fn hello(
     id: &str,
     socket: &mut WebSocket,
 ) -> Result<Option<Seat>, Farewell<RoomServerMsg>> {
-    let first = tokio::time::timeout(HELLO_WITHIN, socket.recv())
+    let first = tokio::time::timeout(HELLO_WITHIN, socket.next())
         .await
         .map_err(|_| error(ErrorCode::BadRequest, "say hello first"))?;
     if let Some(Err(e)) = &first

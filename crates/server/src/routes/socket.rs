@@ -4,14 +4,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use futures_util::StreamExt;
 use tokio::sync::{Notify, mpsc};
 use tracing::Instrument;
 use velha_api::{ClientMsg, ErrorCode, MAX_LIVE_FRAME, ServerMsg};
 
 use super::connection::{Farewell, Outbox, READ_BUFFER, Speaks, carry, farewell_for};
+use super::websocket::{Message, Upgrade, Utf8Bytes, WebSocket};
 use crate::app::App;
 use crate::auth::{cookie_token, is_subscriber, same_origin};
 use crate::live::{ConnHandle, Outgoing};
@@ -39,11 +40,7 @@ pub(super) const HELLO_WITHIN: Duration = Duration::from_secs(10);
         (status = 400, description = "Not a WebSocket request"),
     )
 )]
-pub async fn live(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    upgrade: WebSocketUpgrade,
-) -> Response {
+pub async fn live(State(app): State<Arc<App>>, headers: HeaderMap, upgrade: Upgrade) -> Response {
     // Another site's page can open a WebSocket here too, with the player's cookie: only the
     // site's own pages may use it (cross-site WebSocket hijacking).
     let cookie = cookie_token(&headers)
@@ -78,7 +75,7 @@ async fn hello(
     cookie: Option<String>,
 ) -> Result<(Box<AccountRow>, String), Farewell<ServerMsg>> {
     let say = |code, text: &str| Farewell::Say(error(code, text));
-    let first = tokio::time::timeout(HELLO_WITHIN, socket.recv())
+    let first = tokio::time::timeout(HELLO_WITHIN, socket.next())
         .await
         .map_err(|_| say(ErrorCode::Unauthorized, "say hello with your token first"))?;
     if let Some(Err(e)) = &first

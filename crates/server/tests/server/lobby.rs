@@ -343,6 +343,65 @@ async fn on_m01_a_flood_of_watches_leaves_one_watch(db: Db) {
 }
 on_both!(on_m01_a_flood_of_watches_leaves_one_watch);
 
+/// ON-M01: a lobby list many times longer than the server's fragments (1 KiB) arrives whole
+/// and in order, its names' accents intact wherever the cuts fall.
+async fn on_m01_a_long_lobby_list_arrives_whole(db: Db) {
+    use velha_api::ClientMsg;
+    let server = Server::start(db, &["--signups-per-address-per-hour", "100"]).await;
+    let mut names = Vec::new();
+    for i in 0..40 {
+        let name = format!("Conceição_Araújo-{i}");
+        let mut c = server.client();
+        c.sign_up(
+            &format!("criadora{i}@example.com"),
+            "cubo-gira-9",
+            &name,
+            "pt-BR",
+        )
+        .await
+        .unwrap();
+        let (ok, text) = server
+            .admin(&["subscription", "grant", &name, "--until", "2099-12-31"])
+            .await;
+        assert!(ok, "{text}");
+        c.create(Scope::Mundial, 1).await.unwrap();
+        names.push(name);
+    }
+    let watcher = server.player("bia", "pt-BR", UNTIL).await;
+    let mut live = watcher.live().await.unwrap();
+    expect(&mut live, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    live.send(&ClientMsg::WatchLobby {
+        scope: Scope::Mundial,
+        level: 1,
+        group: None,
+    })
+    .await
+    .unwrap();
+    let list = expect(&mut live, "the list", |m| {
+        matches!(m, ServerMsg::Lobby { .. })
+    })
+    .await;
+    assert!(
+        serde_json::to_string(&list).unwrap().len() > 3 * 1024,
+        "a list longer than three fragments"
+    );
+    let ServerMsg::Lobby { matches, .. } = list else {
+        unreachable!()
+    };
+    let creators: Vec<String> = matches.into_iter().map(|m| m.creator).collect();
+    assert_eq!(
+        creators, names,
+        "every match, oldest first, each name whole"
+    );
+    // The connection goes on after it.
+    live.send(&ClientMsg::Ping).await.unwrap();
+    expect(&mut live, "the pong", |m| matches!(m, ServerMsg::Pong)).await;
+}
+on_both!(on_m01_a_long_lobby_list_arrives_whole);
+
 /// What `GET /api/me/playing` answers this player.
 async fn playing(c: &velha_load::Client) -> velha_api::Playing {
     let (status, body) = c
