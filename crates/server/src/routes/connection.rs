@@ -171,7 +171,8 @@ impl Drop for Counted {
 }
 
 /// Carries the connection until either side ends it. The socket comes boxed: every async
-/// function it passes through keeps a slot of its size (368 bytes) for the connection's life.
+/// function it passes through keeps a slot of its size (about 280 bytes) for the connection's
+/// life.
 pub(super) async fn carry<S: Speaks>(
     mut socket: Box<WebSocket>,
     outbox: Outbox<S::Out>,
