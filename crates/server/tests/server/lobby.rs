@@ -1,6 +1,7 @@
 //! ON-M01, ON-M02: the lobby.
 
 use velha_api::{ErrorCode, MatchState, Scope, Seat, ServerMsg};
+use velha_load::{Client, Live};
 
 use crate::common::{Db, Server, expect, expect_refusal};
 
@@ -133,6 +134,27 @@ async fn on_m01_a_creator_who_leaves_is_no_longer_waiting(db: Db) {
 }
 on_both!(on_m01_a_creator_who_leaves_is_no_longer_waiting);
 
+/// `who`'s live connection watching a lobby list, and the list as it first came.
+async fn watch(who: &Client, scope: Scope, level: u8) -> (Live, ServerMsg) {
+    let mut live = who.live().await.unwrap();
+    expect(&mut live, "welcome", |m| {
+        matches!(m, ServerMsg::Welcome { .. })
+    })
+    .await;
+    live.send(&velha_api::ClientMsg::WatchLobby {
+        scope,
+        level,
+        group: None,
+    })
+    .await
+    .unwrap();
+    let list = expect(&mut live, "the list", |m| {
+        matches!(m, ServerMsg::Lobby { .. })
+    })
+    .await;
+    (live, list)
+}
+
 fn ids(msg: &ServerMsg) -> Vec<String> {
     match msg {
         ServerMsg::Lobby { matches, .. } => matches.iter().map(|m| m.id.clone()).collect(),
@@ -157,23 +179,7 @@ async fn on_m01_the_watched_lobby_changes_live(db: Db) {
         (&joe, Scope::Nacional),
         (&bia, Scope::Mundial),
     ] {
-        let mut live = who.live().await.unwrap();
-        expect(&mut live, "welcome", |m| {
-            matches!(m, ServerMsg::Welcome { .. })
-        })
-        .await;
-        live.send(&ClientMsg::WatchLobby {
-            scope,
-            level: 2,
-            group: None,
-        })
-        .await
-        .unwrap();
-        let list = expect(&mut live, "the list", |m| {
-            matches!(m, ServerMsg::Lobby { .. })
-        })
-        .await;
-        watchers.push((live, list));
+        watchers.push(watch(who, scope, 2).await);
     }
     assert_eq!(
         ids(&watchers[0].1),
@@ -368,22 +374,7 @@ async fn on_m01_a_long_lobby_list_arrives_whole(db: Db) {
         names.push(name);
     }
     let watcher = server.player("bia", "pt-BR", UNTIL).await;
-    let mut live = watcher.live().await.unwrap();
-    expect(&mut live, "welcome", |m| {
-        matches!(m, ServerMsg::Welcome { .. })
-    })
-    .await;
-    live.send(&ClientMsg::WatchLobby {
-        scope: Scope::Mundial,
-        level: 1,
-        group: None,
-    })
-    .await
-    .unwrap();
-    let list = expect(&mut live, "the list", |m| {
-        matches!(m, ServerMsg::Lobby { .. })
-    })
-    .await;
+    let (mut live, list) = watch(&watcher, Scope::Mundial, 1).await;
     assert!(
         serde_json::to_string(&list).unwrap().len() > 3 * 1024,
         "a list longer than three fragments"
