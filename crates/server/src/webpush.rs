@@ -86,6 +86,20 @@ fn dropped(what: &str) {
     }
 }
 
+/// Queues a notice whose change [`LatestTold`] does not hold (a kept or a swept one), counted
+/// as dropped (`what`) when the queue is full.
+fn queue_unnoted(
+    queue: &mpsc::Sender<Queued>,
+    notice: Notice,
+    due: tokio::time::Instant,
+    what: &str,
+) {
+    let noted = false;
+    if queue.try_send(Queued { notice, due, noted }).is_err() {
+        dropped(what);
+    }
+}
+
 impl Push for WebPush {
     fn tell(&self, notice: Notice) {
         let due = tokio::time::Instant::now()
@@ -316,16 +330,7 @@ impl Sender {
             };
             let wait = Duration::from_millis(u64::try_from(due - now).unwrap_or(0));
             let due = tokio::time::Instant::now() + wait;
-            if queue
-                .try_send(Queued {
-                    notice,
-                    due,
-                    noted: false,
-                })
-                .is_err()
-            {
-                dropped("a kept notice is");
-            }
+            queue_unnoted(queue, notice, due, "a kept notice is");
         }
     }
 
@@ -381,16 +386,7 @@ impl Sender {
                 for (seat, about) in quiet_notices(&row.room, quiet) {
                     let notice = room_notice(&row.id, &row.room, row.version, seat, about);
                     let due = tokio::time::Instant::now();
-                    if queue
-                        .try_send(Queued {
-                            notice,
-                            due,
-                            noted: false,
-                        })
-                        .is_err()
-                    {
-                        dropped("a quiet room's notice is");
-                    }
+                    queue_unnoted(queue, notice, due, "a quiet room's notice is");
                 }
             }
         }
