@@ -412,6 +412,61 @@ async fn on_m05_a_frame_near_the_limit_is_read_whole_and_answered(db: Db) {
 }
 on_both!(on_m05_a_frame_near_the_limit_is_read_whole_and_answered);
 
+/// Upgrades that are not quite WebSocket ones — an old version, no key, another method, a
+/// protocol other than websocket — each get a 400 naming what is wrong and never a socket; a
+/// proper one right after is taken.
+async fn on_m05_a_malformed_upgrade_is_refused_with_its_reason(db: Db) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::start(db, &[]).await;
+    let answer = |request: String| {
+        let server = &server;
+        async move {
+            let mut tls = crate::common::tls_offering(server, &[b"http/1.1"]).await;
+            tls.write_all(request.as_bytes()).await.unwrap();
+            let mut head = vec![0u8; 4096];
+            let n = tokio::time::timeout(Duration::from_secs(5), tls.read(&mut head))
+                .await
+                .expect("an answer")
+                .unwrap();
+            String::from_utf8_lossy(&head[..n]).into_owned()
+        }
+    };
+    let request = |method: &str, path: &str, upgrade: &str, version: &str, key: bool| {
+        let key = if key {
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        } else {
+            ""
+        };
+        format!(
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\n\
+             Upgrade: {upgrade}\r\nSec-WebSocket-Version: {version}\r\n{key}\r\n"
+        )
+    };
+    for path in ["/api/live", "/api/rooms/abc/live"] {
+        for (bad, why) in [
+            (
+                request("GET", path, "websocket", "8", true),
+                "Sec-WebSocket-Version",
+            ),
+            (
+                request("GET", path, "websocket", "13", false),
+                "Sec-WebSocket-Key",
+            ),
+            (request("GET", path, "h2c", "13", true), "Upgrade"),
+        ] {
+            let head = answer(bad).await;
+            assert!(head.starts_with("HTTP/1.1 400"), "{path} {why}: {head}");
+            assert!(head.contains(why), "{path}: the reason names {why}: {head}");
+        }
+        let head = answer(request("GET", path, "websocket", "13", true)).await;
+        assert!(
+            head.starts_with("HTTP/1.1 101") && head.contains("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="),
+            "{path}: a proper upgrade is taken, its key signed: {head}"
+        );
+    }
+}
+on_both!(on_m05_a_malformed_upgrade_is_refused_with_its_reason);
+
 /// A client that stops reading while the server still has things to tell it: the server's
 /// write waits at most its send timeout (10 s), then lets the connection go, rather than hold
 /// it, its task and its buffers for good.
