@@ -108,13 +108,14 @@ impl<M> Farewell<M> {
 
 /// Sends `msg` (a long one in fragments): whether it went out. A connection that does not read
 /// gets `SEND_WITHIN`, timed only when the send has to wait: a timer armed for every frame cost
-/// more CPU than the frame.
+/// more CPU than the frame. The write and its timer are boxed: held inline, they made every
+/// connection's task 550 bytes bigger for its whole life, for the moments it sends.
 async fn send(socket: &mut WebSocket, msg: Message) -> bool {
-    let mut sending = std::pin::pin!(websocket::write(socket, msg));
+    let mut sending = Box::pin(websocket::write(socket, msg));
     let first = std::future::poll_fn(|cx| Poll::Ready(sending.as_mut().poll(cx))).await;
     match first {
         Poll::Ready(sent) => sent.is_ok(),
-        Poll::Pending => matches!(timeout(SEND_WITHIN, sending).await, Ok(Ok(()))),
+        Poll::Pending => matches!(Box::pin(timeout(SEND_WITHIN, sending)).await, Ok(Ok(()))),
     }
 }
 
@@ -251,9 +252,9 @@ pub(super) async fn carry<S: Speaks>(
                 };
                 if send(&mut socket, Message::Close(Some(farewell))).await {
                     // The client's close answers ours; a client that never answers is let go.
-                    let _ = timeout(CLOSE_ANSWER_WITHIN, async {
+                    let _ = Box::pin(timeout(CLOSE_ANSWER_WITHIN, async {
                         while let Some(Ok(_)) = socket.next().await {}
-                    })
+                    }))
                     .await;
                 }
                 return;
@@ -288,5 +289,5 @@ pub(super) async fn carry<S: Speaks>(
             break;
         }
     }
-    let _ = timeout(SEND_WITHIN, (*socket).close(None)).await;
+    let _ = Box::pin(timeout(SEND_WITHIN, (*socket).close(None))).await;
 }
