@@ -181,7 +181,9 @@ async fn on_v01_players_are_paired_by_the_queue_and_ratings_change_at_the_end(db
 on_both!(on_v01_players_are_paired_by_the_queue_and_ratings_change_at_the_end);
 
 async fn v2_r05_lost_turns_pass_the_move_and_the_third_in_a_row_loses_across_a_restart(db: Db) {
-    let mut server = Server::start(db, &["--pair-every-ms", "100", "--move-time-ms", "1500"]).await;
+    // Turns long enough that a restart slow enough to pass Bia's turn (the test takes that)
+    // still leaves Ana hers, and short enough that three lost turns fit in the test's waits.
+    let mut server = Server::start(db, &["--pair-every-ms", "100", "--move-time-ms", "2500"]).await;
     let (ana, mut al) = online(&server, "ana").await;
     let (bia, mut bl) = online(&server, "bia").await;
     ana.queue_join().await.unwrap();
