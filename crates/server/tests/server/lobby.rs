@@ -134,8 +134,8 @@ async fn on_m01_a_creator_who_leaves_is_no_longer_waiting(db: Db) {
 }
 on_both!(on_m01_a_creator_who_leaves_is_no_longer_waiting);
 
-/// `who`'s live connection watching a lobby list, and the list as it first came.
-async fn watch(who: &Client, scope: Scope, level: u8) -> (Live, ServerMsg) {
+/// `who`'s live connection, welcomed, having asked to watch a lobby list.
+async fn asking_to_watch(who: &Client, scope: Scope, level: u8) -> Live {
     let mut live = who.live().await.unwrap();
     expect(&mut live, "welcome", |m| {
         matches!(m, ServerMsg::Welcome { .. })
@@ -148,6 +148,12 @@ async fn watch(who: &Client, scope: Scope, level: u8) -> (Live, ServerMsg) {
     })
     .await
     .unwrap();
+    live
+}
+
+/// `who`'s live connection watching a lobby list, and the list as it first came.
+async fn watch(who: &Client, scope: Scope, level: u8) -> (Live, ServerMsg) {
+    let mut live = asking_to_watch(who, scope, level).await;
     let list = expect(&mut live, "the list", |m| {
         matches!(m, ServerMsg::Lobby { .. })
     })
@@ -189,19 +195,7 @@ async fn on_m01_the_watched_lobby_changes_live(db: Db) {
     assert!(ids(&watchers[1].1).is_empty(), "the United States does not");
     assert!(ids(&watchers[2].1).is_empty(), "nor does the Mundial list");
 
-    let mut zoe_live = zoe.live().await.unwrap();
-    expect(&mut zoe_live, "welcome", |m| {
-        matches!(m, ServerMsg::Welcome { .. })
-    })
-    .await;
-    zoe_live
-        .send(&ClientMsg::WatchLobby {
-            scope: Scope::Mundial,
-            level: 2,
-            group: None,
-        })
-        .await
-        .unwrap();
+    let mut zoe_live = asking_to_watch(&zoe, Scope::Mundial, 2).await;
     let refused = expect(&mut zoe_live, "a refusal", |m| {
         matches!(m, ServerMsg::Error { .. })
     })
