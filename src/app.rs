@@ -9,6 +9,7 @@ use crate::i18n::{Texts, texts_for_locale};
 use crate::lazy::{LocalGame, Online, Part};
 use crate::online::client;
 use crate::online::membership::{Membership, use_membership_provider};
+use crate::online::room_live::RoomShared;
 use crate::platform;
 use crate::route::{GroupPart, Route};
 use crate::screens::{
@@ -151,6 +152,8 @@ pub fn App() -> Element {
         _ => RoomGoal::Make(RoomBoard::Classic),
     });
     use_context_provider(|| RoomTarget(room));
+    // The room connection outlives the room screens (src/online/room_live.rs).
+    let room_connection = use_context_provider(RoomShared::default);
     let mut replay = use_signal(|| match &opened {
         Route::Replay(id) => id.clone(),
         _ => String::new(),
@@ -279,6 +282,9 @@ pub fn App() -> Element {
                 // The other online screens and how to play: modules of their own on the web
                 // (src/lazy.rs).
                 other => rsx! { Online { part: Part::Screen(other), go } },
+            }
+            if (room_connection.open)() {
+                Online { part: Part::RoomConnection, go }
             }
         }
     }

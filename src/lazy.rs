@@ -51,6 +51,8 @@ pub enum Part {
     Rooms(RoomBoard),
     /// The moderation's notice that the signed-in player was renamed, on home.
     RenameNotice,
+    /// The app's room connection, which the shell holds across the room screens.
+    RoomConnection,
 }
 
 /// What the online module does for the app's module: draws a part with the app's navigation.
@@ -372,6 +374,7 @@ fn draw_account(go: EventHandler<Screen>) -> Element {
 /// module holds them.
 fn draw(part: Part, go: EventHandler<Screen>) -> Element {
     use crate::components::{rename_notice::RenameNotice, room_list::RoomList};
+    use crate::online::room_live::RoomConnection;
     use crate::screens::{
         competitive::CompetitiveScreen,
         email_links::{ConfirmEmailScreen, NewPasswordScreen},
@@ -408,6 +411,7 @@ fn draw(part: Part, go: EventHandler<Screen>) -> Element {
         Part::Lobby => rsx! {},
         Part::Rooms(board) => rsx! { RoomList { go, board } },
         Part::RenameNotice => rsx! { RenameNotice {} },
+        Part::RoomConnection => rsx! { RoomConnection {} },
     }
 }
 

@@ -1,5 +1,6 @@
-//! A room on this device: the seats' credentials it keeps (ON-R05), and the room's live
-//! connection (`connection.rs`), which brings every change as it happens (CLASSIC-R09).
+//! A room on this device: the seats' credentials it keeps (ON-R05), and the app's one room
+//! connection (`connection.rs`), which brings every change of the room showing as it happens
+//! (CLASSIC-R09) and moves from room to room with the player.
 
 use dioxus::prelude::*;
 use velha_api::{ErrorCode, RoomClientMsg, RoomServerMsg, RoomView};
@@ -47,24 +48,79 @@ pub fn keep(room: &str, credential: &str) {
     }
 }
 
+/// How long the app keeps its room connection open once no room screen shows: whoever comes
+/// back to a room, or opens another, within it finds the connection already there (no new
+/// TLS handshake for the server, no round trips for the phone).
+const LINGER_MS: u32 = 60_000;
+
+/// The room the last room screen showed: the screen's own number, the room, the seat's
+/// credential (none to watch), and whether the screen still shows.
+#[derive(Clone, PartialEq)]
+struct Wanted {
+    screen: u64,
+    id: String,
+    credential: Option<String>,
+    showing: bool,
+}
+
+/// Where the connection should be: the room showing, and the seat's credential; none when no
+/// room screen shows.
+fn place_of(wanted: Option<&Wanted>) -> Option<(String, Option<String>)> {
+    wanted
+        .filter(|w| w.showing)
+        .map(|w| (w.id.clone(), w.credential.clone()))
+}
+
+/// The app's one room connection, which the shell holds so that it outlives the room screens:
+/// every room the player opens moves it there (`enter`) rather than opening another.
+#[derive(Clone, Copy)]
+pub struct RoomShared {
+    /// The room the last room screen showed; none before the first.
+    wanted: Signal<Option<Wanted>>,
+    /// Whether the shell holds the connection: from the first room screen until `LINGER_MS`
+    /// after the last.
+    pub open: Signal<bool>,
+    /// The room as last heard.
+    room: Signal<Option<RoomView>>,
+    /// Where the connection stands.
+    link: Signal<Link>,
+    /// Why the server would not let the connection in.
+    refused: Signal<Option<ErrorCode>>,
+}
+
+/// The shell's, made once in its scope.
+impl Default for RoomShared {
+    fn default() -> RoomShared {
+        RoomShared {
+            wanted: Signal::new(None),
+            open: Signal::new(false),
+            room: Signal::new(None),
+            link: Signal::new(Link::Connecting),
+            refused: Signal::new(None),
+        }
+    }
+}
+
 /// A room's live connection, for the screen.
 #[derive(Clone, Copy, PartialEq)]
 pub struct RoomLink {
     /// The room as last heard.
-    pub room: Signal<Option<RoomView>>,
+    pub room: Memo<Option<RoomView>>,
     /// Where the connection stands.
     pub link: Signal<Link>,
     /// Why the server would not let this connection watch (the room is full, unknown…).
     pub refused: Signal<Option<ErrorCode>>,
 }
 
-/// What a room's connection says and makes of what it hears.
+/// What the room connection says and makes of what it hears.
 #[derive(Clone)]
 struct RoomTalk {
+    shared: RoomShared,
+    /// The room it is in, or was last in.
     id: String,
-    credential: Option<String>,
-    room: Signal<Option<RoomView>>,
-    refused: Signal<Option<ErrorCode>>,
+    credential: String,
+    /// Whether it is in that room still (no room screen shows when not).
+    inside: bool,
 }
 
 impl Talk for RoomTalk {
@@ -80,20 +136,45 @@ impl Talk for RoomTalk {
     }
 
     fn greeting(&self) -> Vec<RoomClientMsg> {
-        vec![RoomClientMsg::Hello {
-            credential: self.credential.clone().unwrap_or_default(),
-        }]
+        let hello = RoomClientMsg::Hello {
+            credential: self.credential.clone(),
+        };
+        // A connection that comes back while no room screen shows opens in the last room, as
+        // a path must name one, and leaves it at once.
+        if self.inside {
+            vec![hello]
+        } else {
+            vec![hello, RoomClientMsg::Leave]
+        }
+    }
+
+    fn sending(&mut self, msg: &RoomClientMsg) {
+        match msg {
+            RoomClientMsg::Enter { room, credential } => {
+                self.id.clone_from(room);
+                self.credential.clone_from(credential);
+                self.inside = true;
+                // What was heard of the room before is stale: the screen waits for the room
+                // as it is now.
+                self.shared.room.set(None);
+                self.shared.refused.set(None);
+            }
+            RoomClientMsg::Leave => self.inside = false,
+            _ => {}
+        }
     }
 
     async fn heard(&mut self, msg: RoomServerMsg) -> Heard {
         match msg {
-            RoomServerMsg::Room { room } => {
-                self.refused.set(None);
-                self.room.set(Some(room));
+            // A room left may still send a change or two after the move to another.
+            RoomServerMsg::Room { room } if room.id == self.id => {
+                self.shared.refused.set(None);
+                self.shared.room.set(Some(room));
                 Heard::Ready
             }
+            RoomServerMsg::Room { .. } => Heard::Ready,
             RoomServerMsg::Error { code, .. } => {
-                self.refused.set(Some(code));
+                self.shared.refused.set(Some(code));
                 Heard::Other
             }
             RoomServerMsg::Pong => Heard::Other,
@@ -101,20 +182,101 @@ impl Talk for RoomTalk {
     }
 }
 
-/// Watches the room for as long as the calling component lives: as the seat of `credential`,
-/// or as a spectator without one.
-pub fn use_room_live(id: String, credential: Option<String>) -> RoomLink {
-    let room = use_signal(|| None::<RoomView>);
-    let refused = use_signal(|| None::<ErrorCode>);
+/// The room connection itself, in the shell: opened in the room of the screen that asked for
+/// it, then moved to each room a screen shows, out of rooms when none shows, and closed
+/// `LINGER_MS` after that.
+#[component]
+pub fn RoomConnection() -> Element {
+    let mut shared = use_context::<RoomShared>();
+    // The shell shows this only once a room screen said which room.
+    let first = use_hook(|| shared.wanted.peek().clone());
+    let (id, credential, inside) = first
+        .as_ref()
+        .map(|w| {
+            let credential = w.credential.clone().unwrap_or_default();
+            (w.id.clone(), credential, w.showing)
+        })
+        .unwrap_or_default();
     let connection = use_connection(RoomTalk {
+        shared,
         id,
         credential,
-        room,
-        refused,
+        inside,
     });
+    // Where the connection was last told to be (its greeting, then `enter` and `leave`).
+    let mut told = use_hook(|| CopyValue::new(place_of(first.as_ref())));
+    // Each move, counted: a linger ends the connection only if none came since it began.
+    let mut moves = use_hook(|| CopyValue::new(0u64));
+    use_effect(move || {
+        let place = place_of((shared.wanted)().as_ref());
+        if *told.peek() != place {
+            moves += 1;
+            connection.send(match &place {
+                Some((room, credential)) => RoomClientMsg::Enter {
+                    room: room.clone(),
+                    credential: credential.clone().unwrap_or_default(),
+                },
+                None => RoomClientMsg::Leave,
+            });
+            told.set(place.clone());
+        }
+        if place.is_none() {
+            let at = *moves.peek();
+            spawn(async move {
+                platform::sleep_ms(LINGER_MS).await;
+                if *moves.peek() == at {
+                    shared.room.set(None);
+                    shared.open.set(false);
+                }
+            });
+        }
+    });
+    let link = connection.link;
+    use_effect(move || shared.link.set(link()));
+    rsx! {}
+}
+
+/// A number for each room screen, unique in the app's life.
+fn next_screen() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Watches the room for as long as the calling component lives, on the app's room connection:
+/// as the seat of `credential`, or as a spectator without one.
+pub fn use_room_live(id: String, credential: Option<String>) -> RoomLink {
+    let mut shared = use_context::<RoomShared>();
+    let screen = use_hook(next_screen);
+    {
+        let wanted = Wanted {
+            screen,
+            id: id.clone(),
+            credential,
+            showing: true,
+        };
+        use_effect(move || {
+            shared.wanted.set(Some(wanted.clone()));
+            shared.open.set(true);
+        });
+    }
+    use_drop(move || {
+        let mine = shared
+            .wanted
+            .peek()
+            .as_ref()
+            .is_some_and(|w| w.screen == screen);
+        if mine {
+            shared.wanted.with_mut(|w| {
+                if let Some(w) = w {
+                    w.showing = false;
+                }
+            });
+        }
+    });
+    let room = use_memo(move || (shared.room)().filter(|r| r.id == id));
     RoomLink {
         room,
-        link: connection.link,
-        refused,
+        link: shared.link,
+        refused: shared.refused,
     }
 }

@@ -165,6 +165,49 @@ def test_classic_r10_two_phones_play_a_series_in_a_room_with_rematch_and_resign(
         page.context.close()
 
 
+def test_classic_r09_one_room_connection_follows_the_player_from_room_to_room(browser, server):
+    """The app keeps one room connection: from room A home, to a new room B and back to A, it
+    moves with Ana (`enter`) rather than opening another, and each room shows live what the
+    other player does."""
+    ana = phone(browser, server)
+    sockets = []
+    ana.on("websocket", lambda ws: sockets.append(ws.url) if "/api/rooms/" in ws.url else None)
+    ana, room_a = new_room(browser, server, "nino", page=ana)
+    bia = join(browser, server, room_a, "rabisco", "Bia")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    ana.click("[data-cell=a1]:enabled")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+
+    ana.click("[data-action=back]")
+    ana.click("[data-game=classic]")
+    ana.click("[data-action=play-with-someone]")
+    ana.click("[data-pick=nino]")
+    ana.fill("#room-name", "Ana")
+    ana.click("[data-action=create-room]")
+    link = ana.wait_for_selector("[data-link-url]", timeout=15000).get_attribute("data-link-url")
+    room_b = "/" + link.split("/", 3)[3]
+    assert room_b != room_a
+    caio = join(browser, server, room_b, "rabisco", "Caio")
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    ana.click("[data-cell=b2]:enabled")
+    caio.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert ana.query_selector("[data-cell=a1][aria-label$=', X']") is None, "room B's own board"
+    shot(ana, "room-second")
+
+    # Bia moved in room A meanwhile: back there, Ana finds it and her turn.
+    bia.click("[data-cell=b1]:enabled")
+    ana.click("[data-action=back]")
+    ana.click("[data-game=classic]")
+    ana.click("[data-room]:has-text('Bia')", timeout=15000)
+    ana.wait_for_selector("[data-cell=b1][aria-label$=', O']", timeout=15000)
+    ana.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    ana.click("[data-cell=a2]:enabled")
+    bia.wait_for_selector("[data-status=your-turn]", timeout=15000)
+    assert len(sockets) == 1, sockets
+    for page in (ana, bia, caio):
+        page.context.close()
+
+
 def test_on_r05_a_players_rooms_follow_her_account_and_a_guest_asks_for_none(browser, server):
     """A room Ana made signed in is listed on another phone once she signs in there; a
     guest's list is its own seats', and the app does not ask for an account's list it cannot

@@ -203,6 +203,20 @@ pub enum RoomClientMsg {
         #[serde(default)]
         credential: String,
     },
+    /// Moves the connection to another room (or the same one with another credential), as
+    /// `hello` would open it there: its seat's credential to play, or empty to watch. The
+    /// connection first leaves the room it was in; refused, it is in no room until the next
+    /// `enter`. The app keeps one connection for every room it opens.
+    Enter {
+        /// The room id, from the link.
+        room: String,
+        /// The credential; empty to watch.
+        #[serde(default)]
+        credential: String,
+    },
+    /// Leaves the room, keeping the connection for the next `enter`: the seat no longer
+    /// counts as looking (its turns are pushed), a spectator's place is given back.
+    Leave,
     /// A seated player's action.
     Act {
         /// What to do.
@@ -217,7 +231,8 @@ pub enum RoomClientMsg {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RoomServerMsg {
-    /// The room as it is now: the answer to `hello`, then after every change.
+    /// The room as it is now: the answer to `hello` and `enter`, then after every change.
+    /// After an `enter`, a change of the room left may still arrive: its `id` tells.
     Room {
         /// The room.
         room: RoomView,

@@ -422,6 +422,11 @@ impl Client {
         self.post(&format!("/api/rooms/{room}/join"), &body).await
     }
 
+    /// A room as anyone with its link sees it.
+    pub async fn room(&self, room: &str) -> Answer<RoomView> {
+        Self::answer(self.request(Method::GET, &format!("/api/rooms/{room}"))).await
+    }
+
     /// A seated player's action in a room.
     pub async fn room_act(&self, room: &str, credential: &str, act: RoomAct) -> Answer<RoomView> {
         let body = RoomAction {

@@ -1,7 +1,8 @@
 //! The peer workload (`--peer-matches N --concurrency C`): the same game boardgame.io's load
 //! harness plays (`../shared/peers/bgio`), on a classic invitation room — create, join, both
-//! players on the room's WebSocket, X:a1 O:b1 X:a2 O:b2 X:a3 (X wins), each move sent once the
-//! mover's own connection shows its turn, then both close. Move latency is from sending a move
+//! players on a room WebSocket, X:a1 O:b1 X:a2 O:b2 X:a3 (X wins), each move sent once the
+//! mover's own connection shows its turn. Players keep their room connection for their next
+//! match and move it to the new room (`enter`), as the app does. Move latency is from sending a move
 //! to the other player's connection showing it. Prints the harness's two JSON lines, so
 //! `scripts/bench-peers.sh` reads both servers' figures the same way.
 
@@ -44,9 +45,48 @@ async fn room_at(
     }
 }
 
+/// Player `who`'s room connection in room `id`, having shown the room ready for X's first
+/// move: the one it kept from its last match, moved here, or (at its first match) a new one.
+async fn in_room<'a>(
+    player: &Client,
+    kept: &'a mut Option<RoomLive>,
+    id: &str,
+    credential: &str,
+) -> Result<&'a mut RoomLive, String> {
+    let live = match kept {
+        Some(live) => {
+            live.send(&RoomClientMsg::Enter {
+                room: id.to_owned(),
+                credential: credential.to_owned(),
+            })
+            .await?;
+            live
+        }
+        None => kept.insert(player.room_live(id, credential).await?),
+    };
+    room_at(live, |r| r.id == id && r.to_move == Some(Seat::X)).await?;
+    Ok(live)
+}
+
 /// One whole match: the latencies of its five moves, in microseconds, and when each was sent
-/// and seen.
-async fn one_match(players: &[Client; 2]) -> Result<(Vec<u64>, Vec<Sent>), String> {
+/// and seen. Each player plays on the room connection `lives` keeps for them from match to
+/// match, as the app keeps one for every room it opens; a connection that failed is dropped,
+/// and the next match opens another.
+async fn one_match(
+    players: &[Client; 2],
+    lives: &mut [Option<RoomLive>; 2],
+) -> Result<(Vec<u64>, Vec<Sent>), String> {
+    let played = play_match(players, lives).await;
+    if played.is_err() {
+        *lives = [None, None];
+    }
+    played
+}
+
+async fn play_match(
+    players: &[Client; 2],
+    lives: &mut [Option<RoomLive>; 2],
+) -> Result<(Vec<u64>, Vec<Sent>), String> {
     let made = players[0]
         .create_room(RoomBoard::Classic, "X", Some(Avatar::Nino))
         .await
@@ -56,18 +96,16 @@ async fn one_match(players: &[Client; 2]) -> Result<(Vec<u64>, Vec<Sent>), Strin
         .join_room(&id, "O", Some(Avatar::Rabisco))
         .await
         .map_err(|e| e.to_string())?;
-    let mut x = players[0].room_live(&id, &made.credential).await?;
-    let mut o = players[1].room_live(&id, &seat.credential).await?;
-    for live in [&mut x, &mut o] {
-        room_at(live, |r| r.to_move == Some(Seat::X)).await?;
-    }
+    let [kept_x, kept_o] = lives;
+    let x = in_room(&players[0], kept_x, &id, &made.credential).await?;
+    let o = in_room(&players[1], kept_o, &id, &seat.credential).await?;
     let mut latencies = Vec::with_capacity(GAME.len());
     let mut stamps = Vec::with_capacity(GAME.len());
     let mut last = Vec::new();
     for (ply, (by, cell)) in GAME.iter().enumerate() {
         let (mover, other) = match by {
-            Seat::X => (&mut x, &mut o),
-            Seat::O => (&mut o, &mut x),
+            Seat::X => (&mut *x, &mut *o),
+            Seat::O => (&mut *o, &mut *x),
         };
         let sent = Instant::now();
         let sent_us = now_us();
@@ -80,14 +118,14 @@ async fn one_match(players: &[Client; 2]) -> Result<(Vec<u64>, Vec<Sent>), Strin
             .await?;
         let want = ply as u32 + 1;
         // The other player's connection shows the move: the latency; then the mover's.
-        let seen = room_at(other, |r| r.ply == want).await?;
+        let seen = room_at(other, |r| r.id == id && r.ply == want).await?;
         latencies.push(sent.elapsed().as_micros() as u64);
         stamps.push(Sent {
             key: format!("room {id} {want}"),
             sent: sent_us,
             seen: now_us(),
         });
-        last = vec![seen, room_at(mover, |r| r.ply == want).await?];
+        last = vec![seen, room_at(mover, |r| r.id == id && r.ply == want).await?];
     }
     // Both connections show X's line.
     for end in last {
@@ -95,8 +133,6 @@ async fn one_match(players: &[Client; 2]) -> Result<(Vec<u64>, Vec<Sent>), Strin
             return Err(format!("the game ended {:?}", end.ending));
         }
     }
-    x.close().await;
-    o.close().await;
     Ok((latencies, stamps))
 }
 
@@ -115,13 +151,15 @@ pub async fn run(
     let started = Instant::now();
     let workers: Vec<_> = (0..concurrency.max(1))
         .map(|_| {
-            // Two players play each match of this worker in turn: over HTTP/2, each on a
-            // connection of their own, made at their first match and kept for the next.
+            // Two players play each match of this worker in turn, each on a room connection
+            // of their own, opened at their first match and kept for the next (over HTTP/2,
+            // a stream of the one connection they keep).
             let (players, queue) = ([base.another(), base.another()], queue.clone());
             tokio::spawn(async move {
                 let mut done = (Vec::new(), 0usize, Vec::new(), Vec::new());
+                let mut lives = [None, None];
                 while queue.lock().await.next().is_some() {
-                    match one_match(&players).await {
+                    match one_match(&players, &mut lives).await {
                         Ok((l, s)) => {
                             done.0.extend(l);
                             done.1 += 1;

@@ -34,7 +34,7 @@ pub use connections::{ConnHandle, MAX_CONNECTIONS_PER_PLAYER, Outgoing};
 pub use drain::{Drain, RESTARTING, RESTARTING_REASON};
 use lobby_watch::Watches;
 pub use matchmaker::{pair_waiting, run as run_matchmaker};
-pub use rooms::{RoomNews, RoomWatch, RoomWatches, room_frame};
+pub use rooms::{RoomLine, RoomNews, RoomWatches, room_frame};
 pub use velha_pool::VelhaPool;
 
 /// How long moves and reconnections may take.

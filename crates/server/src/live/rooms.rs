@@ -83,16 +83,23 @@ impl Watcher {
     }
 }
 
-/// A connection's place in a room's list.
-pub struct RoomWatch {
-    /// Its number, to leave with.
-    pub id: u64,
-    /// Where the room's changes arrive, encoded.
-    pub rx: mpsc::Receiver<Utf8Bytes>,
-    /// Sends to this connection alone.
+/// A room connection's own way in, kept as the connection moves from room to room: whichever
+/// room it watches sends to it here, and says here that it stopped reading.
+#[derive(Clone)]
+pub struct RoomLine {
+    /// Sends to the connection.
     pub tx: mpsc::Sender<Utf8Bytes>,
-    /// Fires when the connection stopped reading and was dropped from the list.
+    /// Fires when the connection stopped reading and was dropped from its room's list.
     pub close: Arc<Notify>,
+}
+
+impl RoomLine {
+    /// A new connection's way in, and where what it is sent arrives, encoded.
+    pub fn new() -> (RoomLine, mpsc::Receiver<Utf8Bytes>) {
+        let (tx, rx) = mpsc::channel(OUTBOX);
+        let close = Arc::new(Notify::new());
+        (RoomLine { tx, close }, rx)
+    }
 }
 
 /// One room's watchers here, and the version of the room they were sent last.
@@ -114,9 +121,10 @@ impl RoomWatches {
         self.rooms.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A connection starts watching `room` — as a player of `seat`, or a spectator — unless
-    /// the room's 50 spectators (or the seat's connections) are all there.
-    pub fn watch(&self, room: &str, seat: Option<Seat>) -> Option<RoomWatch> {
+    /// A connection (its `line`) starts watching `room` — as a player of `seat`, or a
+    /// spectator — unless the room's 50 spectators (or the seat's connections) are all there:
+    /// its number in the room's list, to leave with.
+    pub fn watch(&self, room: &str, seat: Option<Seat>, line: &RoomLine) -> Option<u64> {
         let mut rooms = self.lock();
         let list = &mut rooms.entry(room.to_owned()).or_default().watchers;
         let alike = list.iter().filter(|w| w.seat == seat).count();
@@ -128,16 +136,14 @@ impl RoomWatches {
         if alike >= limit {
             return None;
         }
-        let (tx, rx) = mpsc::channel(OUTBOX);
-        let close = Arc::new(Notify::new());
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         list.push(Watcher {
             id,
             seat,
-            tx: tx.clone(),
-            close: close.clone(),
+            tx: line.tx.clone(),
+            close: line.close.clone(),
         });
-        Some(RoomWatch { id, rx, tx, close })
+        Some(id)
     }
 
     /// The connection stopped watching.
@@ -280,16 +286,53 @@ mod tests {
     #[test]
     fn a_view_older_than_the_last_sent_is_dropped() {
         let watches = RoomWatches::default();
-        let mut watch = watches.watch("r", None).unwrap();
+        let (line, mut rx) = RoomLine::new();
+        watches.watch("r", None, &line).unwrap();
         watches.changed(&view(1), 5);
         watches.changed(&view(0), 4);
         watches.changed(&view(1), 5);
         watches.changed(&view(2), 6);
         let mut plies = Vec::new();
-        while let Ok(frame) = watch.rx.try_recv() {
+        while let Ok(frame) = rx.try_recv() {
             plies.push(room_of(&frame).ply);
         }
         assert_eq!(plies, [1, 1, 2]);
+    }
+
+    /// A new connection watching `room` as `seat`: what it is sent.
+    fn watching(
+        watches: &RoomWatches,
+        room: &str,
+        seat: Option<Seat>,
+    ) -> mpsc::Receiver<Utf8Bytes> {
+        let (line, rx) = RoomLine::new();
+        watches.watch(room, seat, &line).unwrap();
+        rx
+    }
+
+    #[test]
+    fn classic_r09_a_connection_that_moves_to_another_room_hears_only_that_room() {
+        let watches = RoomWatches::default();
+        let (line, mut rx) = RoomLine::new();
+        let first = watches.watch("a", Some(Seat::X), &line).unwrap();
+        watches.unwatch("a", first);
+        watches.watch("r", Some(Seat::O), &line).unwrap();
+        watches.changed(
+            &RoomView {
+                id: "a".into(),
+                ..view(1)
+            },
+            1,
+        );
+        watches.changed(&view(2), 1);
+        let room = room_of(&rx.try_recv().unwrap());
+        assert_eq!(
+            (room.id.as_str(), room.ply, room.you),
+            ("r", 2, Some(Seat::O))
+        );
+        assert!(rx.try_recv().is_err());
+        assert!(!watches.seat_connected("a", Seat::X));
+        assert!(watches.seat_connected("r", Seat::O));
     }
 
     fn room_of(frame: &Utf8Bytes) -> RoomView {
@@ -302,15 +345,15 @@ mod tests {
     #[test]
     fn classic_r13_every_watcher_reads_its_own_seat_and_spectators_share_one_frame() {
         let watches = RoomWatches::default();
-        let mut x = watches.watch("r", Some(Seat::X)).unwrap();
-        let mut o = watches.watch("r", Some(Seat::O)).unwrap();
-        let mut spectators: Vec<_> = (0..3).map(|_| watches.watch("r", None).unwrap()).collect();
+        let mut x = watching(&watches, "r", Some(Seat::X));
+        let mut o = watching(&watches, "r", Some(Seat::O));
+        let mut spectators: Vec<_> = (0..3).map(|_| watching(&watches, "r", None)).collect();
         watches.changed(&view(3), 1);
-        assert_eq!(room_of(&x.rx.try_recv().unwrap()).you, Some(Seat::X));
-        assert_eq!(room_of(&o.rx.try_recv().unwrap()).you, Some(Seat::O));
+        assert_eq!(room_of(&x.try_recv().unwrap()).you, Some(Seat::X));
+        assert_eq!(room_of(&o.try_recv().unwrap()).you, Some(Seat::O));
         let frames: Vec<_> = spectators
             .iter_mut()
-            .map(|w| w.rx.try_recv().unwrap())
+            .map(|w| w.try_recv().unwrap())
             .collect();
         for frame in &frames {
             let room = room_of(frame);
@@ -327,8 +370,8 @@ mod tests {
     #[test]
     fn v2_r08_each_seat_reads_the_symbol_it_plays_in_this_game() {
         let watches = RoomWatches::default();
-        let mut creator = watches.watch("r", Some(Seat::X)).unwrap();
-        let mut guest = watches.watch("r", Some(Seat::O)).unwrap();
+        let mut creator = watching(&watches, "r", Some(Seat::X));
+        let mut guest = watching(&watches, "r", Some(Seat::O));
         watches.changed(
             &RoomView {
                 creator_plays: Seat::O,
@@ -336,7 +379,7 @@ mod tests {
             },
             1,
         );
-        assert_eq!(room_of(&creator.rx.try_recv().unwrap()).you, Some(Seat::O));
-        assert_eq!(room_of(&guest.rx.try_recv().unwrap()).you, Some(Seat::X));
+        assert_eq!(room_of(&creator.try_recv().unwrap()).you, Some(Seat::O));
+        assert_eq!(room_of(&guest.try_recv().unwrap()).you, Some(Seat::X));
     }
 }

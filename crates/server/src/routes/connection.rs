@@ -178,7 +178,7 @@ pub(super) async fn carry<S: Speaks>(
     mut socket: Box<WebSocket>,
     outbox: Outbox<S::Out>,
     silence: Duration,
-    mut speaker: S,
+    speaker: &mut S,
 ) {
     let Outbox {
         mut rx,

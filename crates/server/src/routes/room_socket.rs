@@ -6,14 +6,14 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::response::Response;
 use futures_util::StreamExt;
-use velha_api::{ErrorCode, MAX_LIVE_FRAME, RoomClientMsg, RoomServerMsg, Seat};
+use velha_api::{ErrorCode, MAX_LIVE_FRAME, RoomAct, RoomClientMsg, RoomServerMsg, Seat};
 
 use super::connection::{Farewell, Outbox, READ_BUFFER, Speaks, carry, farewell_for};
 use super::rooms::{act, seat_of, view};
 use super::socket::HELLO_WITHIN;
 use super::websocket::{Message, Upgrade, Utf8Bytes, WebSocket};
 use crate::app::App;
-use crate::live::{RoomWatch, room_frame};
+use crate::live::{RoomLine, room_frame};
 use crate::move_trace::MoveTrace;
 use crate::token::now_ms;
 
@@ -25,9 +25,10 @@ use crate::token::now_ms;
     params(("id" = String, Path, description = "The room id, from the link")),
     description = "Upgrades to a WebSocket carrying one JSON message per text frame: \
         RoomClientMsg from the app (first `hello`, with a seat's credential to play or empty \
-        to watch), RoomServerMsg from the server (first the room, then the room after every \
-        change). At most 50 spectators: the 51st hears room_full and the connection closes. \
-        Spectators never play: their actions are refused.",
+        to watch; later `enter` moves the connection to another room, `leave` to none), \
+        RoomServerMsg from the server (first the room, then the room after every change). At \
+        most 50 spectators: the 51st hears room_full (the first hello's connection then \
+        closes). Spectators never play: their actions are refused.",
     responses(
         (status = 101, description = "Switching to the WebSocket"),
         (status = 400, description = "Not a WebSocket request"),
@@ -56,12 +57,8 @@ fn error(code: ErrorCode, message: impl Into<String>) -> RoomServerMsg {
     }
 }
 
-/// Waits for `hello`: the seat its credential proves, `None` to watch, or why not.
-async fn hello(
-    app: &App,
-    id: &str,
-    socket: &mut WebSocket,
-) -> Result<Option<Seat>, Farewell<RoomServerMsg>> {
+/// Waits for `hello`: the room's credential (empty to watch), or why not.
+async fn hello(socket: &mut WebSocket) -> Result<String, Farewell<RoomServerMsg>> {
     let first = tokio::time::timeout(HELLO_WITHIN, socket.next())
         .await
         .map_err(|_| error(ErrorCode::BadRequest, "say hello first"))?;
@@ -73,13 +70,15 @@ async fn hello(
     let Some(Ok(Message::Text(t))) = first else {
         return Err(error(ErrorCode::BadRequest, "the first message must be hello").into());
     };
-    let credential = match serde_json::from_str::<RoomClientMsg>(&t) {
-        Ok(RoomClientMsg::Hello { credential }) => credential,
-        Ok(_) => {
-            return Err(error(ErrorCode::BadRequest, "the first message must be hello").into());
-        }
-        Err(e) => return Err(error(ErrorCode::BadRequest, format!("not a message: {e}")).into()),
-    };
+    match serde_json::from_str::<RoomClientMsg>(&t) {
+        Ok(RoomClientMsg::Hello { credential }) => Ok(credential),
+        Ok(_) => Err(error(ErrorCode::BadRequest, "the first message must be hello").into()),
+        Err(e) => Err(error(ErrorCode::BadRequest, format!("not a message: {e}")).into()),
+    }
+}
+
+/// The seat `credential` proves in room `id`, `None` to watch, or why not.
+async fn seat_in(app: &App, id: &str, credential: &str) -> Result<Option<Seat>, RoomServerMsg> {
     let internal = |e: crate::error::AppError| {
         tracing::error!(error = ?e, "storage failed");
         error(ErrorCode::Internal, "storage failed")
@@ -91,14 +90,13 @@ async fn hello(
         .map_err(|e| internal(e.into()))?
         .is_none()
     {
-        return Err(error(ErrorCode::NotFound, "no room has this link").into());
+        return Err(error(ErrorCode::NotFound, "no room has this link"));
     }
-    match seat_of(app, id, &credential).await.map_err(internal)? {
+    match seat_of(app, id, credential).await.map_err(internal)? {
         None if !credential.is_empty() => Err(error(
             ErrorCode::Unauthorized,
-            "this credential holds no seat in this room; say hello without one to watch",
-        )
-        .into()),
+            "this credential holds no seat in this room; without one, the connection watches",
+        )),
         seat => Ok(seat),
     }
 }
@@ -115,22 +113,22 @@ async fn send_room(app: &App, id: &str, only: Option<u64>) {
     }
 }
 
-async fn session(app: Arc<App>, id: String, mut socket: Box<WebSocket>) {
-    // A stop waits for the connection and for what it writes as it ends (`socket.rs`).
-    let _working = app.hub.drain.working();
-    // Boxed, as every step that reads the store, and so is a refusal: an idle
-    // connection's task keeps room for whatever its future holds across an await, for the
-    // connection's whole life (`connection.rs`).
-    let seat = match Box::pin(hello(&app, &id, &mut socket))
-        .await
-        .map_err(Box::new)
-    {
-        Ok(seat) => seat,
-        Err(farewell) => {
-            Box::pin((*farewell).tell(&mut socket, text)).await;
-            return;
-        }
-    };
+/// Where a room connection is: the room, its seat there (none to watch), and its number in
+/// the room's list.
+struct Place {
+    id: String,
+    seat: Option<Seat>,
+    watch: u64,
+}
+
+/// Puts the connection (`line`) in room `id` as `seat`, and sends it the room; or says why
+/// the room has no place for it.
+async fn enter(
+    app: &App,
+    id: String,
+    seat: Option<Seat>,
+    line: &RoomLine,
+) -> Result<Place, RoomServerMsg> {
     let spectating = seat.is_none();
     // A spectator's place is counted across processes (CLASSIC-R13's 50).
     let placed = if spectating {
@@ -141,48 +139,179 @@ async fn session(app: Arc<App>, id: String, mut socket: Box<WebSocket>) {
     } else {
         true
     };
-    let watch = placed.then(|| app.hub.rooms.watch(&id, seat)).flatten();
+    let watch = placed
+        .then(|| app.hub.rooms.watch(&id, seat, line))
+        .flatten();
     let Some(watch) = watch else {
         if placed && spectating {
             Box::pin(app.hub.unspectate(&id)).await;
         }
-        let full = match seat {
+        return Err(match seat {
             None => error(ErrorCode::RoomFull, "the room has 50 spectators; try later"),
             Some(_) => error(ErrorCode::Conflict, "too many connections for this seat"),
-        };
-        Box::pin(Farewell::Say(full).tell(&mut socket, text)).await;
-        return;
+        });
     };
-    let watch_id = watch.id;
     // A spectator changes the number watching, which everyone (this connection included)
     // hears; a player's connection changes nothing the others see, so it alone hears the room.
     if let Some(seat) = seat {
         Box::pin(app.hub.seat_presence(&id, seat, true)).await;
     }
-    Box::pin(send_room(&app, &id, (!spectating).then_some(watch_id))).await;
-    serve(&app, &id, seat, socket, watch).await;
-    app.hub.rooms.unwatch(&id, watch_id);
+    Box::pin(send_room(app, &id, (!spectating).then_some(watch))).await;
+    Ok(Place { id, seat, watch })
+}
+
+/// The connection leaves its room: the seat is no longer looking (its turns are pushed), a
+/// spectator's place is given back and the others hear one fewer watch.
+async fn leave(app: &App, place: Place) {
+    app.hub.rooms.unwatch(&place.id, place.watch);
+    if let Some(seat) = place.seat {
+        Box::pin(app.hub.seat_presence(&place.id, seat, false)).await;
+    } else {
+        Box::pin(app.hub.unspectate(&place.id)).await;
+        Box::pin(send_room(app, &place.id, None)).await;
+    }
+}
+
+async fn session(app: Arc<App>, id: String, mut socket: Box<WebSocket>) {
+    // A stop waits for the connection and for what it writes as it ends (`socket.rs`).
+    let _working = app.hub.drain.working();
+    // Boxed, as every step that reads the store, and so is a refusal: an idle
+    // connection's task keeps room for whatever its future holds across an await, for the
+    // connection's whole life (`connection.rs`).
+    let (line, rx) = RoomLine::new();
+    let entered = match Box::pin(hello(&mut socket)).await {
+        Ok(credential) => match Box::pin(seat_in(&app, &id, &credential)).await {
+            Ok(seat) => Box::pin(enter(&app, id, seat, &line)).await,
+            Err(refused) => Err(refused),
+        },
+        Err(farewell) => {
+            Box::pin(farewell.tell(&mut socket, text)).await;
+            return;
+        }
+    };
+    let place = match entered {
+        Ok(place) => place,
+        Err(refused) => {
+            Box::pin(Farewell::Say(refused).tell(&mut socket, text)).await;
+            return;
+        }
+    };
+    let outbox = Outbox {
+        rx,
+        tx: line.tx.clone(),
+        close: line.close.clone(),
+        drain: app.hub.drain.clone(),
+    };
+    let mut speaker = RoomSpeaker {
+        app: &app,
+        place: Some(place),
+        line,
+        moves_free_at: 0,
+    };
+    carry(socket, outbox, app.silence, &mut speaker).await;
+    let Some(place) = speaker.place else {
+        return;
+    };
     // A process stopping for a deploy keeps its seats and places while they come back on
     // another (`Hub::hand_over` gives up what is left): a seat is not told away, nor pushed
     // its turn, for a restart.
     if app.hub.drain.is_on() && app.store.backend() == crate::store::Backend::Postgres {
+        app.hub.rooms.unwatch(&place.id, place.watch);
         return;
     }
-    if let Some(seat) = seat {
-        Box::pin(app.hub.seat_presence(&id, seat, false)).await;
-    }
-    if spectating {
-        Box::pin(app.hub.unspectate(&id)).await;
-        Box::pin(send_room(&app, &id, None)).await;
-    }
+    leave(&app, place).await;
+}
+
+/// A spectator's moves between rooms (`enter`, `leave`) a connection may make at once; then
+/// one more each `MOVE_EVERY_MS`. Such a move tells the rooms' watchers (up to 58 frames each),
+/// which a connection could otherwise ask for as fast as it writes; the app moves at a
+/// person's pace. A seat's move tells nobody else, and costs what an action does.
+const MOVES_AT_ONCE: i64 = 10;
+const MOVE_EVERY_MS: i64 = 1_000;
+
+fn too_fast() -> RoomServerMsg {
+    error(
+        ErrorCode::RateLimited,
+        "this connection moved between rooms too often; wait a second",
+    )
 }
 
 /// What a room's connection says: its frames are encoded once for every connection of the room
 /// (`live/rooms.rs`).
 struct RoomSpeaker<'a> {
     app: &'a App,
-    id: &'a str,
-    seat: Option<Seat>,
+    /// The room it is in, if any: a refused `enter` leaves it in none.
+    place: Option<Place>,
+    line: RoomLine,
+    /// When its moves between rooms are all spent again (a generic cell rate algorithm's
+    /// theoretical arrival time, in the server's milliseconds).
+    moves_free_at: i64,
+}
+
+impl RoomSpeaker<'_> {
+    /// Counts a move between rooms that tells others (one to or from a spectator's place):
+    /// false when it must wait.
+    fn paced(&mut self, watching_next: bool) -> bool {
+        let watching_now = self.place.as_ref().is_some_and(|p| p.seat.is_none());
+        if !watching_now && !watching_next {
+            return true;
+        }
+        let now = now_ms();
+        let at = self.moves_free_at.max(now);
+        if at - now > (MOVES_AT_ONCE - 1) * MOVE_EVERY_MS {
+            return false;
+        }
+        self.moves_free_at = at + MOVE_EVERY_MS;
+        true
+    }
+
+    /// `enter`: out of the room it is in, into `room`; or why not.
+    async fn enter(&mut self, room: String, credential: &str) -> Option<RoomServerMsg> {
+        if !self.paced(credential.is_empty()) {
+            return Some(too_fast());
+        }
+        if let Some(place) = self.place.take() {
+            leave(self.app, place).await;
+        }
+        let seat = match seat_in(self.app, &room, credential).await {
+            Ok(seat) => seat,
+            Err(refused) => return Some(refused),
+        };
+        match enter(self.app, room, seat, &self.line).await {
+            Ok(place) => {
+                self.place = Some(place);
+                None
+            }
+            Err(refused) => Some(refused),
+        }
+    }
+
+    async fn act(&self, what: &RoomAct) -> Option<RoomServerMsg> {
+        let Some(Place { id, seat, .. }) = &self.place else {
+            return Some(error(
+                ErrorCode::BadRequest,
+                "this connection is in no room; enter one first",
+            ));
+        };
+        let Some(you) = *seat else {
+            return Some(error(
+                ErrorCode::Forbidden,
+                "spectators watch; only the room's two players play",
+            ));
+        };
+        // Done: the room's change reaches this connection with everyone's.
+        MoveTrace::traced(
+            self.app.move_trace.as_ref(),
+            act(self.app, id, you, what),
+            |acted| {
+                let (row, _) = acted.as_ref().ok()?;
+                Some(format!("room {} {}", row.id, row.ply))
+            },
+        )
+        .await
+        .err()
+        .map(|e| e.to_room_msg())
+    }
 }
 
 impl Speaks for RoomSpeaker<'_> {
@@ -201,41 +330,21 @@ impl Speaks for RoomSpeaker<'_> {
     async fn answer(&mut self, t: Utf8Bytes) -> Option<Utf8Bytes> {
         let answer = match serde_json::from_str::<RoomClientMsg>(&t) {
             Err(e) => Some(error(ErrorCode::BadRequest, format!("not a message: {e}"))),
-            Ok(RoomClientMsg::Hello { .. }) => {
-                Some(error(ErrorCode::BadRequest, "already said hello"))
-            }
+            Ok(RoomClientMsg::Hello { .. }) => Some(error(
+                ErrorCode::BadRequest,
+                "already said hello; enter moves the connection to another room",
+            )),
             Ok(RoomClientMsg::Ping) => Some(RoomServerMsg::Pong),
-            Ok(RoomClientMsg::Act { act: what }) => match self.seat {
-                None => Some(error(
-                    ErrorCode::Forbidden,
-                    "spectators watch; only the room's two players play",
-                )),
-                // Done: the room's change reaches this connection with everyone's.
-                Some(you) => MoveTrace::traced(
-                    self.app.move_trace.as_ref(),
-                    act(self.app, self.id, you, &what),
-                    |acted| {
-                        let (row, _) = acted.as_ref().ok()?;
-                        Some(format!("room {} {}", row.id, row.ply))
-                    },
-                )
-                .await
-                .err()
-                .map(|e| e.to_room_msg()),
-            },
+            Ok(RoomClientMsg::Enter { room, credential }) => self.enter(room, &credential).await,
+            Ok(RoomClientMsg::Leave) if !self.paced(false) => Some(too_fast()),
+            Ok(RoomClientMsg::Leave) => {
+                if let Some(place) = self.place.take() {
+                    leave(self.app, place).await;
+                }
+                None
+            }
+            Ok(RoomClientMsg::Act { act: what }) => self.act(&what).await,
         };
         answer.map(|a| room_frame(&a))
     }
-}
-
-/// Carries the connection (`connection.rs`) until either side ends it.
-async fn serve(app: &App, id: &str, seat: Option<Seat>, socket: Box<WebSocket>, watch: RoomWatch) {
-    let RoomWatch { rx, tx, close, .. } = watch;
-    let outbox = Outbox {
-        rx,
-        tx,
-        close,
-        drain: app.hub.drain.clone(),
-    };
-    carry(socket, outbox, app.silence, RoomSpeaker { app, id, seat }).await;
 }

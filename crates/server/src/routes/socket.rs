@@ -237,14 +237,14 @@ async fn serve_player(
         close: close.clone(),
         drain: app.hub.drain.clone(),
     };
-    let speaker = PlayerSpeaker {
+    let mut speaker = PlayerSpeaker {
         app: &app,
         account: &account,
         conn: conn_id,
         reply: &reply,
         close: &close,
     };
-    carry(socket, outbox, app.silence, speaker).await;
+    carry(socket, outbox, app.silence, &mut speaker).await;
     Box::pin(app.hub.disconnect(&account.id, conn_id)).await;
     tracing::info!("disconnected");
 }

@@ -9,8 +9,8 @@ use futures_util::future::join_all;
 use reqwest::Method;
 use serde_json::json;
 use velha_api::{
-    Avatar, EndHow, ErrorCode, ReplayGame, RoomAct, RoomBoard, RoomServerMsg, RoomStarter,
-    RoomView, Seat,
+    Avatar, EndHow, ErrorCode, ReplayGame, RoomAct, RoomBoard, RoomClientMsg, RoomServerMsg,
+    RoomStarter, RoomView, Seat,
 };
 use velha_load::{Client, RoomLive};
 use velha_rules::Player;
@@ -325,6 +325,181 @@ async fn seated_classic(c: &Client) -> (String, String, String) {
         .unwrap();
     (made.room.id, made.credential, seat.credential)
 }
+
+/// The next view of room `id` on `live` (a room left may still send one or two before it).
+async fn room_of(live: &mut RoomLive, id: &str) -> RoomView {
+    match heard(
+        live,
+        |m| matches!(m, RoomServerMsg::Room { room } if room.id == id),
+    )
+    .await
+    {
+        RoomServerMsg::Room { room } => room,
+        _ => unreachable!(),
+    }
+}
+
+/// The next refusal on `live`: its code.
+async fn refusal(live: &mut RoomLive) -> ErrorCode {
+    match heard(live, |m| matches!(m, RoomServerMsg::Error { .. })).await {
+        RoomServerMsg::Error { code, .. } => code,
+        _ => unreachable!(),
+    }
+}
+
+fn enter(room: &str, credential: &str) -> RoomClientMsg {
+    RoomClientMsg::Enter {
+        room: room.into(),
+        credential: credential.into(),
+    }
+}
+
+async fn classic_r09_one_connection_moves_from_room_to_room_and_plays_in_each(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    let (a, ax, _) = seated_classic(&c).await;
+    let (b, bx, bo) = seated_classic(&c).await;
+    let mut live = c.room_live(&a, &ax).await.unwrap();
+    assert_eq!(room_of(&mut live, &a).await.you, Some(Seat::X));
+    live.send(&enter(&b, &bx)).await.unwrap();
+    let there = room_of(&mut live, &b).await;
+    assert_eq!((there.you, there.ply), (Some(Seat::X), 0));
+    // Its moves are the new room's; the room left goes on without it.
+    live.send(&RoomClientMsg::Act { act: play("a1") })
+        .await
+        .unwrap();
+    assert_eq!(room_of(&mut live, &b).await.ply, 1);
+    assert_eq!(c.room(&a).await.unwrap().ply, 0);
+    c.room_act(&a, &ax, play("c3")).await.unwrap();
+    c.room_act(&b, &bo, play("b1")).await.unwrap();
+    let next = heard(&mut live, |m| matches!(m, RoomServerMsg::Room { .. })).await;
+    let RoomServerMsg::Room { room: next } = next else {
+        unreachable!()
+    };
+    assert_eq!(
+        (next.id.as_str(), next.ply),
+        (b.as_str(), 2),
+        "nothing of the room left"
+    );
+    // Refused, the connection stays, in no room, until it enters one it may.
+    live.send(&enter("nope", "")).await.unwrap();
+    assert_eq!(refusal(&mut live).await, ErrorCode::NotFound);
+    live.send(&RoomClientMsg::Act { act: play("a2") })
+        .await
+        .unwrap();
+    assert_eq!(refusal(&mut live).await, ErrorCode::BadRequest);
+    assert_eq!(c.room(&b).await.unwrap().ply, 2, "no room, no move");
+    live.send(&enter(&a, &bo)).await.unwrap();
+    assert_eq!(refusal(&mut live).await, ErrorCode::Unauthorized);
+    // To watch: one more spectator, whom the seated player hears come and go.
+    let mut x = c.room_live(&a, &ax).await.unwrap();
+    assert_eq!(room_of(&mut x, &a).await.spectators, 0);
+    live.send(&enter(&a, "")).await.unwrap();
+    let watching = room_of(&mut live, &a).await;
+    assert_eq!(
+        (watching.you, watching.ply, watching.spectators),
+        (None, 1, 1)
+    );
+    assert_eq!(room_of(&mut x, &a).await.spectators, 1);
+    live.send(&RoomClientMsg::Leave).await.unwrap();
+    assert_eq!(room_of(&mut x, &a).await.spectators, 0);
+    live.send(&RoomClientMsg::Ping).await.unwrap();
+    assert_eq!(heard(&mut live, |_| true).await, RoomServerMsg::Pong);
+}
+on_both!(classic_r09_one_connection_moves_from_room_to_room_and_plays_in_each);
+
+async fn on_r02_a_connection_moving_between_rooms_too_fast_is_told_to_wait(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    let (a, ax, _) = seated_classic(&c).await;
+    let (b, bx, _) = seated_classic(&c).await;
+    let mut live = c.room_live(&a, &ax).await.unwrap();
+    room_of(&mut live, &a).await;
+    // A seat's moves tell nobody else: as many as it likes.
+    for i in 0..30 {
+        live.send(&if i % 2 == 0 {
+            enter(&b, &bx)
+        } else {
+            enter(&a, &ax)
+        })
+        .await
+        .unwrap();
+    }
+    live.send(&RoomClientMsg::Ping).await.unwrap();
+    let answer = heard(&mut live, |m| !matches!(m, RoomServerMsg::Room { .. })).await;
+    assert_eq!(answer, RoomServerMsg::Pong);
+    // A spectator's, thirty as fast as it writes: ten at once, then one a second.
+    for i in 0..30 {
+        let room = if i % 2 == 0 { &b } else { &a };
+        live.send(&enter(room, "")).await.unwrap();
+    }
+    live.send(&RoomClientMsg::Ping).await.unwrap();
+    let mut waits = 0;
+    loop {
+        match heard(&mut live, |_| true).await {
+            RoomServerMsg::Pong => break,
+            RoomServerMsg::Error {
+                code: ErrorCode::RateLimited,
+                ..
+            } => waits += 1,
+            RoomServerMsg::Error { code, message } => panic!("{code:?}: {message}"),
+            RoomServerMsg::Room { .. } => {}
+        }
+    }
+    assert!((18..=20).contains(&waits), "{waits} of 30 told to wait");
+    // A second later it may move again, and is still open: no refusal before the pong.
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    live.send(&enter(&b, "")).await.unwrap();
+    live.send(&RoomClientMsg::Ping).await.unwrap();
+    let answer = heard(&mut live, |m| !matches!(m, RoomServerMsg::Room { .. })).await;
+    assert_eq!(answer, RoomServerMsg::Pong);
+}
+on_both!(on_r02_a_connection_moving_between_rooms_too_fast_is_told_to_wait);
+
+async fn classic_r13_connections_entering_a_room_at_once_take_at_most_fifty_places(db: Db) {
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    for round in 0..3 {
+        let made = c.create_room(RoomBoard::Super, "Ana", None).await.unwrap();
+        let id = made.room.id;
+        // Sixty connections, each watching another room first.
+        let mut lives = watchers(&c, 30).await;
+        lives.extend(watchers(&c, 30).await);
+        let entered = join_all(lives.iter_mut().map(|live| {
+            let id = id.clone();
+            async move {
+                live.send(&enter(&id, "")).await.unwrap();
+                heard(live, |m| match m {
+                    RoomServerMsg::Room { room } => room.id == id,
+                    RoomServerMsg::Error { .. } => true,
+                    RoomServerMsg::Pong => false,
+                })
+                .await
+            }
+        }))
+        .await;
+        let placed = entered
+            .iter()
+            .filter(|m| matches!(m, RoomServerMsg::Room { .. }))
+            .count();
+        assert_eq!(placed, 50, "round {round}");
+        for m in &entered {
+            assert!(
+                matches!(
+                    m,
+                    RoomServerMsg::Room { .. }
+                        | RoomServerMsg::Error {
+                            code: ErrorCode::RoomFull,
+                            ..
+                        }
+                ),
+                "round {round}: {m:?}"
+            );
+        }
+        assert_eq!(c.room(&id).await.unwrap().spectators, 50, "round {round}");
+    }
+}
+on_both!(classic_r13_connections_entering_a_room_at_once_take_at_most_fifty_places);
 
 async fn classic_r09_racing_moves_of_one_seat_play_exactly_one(db: Db) {
     let server = Server::start(db, &[]).await;
