@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Our server beside two peers on this machine, one after the other, on the same workload (the
 # 5-move game X wins, each match in a room of its own made on demand: create, the second player
-# joins, both live in it, both leave), the same number of matches and the same concurrency:
+# joins, both play it live), the same number of matches and the same concurrency:
 #   - boardgame.io 0.50.2 (../shared/peers/bgio: Lobby create + two joins, two socket.io clients);
 #   - Colyseus 0.16 (bench/peers/colyseus: matchmaker create + joinById, two WebSockets);
 #   - velha-server over plain HTTP (as behind a balancer that ends TLS, like the peers), over its
 #     own HTTPS (HTTP/1.1), and over HTTPS with HTTP/2 (`velha-server --http2`). Each player
 #     keeps one room connection from match to match and moves it to the next room (`enter`), as
 #     the app does (src/online/room_live.rs); over HTTP/2 it is a stream of the one connection
-#     the player keeps, as a browser's page does.
+#     the player keeps, as a browser's page does. The peers' players open their two sockets
+#     each match and close them after; so does one more run of ours over HTTPS
+#     (`--sockets-per-match`: two connections and two TLS handshakes a match).
 # Prints one table per transport of ours, each with both peers' figures and our ratio to each,
 # and the goals judged against each peer. Usage: bash scripts/bench-peers.sh [MATCHES] [CONCURRENCY]
 # [ROUNDS] (2000, 100 and 1). With several rounds every side runs once a round, one after the
@@ -97,6 +99,8 @@ for r in $(seq 1 "$ROUNDS"); do
     "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --plain-http
   measure "velha-server (HTTPS)" "tls.$r" \
     "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256
+  measure "velha-server (HTTPS, sockets per match)" "fresh.$r" \
+    "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --sockets-per-match
   measure "velha-server (HTTPS, HTTP/2)" "h2.$r" \
     "$CARGO_TARGET_DIR/release/velha-load" --peer-matches "$N" --concurrency "$C" --argon2-memory-kib 256 --http2
 done
@@ -145,6 +149,8 @@ def version(harness, module):
 peers = [("boardgame.io", "bgio", read("bgio")), ("Colyseus", "Colyseus", read("colyseus"))]
 ours = [("plain HTTP, as behind a balancer that ends TLS", read("plain")),
         ("HTTPS (HTTP/1.1: a room connection a player)", read("tls")),
+        ("HTTPS, the room connections opened and closed each match, as the peers' harnesses do",
+         read("fresh")),
         ("HTTPS with HTTP/2 (--http2: a player's room connection a stream of the one they keep)", read("h2"))]
 goals = {"server CPU ms/match": ("ratio", 0.1), "move p99 ms": ("below", 10.0),
          "server peak MB": ("ratio", 0.5)}

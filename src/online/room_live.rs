@@ -112,15 +112,27 @@ pub struct RoomLink {
     pub refused: Signal<Option<ErrorCode>>,
 }
 
-/// What the room connection says and makes of what it hears.
+/// What the room connection says and makes of what it hears: always of the room the app wants
+/// now, so a connection that comes back says hello there, whatever it was told before.
 #[derive(Clone)]
 struct RoomTalk {
     shared: RoomShared,
-    /// The room it is in, or was last in.
-    id: String,
-    credential: String,
-    /// Whether it is in that room still (no room screen shows when not).
-    inside: bool,
+}
+
+impl RoomTalk {
+    /// The room the last room screen showed, the seat's credential (empty to watch), and
+    /// whether the screen still shows.
+    fn wanted(&self) -> (String, String, bool) {
+        self.shared
+            .wanted
+            .peek()
+            .as_ref()
+            .map(|w| {
+                let credential = w.credential.clone().unwrap_or_default();
+                (w.id.clone(), credential, w.showing)
+            })
+            .unwrap_or_default()
+    }
 }
 
 impl Talk for RoomTalk {
@@ -128,7 +140,7 @@ impl Talk for RoomTalk {
     type In = RoomServerMsg;
 
     fn path(&self) -> String {
-        format!("/api/rooms/{}/live", self.id)
+        format!("/api/rooms/{}/live", self.wanted().0)
     }
 
     fn ping(&self) -> RoomClientMsg {
@@ -136,12 +148,11 @@ impl Talk for RoomTalk {
     }
 
     fn greeting(&self) -> Vec<RoomClientMsg> {
-        let hello = RoomClientMsg::Hello {
-            credential: self.credential.clone(),
-        };
+        let (_, credential, showing) = self.wanted();
+        let hello = RoomClientMsg::Hello { credential };
         // A connection that comes back while no room screen shows opens in the last room, as
         // a path must name one, and leaves it at once.
-        if self.inside {
+        if showing {
             vec![hello]
         } else {
             vec![hello, RoomClientMsg::Leave]
@@ -149,25 +160,18 @@ impl Talk for RoomTalk {
     }
 
     fn sending(&mut self, msg: &RoomClientMsg) {
-        match msg {
-            RoomClientMsg::Enter { room, credential } => {
-                self.id.clone_from(room);
-                self.credential.clone_from(credential);
-                self.inside = true;
-                // What was heard of the room before is stale: the screen waits for the room
-                // as it is now.
-                self.shared.room.set(None);
-                self.shared.refused.set(None);
-            }
-            RoomClientMsg::Leave => self.inside = false,
-            _ => {}
+        if matches!(msg, RoomClientMsg::Enter { .. } | RoomClientMsg::Leave) {
+            // What was heard of a room before is stale by the time a screen shows it again:
+            // the screen waits for the room as it is now.
+            self.shared.room.set(None);
+            self.shared.refused.set(None);
         }
     }
 
     async fn heard(&mut self, msg: RoomServerMsg) -> Heard {
         match msg {
             // A room left may still send a change or two after the move to another.
-            RoomServerMsg::Room { room } if room.id == self.id => {
+            RoomServerMsg::Room { room } if room.id == self.wanted().0 => {
                 self.shared.refused.set(None);
                 self.shared.room.set(Some(room));
                 Heard::Ready
@@ -188,25 +192,16 @@ impl Talk for RoomTalk {
 #[component]
 pub fn RoomConnection() -> Element {
     let mut shared = use_context::<RoomShared>();
-    // The shell shows this only once a room screen said which room.
-    let first = use_hook(|| shared.wanted.peek().clone());
-    let (id, credential, inside) = first
-        .as_ref()
-        .map(|w| {
-            let credential = w.credential.clone().unwrap_or_default();
-            (w.id.clone(), credential, w.showing)
-        })
-        .unwrap_or_default();
-    let connection = use_connection(RoomTalk {
-        shared,
-        id,
-        credential,
-        inside,
-    });
-    // Where the connection was last told to be (its greeting, then `enter` and `leave`).
-    let mut told = use_hook(|| CopyValue::new(place_of(first.as_ref())));
+    let connection = use_connection(RoomTalk { shared });
+    // Where the connection was last told to be: at first what its greeting says.
+    let mut told = use_hook(|| CopyValue::new(place_of(shared.wanted.peek().as_ref())));
     // Each move, counted: a linger ends the connection only if none came since it began.
     let mut moves = use_hook(|| CopyValue::new(0u64));
+    let mut close = move || {
+        shared.room.set(None);
+        shared.refused.set(None);
+        shared.open.set(false);
+    };
     use_effect(move || {
         let place = place_of((shared.wanted)().as_ref());
         if *told.peek() != place {
@@ -225,14 +220,21 @@ pub fn RoomConnection() -> Element {
             spawn(async move {
                 platform::sleep_ms(LINGER_MS).await;
                 if *moves.peek() == at {
-                    shared.room.set(None);
-                    shared.open.set(false);
+                    close();
                 }
             });
         }
     });
     let link = connection.link;
-    use_effect(move || shared.link.set(link()));
+    use_effect(move || {
+        let link = link();
+        shared.link.set(link);
+        // Lost while no room screen shows: not worth coming back for.
+        let showing = shared.wanted.peek().as_ref().is_some_and(|w| w.showing);
+        if matches!(link, Link::Down { .. }) && !showing {
+            close();
+        }
+    });
     rsx! {}
 }
 

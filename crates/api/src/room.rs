@@ -205,8 +205,10 @@ pub enum RoomClientMsg {
     },
     /// Moves the connection to another room (or the same one with another credential), as
     /// `hello` would open it there: its seat's credential to play, or empty to watch. The
-    /// connection first leaves the room it was in; refused, it is in no room until the next
-    /// `enter`. The app keeps one connection for every room it opens.
+    /// connection first leaves the room it was in; refused (an unknown room, a credential of
+    /// no seat there, no place left, too many moves of a spectator: ten at once, then one a
+    /// second), it hears why and closes, as after a refused `hello`. The app keeps one
+    /// connection for every room it opens.
     Enter {
         /// The room id, from the link.
         room: String,

@@ -67,6 +67,11 @@ struct Args {
     /// Instead: this many 5-move classic room games, the peer harness's workload.
     #[arg(long, default_value_t = 0)]
     peer_matches: usize,
+    /// With --peer-matches: each player opens its room connection for each game and closes it
+    /// after, as the peers' harnesses do (two connections, and over HTTPS two TLS handshakes, a
+    /// game), rather than keeping it from game to game as the app does.
+    #[arg(long, requires = "peer_matches")]
+    sockets_per_match: bool,
     /// Peer games in flight at once.
     #[arg(long, default_value_t = 100)]
     concurrency: usize,
@@ -141,6 +146,14 @@ impl Args {
             spectators: self.spectators,
             think: Duration::from_millis(self.think_ms),
             play_for: Duration::from_secs(self.seconds),
+        }
+    }
+
+    fn peer_args(&self) -> peer_bench::PeerArgs {
+        peer_bench::PeerArgs {
+            matches: self.peer_matches,
+            concurrency: self.concurrency,
+            sockets_per_match: self.sockets_per_match,
         }
     }
 }
@@ -628,7 +641,7 @@ async fn bench(args: Args) -> Result<(), String> {
         return if args.rooms > 0 {
             rooms_bench::run(&base, &[], &args.rooms_args()).await
         } else if args.peer_matches > 0 {
-            peer_bench::run(&base, &[], args.peer_matches, args.concurrency, &[]).await
+            peer_bench::run(&base, &[], &args.peer_args(), &[]).await
         } else {
             Err("--target plays rooms (--rooms) or peer games (--peer-matches): cube matches need accounts made in the server's database".into())
         };
@@ -659,7 +672,7 @@ async fn bench(args: Args) -> Result<(), String> {
             rooms_bench::run(&base, &pids, &args.rooms_args()).await
         } else {
             let traces = started.traces(&args);
-            peer_bench::run(&base, &pids, args.peer_matches, args.concurrency, &traces).await
+            peer_bench::run(&base, &pids, &args.peer_args(), &traces).await
         };
         started.stop().await;
         return result;

@@ -2,7 +2,8 @@
 //! harness plays (`../shared/peers/bgio`), on a classic invitation room — create, join, both
 //! players on a room WebSocket, X:a1 O:b1 X:a2 O:b2 X:a3 (X wins), each move sent once the
 //! mover's own connection shows its turn. Players keep their room connection for their next
-//! match and move it to the new room (`enter`), as the app does. Move latency is from sending a move
+//! match and move it to the new room (`enter`), as the app does; or (`--sockets-per-match`)
+//! open and close it with each match, as the peers' harnesses do. Move latency is from sending a move
 //! to the other player's connection showing it. Prints the harness's two JSON lines, so
 //! `scripts/bench-peers.sh` reads both servers' figures the same way.
 
@@ -136,16 +137,30 @@ async fn play_match(
     Ok((latencies, stamps))
 }
 
-/// Runs `matches` matches, `concurrency` at a time, against the server at `base` (processes
-/// `pids`, none when it does not run here: its CPU and peak memory are then printed as null);
-/// with the servers' move `traces`, prints where the moves' time went.
+/// The peer workload's shape.
+pub struct PeerArgs {
+    /// Games played in all.
+    pub matches: usize,
+    /// Games in flight at once.
+    pub concurrency: usize,
+    /// Each player's room connection opened for each game and closed after it.
+    pub sockets_per_match: bool,
+}
+
+/// Runs the games, `concurrency` at a time, against the server at `base` (processes `pids`,
+/// none when it does not run here: its CPU and peak memory are then printed as null); with the
+/// servers' move `traces`, prints where the moves' time went.
 pub async fn run(
     base: &Client,
     pids: &[u32],
-    matches: usize,
-    concurrency: usize,
+    args: &PeerArgs,
     traces: &[std::path::PathBuf],
 ) -> Result<(), String> {
+    let PeerArgs {
+        matches,
+        concurrency,
+        sockets_per_match,
+    } = *args;
     let cpu_before = cpu_seconds_all(pids);
     let queue = Arc::new(Mutex::new(0..matches));
     let started = Instant::now();
@@ -159,7 +174,13 @@ pub async fn run(
                 let mut done = (Vec::new(), 0usize, Vec::new(), Vec::new());
                 let mut lives = [None, None];
                 while queue.lock().await.next().is_some() {
-                    match one_match(&players, &mut lives).await {
+                    let played = one_match(&players, &mut lives).await;
+                    if sockets_per_match {
+                        for live in lives.iter_mut().filter_map(Option::take) {
+                            live.close().await;
+                        }
+                    }
+                    match played {
                         Ok((l, s)) => {
                             done.0.extend(l);
                             done.1 += 1;

@@ -2,6 +2,7 @@
 //! credential plays. Every change reaches every connection of the room at once.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -27,8 +28,8 @@ use crate::token::now_ms;
         RoomClientMsg from the app (first `hello`, with a seat's credential to play or empty \
         to watch; later `enter` moves the connection to another room, `leave` to none), \
         RoomServerMsg from the server (first the room, then the room after every change). At \
-        most 50 spectators: the 51st hears room_full (the first hello's connection then \
-        closes). Spectators never play: their actions are refused.",
+        most 50 spectators: the 51st hears room_full. A refused hello or enter is told why, \
+        then the connection closes. Spectators never play: their actions are refused.",
     responses(
         (status = 101, description = "Switching to the WebSocket"),
         (status = 400, description = "Not a WebSocket request"),
@@ -206,7 +207,7 @@ async fn session(app: Arc<App>, id: String, mut socket: Box<WebSocket>) {
         app: &app,
         place: Some(place),
         line,
-        moves_free_at: 0,
+        moves_free_at: Instant::now(),
     };
     carry(socket, outbox, app.silence, &mut speaker).await;
     let Some(place) = speaker.place else {
@@ -223,11 +224,11 @@ async fn session(app: Arc<App>, id: String, mut socket: Box<WebSocket>) {
 }
 
 /// A spectator's moves between rooms (`enter`, `leave`) a connection may make at once; then
-/// one more each `MOVE_EVERY_MS`. Such a move tells the rooms' watchers (up to 58 frames each),
+/// one more each `MOVE_EVERY`. Such a move tells the rooms' watchers (up to 66 frames each),
 /// which a connection could otherwise ask for as fast as it writes; the app moves at a
-/// person's pace. A seat's move tells nobody else, and costs what an action does.
-const MOVES_AT_ONCE: i64 = 10;
-const MOVE_EVERY_MS: i64 = 1_000;
+/// person's pace. A seat's move tells nobody else, and costs about what two actions do.
+const MOVES_AT_ONCE: u32 = 10;
+const MOVE_EVERY: Duration = Duration::from_secs(1);
 
 fn too_fast() -> RoomServerMsg {
     error(
@@ -244,8 +245,8 @@ struct RoomSpeaker<'a> {
     place: Option<Place>,
     line: RoomLine,
     /// When its moves between rooms are all spent again (a generic cell rate algorithm's
-    /// theoretical arrival time, in the server's milliseconds).
-    moves_free_at: i64,
+    /// theoretical arrival time).
+    moves_free_at: Instant,
 }
 
 impl RoomSpeaker<'_> {
@@ -256,17 +257,28 @@ impl RoomSpeaker<'_> {
         if !watching_now && !watching_next {
             return true;
         }
-        let now = now_ms();
+        let now = Instant::now();
         let at = self.moves_free_at.max(now);
-        if at - now > (MOVES_AT_ONCE - 1) * MOVE_EVERY_MS {
+        if at - now > MOVE_EVERY * (MOVES_AT_ONCE - 1) {
             return false;
         }
-        self.moves_free_at = at + MOVE_EVERY_MS;
+        self.moves_free_at = at + MOVE_EVERY;
         true
     }
 
-    /// `enter`: out of the room it is in, into `room`; or why not.
+    /// `enter`: out of the room it is in, into `room`; or why not, and then the connection
+    /// closes, as after a refused hello: the app's comes back by itself (after 1, 2, 4, then
+    /// 8 s) and says hello to the room it wants then.
     async fn enter(&mut self, room: String, credential: &str) -> Option<RoomServerMsg> {
+        let refused = self.entered(room, credential).await;
+        if refused.is_some() {
+            // After what it was told, which is already in its outbox (`connection.rs`).
+            self.line.close.notify_one();
+        }
+        refused
+    }
+
+    async fn entered(&mut self, room: String, credential: &str) -> Option<RoomServerMsg> {
         if !self.paced(credential.is_empty()) {
             return Some(too_fast());
         }
@@ -336,7 +348,10 @@ impl Speaks for RoomSpeaker<'_> {
             )),
             Ok(RoomClientMsg::Ping) => Some(RoomServerMsg::Pong),
             Ok(RoomClientMsg::Enter { room, credential }) => self.enter(room, &credential).await,
-            Ok(RoomClientMsg::Leave) if !self.paced(false) => Some(too_fast()),
+            Ok(RoomClientMsg::Leave) if !self.paced(false) => {
+                self.line.close.notify_one();
+                Some(too_fast())
+            }
             Ok(RoomClientMsg::Leave) => {
                 if let Some(place) = self.place.take() {
                     leave(self.app, place).await;
