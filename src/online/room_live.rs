@@ -177,6 +177,12 @@ impl Talk for RoomTalk {
                 Heard::Ready
             }
             RoomServerMsg::Room { .. } => Heard::Ready,
+            // Moved between rooms faster than a person does: the server closes, and the
+            // connection comes back by itself in a second with the room wanted then.
+            RoomServerMsg::Error {
+                code: ErrorCode::RateLimited,
+                ..
+            } => Heard::Other,
             RoomServerMsg::Error { code, .. } => {
                 self.shared.refused.set(Some(code));
                 Heard::Other

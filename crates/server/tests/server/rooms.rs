@@ -19,6 +19,7 @@ use velha_server::store::{RoomSave, Store};
 use velha_server::token::{new_id, new_token, now_ms, token_hash};
 
 use crate::common::{Db, Server, limited_at_once, send_oversized};
+use crate::groups::count;
 
 const DAY: i64 = 86_400_000;
 
@@ -414,6 +415,64 @@ async fn classic_r09_one_connection_moves_from_room_to_room_and_plays_in_each(db
     }
 }
 on_both!(classic_r09_one_connection_moves_from_room_to_room_and_plays_in_each);
+
+/// How many of a room's seat connections, and of its spectators, PostgreSQL counts: what
+/// decides whether a seat's turn is pushed, and the 50 places.
+async fn counted(server: &Server, room: &str) -> (i64, i64) {
+    let sum = |table: &str, column: &str| {
+        format!(
+            "SELECT CAST(COALESCE(SUM({column}), 0) AS BIGINT) FROM {table} WHERE room_id = '{room}'"
+        )
+    };
+    (
+        count(server, &sum("room_seat_presence", "connections")).await,
+        count(server, &sum("room_spectators", "watching")).await,
+    )
+}
+
+/// On PostgreSQL who looks at a room (whose turns then go unpushed) and who watches it follow a
+/// connection from room to room, out of every room, through a refused enter and to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn classic_r09_who_looks_follows_a_connection_that_moves() {
+    let Some(db) = Db::postgres().await else {
+        return;
+    };
+    let server = Server::start(db, &[]).await;
+    let c = server.client();
+    let (a, ax, _) = seated_classic(&c).await;
+    let (b, _, _) = seated_classic(&c).await;
+    let mut live = c.room_live(&a, &ax).await.unwrap();
+    room_of(&mut live, &a).await;
+    assert_eq!(counted(&server, &a).await, (1, 0));
+    live.send(&enter(&b, "")).await.unwrap();
+    room_of(&mut live, &b).await;
+    assert_eq!(counted(&server, &a).await, (0, 0));
+    assert_eq!(counted(&server, &b).await, (0, 1));
+    // A message is answered once the one before it is done.
+    live.send(&RoomClientMsg::Leave).await.unwrap();
+    live.send(&RoomClientMsg::Ping).await.unwrap();
+    heard(&mut live, |m| *m == RoomServerMsg::Pong).await;
+    assert_eq!(counted(&server, &b).await, (0, 0));
+    live.send(&enter(&a, &ax)).await.unwrap();
+    room_of(&mut live, &a).await;
+    assert_eq!(counted(&server, &a).await, (1, 0));
+    live.send(&enter("nope", "")).await.unwrap();
+    assert_eq!(refusal(&mut live).await, ErrorCode::NotFound);
+    assert_eq!(counted(&server, &a).await, (0, 0));
+    let mut watcher = c.room_live(&b, "").await.unwrap();
+    room_of(&mut watcher, &b).await;
+    assert_eq!(counted(&server, &b).await, (0, 1));
+    watcher.close().await;
+    let mut gone = (0, 1);
+    for _ in 0..50 {
+        gone = counted(&server, &b).await;
+        if gone == (0, 0) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(gone, (0, 0), "a connection that ends gives its place back");
+}
 
 async fn on_r02_a_connection_moving_between_rooms_too_fast_is_told_to_wait(db: Db) {
     let server = Server::start(db, &[]).await;
