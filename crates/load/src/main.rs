@@ -526,8 +526,9 @@ async fn start_servers(args: &Args) -> Result<Started, String> {
             .arg(first_dir.join("dev-cert.pem"))
             .arg(first_dir.join("dev-key.pem"))
             .args(bases.iter().filter_map(|b| b.rsplit(':').next()))
-            // Every player of the bench connects from this machine's address.
-            .env("VELHA_CONNECTIONS_PER_ADDRESS", "1000000")
+            // Every player of the bench connects from this machine's address: nginx's
+            // largest limit (it refuses to start with 65 536 or more).
+            .env("VELHA_CONNECTIONS_PER_ADDRESS", "65535")
             .stdout(Stdio::null())
             .spawn()
             .map_err(|e| format!("cannot start nginx: {e}"))?;
