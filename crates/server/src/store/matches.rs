@@ -538,18 +538,27 @@ impl Store {
     }
 }
 
+/// The sweeper's query for [`Store::overdue_matches`] (`$1` now, `$2` the most). Each clock is
+/// a range of a partial index of live matches (migrations 9, 24 and 25), so a sweep reads the
+/// overdue matches only; one `OR` of the three read every live match, four times a second in
+/// each process.
+pub const OVERDUE_MATCHES: &str = "\
+    SELECT id, deadline FROM matches WHERE state = 'live' AND deadline <= $1 \
+    UNION SELECT id, deadline FROM matches \
+        WHERE state = 'live' AND x_away_until IS NOT NULL AND x_away_until <= $1 \
+    UNION SELECT id, deadline FROM matches \
+        WHERE state = 'live' AND o_away_until IS NOT NULL AND o_away_until <= $1 \
+    ORDER BY deadline LIMIT $2";
+
 impl Store {
     /// Live matches with a clock run out at `now` (a move's deadline or a seat's
     /// reconnection deadline), at most `limit`, most overdue first.
     pub async fn overdue_matches(&self, now: i64, limit: i64) -> Result<Vec<String>, sqlx::Error> {
-        let rows = sqlx::query(
-            "SELECT id FROM matches WHERE state = 'live' AND (deadline <= $1 \
-             OR x_away_until <= $1 OR o_away_until <= $1) ORDER BY deadline LIMIT $2",
-        )
-        .bind(now)
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(OVERDUE_MATCHES)
+            .bind(now)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(|r| r.try_get("id")).collect()
     }
 

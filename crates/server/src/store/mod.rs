@@ -39,7 +39,7 @@ pub use erase::{Abandoned, EraseError, Erased};
 pub use events::CHANNEL;
 pub use export::{NOBODYS, SECTIONS, Section};
 pub use groups::{Finalized, GroupError, GroupRow, InvitationRow, TableLine};
-pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME};
+pub use matches::{LobbyList, MatchRow, MoveCommit, OVERDUE_MATCHES, SeatError, VELHA_NAME};
 pub use moderation::{AuditRow, ModerationError, NewReport, ReportRow};
 pub use payments::{Claim, PaidSummary};
 use prepared_write::BoundWrite;
@@ -80,24 +80,33 @@ struct SqliteOnly {
     rooms: RoomCache,
 }
 
-/// Every file of `crates/server/migrations`, oldest first: (version, description, SQL).
-const MIGRATIONS: &[(i64, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
+/// Every migration of `crates/server/migrations`, oldest first: (version, description, SQL on
+/// SQLite, SQL on PostgreSQL).
+const MIGRATIONS: &[(i64, &str, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
+
+/// How a migration's SQL asks to run outside a transaction (sqlx's own convention), as
+/// PostgreSQL's `CREATE INDEX CONCURRENTLY` must.
+const NO_TRANSACTION: &str = "-- no-transaction";
 
 /// The newest migration this version knows: a database past it was written by a newer one.
 pub fn latest_migration() -> i64 {
     MIGRATIONS.last().map_or(0, |m| m.0)
 }
 
-fn migrator() -> Migrator {
+fn migrator(backend: Backend) -> Migrator {
     let migrations = MIGRATIONS
         .iter()
-        .map(|&(version, description, sql)| {
+        .map(|&(version, description, sqlite, postgres)| {
+            let sql = match backend {
+                Backend::Sqlite => sqlite,
+                Backend::Postgres => postgres,
+            };
             Migration::new(
                 version,
                 Cow::Borrowed(description),
                 MigrationType::Simple,
                 Cow::Borrowed(sql),
-                false,
+                sql.starts_with(NO_TRANSACTION),
             )
         })
         .collect();
@@ -200,7 +209,7 @@ impl Store {
             });
         let pool = options.connect(url).await?;
         check_floor(&pool, backend).await?;
-        migrator().run(&pool).await?;
+        migrator(backend).run(&pool).await?;
         let sqlite = match backend {
             Backend::Sqlite => Some(Arc::new(SqliteOnly {
                 writer: Writer::start(&pool).await?,
@@ -289,18 +298,29 @@ mod tests {
     #[test]
     fn every_file_of_the_migrations_folder_is_applied_in_order() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations");
-        let mut files: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "sql"))
-            .collect();
-        files.sort();
-        assert_eq!(MIGRATIONS.len(), files.len());
-        for ((version, _, sql), file) in MIGRATIONS.iter().zip(&files) {
+        let mut versions = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let file = entry.unwrap().path();
+            if file.extension().is_none_or(|e| e != "sql") {
+                continue;
+            }
             let name = file.file_name().unwrap().to_str().unwrap();
-            assert!(name.starts_with(&format!("{version:04}_")), "{name}");
-            assert_eq!(*sql, std::fs::read_to_string(file).unwrap(), "{name}");
+            let version: i64 = name[..4].parse().unwrap();
+            versions.insert(version);
+            let &(_, _, sqlite, postgres) = MIGRATIONS
+                .iter()
+                .find(|m| m.0 == version)
+                .unwrap_or_else(|| panic!("{name} is not applied"));
+            let text = std::fs::read_to_string(&file).unwrap();
+            if name.ends_with(".sqlite.sql") {
+                assert_eq!(sqlite, text, "{name}");
+            } else if name.ends_with(".postgres.sql") {
+                assert_eq!(postgres, text, "{name}");
+            } else {
+                assert_eq!((sqlite, postgres), (&*text, &*text), "{name}");
+            }
         }
+        assert_eq!(MIGRATIONS.len(), versions.len());
         assert!(MIGRATIONS.windows(2).all(|w| w[0].0 < w[1].0));
     }
 }

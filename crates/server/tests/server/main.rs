@@ -8,6 +8,7 @@ mod common;
 mod accounts;
 mod api_doc;
 mod backups;
+mod clocks;
 mod cluster;
 mod competitive;
 mod deletion;

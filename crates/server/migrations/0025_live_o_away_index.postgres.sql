@@ -1,0 +1,4 @@
+-- no-transaction
+-- O's half of 0024_live_x_away_index.postgres.sql.
+CREATE INDEX CONCURRENTLY matches_live_o_away ON matches (o_away_until)
+    WHERE state = 'live' AND o_away_until IS NOT NULL;
