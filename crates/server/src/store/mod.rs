@@ -119,6 +119,44 @@ fn migrator(backend: Backend) -> Migrator {
     }
 }
 
+/// Which session migrates a PostgreSQL database (`pg_try_advisory_lock`'s key).
+const MIGRATING: i64 = 0x7665_6c68_615f_6d69;
+
+/// Runs PostgreSQL's migrations once among the processes starting together. sqlx's own lock
+/// waits in `pg_advisory_lock`, inside a statement: a `CREATE INDEX CONCURRENTLY` run by the
+/// process holding it waits for that statement to end, and PostgreSQL ends the two with
+/// "deadlock detected", the index left invalid. Here a process waiting asks again every
+/// 100 ms, each time a statement that ends at once.
+async fn migrate_postgres(pool: &AnyPool) -> Result<(), sqlx::Error> {
+    let mut conn = pool.acquire().await?;
+    let mut waited = 0u32;
+    while !sqlx::query_scalar::<_, bool>("SELECT pg_try_advisory_lock($1)")
+        .bind(MIGRATING)
+        .fetch_one(&mut *conn)
+        .await?
+    {
+        if waited.is_multiple_of(100) {
+            tracing::info!("waiting for another process's migrations");
+        }
+        waited += 1;
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let mut migrator = migrator(Backend::Postgres);
+    migrator.set_locking(false);
+    let ran = migrator.run_direct(&mut *conn).await;
+    let unlocked = sqlx::query("SELECT pg_advisory_unlock($1)")
+        .bind(MIGRATING)
+        .execute(&mut *conn)
+        .await;
+    if unlocked.is_err() {
+        // The lock is the session's: closing it lets the next process go.
+        conn.close_on_drop();
+    }
+    ran?;
+    unlocked?;
+    Ok(())
+}
+
 /// Refuses a database a newer version changed in a way this one cannot serve on (its
 /// `schema_floor` is past this version's newest migration).
 async fn check_floor(pool: &AnyPool, backend: Backend) -> Result<(), sqlx::Error> {
@@ -209,7 +247,10 @@ impl Store {
             });
         let pool = options.connect(url).await?;
         check_floor(&pool, backend).await?;
-        migrator(backend).run(&pool).await?;
+        match backend {
+            Backend::Sqlite => migrator(backend).run(&pool).await?,
+            Backend::Postgres => migrate_postgres(&pool).await?,
+        }
         let sqlite = match backend {
             Backend::Sqlite => Some(Arc::new(SqliteOnly {
                 writer: Writer::start(&pool).await?,

@@ -125,3 +125,44 @@ async fn upgrades_an_expand_migration_runs_while_this_version_serves(db: Db) {
     );
 }
 on_both!(upgrades_an_expand_migration_runs_while_this_version_serves);
+
+/// Processes started together on a new database (a compose stack's first start) migrate it
+/// once, each waiting its turn, even through the indexes PostgreSQL builds `CONCURRENTLY`:
+/// with sqlx's own lock the waiting process's `pg_advisory_lock` and the index's build waited
+/// for each other until PostgreSQL ended one ("deadlock detected"), the index left invalid.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upgrades_processes_starting_together_migrate_a_new_postgresql_database_once() {
+    for round in 0..5 {
+        let Some(Db::Postgres(url)) = Db::postgres().await else {
+            return;
+        };
+        let opened =
+            futures_util::future::join_all((0..4).map(|_| velha_server::store::Store::open(&url)))
+                .await;
+        for store in &opened {
+            assert!(store.is_ok(), "round {round}: {:?}", store.as_ref().err());
+        }
+        let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&url)
+            .await
+            .unwrap();
+        let invalid: Vec<String> = sqlx::query_scalar(
+            "SELECT CAST(indexrelid::regclass AS TEXT) FROM pg_index WHERE NOT indisvalid",
+        )
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+        assert!(invalid.is_empty(), "round {round}: {invalid:?}");
+        let applied: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(
+            applied,
+            velha_server::store::latest_migration(),
+            "round {round}"
+        );
+        for store in opened.into_iter().flatten() {
+            store.close().await;
+        }
+    }
+}
