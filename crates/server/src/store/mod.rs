@@ -39,7 +39,7 @@ pub use erase::{Abandoned, EraseError, Erased};
 pub use events::CHANNEL;
 pub use export::{NOBODYS, SECTIONS, Section};
 pub use groups::{Finalized, GroupError, GroupRow, InvitationRow, TableLine};
-pub use matches::{LobbyList, MatchRow, MoveCommit, OVERDUE_MATCHES, SeatError, VELHA_NAME};
+pub use matches::{LobbyList, MatchRow, MoveCommit, SeatError, VELHA_NAME, overdue_matches_sql};
 pub use moderation::{AuditRow, ModerationError, NewReport, ReportRow};
 pub use payments::{Claim, PaidSummary};
 use prepared_write::BoundWrite;
@@ -119,14 +119,17 @@ fn migrator(backend: Backend) -> Migrator {
     }
 }
 
-/// Which session migrates a PostgreSQL database (`pg_try_advisory_lock`'s key).
+/// Which session migrates a PostgreSQL database (`pg_try_advisory_lock`'s key). Not sqlx's
+/// own key: a version before this one, restarting meanwhile, waits in `pg_advisory_lock` on
+/// sqlx's key and would block an index build under it; apart, it waits only on its own kind,
+/// which builds nothing (it has no migration left to apply in a rolling deploy).
 const MIGRATING: i64 = 0x7665_6c68_615f_6d69;
 
 /// Runs PostgreSQL's migrations once among the processes starting together. sqlx's own lock
 /// waits in `pg_advisory_lock`, inside a statement: a `CREATE INDEX CONCURRENTLY` run by the
-/// process holding it waits for that statement to end, and PostgreSQL ends the two with
-/// "deadlock detected", the index left invalid. Here a process waiting asks again every
-/// 100 ms, each time a statement that ends at once.
+/// process holding it waits for that statement to end, and PostgreSQL cancels one of the two
+/// ("deadlock detected"; the index is left invalid when it is the build). Here a process
+/// waiting asks again every 100 ms, each time a statement that ends at once.
 async fn migrate_postgres(pool: &AnyPool) -> Result<(), sqlx::Error> {
     let mut conn = pool.acquire().await?;
     let mut waited = 0u32;
