@@ -5,22 +5,11 @@
 use sqlx::{Connection, Executor, Row};
 use velha_server::store::{Backend, Store, overdue_matches_sql};
 
-use crate::common::Db;
+use crate::common::{Db, Random};
 
-/// A small deterministic generator, so a failure is the same on every run.
-struct Random(u64);
-
-impl Random {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-
-    fn maybe(&mut self, range: i64) -> Option<i64> {
-        (self.below(3) == 0).then(|| self.below(range as u64) as i64)
-    }
+/// Now and then a clock within `range`, else none.
+fn maybe(random: &mut Random, range: i64) -> Option<i64> {
+    (random.below(3) == 0).then(|| random.below(range as u64) as i64)
 }
 
 /// A stored match as the sweep sees it.
@@ -77,7 +66,7 @@ async fn on_m04_the_clock_sweep_finds_exactly_the_overdue_live_matches_through_i
                 id: format!("m{round}-{n}"),
                 live: random.below(3) == 0,
                 deadline: deadlines.swap_remove(pick),
-                away: [random.maybe(12_000), random.maybe(12_000)],
+                away: [maybe(&mut random, 12_000), maybe(&mut random, 12_000)],
             };
             let state = if m.live {
                 "live"

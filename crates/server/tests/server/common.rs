@@ -493,3 +493,15 @@ pub async fn try_tls_offering(
         .connect("localhost".try_into().unwrap(), tcp)
         .await
 }
+
+/// A small deterministic generator, so a failure can be replayed.
+pub struct Random(pub u64);
+
+impl Random {
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}

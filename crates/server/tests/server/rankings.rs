@@ -13,7 +13,7 @@ use velha_api::{EndHow, MatchGame, MatchState, MyPosition, RankingPage, RankingR
 use velha_load::Client;
 use velha_server::store::{MatchRow, Store};
 
-use crate::common::{Db, Server};
+use crate::common::{Db, Random, Server};
 
 /// 2030-01-01 00:00 UTC.
 pub(crate) const DAY0: i64 = 1_893_456_000_000;
@@ -568,18 +568,6 @@ on_both!(on_k01_national_is_one_countrys_players_and_follows_a_change_of_country
 
 /// Points, wins, losses, and when the points were reached.
 type Numbers = (i64, i64, i64, i64);
-
-/// A small deterministic generator, so a failure can be replayed.
-struct Random(u64);
-
-impl Random {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
 
 /// The rankings kept match by match equal both the full recomputation (`rebuild --check`
 /// finds nothing) and a plain ranking computed here, over random histories; a tampered
