@@ -9,30 +9,18 @@
 //!
 //! (VELHA_TEST_POSTGRES_URL is used when the first is not set.)
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use sqlx::{Connection, Executor};
 use velha_api::{EndHow, MatchGame, MatchState, MyPosition, RankingPage, Scope, Seat};
 use velha_server::store::{MatchRow, Store};
 
+mod support;
+
+use support::{fresh_postgres, numbers_from_args, percentile, postgres_admin, report};
+
 const REQUESTS: usize = 1000;
 const DAY_MS: i64 = 86_400_000;
-
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i].as_secs_f64() * 1000.0
-}
-
-fn report(what: &str, mut times: Vec<Duration>) {
-    times.sort();
-    println!(
-        "{what:<44} p50 {:7.2} ms   p99 {:7.2} ms   max {:7.2} ms   ({} runs)",
-        percentile(&times, 0.5),
-        percentile(&times, 0.99),
-        times.last().map_or(0.0, |t| t.as_secs_f64() * 1000.0),
-        times.len()
-    );
-}
 
 /// A small deterministic generator.
 struct Random(u64);
@@ -44,21 +32,6 @@ impl Random {
         self.0 ^= self.0 << 17;
         self.0 % n
     }
-}
-
-async fn fresh_database(admin: &str) -> String {
-    let name = format!("velha_bench_{}", std::process::id());
-    let mut conn = sqlx::AnyConnection::connect(admin)
-        .await
-        .expect("connect to PostgreSQL");
-    conn.execute(format!("DROP DATABASE IF EXISTS {name}").as_str())
-        .await
-        .expect("drop an old bench database");
-    conn.execute(format!("CREATE DATABASE {name}").as_str())
-        .await
-        .expect("create the bench database");
-    let base = admin.rsplit_once('/').map_or(admin, |(b, _)| b);
-    format!("{base}/{name}")
 }
 
 /// Players p1 … pN in 20 countries; matches between spread-out pairs (never a player against
@@ -100,17 +73,13 @@ async fn fill(url: &str, players: i64, matches: i64) {
 
 #[tokio::main]
 async fn main() {
-    let args: Vec<i64> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
+    let args = numbers_from_args();
     let players = args.first().copied().unwrap_or(100_000);
     let matches = args.get(1).copied().unwrap_or(1_000_000);
-    let admin = std::env::var("VELHA_BENCH_POSTGRES_URL")
-        .or_else(|_| std::env::var("VELHA_TEST_POSTGRES_URL"))
+    let admin = postgres_admin()
         .expect("set VELHA_BENCH_POSTGRES_URL to a PostgreSQL server (its postgres database)");
     sqlx::any::install_default_drivers();
-    let url = fresh_database(&admin).await;
+    let url = fresh_postgres(&admin, "velha_bench").await;
     let store = Store::open(&url).await.expect("migrate");
 
     let started = Instant::now();

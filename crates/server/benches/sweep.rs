@@ -9,24 +9,16 @@
 //!
 //! (VELHA_TEST_POSTGRES_URL is used when the first is not set; without either, SQLite only.)
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use sqlx::{Connection, Executor};
 use velha_server::store::Store;
 
-const SWEEPS: usize = 2000;
+mod support;
 
-fn report(what: &str, mut times: Vec<Duration>) {
-    times.sort();
-    let at = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize].as_secs_f64() * 1e3;
-    println!(
-        "{what:<12} sweep p50 {:.3} ms   p99 {:.3} ms   max {:.3} ms   ({} sweeps)",
-        at(0.5),
-        at(0.99),
-        at(1.0),
-        times.len()
-    );
-}
+use support::{fresh_postgres, numbers_from_args, postgres_admin, report};
+
+const SWEEPS: usize = 2000;
 
 /// MATCHES finished matches and LIVE live ones, their clocks an hour ahead; one live match in
 /// fifty has X away, also an hour ahead. The same SQL on both databases (a recursive count:
@@ -47,13 +39,11 @@ async fn fill(url: &str, matches: i64, live: i64) {
     .await
     .expect("players");
     let later = velha_server::token::now_ms() + 3_600_000;
-    let none = "CAST(NULL AS BIGINT)";
-    for (n, state, clock, prefix) in [(matches, "over", none, "m"), (live, "live", "", "l")] {
-        let clock = if clock.is_empty() {
-            format!("{later} + i")
-        } else {
-            clock.to_owned()
-        };
+    let ahead = format!("{later} + i");
+    for (n, state, clock, prefix) in [
+        (matches, "over", "CAST(NULL AS BIGINT)", "m"),
+        (live, "live", ahead.as_str(), "l"),
+    ] {
         db.execute(
             format!(
                 "INSERT INTO matches (id, scope, level, x_id, o_id, x_country, o_country, state, \
@@ -90,16 +80,13 @@ async fn sweeps(what: &str, url: &str, matches: i64, live: i64) {
         times.push(started.elapsed());
         assert!(overdue.is_empty(), "nothing is overdue");
     }
-    report(what, times);
+    report(&format!("{what}: a sweep"), times);
     store.close().await;
 }
 
 #[tokio::main]
 async fn main() {
-    let args: Vec<i64> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
+    let args = numbers_from_args();
     let matches = args.first().copied().unwrap_or(1_000_000);
     let live = args.get(1).copied().unwrap_or(2_000);
     sqlx::any::install_default_drivers();
@@ -109,19 +96,10 @@ async fn main() {
         dir.path().join("sweep.db").display()
     );
     sweeps("SQLite", &sqlite, matches, live).await;
-    let Ok(admin) = std::env::var("VELHA_BENCH_POSTGRES_URL")
-        .or_else(|_| std::env::var("VELHA_TEST_POSTGRES_URL"))
-    else {
+    let Some(admin) = postgres_admin() else {
         println!("PostgreSQL skipped: set VELHA_BENCH_POSTGRES_URL");
         return;
     };
-    let name = format!("velha_sweep_{}", std::process::id());
-    let mut conn = sqlx::AnyConnection::connect(&admin)
-        .await
-        .expect("connect to PostgreSQL");
-    conn.execute(format!("CREATE DATABASE {name}").as_str())
-        .await
-        .expect("create the bench database");
-    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
-    sweeps("PostgreSQL", &format!("{base}/{name}"), matches, live).await;
+    let url = fresh_postgres(&admin, "velha_sweep").await;
+    sweeps("PostgreSQL", &url, matches, live).await;
 }
