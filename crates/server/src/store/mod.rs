@@ -88,6 +88,13 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = include!(concat!(env!("OUT_DIR"),
 /// PostgreSQL's `CREATE INDEX CONCURRENTLY` must.
 const NO_TRANSACTION: &str = "-- no-transaction";
 
+/// A PostgreSQL connection unused this long is checked (a round trip) before the pool hands it
+/// out, so that one a restarted database closed costs no request an error; one used more
+/// recently answered then. sqlx's default checks every one: a round trip more on each query,
+/// two on a move's path. A busy process thus loses at most one request a connection to a
+/// restart (docs/deploy.md). A SQLite connection is a file in this process: never stale.
+pub const IDLE_BEFORE_CHECK: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The newest migration this version knows: a database past it was written by a newer one.
 pub fn latest_migration() -> i64 {
     MIGRATIONS.last().map_or(0, |m| m.0)
@@ -229,10 +236,8 @@ impl Store {
                 Backend::Sqlite => 4,
                 Backend::Postgres => 16,
             })
-            // A SQLite connection is a file in this process: it cannot go stale, and the ping
-            // before each use was a round trip to its thread. PostgreSQL's are checked, so a
-            // server restarted under us costs no request an error.
-            .test_before_acquire(backend == Backend::Postgres)
+            // Checked only after a while unused (below); SQLite's never.
+            .test_before_acquire(false)
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
@@ -248,6 +253,17 @@ impl Store {
                     Ok(())
                 })
             });
+        let options = match backend {
+            Backend::Sqlite => options,
+            Backend::Postgres => options.before_acquire(|conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for >= IDLE_BEFORE_CHECK {
+                        sqlx::Connection::ping(conn).await?;
+                    }
+                    Ok(true)
+                })
+            }),
+        };
         let pool = options.connect(url).await?;
         check_floor(&pool, backend).await?;
         match backend {

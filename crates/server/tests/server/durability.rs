@@ -1,5 +1,6 @@
 //! A move is committed before it is acknowledged: after kill -9 and a restart every match goes
-//! on from its last acknowledged move, and clocks that ran out meanwhile are settled.
+//! on from its last acknowledged move, and clocks that ran out meanwhile are settled. A
+//! restarted PostgreSQL costs a server little and is reconnected to.
 
 use std::time::Duration;
 
@@ -93,3 +94,62 @@ async fn durability_sigterm_stops_cleanly_and_loses_nothing(db: Db) {
     assert_eq!((view.state, view.ply), (MatchState::Live, 1));
 }
 on_both!(durability_sigterm_stops_cleanly_and_loses_nothing);
+
+/// The server's connections to PostgreSQL, as a restart of the database leaves them: closed
+/// under it. How many there were.
+async fn database_restarted(admin: &mut sqlx::AnyConnection) -> usize {
+    let ended: Vec<bool> = sqlx::query_scalar(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    )
+    .fetch_all(&mut *admin)
+    .await
+    .unwrap();
+    assert!(ended.iter().all(|e| *e), "{ended:?}");
+    ended.len()
+}
+
+/// A connection is checked before use only once it sat unused for a while (a check each time
+/// was a round trip on every query): a restarted database costs a server that was idle that
+/// long no request an error, and a busy one at most one request per connection it held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn durability_a_restarted_postgresql_costs_at_most_one_request_a_connection() {
+    let Some(Db::Postgres(url)) = Db::postgres().await else {
+        return;
+    };
+    let store = velha_server::store::Store::open(&url).await.unwrap();
+    let mut admin = <sqlx::AnyConnection as sqlx::Connection>::connect(&url)
+        .await
+        .unwrap();
+    for round in 0..3 {
+        // Several requests at once, so that the pool holds several connections.
+        let busy = futures_util::future::join_all((0..8).map(|_| store.schema_version())).await;
+        assert!(busy.iter().all(Result::is_ok), "round {round}: {busy:?}");
+
+        let held = database_restarted(&mut admin).await;
+        tokio::time::sleep(velha_server::store::IDLE_BEFORE_CHECK + Duration::from_millis(300))
+            .await;
+        for i in 0..32 {
+            let read = store.schema_version().await;
+            assert!(read.is_ok(), "round {round}, idle, request {i}: {read:?}");
+        }
+
+        let busy = futures_util::future::join_all((0..8).map(|_| store.schema_version())).await;
+        assert!(busy.iter().all(Result::is_ok), "round {round}: {busy:?}");
+        let held_busy = database_restarted(&mut admin).await;
+        let answers: Vec<bool> = futures_util::future::join_all(
+            (0..held_busy + 32).map(|_| async { store.schema_version().await.is_ok() }),
+        )
+        .await;
+        let failed = answers.iter().filter(|ok| !**ok).count();
+        assert!(
+            failed <= held_busy,
+            "round {round}: {failed} requests failed with {held_busy} connections closed \
+             (and {held} before)"
+        );
+        for i in 0..32 {
+            let read = store.schema_version().await;
+            assert!(read.is_ok(), "round {round}, after, request {i}: {read:?}");
+        }
+    }
+}
