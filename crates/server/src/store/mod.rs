@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::Duration;
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
@@ -89,11 +90,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = include!(concat!(env!("OUT_DIR"),
 const NO_TRANSACTION: &str = "-- no-transaction";
 
 /// A PostgreSQL connection unused this long is checked (a round trip) before the pool hands it
-/// out, so that one a restarted database closed costs no request an error; one used more
-/// recently answered then. sqlx's default checks every one: a round trip more on each query,
-/// two on a move's path. A busy process thus loses at most one request a connection to a
-/// restart (docs/deploy.md). A SQLite connection is a file in this process: never stale.
-pub const IDLE_BEFORE_CHECK: std::time::Duration = std::time::Duration::from_secs(1);
+/// out. sqlx checks every connection as it takes it back, and closes one that fails: one
+/// taken back more recently answered then, and one a restarted database has closed since fails
+/// a single request before it is closed (docs/deploy.md). sqlx's default, a check every time,
+/// was a round trip more on each query, two on a move's path. A SQLite connection is a file in
+/// this process: never stale.
+pub const IDLE_BEFORE_CHECK: Duration = Duration::from_secs(1);
 
 /// The newest migration this version knows: a database past it was written by a newer one.
 pub fn latest_migration() -> i64 {
@@ -149,7 +151,7 @@ async fn migrate_postgres(pool: &AnyPool) -> Result<(), sqlx::Error> {
             tracing::info!("waiting for another process's migrations");
         }
         waited += 1;
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let mut migrator = migrator(Backend::Postgres);
     migrator.set_locking(false);
@@ -255,14 +257,21 @@ impl Store {
             });
         let options = match backend {
             Backend::Sqlite => options,
-            Backend::Postgres => options.before_acquire(|conn, meta| {
-                Box::pin(async move {
-                    if meta.idle_for >= IDLE_BEFORE_CHECK {
-                        sqlx::Connection::ping(conn).await?;
-                    }
-                    Ok(true)
-                })
-            }),
+            Backend::Postgres => options
+                // sqlx's reaper, which closes connections idle or old past these, puts the
+                // others back unchecked and so restarts their idle time: a connection unused
+                // for minutes would be handed out unchecked just after. Its few connections
+                // stay open instead.
+                .idle_timeout(None)
+                .max_lifetime(None)
+                .before_acquire(|conn, meta| {
+                    Box::pin(async move {
+                        if meta.idle_for >= IDLE_BEFORE_CHECK {
+                            sqlx::Connection::ping(conn).await?;
+                        }
+                        Ok(true)
+                    })
+                }),
         };
         let pool = options.connect(url).await?;
         check_floor(&pool, backend).await?;
@@ -341,9 +350,7 @@ impl Store {
 
     /// Closes every connection.
     pub async fn close(&self) {
-        self.announcer
-            .flush(std::time::Duration::from_secs(2))
-            .await;
+        self.announcer.flush(Duration::from_secs(2)).await;
         if let Some(sqlite) = &self.sqlite {
             sqlite.writer.close().await;
         }
