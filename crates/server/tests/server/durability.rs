@@ -120,6 +120,14 @@ async fn busy(store: &velha_server::store::Store, round: usize) {
     tokio::time::sleep(Duration::from_millis(100)).await;
 }
 
+/// 32 requests one after another, every one answered.
+async fn answered_in_turn(store: &velha_server::store::Store, round: usize, when: &str) {
+    for i in 0..32 {
+        let read = store.schema_version().await;
+        assert!(read.is_ok(), "round {round}, {when}, request {i}: {read:?}");
+    }
+}
+
 /// A connection is checked before use only once it sat unused for a second (a check each time
 /// was a round trip on every query): a restarted database costs a server that was idle that
 /// long no request an error, and a busy one at most one request a connection it held, which
@@ -137,10 +145,7 @@ async fn durability_a_restarted_postgresql_costs_at_most_one_request_a_connectio
         busy(&store, round).await;
         database_restarted(&mut admin).await;
         tokio::time::sleep(Duration::from_millis(1300)).await;
-        for i in 0..32 {
-            let read = store.schema_version().await;
-            assert!(read.is_ok(), "round {round}, idle, request {i}: {read:?}");
-        }
+        answered_in_turn(&store, round, "idle").await;
 
         busy(&store, round).await;
         let held = database_restarted(&mut admin).await;
@@ -153,9 +158,6 @@ async fn durability_a_restarted_postgresql_costs_at_most_one_request_a_connectio
             (1..=held).contains(&failed),
             "round {round}: {failed} requests failed with {held} connections ended"
         );
-        for i in 0..32 {
-            let read = store.schema_version().await;
-            assert!(read.is_ok(), "round {round}, after, request {i}: {read:?}");
-        }
+        answered_in_turn(&store, round, "after").await;
     }
 }
