@@ -526,3 +526,37 @@ pub async fn push_unsubscribe(id: &str) -> Result<(), Problem> {
     }
     call_empty("DELETE", &format!("/api/push/subscriptions/{id}")).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use velha_api::ErrorCode;
+
+    /// A newer server's error code is still the server's refusal (its own words say what
+    /// failed), never a page from something else between; a proxy's page still is.
+    #[test]
+    fn an_unknown_error_code_is_a_refusal_and_a_foreign_page_is_offline() {
+        let body = r#"{"code":"some_code_of_a_later_version","message":"later"}"#;
+        match read::<Account>(Ok((500, body.into()))) {
+            Err(Problem::Refused(e)) => {
+                assert_eq!(e.code, ErrorCode::Unrecognized);
+                assert_eq!(e.message, "later");
+            }
+            other => panic!("{other:?}"),
+        }
+        let known = r#"{"code":"damaged_record","message":"m"}"#;
+        assert!(matches!(
+            read::<Account>(Ok((500, known.into()))),
+            Err(Problem::Refused(e)) if e.code == ErrorCode::DamagedRecord
+        ));
+        let portal = "<html>Sign in to the hotel's Wi-Fi</html>";
+        assert!(matches!(
+            read::<Account>(Ok((200, portal.into()))),
+            Err(Problem::Offline)
+        ));
+        assert!(matches!(
+            read::<Account>(Ok((502, portal.into()))),
+            Err(Problem::Offline)
+        ));
+    }
+}

@@ -116,7 +116,7 @@ pub fn replay_sentence(r: &ReplayTexts, o: &OnlineTexts, problem: &Problem) -> S
         Problem::Refused(e) if matches!(e.code, ErrorCode::NotFound | ErrorCode::BadRequest) => {
             r.gone.into()
         }
-        Problem::Refused(e) if e.code == ErrorCode::Internal => r.damaged.into(),
+        Problem::Refused(e) if e.code == ErrorCode::DamagedRecord => r.damaged.into(),
         _ => sentence(o, problem),
     }
 }
@@ -142,6 +142,25 @@ mod tests {
             assert_eq!(said.len(), before, "{said:?}");
         }
         assert_ne!(REPLAYS_PT.gone, REPLAYS_EN.gone);
+    }
+
+    /// ON-P01: only a record the server could not replay reads as damaged; a server failing
+    /// for a moment (its database out of reach) reads as that, since asking again may work.
+    #[test]
+    fn on_p01_only_a_damaged_record_reads_as_damaged() {
+        use super::super::texts::{ONLINE_EN, ONLINE_PT};
+        use velha_api::ApiError;
+        let refused = |code| Problem::Refused(ApiError::new(code, "any"));
+        for (r, o) in [(&REPLAYS_PT, &ONLINE_PT), (&REPLAYS_EN, &ONLINE_EN)] {
+            let said = |p: &Problem| replay_sentence(r, o, p);
+            assert_eq!(said(&refused(ErrorCode::DamagedRecord)), r.damaged);
+            for passing in [ErrorCode::Internal, ErrorCode::NotReady, ErrorCode::Timeout] {
+                let s = said(&refused(passing));
+                assert_eq!(s, o.server_failed, "{passing:?}");
+            }
+            assert_eq!(said(&Problem::Offline), o.offline);
+            assert_eq!(said(&refused(ErrorCode::NotFound)), r.gone);
+        }
     }
 
     #[test]

@@ -107,11 +107,19 @@ pub enum ErrorCode {
     /// The request took longer than the server allows and was abandoned; what it had already
     /// done may stand, so check before repeating it.
     Timeout,
-    /// Something failed inside the server; nothing was changed.
+    /// Something failed inside the server; nothing was changed. Often passing (the database
+    /// out of reach for a moment): asking again later may succeed.
     Internal,
+    /// A stored record no longer reads by the rules (a replay whose moves do not replay, a
+    /// value no version writes). Asking again will not help.
+    DamagedRecord,
     /// The server cannot serve players yet: its database does not answer or is behind this
     /// version (readiness, `/api/ready`).
     NotReady,
+    /// A code this build does not know, from a newer server. The server never sends it; the
+    /// app reads it as the server failing, rather than the whole answer as no answer.
+    #[serde(other)]
+    Unrecognized,
 }
 
 /// Why a password was refused (`weak_password`), for the app to explain in the player's

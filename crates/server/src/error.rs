@@ -77,7 +77,9 @@ impl AppError {
             | ErrorCode::PaymentsUnavailable
             | ErrorCode::MailUnavailable
             | ErrorCode::NotReady => StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Internal | ErrorCode::DamagedRecord | ErrorCode::Unrecognized => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
         }
     }
 }
@@ -99,6 +101,14 @@ impl IntoResponse for AppError {
 impl From<sqlx::Error> for AppError {
     fn from(e: sqlx::Error) -> Self {
         tracing::error!(error = %e, "database error");
+        if let sqlx::Error::Decode(cause) = &e
+            && let Some(damaged) = cause.downcast_ref::<crate::store::Damaged>()
+        {
+            return AppError::new(
+                ErrorCode::DamagedRecord,
+                format!("a stored record is damaged: {damaged}"),
+            );
+        }
         AppError::new(ErrorCode::Internal, "storage failed; nothing was changed")
     }
 }

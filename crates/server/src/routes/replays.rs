@@ -113,12 +113,12 @@ pub async fn of_room_game(
     let starter = r.series().starter_of(number - 1);
     let replayed = room::replay_game(r.game(), starter, &actions).map_err(|e| {
         tracing::error!(room = %id, game = number, error = %e, "a room's record does not replay");
-        AppError::new(ErrorCode::Internal, "this game's record is damaged")
+        AppError::new(ErrorCode::DamagedRecord, "this game's record is damaged")
     })?;
     let Some((winner, how)) = replayed.ending else {
         tracing::error!(room = %id, game = number, "a finished game's record has no end");
         return Err(AppError::new(
-            ErrorCode::Internal,
+            ErrorCode::DamagedRecord,
             "this game's record is damaged",
         ));
     };

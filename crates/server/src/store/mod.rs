@@ -215,8 +215,23 @@ fn seat_from(s: &str) -> Option<Seat> {
     }
 }
 
+/// A stored value no version of the server writes: the record is damaged, which asking again
+/// will not mend (unlike a database out of reach).
+#[derive(Debug)]
+pub struct Damaged(String);
+
+impl std::fmt::Display for Damaged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Damaged {}
+
 fn corrupt(what: &str, value: &str) -> sqlx::Error {
-    sqlx::Error::Decode(format!("stored {what} {value:?} is not valid").into())
+    sqlx::Error::Decode(Box::new(Damaged(format!(
+        "stored {what} {value:?} is not valid"
+    ))))
 }
 
 impl Store {

@@ -60,6 +60,30 @@ async fn on_p01_a_finished_cube_match_replays_for_anyone(db: Db) {
 
     let e = stranger.replay("no-such-match-id").await.unwrap_err();
     assert_eq!(e.code, ErrorCode::NotFound);
+
+    // The moves out of reach for a moment is the server failing, not the record: the app
+    // says to try again, and the next try shows the game.
+    let mut database = server.database().await;
+    let sql = |q: &'static str| sqlx::query(q);
+    sql("ALTER TABLE moves RENAME TO moves_away")
+        .execute(&mut database)
+        .await
+        .unwrap();
+    let e = stranger.replay(&id).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal, "{}", e.message);
+    sql("ALTER TABLE moves_away RENAME TO moves")
+        .execute(&mut database)
+        .await
+        .unwrap();
+    assert_eq!(stranger.replay(&id).await.unwrap().moves.len(), 5);
+    // A seat no version writes is a damaged record.
+    sql("UPDATE moves SET seat = 'Z' WHERE ply = 3")
+        .execute(&mut database)
+        .await
+        .unwrap();
+    let e = stranger.replay(&id).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::DamagedRecord, "{}", e.message);
+    assert!(e.message.contains("seat"), "{}", e.message);
 }
 on_both!(on_p01_a_finished_cube_match_replays_for_anyone);
 
@@ -92,7 +116,7 @@ async fn on_p01_a_damaged_room_record_is_refused_not_shown(db: Db) {
         .await
         .unwrap();
     let e = c.replay(&format!("{id}/1")).await.unwrap_err();
-    assert_eq!(e.code, ErrorCode::Internal);
+    assert_eq!(e.code, ErrorCode::DamagedRecord);
     assert!(e.message.contains("damaged"), "{}", e.message);
 }
 on_both!(on_p01_a_damaged_room_record_is_refused_not_shown);
