@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use velha_api::{EndHow, Ending, MatchView, Refusal, ServerMsg};
-use velha_rules::Cube;
+use velha_rules::{Cube, CubeAction};
 
 use super::Hub;
 use super::bus::Event;
@@ -16,6 +16,14 @@ use crate::token::now_ms;
 
 /// How long after a failed write a match's clocks are settled again.
 const SETTLE_AGAIN_MS: i64 = 1_000;
+/// How long after the database failed the Velha tries her turn again.
+const VELHA_AGAIN: std::time::Duration = std::time::Duration::from_secs(1);
+/// How many times she tries a turn she was given: within the sweeper's wait for a turn left
+/// waiting, so that the two do not both try it (`sweeper.rs`).
+const VELHA_TRIES: u32 = 5;
+
+/// The database failed for a moment: trying again may succeed.
+struct Again;
 
 impl Hub {
     /// Starts a live match just made: both players are told, its clocks are looked after,
@@ -56,46 +64,91 @@ impl Hub {
     ) {
         self.timers.set(match_id, wake);
         if let Some(ply) = velha {
-            self.velha_decides(match_id.to_owned(), ply);
+            self.velha_decides(match_id.to_owned(), ply, VELHA_TRIES);
         }
     }
 
     /// The Velha decides her action at `ply` and plays it, unless the match moved on meanwhile.
-    pub(super) fn velha_decides(self: &Arc<Self>, match_id: String, ply: u32) {
+    /// A database failing for a moment is tried again a second later, `tries` times in all;
+    /// past that the sweeper finds her turn waiting (`sweeper.rs`).
+    pub(super) fn velha_decides(self: &Arc<Self>, match_id: String, ply: u32, tries: u32) {
         let hub = self.clone();
         // A stop waits for her move to be committed: otherwise her turn would wait for
         // another process to notice it (`sweeper.rs`).
         let working = self.drain.working();
         tokio::spawn(async move {
             let _working = working;
-            let Ok(Some(Loaded::Cube(live))) = load(&hub, &match_id).await else {
-                return;
-            };
-            if live.velha_to_move() != Some(ply) {
-                return;
-            }
-            let start = Cube::new(live.position().level()).to_string();
-            let earlier = match hub.store.positions_of(&match_id, &start).await {
-                Ok(positions) => positions.iter().filter_map(|p| p.parse().ok()).collect(),
-                Err(e) => {
-                    tracing::error!(error = %e, "the Velha cannot read the game");
+            let mut decided = None;
+            for attempt in 1..=tries {
+                if hub.velha_turn(&match_id, ply, &mut decided).await.is_ok() {
                     return;
                 }
-            };
-            let Ok(Some(action)) = hub.velha.decide(earlier, *live.position()).await else {
-                tracing::error!(%match_id, "the Velha had no action to play");
-                return;
-            };
-            // Read again: the player may have left while she thought.
-            if let Ok(Some(Loaded::Cube(mut live))) = load(&hub, &match_id).await
-                && live.velha_to_move() == Some(ply)
-            {
-                let ruling = live.velha_plays(&action.to_string(), now_ms());
-                if let Err(refusal) = hub.rule(&mut live, ruling).await {
-                    tracing::error!(%match_id, ?refusal, "the Velha's action was refused");
+                // A stopping process leaves her turn to another one's sweeper rather than
+                // hold its stop.
+                if attempt == tries || hub.drain.is_on() {
+                    break;
                 }
+                tokio::time::sleep(VELHA_AGAIN).await;
             }
+            tracing::warn!(%match_id, ply, "the Velha could not play; the sweeper will see her turn");
         });
+    }
+
+    /// One try at the Velha's turn: `Err` when the database failed and trying again may
+    /// succeed. An action decided before is played as it is: her turn is at the same position.
+    async fn velha_turn(
+        self: &Arc<Self>,
+        match_id: &str,
+        ply: u32,
+        decided: &mut Option<CubeAction>,
+    ) -> Result<(), Again> {
+        let Some(live) = self.velha_to_move(match_id, ply).await? else {
+            return Ok(());
+        };
+        let (action, mut live) = match *decided {
+            Some(action) => (action, live),
+            None => {
+                let start = Cube::new(live.position().level()).to_string();
+                let earlier = match self.store.positions_of(match_id, &start).await {
+                    Ok(positions) => positions.iter().filter_map(|p| p.parse().ok()).collect(),
+                    Err(e) => {
+                        tracing::error!(error = %e, %match_id, "the Velha cannot read the game");
+                        return Err(Again);
+                    }
+                };
+                let Ok(Some(action)) = self.velha.decide(earlier, *live.position()).await else {
+                    tracing::error!(%match_id, "the Velha had no action to play");
+                    return Ok(());
+                };
+                *decided = Some(action);
+                // Read again: the player may have left while she thought.
+                let Some(live) = self.velha_to_move(match_id, ply).await? else {
+                    return Ok(());
+                };
+                (action, live)
+            }
+        };
+        let ruling = live.velha_plays(&action.to_string(), now_ms());
+        match self.rule(&mut live, ruling).await {
+            Err(Refusal::Unavailable) => Err(Again),
+            Err(refusal) => {
+                tracing::error!(%match_id, ?refusal, "the Velha's action was refused");
+                Ok(())
+            }
+            Ok(()) => Ok(()),
+        }
+    }
+
+    /// The cube match as just read, if it is the Velha's turn at `ply`.
+    async fn velha_to_move(&self, match_id: &str, ply: u32) -> Result<Option<Live<Cube>>, Again> {
+        match load(self, match_id).await {
+            Ok(Some(Loaded::Cube(live))) if live.velha_to_move() == Some(ply) => Ok(Some(live)),
+            Ok(_) => Ok(None),
+            Err(e) => {
+                tracing::error!(error = %e, "the Velha cannot read the match");
+                Err(Again)
+            }
+        }
     }
 
     /// Settles the clocks of a match that ran out. One not due any more was changed since by

@@ -103,7 +103,8 @@ impl Hub {
         let stuck = now + self.clocks.move_ms - VELHA_STUCK_MS;
         for (id, ply) in self.store.velha_waiting(stuck).await? {
             tracing::warn!(match_id = %id, "the Velha's turn was left waiting; she decides here");
-            self.velha_decides(id, ply);
+            // Once: this sweep comes back to it a second later.
+            self.velha_decides(id, ply, 1);
         }
         if round.is_multiple_of(60 * HEARTBEAT_EVERY) {
             self.store.prune_events(now - EVENTS_KEPT_MS).await?;

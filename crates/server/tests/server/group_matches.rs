@@ -423,6 +423,104 @@ async fn on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group(db: Db
 }
 on_both!(on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group);
 
+/// ON-G05: the Velha's move failing to be written for a moment (here a trigger refuses her
+/// rows, as a full disk or a restarting database would) is tried again a second later, not
+/// left for the sweeper's 15 s.
+async fn on_g05_the_velha_tries_her_turn_again_after_the_database_failed(db: Db) {
+    let (failing, healed): (&[&str], &str) = match db {
+        Db::Sqlite => (
+            &[
+                "CREATE TRIGGER velha_fails BEFORE INSERT ON moves WHEN NEW.seat = 'O' \
+             BEGIN SELECT RAISE(ABORT, 'the disk is full for a moment'); END",
+            ],
+            "DROP TRIGGER velha_fails",
+        ),
+        Db::Postgres(_) => (
+            &[
+                "CREATE FUNCTION velha_fails() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+             IF NEW.seat = 'O' THEN RAISE EXCEPTION 'the disk is full for a moment'; END IF; \
+             RETURN NEW; END $$",
+                "CREATE TRIGGER velha_fails BEFORE INSERT ON moves \
+             FOR EACH ROW EXECUTE FUNCTION velha_fails()",
+            ],
+            "DROP TRIGGER velha_fails ON moves",
+        ),
+    };
+    let server = start(db).await;
+    let all: Vec<String> = ["ana", "bia"].map(String::from).to_vec();
+    let p = subscribers(&server, &all).await;
+    let g = made(&p, &all, true).await;
+    let mut live = welcomed(&p[0]).await;
+    let view = p[0].play_velha(&g, 1).await.unwrap();
+    let mut database = server.database().await;
+    for sql in failing {
+        sqlx::query(sql).execute(&mut database).await.unwrap();
+    }
+    let cube: Cube = view.position.parse().unwrap();
+    let first = an_action(&cube, 0).to_string();
+    live.send(&velha_api::ClientMsg::Play {
+        match_id: view.id.clone(),
+        ply: 0,
+        actions: vec![first.clone()],
+    })
+    .await
+    .unwrap();
+    let ana = expect(&mut live, "Ana's move", |m| {
+        matches!(m, ServerMsg::Moved { .. })
+    })
+    .await;
+    assert!(
+        matches!(
+            &ana,
+            ServerMsg::Moved {
+                ply: 1,
+                by: Seat::X,
+                ..
+            }
+        ),
+        "{ana:?}"
+    );
+    // Her first tries fail: her turn waits, the match still live.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let waiting = p[0].get_match(&view.id).await.unwrap();
+    assert_eq!(
+        (waiting.ply, waiting.to_move, waiting.state),
+        (1, Some(Seat::O), MatchState::Live)
+    );
+    sqlx::query(healed).execute(&mut database).await.unwrap();
+    // Well before the sweeper would look (15 s after her turn began), she has played.
+    let hers = live
+        .recv_until(std::time::Duration::from_secs(8), |m| {
+            matches!(m, ServerMsg::Moved { .. } | ServerMsg::Ended { .. })
+        })
+        .await
+        .unwrap_or_else(|e| panic!("the Velha did not try again: {e}"));
+    let ServerMsg::Moved {
+        ply, by, actions, ..
+    } = hers
+    else {
+        panic!("{hers:?}");
+    };
+    assert_eq!((ply, by), (2, Seat::O));
+    let mut after = cube;
+    after.play(first.parse().unwrap()).unwrap();
+    for a in &actions {
+        after.play(a.parse().unwrap()).expect("her action is legal");
+    }
+    let store = Store::open(&server.database_url()).await.unwrap();
+    let stored = store.moves_of(&view.id).await.unwrap();
+    store.close().await;
+    assert_eq!(
+        stored
+            .iter()
+            .map(|(ply, by, _)| (*ply, *by))
+            .collect::<Vec<_>>(),
+        [(1, Seat::X), (2, Seat::O)],
+        "her move is written once"
+    );
+}
+on_both!(on_g05_the_velha_tries_her_turn_again_after_the_database_failed);
+
 fn velha_match(player: &str, group: &str) -> MatchRow {
     let now = velha_server::token::now_ms();
     MatchRow {
