@@ -154,7 +154,12 @@ mod tests {
         for (r, o) in [(&REPLAYS_PT, &ONLINE_PT), (&REPLAYS_EN, &ONLINE_EN)] {
             let said = |p: &Problem| replay_sentence(r, o, p);
             assert_eq!(said(&refused(ErrorCode::DamagedRecord)), r.damaged);
-            for passing in [ErrorCode::Internal, ErrorCode::NotReady, ErrorCode::Timeout] {
+            for passing in [
+                ErrorCode::Internal,
+                ErrorCode::NotReady,
+                ErrorCode::Timeout,
+                ErrorCode::Unrecognized,
+            ] {
                 let s = said(&refused(passing));
                 assert_eq!(s, o.server_failed, "{passing:?}");
             }

@@ -116,9 +116,10 @@ pub enum ErrorCode {
     /// The server cannot serve players yet: its database does not answer or is behind this
     /// version (readiness, `/api/ready`).
     NotReady,
-    /// A code this build does not know, from a newer server. The server never sends it; the
-    /// app reads it as the server failing, rather than the whole answer as no answer.
-    #[serde(other)]
+    /// A code this build does not know, from a newer server. The server never sends it (so
+    /// it cannot be written, and the API's document leaves it out); the app reads it as the
+    /// server failing, rather than the whole answer as no answer.
+    #[serde(other, skip_serializing)]
     Unrecognized,
 }
 

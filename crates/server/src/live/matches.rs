@@ -18,12 +18,28 @@ use crate::token::now_ms;
 const SETTLE_AGAIN_MS: i64 = 1_000;
 /// How long after the database failed the Velha tries her turn again.
 const VELHA_AGAIN: std::time::Duration = std::time::Duration::from_secs(1);
-/// How many times she tries a turn she was given: within the sweeper's wait for a turn left
-/// waiting, so that the two do not both try it (`sweeper.rs`).
+/// How many times she tries a turn she was given. A turn still failing after is left to the
+/// sweeper, which picks it up 15 s after it began (`sweeper.rs`).
 const VELHA_TRIES: u32 = 5;
 
-/// The database failed for a moment: trying again may succeed.
+/// Reading or writing the match failed: trying again may succeed.
 struct Again;
+
+/// A Velha's turn a task of this process is playing, until the task ends however it ends.
+struct Playing {
+    hub: Arc<Hub>,
+    turn: (String, u32),
+}
+
+impl Drop for Playing {
+    fn drop(&mut self) {
+        velha_turns(&self.hub).remove(&self.turn);
+    }
+}
+
+fn velha_turns(hub: &Hub) -> std::sync::MutexGuard<'_, std::collections::HashSet<(String, u32)>> {
+    hub.velha_turns.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 impl Hub {
     /// Starts a live match just made: both players are told, its clocks are looked after,
@@ -69,33 +85,46 @@ impl Hub {
     }
 
     /// The Velha decides her action at `ply` and plays it, unless the match moved on meanwhile.
-    /// A database failing for a moment is tried again a second later, `tries` times in all;
-    /// past that the sweeper finds her turn waiting (`sweeper.rs`).
+    /// A try that failed on the database is tried again a second later, `tries` times in all;
+    /// past that the sweeper finds her turn waiting (`sweeper.rs`). A turn a task here is
+    /// already playing gets no second one.
     pub(super) fn velha_decides(self: &Arc<Self>, match_id: String, ply: u32, tries: u32) {
-        let hub = self.clone();
+        let turn = (match_id, ply);
+        if !velha_turns(self).insert(turn.clone()) {
+            return;
+        }
+        let playing = Playing {
+            hub: self.clone(),
+            turn,
+        };
         // A stop waits for her move to be committed: otherwise her turn would wait for
         // another process to notice it (`sweeper.rs`).
         let working = self.drain.working();
         tokio::spawn(async move {
             let _working = working;
+            let (hub, (match_id, ply)) = (&playing.hub, &playing.turn);
             let mut decided = None;
             for attempt in 1..=tries {
-                if hub.velha_turn(&match_id, ply, &mut decided).await.is_ok() {
+                if hub.velha_turn(match_id, *ply, &mut decided).await.is_ok() {
                     return;
                 }
-                // A stopping process leaves her turn to another one's sweeper rather than
-                // hold its stop.
-                if attempt == tries || hub.drain.is_on() {
+                if attempt == tries {
                     break;
                 }
-                tokio::time::sleep(VELHA_AGAIN).await;
+                // A stopping process leaves her turn to be picked up after it (by another
+                // process's sweeper, or on SQLite by the next start) rather than hold its stop.
+                tokio::select! {
+                    () = tokio::time::sleep(VELHA_AGAIN) => {}
+                    () = hub.drain.stopping() => break,
+                }
             }
             tracing::warn!(%match_id, ply, "the Velha could not play; the sweeper will see her turn");
         });
     }
 
-    /// One try at the Velha's turn: `Err` when the database failed and trying again may
-    /// succeed. An action decided before is played as it is: her turn is at the same position.
+    /// One try at the Velha's turn: `Err` when reading or writing the match failed, which
+    /// trying again may mend (a database out of reach; a damaged match fails every try). An
+    /// action decided before is played as it is: her turn is at the same position.
     async fn velha_turn(
         self: &Arc<Self>,
         match_id: &str,
@@ -131,6 +160,12 @@ impl Hub {
         let ruling = live.velha_plays(&action.to_string(), now_ms());
         match self.rule(&mut live, ruling).await {
             Err(Refusal::Unavailable) => Err(Again),
+            // Another process took up her turn too (its sweeper thought this one dead), and
+            // played first.
+            Err(Refusal::Stale { .. }) => {
+                tracing::debug!(%match_id, "the Velha's turn was played elsewhere first");
+                Ok(())
+            }
             Err(refusal) => {
                 tracing::error!(%match_id, ?refusal, "the Velha's action was refused");
                 Ok(())

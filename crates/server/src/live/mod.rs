@@ -21,7 +21,7 @@ mod rooms;
 mod sweeper;
 mod velha_pool;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
@@ -75,6 +75,9 @@ pub struct Hub {
     pub drain: Arc<drain::Drain>,
     /// The recent bans this process withdrew from the lobby (`bans.rs`).
     bans_handled: Mutex<bans::Handled>,
+    /// The Velha's turns (match, ply) a task here is playing, so that the sweeper starts no
+    /// second one: one a live Velha match at most.
+    velha_turns: Mutex<HashSet<(String, u32)>>,
 }
 
 impl Hub {
@@ -97,6 +100,7 @@ impl Hub {
             delivered: Mutex::new(bus::Delivered::default()),
             drain: Arc::default(),
             bans_handled: Mutex::default(),
+            velha_turns: Mutex::default(),
         })
     }
 

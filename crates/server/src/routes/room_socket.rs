@@ -80,9 +80,10 @@ async fn hello(socket: &mut WebSocket) -> Result<String, Farewell<RoomServerMsg>
 
 /// The seat `credential` proves in room `id`, `None` to watch, or why not.
 async fn seat_in(app: &App, id: &str, credential: &str) -> Result<Option<Seat>, RoomServerMsg> {
+    // Its code says whether asking again may help (`internal`) or not (`damaged_record`).
     let internal = |e: crate::error::AppError| {
         tracing::error!(error = ?e, "storage failed");
-        error(ErrorCode::Internal, "storage failed")
+        error(e.0.code, e.0.message)
     };
     if app
         .store

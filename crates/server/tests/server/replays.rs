@@ -77,7 +77,8 @@ async fn on_p01_a_finished_cube_match_replays_for_anyone(db: Db) {
         .unwrap();
     assert_eq!(stranger.replay(&id).await.unwrap().moves.len(), 5);
     // A seat no version writes is a damaged record.
-    sql("UPDATE moves SET seat = 'Z' WHERE ply = 3")
+    sqlx::query("UPDATE moves SET seat = 'Z' WHERE match_id = $1 AND ply = 3")
+        .bind(&id)
         .execute(&mut database)
         .await
         .unwrap();
