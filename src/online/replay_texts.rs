@@ -110,6 +110,15 @@ pub fn how_text(r: &ReplayTexts, how: EndHow, cube: bool, loser: &str) -> String
     said.replace("{loser}", loser)
 }
 
+/// Whether asking for the replay again may show it: not when there is no such game, nor when
+/// its record is damaged.
+pub fn worth_asking_again(problem: &Problem) -> bool {
+    !matches!(problem, Problem::Refused(e) if matches!(
+        e.code,
+        ErrorCode::NotFound | ErrorCode::BadRequest | ErrorCode::DamagedRecord
+    ))
+}
+
 /// Why a replay cannot be shown, as a sentence.
 pub fn replay_sentence(r: &ReplayTexts, o: &OnlineTexts, problem: &Problem) -> String {
     match problem {
@@ -145,7 +154,7 @@ mod tests {
     }
 
     /// ON-P01: only a record the server could not replay reads as damaged; a server failing
-    /// for a moment (its database out of reach) reads as that, since asking again may work.
+    /// for a moment (its database out of reach) reads as that, and is offered again.
     #[test]
     fn on_p01_only_a_damaged_record_reads_as_damaged() {
         use super::super::texts::{ONLINE_EN, ONLINE_PT};
@@ -154,6 +163,9 @@ mod tests {
         for (r, o) in [(&REPLAYS_PT, &ONLINE_PT), (&REPLAYS_EN, &ONLINE_EN)] {
             let said = |p: &Problem| replay_sentence(r, o, p);
             assert_eq!(said(&refused(ErrorCode::DamagedRecord)), r.damaged);
+            assert!(!worth_asking_again(&refused(ErrorCode::DamagedRecord)));
+            assert!(!worth_asking_again(&refused(ErrorCode::NotFound)));
+            assert!(worth_asking_again(&Problem::Offline));
             for passing in [
                 ErrorCode::Internal,
                 ErrorCode::NotReady,
@@ -162,6 +174,7 @@ mod tests {
             ] {
                 let s = said(&refused(passing));
                 assert_eq!(s, o.server_failed, "{passing:?}");
+                assert!(worth_asking_again(&refused(passing)), "{passing:?}");
             }
             assert_eq!(said(&Problem::Offline), o.offline);
             assert_eq!(said(&refused(ErrorCode::NotFound)), r.gone);

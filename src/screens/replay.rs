@@ -21,7 +21,7 @@ use crate::components::ultimate_grid::{PointsBar, UltimateGrid};
 use crate::lazy::Analysis;
 use crate::online::client;
 use crate::online::my_data_texts::shown_name;
-use crate::online::replay_texts::{how_text, replay_sentence};
+use crate::online::replay_texts::{how_text, replay_sentence, worth_asking_again};
 use crate::platform;
 
 /// The replay the screen shows: a match's id, or `<room>/<game>`.
@@ -197,30 +197,41 @@ fn record(replay: &Replay, film: &Film) -> Option<Record> {
 pub fn ReplayScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let id = use_context::<ReplayTarget>().0();
-    let mut loaded = use_signal(|| None::<Result<(Replay, Film), String>>);
-    {
+    // Why it cannot be shown, and whether asking again may show it.
+    let mut loaded = use_signal(|| None::<Result<(Replay, Film), (String, bool)>>);
+    let load = use_callback({
         let id = id.clone();
-        use_hook(move || {
+        move |()| {
+            let id = id.clone();
+            loaded.set(None);
             spawn(async move {
                 let answer = match client::replay(&id).await {
                     Ok(replay) => match film(&replay) {
                         Some(film) => Ok((replay, film)),
-                        None => Err(t.replays.damaged.to_owned()),
+                        None => Err((t.replays.damaged.to_owned(), false)),
                     },
-                    Err(p) => Err(replay_sentence(t.replays, t.online(), &p)),
+                    Err(p) => Err((
+                        replay_sentence(t.replays, t.online(), &p),
+                        worth_asking_again(&p),
+                    )),
                 };
                 loaded.set(Some(answer));
-            })
-        });
-    }
+            });
+        }
+    });
+    use_hook(move || load.call(()));
     match loaded() {
         None => rsx! {
             TopBar { title: t.replays.title, go }
             p { class: "muted", role: "status", "{t.online().working}" }
         },
-        Some(Err(says)) => rsx! {
+        Some(Err((says, again))) => rsx! {
             TopBar { title: t.replays.title, go }
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+            if again {
+                button { class: "wide", "data-action": "retry", onclick: move |_| load.call(()),
+                    "{t.try_again}" }
+            }
         },
         Some(Ok((replay, film))) => {
             let record = record(&replay, &film);

@@ -2,6 +2,7 @@
 phones sign up, get subscriptions, meet in a Nacional level-2 lobby that updates itself, and
 play a whole match to a line."""
 
+import json
 import os
 import tempfile
 
@@ -463,5 +464,27 @@ def test_on_p01_a_cube_match_replays_in_a_fresh_browser_with_no_account(browser,
     caio.click("[data-action=step-back]")
     step_to(4)
     assert caio.get_attribute("[data-cell=c1]", "aria-label") == "c1, vazio"
+
+    # The server failing for a moment says to try again; only a damaged record says so.
+    def answered(code, message):
+        caio.unroute("**/api/replays/**")
+        caio.route("**/api/replays/**", lambda route: route.fulfill(
+            status=500, content_type="application/json",
+            body=json.dumps({"code": code, "message": message})))
+        caio.reload()
+        return caio.wait_for_selector("[data-problem]", timeout=30000).inner_text()
+
+    assert answered("damaged_record", "this game's record is damaged") == \
+        "O registro desta partida está danificado."
+    assert caio.locator("[data-action=retry]").count() == 0, "asking again would not mend it"
+    assert answered("a_code_of_a_later_version", "later") == \
+        "O servidor não conseguiu atender agora. Tente de novo."
+    assert answered("internal", "storage failed") == \
+        "O servidor não conseguiu atender agora. Tente de novo."
+    shot(caio, "replay-server-failed")
+    # The server is back: the button shows the game, with no reload.
+    caio.unroute("**/api/replays/**")
+    caio.click("[data-action=retry]")
+    caio.wait_for_selector("[data-steps='5']", timeout=30000)
     for page in (ana, bia, caio):
         page.context.close()
