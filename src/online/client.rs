@@ -447,8 +447,12 @@ fn room_path(id: &str, rest: &str) -> Result<String, Problem> {
 
 /// A finished game, move by move (ON-P01): `id` is a match's id or `<room>/<game>`.
 pub async fn replay(id: &str) -> Result<velha_api::Replay, Problem> {
+    // A link no server makes: asking again will not help, as for one the server refuses.
     if !velha_api::is_replay_id(id) {
-        return Err(Problem::Offline);
+        return Err(Problem::Refused(ApiError::new(
+            velha_api::ErrorCode::BadRequest,
+            "not a replay's link",
+        )));
     }
     call("GET", &format!("/api/replays/{id}"), None).await
 }
@@ -558,5 +562,17 @@ mod tests {
             read::<Account>(Ok((502, portal.into()))),
             Err(Problem::Offline)
         ));
+    }
+
+    /// ON-P01: a link no server makes is refused before any request, as no such game, which
+    /// asking again will not show (the replay screen offers no retry for it).
+    #[tokio::test]
+    async fn on_p01_a_replay_link_no_server_makes_is_no_game_not_offline() {
+        for bad in ["", "a/b", "../x", "a%2F1"] {
+            match replay(bad).await {
+                Err(Problem::Refused(e)) => assert_eq!(e.code, ErrorCode::BadRequest, "{bad:?}"),
+                other => panic!("{bad:?}: {other:?}"),
+            }
+        }
     }
 }

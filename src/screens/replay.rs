@@ -229,7 +229,9 @@ pub fn ReplayScreen(go: EventHandler<Screen>) -> Element {
             TopBar { title: t.replays.title, go }
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
             if again {
-                button { class: "wide", "data-action": "retry", onclick: move |_| load.call(()),
+                button { class: "wide", "data-action": "retry",
+                    // A second tap before the screen redraws asks no second time.
+                    onclick: move |_| if loaded.peek().is_some() { load.call(()) },
                     "{t.try_again}" }
             }
         },

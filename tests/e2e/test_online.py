@@ -424,9 +424,11 @@ def test_on_p01_a_cube_match_replays_in_a_fresh_browser_with_no_account(browser,
     url = ana.get_attribute("[data-replay-url]", "data-replay-url")
     assert "/partida/" in url
 
-    # Someone with only the link: a new browser context, no account, no session.
+    # Someone with only the link: a new browser context, no account, no session. No service
+    # worker, whose fetches page.route below would not see.
     context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, locale="pt-BR")
+                                  is_mobile=True, has_touch=True, locale="pt-BR",
+                                  service_workers="block")
     caio = context.new_page()
     caio.goto(url)
     caio.wait_for_selector("[data-steps='5']", timeout=30000)
@@ -465,7 +467,7 @@ def test_on_p01_a_cube_match_replays_in_a_fresh_browser_with_no_account(browser,
     step_to(4)
     assert caio.get_attribute("[data-cell=c1]", "aria-label") == "c1, vazio"
 
-    # The server failing for a moment says to try again; only a damaged record says so.
+    # The server failing for a moment offers Tentar de novo; a damaged record does not.
     def answered(code, message):
         caio.unroute("**/api/replays/**")
         caio.route("**/api/replays/**", lambda route: route.fulfill(

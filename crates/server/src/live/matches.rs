@@ -160,8 +160,8 @@ impl Hub {
         let ruling = live.velha_plays(&action.to_string(), now_ms());
         match self.rule(&mut live, ruling).await {
             Err(Refusal::Unavailable) => Err(Again),
-            // Another process took up her turn too (its sweeper thought this one dead), and
-            // played first.
+            // The match moved on first: another process's sweep took up her turn too (it saw
+            // it waiting 15 s), or her clock ran out.
             Err(Refusal::Stale { .. }) => {
                 tracing::debug!(%match_id, "the Velha's turn was played elsewhere first");
                 Ok(())

@@ -76,7 +76,7 @@ pub struct Hub {
     /// The recent bans this process withdrew from the lobby (`bans.rs`).
     bans_handled: Mutex<bans::Handled>,
     /// The Velha's turns (match, ply) a task here is playing, so that the sweeper starts no
-    /// second one: one a live Velha match at most.
+    /// second one.
     velha_turns: Mutex<HashSet<(String, u32)>>,
 }
 

@@ -81,20 +81,20 @@ async fn hello(socket: &mut WebSocket) -> Result<String, Farewell<RoomServerMsg>
 /// The seat `credential` proves in room `id`, `None` to watch, or why not.
 async fn seat_in(app: &App, id: &str, credential: &str) -> Result<Option<Seat>, RoomServerMsg> {
     // Its code says whether asking again may help (`internal`) or not (`damaged_record`).
-    let internal = |e: crate::error::AppError| {
+    let failed = |e: crate::error::AppError| {
         tracing::error!(error = ?e, "storage failed");
-        error(e.0.code, e.0.message)
+        e.to_room_msg()
     };
     if app
         .store
         .room(id)
         .await
-        .map_err(|e| internal(e.into()))?
+        .map_err(|e| failed(e.into()))?
         .is_none()
     {
         return Err(error(ErrorCode::NotFound, "no room has this link"));
     }
-    match seat_of(app, id, credential).await.map_err(internal)? {
+    match seat_of(app, id, credential).await.map_err(failed)? {
         None if !credential.is_empty() => Err(error(
             ErrorCode::Unauthorized,
             "this credential holds no seat in this room; without one, the connection watches",

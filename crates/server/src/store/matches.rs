@@ -584,9 +584,11 @@ impl Store {
         &self,
         since_deadline: i64,
     ) -> Result<Vec<(String, u32)>, sqlx::Error> {
+        // Whose turn it is is the cube's state line's, after its 54 stickers and a space: the
+        // ply's parity is not, since a free turn is a ply of its own and her turn goes on.
         let rows = sqlx::query(
             "SELECT id, ply FROM matches WHERE state = 'live' AND against_velha <> 0 \
-             AND ply % 2 = 1 AND deadline < $1",
+             AND substr(position, 56, 1) = 'O' AND deadline < $1",
         )
         .bind(since_deadline)
         .fetch_all(&self.pool)

@@ -3,6 +3,7 @@
 
 use reqwest::Method;
 use serde_json::{Value, json};
+use sqlx::Connection;
 use velha_api::{EndHow, ErrorCode, MatchGame, MatchState, Scope, Seat, ServerMsg};
 use velha_load::{Client, Live};
 use velha_rules::{Cube, CubeAction, Position};
@@ -530,6 +531,85 @@ async fn on_g05_the_velha_tries_her_turn_again_after_the_database_failed(db: Db)
     );
 }
 on_both!(on_g05_the_velha_tries_her_turn_again_after_the_database_failed);
+
+/// ON-G05: a turn of the Velha left waiting (its process gone) is found by whose turn the
+/// position says, at any ply: after her own free turn she is to move again at an even ply.
+async fn on_g05_a_velha_turn_left_waiting_is_found_whoever_made_the_last_ply(db: Db) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = match &db {
+        Db::Sqlite => format!("sqlite://{}?mode=rwc", dir.path().join("w.db").display()),
+        Db::Postgres(url) => url.clone(),
+    };
+    let store = Store::open(&url).await.unwrap();
+    let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+    let start = Cube::new(velha_rules::Level::Two);
+    let played = |cube: &Cube, action: CubeAction| {
+        let mut next = *cube;
+        next.play(action).unwrap();
+        next
+    };
+    let tapped = |cube: &Cube| {
+        let tap = cube
+            .legal_actions()
+            .find(|a| matches!(a, CubeAction::Tap(_)));
+        played(cube, tap.unwrap())
+    };
+    let x_tapped = tapped(&start);
+    // A free turn (S or B): her turn goes on.
+    let her_free_turn = x_tapped
+        .legal_actions()
+        .map(|a| played(&x_tapped, a))
+        .find(|next| next.side_to_move() == velha_rules::Player::O)
+        .unwrap();
+    let she_tapped = tapped(&her_free_turn);
+    assert_eq!(she_tapped.side_to_move(), velha_rules::Player::X);
+    let (old, since, recent) = (1_000, 10_000, 20_000);
+    // (id, position, ply, deadline, state, against the Velha)
+    let stored = [
+        ("her-turn", x_tapped, 1, old, "live", 1),
+        ("after-her-free-turn", her_free_turn, 2, old, "live", 1),
+        ("x-to-move", she_tapped, 3, old, "live", 1),
+        ("recent", x_tapped, 1, recent, "live", 1),
+        ("over", x_tapped, 1, old, "over", 1),
+        ("two-people", x_tapped, 1, old, "live", 0),
+    ];
+    for (n, (id, position, ply, deadline, state, velha)) in stored.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO accounts (id, name, name_key, country, created_at) \
+             VALUES ($1, $1, $1, 'BR', 0)",
+        )
+        .bind(format!("p{n}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        sqlx::query(
+            "INSERT INTO matches (id, scope, level, x_id, x_country, state, position, ply, \
+             deadline, created_at, started_at, against_velha) \
+             VALUES ($1, 'mundial', 2, $2, 'BR', $3, $4, $5, $6, 0, 0, $7)",
+        )
+        .bind(*id)
+        .bind(format!("p{n}"))
+        .bind(*state)
+        .bind(position.to_string())
+        .bind(*ply)
+        .bind(*deadline)
+        .bind(*velha)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+    let mut waiting = store.velha_waiting(since).await.unwrap();
+    waiting.sort();
+    assert_eq!(
+        waiting,
+        [
+            ("after-her-free-turn".to_owned(), 2),
+            ("her-turn".to_owned(), 1)
+        ]
+    );
+    store.close().await;
+}
+on_both!(on_g05_a_velha_turn_left_waiting_is_found_whoever_made_the_last_ply);
 
 fn velha_match(player: &str, group: &str) -> MatchRow {
     let now = velha_server::token::now_ms();
