@@ -4,12 +4,12 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 use sqlx::Connection;
-use velha_api::{EndHow, ErrorCode, MatchGame, MatchState, Scope, Seat, ServerMsg};
+use velha_api::{EndHow, ErrorCode, MatchGame, MatchState, MatchView, Scope, Seat, ServerMsg};
 use velha_load::{Client, Live};
 use velha_rules::{Cube, CubeAction, Position};
 use velha_server::store::{MatchRow, Store};
 
-use crate::common::{Db, expect};
+use crate::common::{Db, Server, expect};
 use crate::groups::{accept, call, count, invite, start, subscribers};
 use crate::live::moved;
 
@@ -290,13 +290,20 @@ fn an_action(cube: &Cube, n: usize) -> CubeAction {
     from[n % from.len()]
 }
 
-async fn on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group(db: Db) {
+/// Ana, in a group with Bia and the Velha, connected, starts a level-1 match against her:
+/// the server, both players, the group, Ana's connection and the match.
+async fn ana_against_the_velha(db: Db) -> (Server, Vec<Client>, String, Live, MatchView) {
     let server = start(db).await;
     let all: Vec<String> = ["ana", "bia"].map(String::from).to_vec();
     let p = subscribers(&server, &all).await;
     let g = made(&p, &all, true).await;
-    let mut live = welcomed(&p[0]).await;
+    let live = welcomed(&p[0]).await;
     let view = p[0].play_velha(&g, 1).await.unwrap();
+    (server, p, g, live, view)
+}
+
+async fn on_g05_the_servers_velha_plays_live_and_scores_only_in_the_group(db: Db) {
+    let (server, p, g, mut live, view) = ana_against_the_velha(db).await;
     assert!(view.velha);
     assert_eq!(
         (view.seat, view.o.as_deref(), view.to_move),
@@ -452,12 +459,7 @@ async fn on_g05_the_velha_tries_her_turn_again_after_the_database_failed(db: Db)
             Some("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM velha_tries"),
         ),
     };
-    let server = start(db).await;
-    let all: Vec<String> = ["ana", "bia"].map(String::from).to_vec();
-    let p = subscribers(&server, &all).await;
-    let g = made(&p, &all, true).await;
-    let mut live = welcomed(&p[0]).await;
-    let view = p[0].play_velha(&g, 1).await.unwrap();
+    let (server, p, _, mut live, view) = ana_against_the_velha(db).await;
     let mut database = server.database().await;
     for sql in failing {
         sqlx::query(sql).execute(&mut database).await.unwrap();
