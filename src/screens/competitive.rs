@@ -61,17 +61,28 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
     let c = t.competitive();
     let mut status = use_signal(|| None::<(QueueStatus, f64)>);
     let mut board = use_signal(|| None::<Leaderboard>);
+    // Why the rating or the leaderboard could not be read: without the rating the search
+    // cannot start, so the screen says so and offers to ask again.
+    let mut unread = use_signal(|| None::<String>);
     let membership = use_membership();
     let request: Request = use_request();
     let mut now = use_signal(platform::now_ms);
-    use_hook(move || {
+    let mut load = move || {
+        unread.set(None);
         spawn(async move {
-            if let Ok(s) = client::queue_status().await {
-                status.set(Some((s, platform::now_ms())));
+            let mut failed = None;
+            match client::queue_status().await {
+                Ok(s) => status.set(Some((s, platform::now_ms()))),
+                Err(p) => failed = Some(p),
             }
-            board.set(client::leaderboard().await.ok());
-        })
-    });
+            match client::leaderboard().await {
+                Ok(b) => board.set(Some(b)),
+                Err(p) => failed = failed.or(Some(p)),
+            }
+            unread.set(failed.map(|p| lobby_sentence(t.online(), &p)));
+        });
+    };
+    use_hook(load);
     use_future(move || async move {
         loop {
             platform::sleep_ms(500).await;
@@ -119,6 +130,9 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
                 }
                 button { class: "wide", "data-action": "leave-queue", disabled: request.busy(), onclick: move |_| ask(false), "{c.cancel}" }
             },
+            // Without the rating there is no search: its button would look tappable and do
+            // nothing, so only "try again" shows.
+            None if rating.is_none() && unread().is_some() => rsx! {},
             None => rsx! {
                 button { class: "primary wide", "data-action": "join-queue", disabled: request.busy() || rating.is_none(),
                     onclick: move |_| ask(true), "{c.search}" }
@@ -127,8 +141,13 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
         if let Some(says) = request.said() {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
         }
+        if let Some(says) = unread() {
+            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+            button { class: "wide", "data-action": "retry", onclick: move |_| load(), "{t.try_again}" }
+        }
         h2 { "{c.leaderboard}" }
         match board() {
+            None if unread().is_some() => rsx! {},
             None => rsx! { p { class: "muted", "{t.online().working}" } },
             Some(b) if b.rows.is_empty() => rsx! { p { class: "muted", "data-leaderboard": "empty", "{c.nobody_yet}" } },
             Some(b) => rsx! {

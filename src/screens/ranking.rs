@@ -138,6 +138,10 @@ fn Ranking(go: EventHandler<Screen>) -> Element {
         if next().is_some() && !loading() {
             button { class: "wide", "data-action": "more", onclick: move |_| load(false), "{o.more}" }
         }
+        // A later page that failed is asked again by "more"; a first one by this.
+        if problem().is_some() && rows().is_empty() && !loading() {
+            button { class: "wide", "data-action": "retry", onclick: move |_| load(true), "{t.try_again}" }
+        }
     }
 }
 

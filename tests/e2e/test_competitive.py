@@ -4,6 +4,7 @@ find each other in the queue, X plays, O lets her minute run out and loses the t
 told), then leaves; both see the rating change (+30, −20) and the leaderboard. The server runs
 5-second turns so the test need not wait a minute."""
 
+import json
 import os
 import tempfile
 
@@ -27,8 +28,10 @@ def quick(server):
 
 
 def player(browser, quick, name):
+    # No service worker, whose fetches page.route would not see.
     context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, locale="pt-BR")
+                                  is_mobile=True, has_touch=True, locale="pt-BR",
+                                  service_workers="block")
     page = context.new_page()
     page.goto(quick.url)
     page.wait_for_selector("[data-game=v2]", timeout=30000)
@@ -107,3 +110,29 @@ def test_on_v01_the_english_competitive_screen_calls_the_game_as_english_home_do
     assert "Jogo da Velha" not in said, said
     shot(page, "competitive-guest-english")
     context.close()
+
+
+def test_on_v01_a_rating_the_server_failed_to_send_is_asked_again_with_a_tap(browser, quick):
+    page = player(browser, quick, fresh_name())
+    # Back on the 2.0 screen, then in again while the server fails: no rating, so no search,
+    # and the screen says why instead of loading for ever.
+    page.click("[data-action=back]")
+    page.wait_for_selector("[data-game=v2], [data-action=competitive]", timeout=15000)
+    if page.query_selector("[data-action=competitive]") is None:
+        page.click("[data-game=v2]")
+    page.route("**/api/competitive/**", lambda route: route.fulfill(
+        status=500, content_type="application/json",
+        body=json.dumps({"code": "internal", "message": "storage failed"})))
+    page.click("[data-action=competitive]")
+    assert page.wait_for_selector("[data-problem]", timeout=15000).inner_text() == \
+        "O servidor não conseguiu atender agora. Tente de novo."
+    assert page.query_selector("[data-action=join-queue]") is None
+    assert page.query_selector("[data-rating]") is None
+    shot(page, "competitive-server-failed")
+    page.unroute("**/api/competitive/**")
+    page.click("[data-action=retry]")
+    page.wait_for_selector("[data-rating='1000']", timeout=15000)
+    page.wait_for_selector("[data-leaderboard]", timeout=15000)
+    assert not page.is_disabled("[data-action=join-queue]")
+    assert page.query_selector("[data-problem]") is None
+    page.context.close()

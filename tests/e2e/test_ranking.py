@@ -96,8 +96,10 @@ def rows(page):
 
 def open_ranking(browser, served):
     """The viewer's phone, signed in, on the ranking with its first page and her place."""
+    # No service worker, whose fetches page.route would not see.
     context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
-                                  is_mobile=True, has_touch=True, locale="pt-BR")
+                                  is_mobile=True, has_touch=True, locale="pt-BR",
+                                  service_workers="block")
     page = context.new_page()
     page.goto(served.url)
     page.click("[data-action=account]")
@@ -197,3 +199,25 @@ def test_on_k01_a_guest_opening_the_ranking_is_asked_to_sign_in_and_comes_back_t
     assert page.evaluate("location.pathname") == "/ranking"
     assert asked, "signed in, the ranking is read"
     context.close()
+
+
+def test_on_k04_a_ranking_the_server_failed_to_send_is_asked_again_with_a_tap(browser, league):
+    served, _, _, national = league
+    page = open_ranking(browser, served)
+    page.route("**/api/rankings?*", lambda route: route.fulfill(
+        status=500, content_type="application/json",
+        body=json.dumps({"code": "internal", "message": "storage failed"})))
+    page.click("[data-scope=nacional]")
+    assert page.wait_for_selector("[data-problem]", timeout=15000).inner_text() == \
+        "O servidor não conseguiu atender agora. Tente de novo."
+    assert rows(page) == []
+    shot(page, "ranking-server-failed")
+    # The server is back: the tap shows the page, with no reload and no other tab.
+    page.unroute("**/api/rankings?*")
+    page.click("[data-action=retry]")
+    page.wait_for_function(
+        f"document.querySelectorAll('.ranking .ranking-row').length === {min(50, len(national))}")
+    assert [n for n, _ in rows(page)] == national[:50]
+    assert page.query_selector("[data-problem]") is None
+    assert page.query_selector("[data-action=retry]") is None
+    page.context.close()
