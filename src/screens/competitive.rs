@@ -67,17 +67,23 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
     let membership = use_membership();
     let request: Request = use_request();
     let mut now = use_signal(platform::now_ms);
+    // Reads only what is still unread: a status read again could land after a search the
+    // player started meanwhile, and show them out of the queue they are in.
     let mut load = move || {
         unread.set(None);
         spawn(async move {
             let mut failed = None;
-            match client::queue_status().await {
-                Ok(s) => status.set(Some((s, platform::now_ms()))),
-                Err(p) => failed = Some(p),
+            if status.peek().is_none() {
+                match client::queue_status().await {
+                    Ok(s) => status.set(Some((s, platform::now_ms()))),
+                    Err(p) => failed = Some(p),
+                }
             }
-            match client::leaderboard().await {
-                Ok(b) => board.set(Some(b)),
-                Err(p) => failed = failed.or(Some(p)),
+            if board.peek().is_none() {
+                match client::leaderboard().await {
+                    Ok(b) => board.set(Some(b)),
+                    Err(p) => failed = failed.or(Some(p)),
+                }
             }
             unread.set(failed.map(|p| lobby_sentence(t.online(), &p)));
         });
@@ -141,13 +147,19 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
         if let Some(says) = request.said() {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
         }
-        if let Some(says) = unread() {
+        // Under what failed: the search when the rating is missing, else the leaderboard.
+        if let Some(says) = unread().filter(|_| rating.is_none()) {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
             button { class: "wide", "data-action": "retry", onclick: move |_| load(), "{t.try_again}" }
         }
         h2 { "{c.leaderboard}" }
         match board() {
-            None if unread().is_some() => rsx! {},
+            None if unread().is_some() => rsx! {
+                if rating.is_some() {
+                    p { class: "warning", role: "alert", "data-problem": "true", "{unread().unwrap_or_default()}" }
+                    button { class: "wide", "data-action": "retry", onclick: move |_| load(), "{t.try_again}" }
+                }
+            },
             None => rsx! { p { class: "muted", "{t.online().working}" } },
             Some(b) if b.rows.is_empty() => rsx! { p { class: "muted", "data-leaderboard": "empty", "{c.nobody_yet}" } },
             Some(b) => rsx! {

@@ -47,7 +47,8 @@ fn Ranking(go: EventHandler<Screen>) -> Element {
     let mut next = use_signal(|| None::<String>);
     let mut loading = use_signal(|| false);
     let mut problem = use_signal(|| None::<String>);
-    let mut mine = use_signal(Vec::<MyPosition>::new);
+    // None until read: a read that failed must not say "no matches count yet".
+    let mut mine = use_signal(|| None::<Vec<MyPosition>>);
     // Which ranking the rows are of; a page that arrives for another is dropped.
     let mut showing = use_signal(|| (Scope::Mundial, 1u8));
 
@@ -87,14 +88,16 @@ fn Ranking(go: EventHandler<Screen>) -> Element {
         let _ = (scope(), level());
         load(true);
     });
-    use_hook(move || {
+    let read_mine = move || {
         spawn(async move {
             if let Ok(positions) = client::my_rankings().await {
-                mine.set(positions);
+                mine.set(Some(positions));
             }
-        })
-    });
+        });
+    };
+    use_hook(read_mine);
     let me = mine()
+        .unwrap_or_default()
         .into_iter()
         .find(|p| p.scope == scope() && p.level == level())
         .and_then(|p| p.row);
@@ -103,11 +106,13 @@ fn Ranking(go: EventHandler<Screen>) -> Element {
     rsx! {
         TopBar { title: o.ranking, go }
         ScopeLevelTabs { scope, level }
-        section { class: "my-place", "data-mine": if me.is_some() { "ranked" } else { "unranked" },
-            h2 { "{o.your_place}" }
-            match &me {
-                Some(row) => rsx! { RowLine { row: row.clone(), mine: true, reportable: false } },
-                None => rsx! { p { class: "muted", "{o.not_ranked}" } },
+        if mine().is_some() {
+            section { class: "my-place", "data-mine": if me.is_some() { "ranked" } else { "unranked" },
+                h2 { "{o.your_place}" }
+                match &me {
+                    Some(row) => rsx! { RowLine { row: row.clone(), mine: true, reportable: false } },
+                    None => rsx! { p { class: "muted", "{o.not_ranked}" } },
+                }
             }
         }
         div { class: "ranking", role: "list", "data-ranking": "{scope().as_str()}-{level()}",
@@ -140,7 +145,15 @@ fn Ranking(go: EventHandler<Screen>) -> Element {
         }
         // A later page that failed is asked again by "more"; a first one by this.
         if problem().is_some() && rows().is_empty() && !loading() {
-            button { class: "wide", "data-action": "retry", onclick: move |_| load(true), "{t.try_again}" }
+            button { class: "wide", "data-action": "retry",
+                // A second tap before the screen redraws would add the page twice.
+                onclick: move |_| if !*loading.peek() {
+                    load(true);
+                    if mine.peek().is_none() {
+                        read_mine();
+                    }
+                },
+                "{t.try_again}" }
         }
     }
 }

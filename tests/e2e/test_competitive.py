@@ -135,4 +135,27 @@ def test_on_v01_a_rating_the_server_failed_to_send_is_asked_again_with_a_tap(bro
     page.wait_for_selector("[data-leaderboard]", timeout=15000)
     assert not page.is_disabled("[data-action=join-queue]")
     assert page.query_selector("[data-problem]") is None
+    assert "Aguarde" not in page.inner_text("body")
+
+    # Only the leaderboard failing: the search stays, and the failure shows under the
+    # leaderboard's heading, not under the search.
+    page.click("[data-action=back]")
+    page.wait_for_selector("[data-game=v2], [data-action=competitive]", timeout=15000)
+    if page.query_selector("[data-action=competitive]") is None:
+        page.click("[data-game=v2]")
+    page.route("**/api/competitive/leaderboard", lambda route: route.fulfill(
+        status=500, content_type="application/json",
+        body=json.dumps({"code": "internal", "message": "storage failed"})))
+    page.click("[data-action=competitive]")
+    page.wait_for_selector("[data-problem]", timeout=15000)
+    assert not page.is_disabled("[data-action=join-queue]")
+    assert page.evaluate("""() => {
+        const heading = [...document.querySelectorAll('h2')].find(h => h.textContent.includes('Ranking'));
+        return !!(heading.compareDocumentPosition(document.querySelector('[data-problem]'))
+                  & Node.DOCUMENT_POSITION_FOLLOWING);
+    }"""), "the failure sits under the leaderboard's heading"
+    page.unroute("**/api/competitive/leaderboard")
+    page.click("[data-action=retry]")
+    page.wait_for_selector("[data-leaderboard]", timeout=15000)
+    assert page.query_selector("[data-problem]") is None
     page.context.close()

@@ -220,4 +220,16 @@ def test_on_k04_a_ranking_the_server_failed_to_send_is_asked_again_with_a_tap(br
     assert [n for n, _ in rows(page)] == national[:50]
     assert page.query_selector("[data-problem]") is None
     assert page.query_selector("[data-action=retry]") is None
+    # Her place unread is no place shown, never "no matches count yet".
+    page.click("[data-action=back]")
+    page.route("**/api/rankings/me", lambda route: route.fulfill(
+        status=500, content_type="application/json",
+        body=json.dumps({"code": "internal", "message": "storage failed"})))
+    page.wait_for_selector("[data-action=ranking], [data-action=account]", timeout=15000)
+    if page.query_selector("[data-action=ranking]") is None:
+        page.click("[data-action=account]")
+    page.click("[data-action=ranking]")
+    page.wait_for_selector(".ranking .ranking-row", timeout=15000)
+    assert page.query_selector(".my-place") is None
+    assert "ainda não tem partidas" not in page.inner_text("body")
     page.context.close()
