@@ -152,3 +152,12 @@ def shot(page, name, full=True):
     """The whole page, or with `full` false what the player sees as it is scrolled now."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+
+
+def server_fails(page, pattern, code="internal", message="storage failed"):
+    """The server answers every request matching `pattern` with the API's error `code`, until
+    `page.unroute(pattern)`. The page's context must block service workers, whose fetches
+    routes do not see."""
+    page.route(pattern, lambda route: route.fulfill(
+        status=500, content_type="application/json",
+        body=json.dumps({"code": code, "message": message})))

@@ -4,13 +4,12 @@ find each other in the queue, X plays, O lets her minute run out and loses the t
 told), then leaves; both see the rating change (+30, −20) and the leaderboard. The server runs
 5-second turns so the test need not wait a minute."""
 
-import json
 import os
 import tempfile
 
 import pytest
 
-from conftest import Served, shot
+from conftest import Served, server_fails, shot
 from test_account import fresh_name, sign_up
 
 
@@ -41,6 +40,13 @@ def player(browser, quick, name):
     page.click("[data-action=competitive]")
     page.wait_for_selector("[data-rating='1000']", timeout=15000)
     return page
+
+
+def back_to_the_v2_screen(page):
+    page.click("[data-action=back]")
+    page.wait_for_selector("[data-game=v2], [data-action=competitive]", timeout=15000)
+    if page.query_selector("[data-action=competitive]") is None:
+        page.click("[data-game=v2]")
 
 
 def status(page):
@@ -116,13 +122,8 @@ def test_on_v01_a_rating_the_server_failed_to_send_is_asked_again_with_a_tap(bro
     page = player(browser, quick, fresh_name())
     # Back on the 2.0 screen, then in again while the server fails: no rating, so no search,
     # and the screen says why instead of loading for ever.
-    page.click("[data-action=back]")
-    page.wait_for_selector("[data-game=v2], [data-action=competitive]", timeout=15000)
-    if page.query_selector("[data-action=competitive]") is None:
-        page.click("[data-game=v2]")
-    page.route("**/api/competitive/**", lambda route: route.fulfill(
-        status=500, content_type="application/json",
-        body=json.dumps({"code": "internal", "message": "storage failed"})))
+    back_to_the_v2_screen(page)
+    server_fails(page, "**/api/competitive/**")
     page.click("[data-action=competitive]")
     assert page.wait_for_selector("[data-problem]", timeout=15000).inner_text() == \
         "O servidor não conseguiu atender agora. Tente de novo."
@@ -139,13 +140,8 @@ def test_on_v01_a_rating_the_server_failed_to_send_is_asked_again_with_a_tap(bro
 
     # Only the leaderboard failing: the search stays, and the failure shows under the
     # leaderboard's heading, not under the search.
-    page.click("[data-action=back]")
-    page.wait_for_selector("[data-game=v2], [data-action=competitive]", timeout=15000)
-    if page.query_selector("[data-action=competitive]") is None:
-        page.click("[data-game=v2]")
-    page.route("**/api/competitive/leaderboard", lambda route: route.fulfill(
-        status=500, content_type="application/json",
-        body=json.dumps({"code": "internal", "message": "storage failed"})))
+    back_to_the_v2_screen(page)
+    server_fails(page, "**/api/competitive/leaderboard")
     page.click("[data-action=competitive]")
     page.wait_for_selector("[data-problem]", timeout=15000)
     assert not page.is_disabled("[data-action=join-queue]")

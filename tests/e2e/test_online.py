@@ -2,13 +2,12 @@
 phones sign up, get subscriptions, meet in a Nacional level-2 lobby that updates itself, and
 play a whole match to a line."""
 
-import json
 import os
 import tempfile
 
 import pytest
 
-from conftest import Served, record, shot
+from conftest import Served, record, server_fails, shot
 from test_account import fresh_name, sign_up, subscribed_phone
 from test_app import sticker_centres, touch_drag
 
@@ -470,9 +469,7 @@ def test_on_p01_a_cube_match_replays_in_a_fresh_browser_with_no_account(browser,
     # The server failing for a moment offers Tentar de novo; a damaged record does not.
     def answered(code, message):
         caio.unroute("**/api/replays/**")
-        caio.route("**/api/replays/**", lambda route: route.fulfill(
-            status=500, content_type="application/json",
-            body=json.dumps({"code": code, "message": message})))
+        server_fails(caio, "**/api/replays/**", code, message)
         caio.reload()
         return caio.wait_for_selector("[data-problem]", timeout=30000).inner_text()
 

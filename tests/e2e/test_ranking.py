@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from conftest import Served, shot
+from conftest import Served, server_fails, shot
 from test_account import fill, fresh_name
 
 DAY0 = 1_893_456_000_000  # 2030-01-01 UTC
@@ -204,9 +204,7 @@ def test_on_k01_a_guest_opening_the_ranking_is_asked_to_sign_in_and_comes_back_t
 def test_on_k04_a_ranking_the_server_failed_to_send_is_asked_again_with_a_tap(browser, league):
     served, _, _, national = league
     page = open_ranking(browser, served)
-    page.route("**/api/rankings?*", lambda route: route.fulfill(
-        status=500, content_type="application/json",
-        body=json.dumps({"code": "internal", "message": "storage failed"})))
+    server_fails(page, "**/api/rankings?*")
     page.click("[data-scope=nacional]")
     assert page.wait_for_selector("[data-problem]", timeout=15000).inner_text() == \
         "O servidor não conseguiu atender agora. Tente de novo."
@@ -222,9 +220,7 @@ def test_on_k04_a_ranking_the_server_failed_to_send_is_asked_again_with_a_tap(br
     assert page.query_selector("[data-action=retry]") is None
     # Her place unread is no place shown, never "no matches count yet".
     page.click("[data-action=back]")
-    page.route("**/api/rankings/me", lambda route: route.fulfill(
-        status=500, content_type="application/json",
-        body=json.dumps({"code": "internal", "message": "storage failed"})))
+    server_fails(page, "**/api/rankings/me")
     page.wait_for_selector("[data-action=ranking], [data-action=account]", timeout=15000)
     if page.query_selector("[data-action=ranking]") is None:
         page.click("[data-action=account]")
