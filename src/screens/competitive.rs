@@ -118,6 +118,12 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
         (waited / 1000, accepted_difference(waited))
     });
     let rating = status().map(|(s, _)| s.rating);
+    let unread_note = unread().map(|says| {
+        rsx! {
+            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+            button { class: "wide", "data-action": "retry", onclick: move |_| load(), "{t.try_again}" }
+        }
+    });
     let reportable = reportable_by(membership());
     rsx! {
         TopBar { title: c.title, go }
@@ -148,16 +154,14 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
         }
         // Under what failed: the search when the rating is missing, else the leaderboard.
-        if let Some(says) = unread().filter(|_| rating.is_none()) {
-            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
-            button { class: "wide", "data-action": "retry", onclick: move |_| load(), "{t.try_again}" }
+        if rating.is_none() {
+            {unread_note.clone()}
         }
         h2 { "{c.leaderboard}" }
         match board() {
             None if unread().is_some() => rsx! {
                 if rating.is_some() {
-                    p { class: "warning", role: "alert", "data-problem": "true", "{unread().unwrap_or_default()}" }
-                    button { class: "wide", "data-action": "retry", onclick: move |_| load(), "{t.try_again}" }
+                    {unread_note}
                 }
             },
             None => rsx! { p { class: "muted", "{t.online().working}" } },
