@@ -22,6 +22,29 @@ pub enum Problem {
     Refused(ApiError),
 }
 
+impl Problem {
+    /// Whether the same request, made again, may do what was asked: the signal, the server or
+    /// a service behind it failed for a moment, rather than the server refusing the request.
+    pub fn passing(&self) -> bool {
+        use velha_api::ErrorCode::*;
+        match self {
+            Problem::Offline => true,
+            Problem::Refused(e) => matches!(
+                e.code,
+                Internal
+                    | NotReady
+                    | Timeout
+                    | RateLimited
+                    | GoogleUnavailable
+                    | PaymentsUnavailable
+                    | MailUnavailable
+                    // A newer server's code this app does not know: asking costs a tap.
+                    | Unrecognized
+            ),
+        }
+    }
+}
+
 async fn call<T: DeserializeOwned>(
     method: &str,
     path: &str,

@@ -110,15 +110,6 @@ pub fn how_text(r: &ReplayTexts, how: EndHow, cube: bool, loser: &str) -> String
     said.replace("{loser}", loser)
 }
 
-/// Whether asking for the replay again may show it: not when there is no such game, nor when
-/// its record is damaged.
-pub fn worth_asking_again(problem: &Problem) -> bool {
-    !matches!(problem, Problem::Refused(e) if matches!(
-        e.code,
-        ErrorCode::NotFound | ErrorCode::BadRequest | ErrorCode::DamagedRecord
-    ))
-}
-
 /// Why a replay cannot be shown, as a sentence.
 pub fn replay_sentence(r: &ReplayTexts, o: &OnlineTexts, problem: &Problem) -> String {
     match problem {
@@ -163,9 +154,13 @@ mod tests {
         for (r, o) in [(&REPLAYS_PT, &ONLINE_PT), (&REPLAYS_EN, &ONLINE_EN)] {
             let said = |p: &Problem| replay_sentence(r, o, p);
             assert_eq!(said(&refused(ErrorCode::DamagedRecord)), r.damaged);
-            assert!(!worth_asking_again(&refused(ErrorCode::DamagedRecord)));
-            assert!(!worth_asking_again(&refused(ErrorCode::NotFound)));
-            assert!(worth_asking_again(&Problem::Offline));
+            assert!(!refused(ErrorCode::DamagedRecord).passing());
+            assert!(!refused(ErrorCode::NotFound).passing());
+            assert!(!refused(ErrorCode::Forbidden).passing());
+            assert!(!refused(ErrorCode::Unauthorized).passing());
+            assert!(Problem::Offline.passing());
+            assert!(refused(ErrorCode::RateLimited).passing());
+            assert!(refused(ErrorCode::MailUnavailable).passing());
             for passing in [
                 ErrorCode::Internal,
                 ErrorCode::NotReady,
@@ -174,7 +169,7 @@ mod tests {
             ] {
                 let s = said(&refused(passing));
                 assert_eq!(s, o.server_failed, "{passing:?}");
-                assert!(worth_asking_again(&refused(passing)), "{passing:?}");
+                assert!(refused(passing).passing(), "{passing:?}");
             }
             assert_eq!(said(&Problem::Offline), o.offline);
             assert_eq!(said(&refused(ErrorCode::NotFound)), r.gone);

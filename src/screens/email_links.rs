@@ -25,7 +25,7 @@ pub fn ConfirmEmailScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let e = email_texts(t.pt);
     let membership = use_membership();
-    let answer = use_resource(move || async move {
+    let mut answer = use_resource(move || async move {
         match link_token() {
             Some(token) => Some(client::verify_email(&token).await),
             None => None,
@@ -45,9 +45,19 @@ pub fn ConfirmEmailScreen(go: EventHandler<Screen>) -> Element {
                 p { class: "ok", role: "status", "data-confirmed": "true",
                     "{(e.confirmed)(account.email.as_deref().unwrap_or_default())}" }
             },
-            _ => {
-                rsx! { p { class: "warning", role: "alert", "data-problem": "true", "{sentence(t.online(), refused)}" } }
-            }
+            _ => rsx! {
+                p { class: "warning", role: "alert", "data-problem": "true", "{sentence(t.online(), refused)}" }
+                if refused.passing() {
+                    button { class: "wide", "data-action": "retry",
+                        // Cleared, the screen shows it is confirming, and a second tap before
+                        // it redraws asks no second time.
+                        onclick: move |_| if answer.peek().is_some() {
+                            answer.clear();
+                            answer.restart();
+                        },
+                        "{t.try_again}" }
+                }
+            },
         },
     };
     rsx! {

@@ -21,7 +21,7 @@ use crate::components::ultimate_grid::{PointsBar, UltimateGrid};
 use crate::lazy::Analysis;
 use crate::online::client;
 use crate::online::my_data_texts::shown_name;
-use crate::online::replay_texts::{how_text, replay_sentence, worth_asking_again};
+use crate::online::replay_texts::{how_text, replay_sentence};
 use crate::platform;
 
 /// The replay the screen shows: a match's id, or `<room>/<game>`.
@@ -210,10 +210,7 @@ pub fn ReplayScreen(go: EventHandler<Screen>) -> Element {
                         Some(film) => Ok((replay, film)),
                         None => Err((t.replays.damaged.to_owned(), false)),
                     },
-                    Err(p) => Err((
-                        replay_sentence(t.replays, t.online(), &p),
-                        worth_asking_again(&p),
-                    )),
+                    Err(p) => Err((replay_sentence(t.replays, t.online(), &p), p.passing())),
                 };
                 loaded.set(Some(answer));
             });

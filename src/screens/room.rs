@@ -249,18 +249,24 @@ fn StarterPick(starter: Signal<RoomStarter>) -> Element {
 fn RoomPage(go: EventHandler<Screen>, id: String, credential: Option<String>) -> Element {
     let t = use_texts();
     let r = t.rooms();
-    let mut first = use_signal(|| None::<Result<RoomView, String>>);
+    // The room as first read; or why not, and whether reading it again may show it.
+    let mut first = use_signal(|| None::<Result<RoomView, (String, bool)>>);
     // Watching without a seat: both seats were taken, or someone got the free one first.
     let mut watch = use_signal(|| false);
-    {
+    let read = use_callback({
         let id = id.clone();
-        use_hook(move || {
+        move |()| {
+            let id = id.clone();
+            first.set(None);
             spawn(async move {
                 let answer = client::room(&id).await;
-                first.set(Some(answer.map_err(|p| room_sentence(r, t.online(), &p))));
-            })
-        });
-    }
+                first.set(Some(
+                    answer.map_err(|p| (room_sentence(r, t.online(), &p), p.passing())),
+                ));
+            });
+        }
+    });
+    use_hook(move || read.call(()));
     let joinable = match first() {
         Some(Ok(room)) => room.o.is_none() && !room.closed,
         _ => false,
@@ -270,9 +276,15 @@ fn RoomPage(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
             None => {
                 rsx! { TopBar { title: r.invitation, go } p { class: "muted", role: "status", "{t.online().working}" } }
             }
-            Some(Err(says)) => rsx! {
+            Some(Err((says, again))) => rsx! {
                 TopBar { title: r.invitation, go }
                 p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+                if again {
+                    button { class: "wide", "data-action": "retry",
+                        // A second tap before the screen redraws reads no second time.
+                        onclick: move |_| if first.peek().is_some() { read.call(()) },
+                        "{t.try_again}" }
+                }
             },
             Some(Ok(room)) if joinable => {
                 rsx! { JoinRoom { go, room, lost_seat: move |_| watch.set(true) } }

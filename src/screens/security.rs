@@ -81,7 +81,8 @@ fn Devices(changed: Signal<u32>) -> Element {
         })
     };
     let now = platform::now_ms() as i64;
-    let listed: Option<Result<Vec<SignedIn>, String>> = match &*sessions.read() {
+    // Why the list is not shown, and whether reading it again may show it.
+    let listed: Option<Result<Vec<SignedIn>, (String, bool)>> = match &*sessions.read() {
         None => None,
         Some(Ok(list)) => {
             let mut list = list.clone();
@@ -89,7 +90,7 @@ fn Devices(changed: Signal<u32>) -> Element {
             list.sort_by_key(|s| !s.this);
             Some(Ok(list))
         }
-        Some(Err(problem)) => Some(Err(says(problem, t))),
+        Some(Err(problem)) => Some(Err((says(problem, t), problem.passing()))),
     };
     use_effect(move || {
         if let Some(Err(problem)) = &*sessions.read() {
@@ -101,7 +102,19 @@ fn Devices(changed: Signal<u32>) -> Element {
             h2 { "{s.sessions_title}" }
             match listed {
                 None => rsx! { p { class: "muted", role: "status", "{t.online().working}" } },
-                Some(Err(says)) => rsx! { p { class: "warning", role: "alert", "data-problem": "sessions", "{says}" } },
+                Some(Err((says, again))) => rsx! {
+                    p { class: "warning", role: "alert", "data-problem": "sessions", "{says}" }
+                    if again {
+                        button { class: "wide", "data-action": "retry",
+                            // Cleared, the list shows it is being read, and a second tap
+                            // before the screen redraws reads no second time.
+                            onclick: move |_| if sessions.peek().is_some() {
+                                sessions.clear();
+                                sessions.restart();
+                            },
+                            "{t.try_again}" }
+                    }
+                },
                 Some(Ok(list)) => {
                     let others = list.iter().filter(|s| !s.this).count();
                     rsx! {

@@ -135,6 +135,12 @@ def test_ana_10_three_hints_a_game_against_vo_quelonia_and_in_super(phone):
         phone.click(f"[data-cell={cell}]")
     phone.wait_for_selector("[data-action=hint][data-hints-left='0']", timeout=10000)
     assert phone.is_disabled("[data-action=hint]")
+    # Used up, the button looks it; the board's cells, disabled on the Velha's turn or at
+    # the end, keep their look.
+    opacity = "e => getComputedStyle(e).opacity"
+    assert phone.eval_on_selector("[data-action=hint]", opacity) == "0.5"
+    assert phone.eval_on_selector("[data-cell=b2]", opacity) == "1"
+    shot(phone, "hint-used-up")
 
     phone.click("[data-action=back]")
     phone.click("[data-game=super]")

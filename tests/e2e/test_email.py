@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from conftest import Served, free_port, shot
+from conftest import Served, free_port, server_fails, shot
 from test_account import fill, fresh_name, sign_up
 from test_subscription import new_phone
 
@@ -91,6 +91,34 @@ def test_on_a01_a_new_player_confirms_the_email_from_the_link(browser, mailing):
     assert not errors, errors
     page.context.close()
 
+
+def test_on_a01_a_confirmation_the_server_failed_to_make_is_asked_again_with_a_tap(browser, mailing):
+    standin, served = mailing
+    page, errors = new_phone(browser, served, service_workers="block")
+    name = fresh_name()
+    email = f"{name.lower()}@example.com"
+    sign_up(page, name)
+    link = link_to(standin, email, "/conta/confirmar", 1)
+    # A link that is no link of ours is told so, with no tap: asking again changes nothing.
+    page.goto(link[:link.index("#")] + "#not-a-link-of-ours")
+    page.wait_for_selector("[data-problem]", timeout=30000)
+    assert page.query_selector("[data-action=retry]") is None
+    server_fails(page, "**/api/email/verify")
+    # From another page: a link differing only after its "#" would not load the screen anew.
+    page.goto(served.url)
+    page.wait_for_selector("[data-game=classic]", timeout=30000)
+    page.goto(link)
+    said = page.wait_for_selector("[data-problem]", timeout=15000)
+    assert said.inner_text() == "O servidor não conseguiu atender agora. Tente de novo."
+    shot(page, "email-confirm-server-failed")
+    # The server is back: the tap confirms, with the link still in the address.
+    page.unroute("**/api/email/verify")
+    page.click("[data-action=retry]")
+    page.wait_for_selector("[data-confirmed=true]", timeout=15000)
+    assert page.inner_text("[data-confirmed]") == f"Pronto: {email} está confirmado."
+    assert page.query_selector("[data-action=retry]") is None
+    assert not errors, errors
+    page.context.close()
 
 def test_on_a01_a_forgotten_password_is_chosen_anew_on_another_phone(browser, mailing):
     standin, served = mailing

@@ -331,6 +331,37 @@ def test_classic_r10_the_other_player_sees_who_wants_another_game(browser, serve
         page.context.close()
 
 
+def test_on_r05_a_room_link_opened_without_signal_is_read_again_with_a_tap(browser, server):
+    ana, path = new_room(browser, server, "rabisco")
+    room = path.rsplit("/", 1)[1]
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR",
+                                  service_workers="block")
+    bia = context.new_page()
+    errors = []
+    bia.on("pageerror", lambda e: errors.append(str(e)))
+    # The room's read gets no answer, as in a tunnel; the app itself had loaded.
+    bia.route(f"**/api/rooms/{room}", lambda route: route.abort("internetdisconnected"))
+    bia.goto(server.url.rstrip("/") + path)
+    said = bia.wait_for_selector("[data-problem]", timeout=30000)
+    assert said.inner_text() == "Sem conexão com o servidor."
+    shot(bia, "room-link-offline")
+    # The signal is back: the tap reads the room, and Bia takes the free seat.
+    bia.unroute(f"**/api/rooms/{room}")
+    bia.click("[data-action=retry]")
+    bia.click("[data-pick=nino]", timeout=15000)
+    assert bia.query_selector("[data-problem]") is None
+    bia.fill("#room-name", "Bia")
+    bia.click("[data-action=join-room]")
+    bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    # A link to no room is told so, with no tap: asking again changes nothing.
+    bia.goto(server.url.rstrip("/") + "/sala/" + "x" * len(room))
+    bia.wait_for_selector("[data-problem]", timeout=30000)
+    assert bia.query_selector("[data-action=retry]") is None
+    assert not errors, errors
+    for page in (ana, bia):
+        page.context.close()
+
 def test_classic_r13_the_51st_spectator_is_refused(browser, server):
     ana, path = new_room(browser, server, "rabisco")
     bia = phone(browser, server, path)

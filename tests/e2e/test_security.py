@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 
-from conftest import Served, shot
+from conftest import Served, server_fails, shot
 from test_account import fill, fresh_name, open_form, sign_up
 from test_subscription import new_phone
 
@@ -30,10 +30,11 @@ def securing(server):
         served.stop()
 
 
-def phone_from(browser, served, agent, country, locale="pt-BR"):
-    """A phone (360×640, touch) of this User-Agent, in this country; its page errors."""
+def phone_from(browser, served, agent, country, locale="pt-BR", **options):
+    """A phone (360×640, touch) of this User-Agent, in this country; its page errors.
+    `options`: more of the browser context's."""
     return new_phone(browser, served, locale, user_agent=agent,
-                     extra_http_headers={"X-Country": country})
+                     extra_http_headers={"X-Country": country}, **options)
 
 
 def sign_in(page, served, email, password):
@@ -129,5 +130,30 @@ def test_on_a01_the_devices_read_in_english(browser, securing):
         ["true", "Chrome · Android · This device", "Signed in just now · used just now", None]]
     assert phone.inner_text("[data-form=change-password] h2") == "Change the password"
     shot(phone, "security-english")
+    assert not errors, errors
+    phone.context.close()
+
+
+def test_on_a01_a_device_list_the_server_failed_to_send_is_read_again_with_a_tap(browser, securing):
+    served = securing
+    phone, errors = phone_from(browser, served, ANDROID, "BR", service_workers="block")
+    sign_up(phone, fresh_name())
+    server_fails(phone, "**/api/me/sessions")
+    phone.click("[data-action=security]")
+    said = phone.wait_for_selector("[data-problem=sessions]", timeout=15000)
+    assert said.inner_text() == "O servidor não conseguiu atender agora. Tente de novo."
+    assert devices(phone) == []
+    shot(phone, "security-server-failed")
+    # The server is back: the tap shows the list, with no reload.
+    phone.unroute("**/api/me/sessions")
+    phone.click("[data-action=retry]")
+    phone.wait_for_selector("ul.sessions li[data-this=true]", timeout=15000)
+    assert phone.query_selector("[data-problem=sessions]") is None
+    assert phone.query_selector("[data-action=retry]") is None
+    # A refusal that asking again cannot change offers no tap.
+    server_fails(phone, "**/api/me/sessions", code="forbidden", message="not yours")
+    phone.reload()
+    phone.wait_for_selector("[data-problem=sessions]", timeout=30000)
+    assert phone.query_selector("[data-action=retry]") is None
     assert not errors, errors
     phone.context.close()
