@@ -219,6 +219,16 @@ grep "^the live connections' TLS handshakes" "$WORK/traced.err" || true
 sed -n '/^move stages:/,$p' "$WORK/traced.err"
 echo
 echo "Over HTTP/2: $(grep "^the live connections' TLS handshakes" "$WORK/h2.$ROUNDS.err" || echo "no handshake counted")"
+# A round slower than the others, on the same build, was a busier machine or a host that took
+# its cores for other guests (steal): each of our runs says which.
+echo
+echo "The whole machine while each run of ours played:"
+for r in $(seq 1 "$ROUNDS"); do
+  for run in "plain:plain HTTP" "tls:HTTPS" "fresh:sockets per match" "h2:HTTP/2"; do
+    said=$(grep -h "^the whole machine while playing: " "$WORK/${run%%:*}.$r.err" || echo "not read")
+    echo "  round $r, ${run#*:}: ${said#the whole machine while playing: }"
+  done
+done
 if [ -n "$FAILED" ]; then
   echo "bench-peers: some matches failed in:$FAILED (see the errors row)" >&2
   exit 1

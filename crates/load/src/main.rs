@@ -595,6 +595,33 @@ fn machine_cpu(pids: &[u32]) -> [f64; 4] {
     ]
 }
 
+/// The whole machine's busy and stolen CPU seconds since it started: whatever else runs
+/// beside the bench shows in the first, and a host that gives this machine's cores to its
+/// other guests in the second, either of which moves the tail from one run to the next on the
+/// same build.
+pub(crate) fn machine_busy_and_stolen() -> Option<(f64, f64)> {
+    busy_and_stolen(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// The busy and stolen seconds `/proc/stat`'s first line counts.
+fn busy_and_stolen(stat: &str) -> Option<(f64, f64)> {
+    let ticks: Vec<f64> = stat
+        .lines()
+        .next()?
+        .strip_prefix("cpu ")?
+        .split_whitespace()
+        .map(|t| t.parse().ok())
+        .collect::<Option<_>>()?;
+    // user, nice, system, idle, iowait, irq, softirq, steal: in clock ticks of 1/100 s.
+    let [user, nice, system, _idle, _iowait, irq, softirq, steal, ..] = ticks[..] else {
+        return None;
+    };
+    Some((
+        (user + nice + system + irq + softirq) / 100.0,
+        steal / 100.0,
+    ))
+}
+
 /// The servers' CPU seconds, summed (none without servers).
 pub(crate) fn cpu_seconds_all(pids: &[u32]) -> Option<f64> {
     if pids.is_empty() {
@@ -865,6 +892,7 @@ async fn bench(args: Args) -> Result<(), String> {
     let t = Instant::now();
     let cpu_before = cpu_seconds_all(&pids);
     let machine_before = machine_cpu(&pids);
+    let whole_before = machine_busy_and_stolen();
     let think = Duration::from_millis(args.think_ms);
     let tasks: Vec<_> = pairs
         .into_iter()
@@ -928,6 +956,15 @@ async fn bench(args: Args) -> Result<(), String> {
         used.iter().sum::<f64>(),
         cores as f64 * secs
     );
+    if let Some(((busy, stolen), (busy_before, stolen_before))) =
+        machine_busy_and_stolen().zip(whole_before)
+    {
+        println!(
+            "the whole machine while playing (s): busy {:.1} (everything running on it), taken by its host {:.1} (steal)",
+            busy - busy_before,
+            stolen - stolen_before
+        );
+    }
     for (i, pid) in pids.iter().enumerate() {
         match (peak_memory_kib(*pid), memory_kib(*pid, "VmRSS:")) {
             (Some(peak), Some(now)) => println!(
@@ -949,4 +986,23 @@ async fn bench(args: Args) -> Result<(), String> {
         return Err(format!("only {finished} of {n} matches finished"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::busy_and_stolen;
+
+    #[test]
+    fn the_machines_busy_and_stolen_time_is_read_from_its_first_line() {
+        let stat = "cpu  5502215 522120 1423735 4779436 104587 0 163870 21161 0 0\n\
+                    cpu0 2751107 261060 711867 2389718 52293 0 81935 10580 0 0\n";
+        let (busy, stolen) = busy_and_stolen(stat).unwrap();
+        assert!((busy - 76_119.40).abs() < 1e-6, "{busy}");
+        assert!((stolen - 211.61).abs() < 1e-6, "{stolen}");
+        // An older kernel's line without steal, or anything else, is no figure.
+        assert_eq!(busy_and_stolen("cpu  1 2 3 4 5 6 7\n"), None);
+        assert_eq!(busy_and_stolen("cpu0 1 2 3 4 5 6 7 8\n"), None);
+        assert_eq!(busy_and_stolen("cpu  1 2 x 4 5 6 7 8\n"), None);
+        assert_eq!(busy_and_stolen(""), None);
+    }
 }
