@@ -219,8 +219,8 @@ grep "^the live connections' TLS handshakes" "$WORK/traced.err" || true
 sed -n '/^move stages:/,$p' "$WORK/traced.err"
 echo
 echo "Over HTTP/2: $(grep "^the live connections' TLS handshakes" "$WORK/h2.$ROUNDS.err" || echo "no handshake counted")"
-# A round slower than the others, on the same build, was a busier machine or a host that took
-# its cores for other guests (steal): each of our runs says which.
+# Whether each of our runs had the machine to itself: what everything on it used, and what its
+# host took for other guests as far as this machine can see (steal).
 echo
 echo "The whole machine while each run of ours played:"
 for r in $(seq 1 "$ROUNDS"); do

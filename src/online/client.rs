@@ -23,8 +23,9 @@ pub enum Problem {
 }
 
 impl Problem {
-    /// Whether the same request, made again, may do what was asked: the signal, the server or
-    /// a service behind it failed for a moment, rather than the server refusing the request.
+    /// Whether the same request, made again, may do what was asked: the signal or the server
+    /// failed for a moment, rather than the server refusing the request. A write may have been
+    /// done all the same (its answer lost, or `timeout`): one made again must read as done.
     pub fn passing(&self) -> bool {
         use velha_api::ErrorCode::*;
         match self {
@@ -35,9 +36,6 @@ impl Problem {
                     | NotReady
                     | Timeout
                     | RateLimited
-                    | GoogleUnavailable
-                    | PaymentsUnavailable
-                    | MailUnavailable
                     // A newer server's code this app does not know: asking costs a tap.
                     | Unrecognized
             ),
@@ -204,6 +202,11 @@ pub async fn link_google(id_token: &str) -> Result<Account, Problem> {
 /// Every place the account is signed in, this one marked.
 pub async fn sessions() -> Result<Vec<velha_api::SignedIn>, Problem> {
     call("GET", "/api/me/sessions", None).await
+}
+
+/// The signed-in account, as the server has it now.
+pub async fn me() -> Result<Account, Problem> {
+    call("GET", "/api/me", None).await
 }
 
 /// Signs out one session of the account, by its id.

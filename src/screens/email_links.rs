@@ -24,12 +24,21 @@ fn link_token() -> Option<String> {
 pub fn ConfirmEmailScreen(go: EventHandler<Screen>) -> Element {
     let t = use_texts();
     let e = email_texts(t.pt);
-    let membership = use_membership();
+    let mut membership = use_membership();
     let mut answer = use_resource(move || async move {
-        match link_token() {
-            Some(token) => Some(client::verify_email(&token).await),
-            None => None,
+        let token = link_token()?;
+        let said = client::verify_email(&token).await;
+        // Used already, perhaps by this screen's own first try whose answer was lost: the
+        // account, read again, says whether its e-mail is confirmed.
+        let member = matches!(*membership.peek(), Membership::Member(_));
+        if let Err(client::Problem::Refused(refused)) = &said
+            && refused.code == velha_api::ErrorCode::BadLink
+            && member
+            && let Ok(account) = client::me().await
+        {
+            membership.set(Membership::Member(account));
         }
+        Some(said)
     });
     let said = match &*answer.read() {
         None => rsx! { p { class: "muted", role: "status", "{e.confirming}" } },

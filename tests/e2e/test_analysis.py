@@ -138,8 +138,8 @@ def test_ana_10_three_hints_a_game_against_vo_quelonia_and_in_super(phone):
     # Used up, the button looks it; the board's cells, disabled on the Velha's turn or at
     # the end, keep their look.
     opacity = "e => getComputedStyle(e).opacity"
-    assert phone.eval_on_selector("[data-action=hint]", opacity) == "0.5"
-    assert phone.eval_on_selector("[data-cell=b2]", opacity) == "1"
+    assert phone.eval_on_selector("[data-action=hint]", opacity) == "0.6"
+    assert phone.eval_on_selector(".board3 .cell:disabled", opacity) == "1"
     shot(phone, "hint-used-up")
 
     phone.click("[data-action=back]")
@@ -154,6 +154,7 @@ def test_ana_10_three_hints_a_game_against_vo_quelonia_and_in_super(phone):
     phone.click(f"[data-cell={cell}]")
     phone.wait_for_selector("[data-action=hint][data-hints-left='2']", timeout=30000)
     assert phone.query_selector("[data-hint]") is None, "the hint was for the position before"
+    assert phone.eval_on_selector(".small-board .cell:disabled", opacity) == "1"
 
 
 def lose_to_quelonia(phone):

@@ -362,6 +362,7 @@ def test_on_r05_a_room_link_opened_without_signal_is_read_again_with_a_tap(brows
     for page in (ana, bia):
         page.context.close()
 
+
 def test_classic_r13_the_51st_spectator_is_refused(browser, server):
     ana, path = new_room(browser, server, "rabisco")
     bia = phone(browser, server, path)

@@ -595,31 +595,51 @@ fn machine_cpu(pids: &[u32]) -> [f64; 4] {
     ]
 }
 
-/// The whole machine's busy and stolen CPU seconds since it started: whatever else runs
-/// beside the bench shows in the first, and a host that gives this machine's cores to its
-/// other guests in the second, either of which moves the tail from one run to the next on the
-/// same build.
-pub(crate) fn machine_busy_and_stolen() -> Option<(f64, f64)> {
-    busy_and_stolen(&std::fs::read_to_string("/proc/stat").ok()?)
+/// The whole machine's CPU seconds since it started (`/proc/stat`): busy, whatever ran; taken
+/// by its host for other guests (steal); and all its cores gave. They say whether a run slower
+/// than another on the same build had the machine to itself.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct MachineTime {
+    busy: f64,
+    stolen: f64,
+    all: f64,
 }
 
-/// The busy and stolen seconds `/proc/stat`'s first line counts.
-fn busy_and_stolen(stat: &str) -> Option<(f64, f64)> {
-    let ticks: Vec<f64> = stat
-        .lines()
-        .next()?
-        .strip_prefix("cpu ")?
-        .split_whitespace()
-        .map(|t| t.parse().ok())
-        .collect::<Option<_>>()?;
-    // user, nice, system, idle, iowait, irq, softirq, steal: in clock ticks of 1/100 s.
-    let [user, nice, system, _idle, _iowait, irq, softirq, steal, ..] = ticks[..] else {
-        return None;
-    };
-    Some((
-        (user + nice + system + irq + softirq) / 100.0,
-        steal / 100.0,
-    ))
+impl MachineTime {
+    pub(crate) fn now() -> Option<MachineTime> {
+        MachineTime::read(&std::fs::read_to_string("/proc/stat").ok()?)
+    }
+
+    /// What `/proc/stat`'s first line counts.
+    fn read(stat: &str) -> Option<MachineTime> {
+        let ticks: Vec<f64> = stat
+            .lines()
+            .next()?
+            .strip_prefix("cpu ")?
+            .split_whitespace()
+            .map(|t| t.parse().ok())
+            .collect::<Option<_>>()?;
+        // In clock ticks of 1/100 s; a guest's own guests are counted in user and nice.
+        let [user, nice, system, idle, iowait, irq, softirq, steal, ..] = ticks[..] else {
+            return None;
+        };
+        let busy = user + nice + system + irq + softirq;
+        Some(MachineTime {
+            busy: busy / 100.0,
+            stolen: steal / 100.0,
+            all: (busy + idle + iowait + steal) / 100.0,
+        })
+    }
+
+    /// What the machine did from `before` to this.
+    pub(crate) fn since(self, before: MachineTime) -> String {
+        format!(
+            "busy {:.1} s of the {:.1} its cores gave (everything running on it), taken by its host {:.1} s (steal)",
+            self.busy - before.busy,
+            self.all - before.all,
+            self.stolen - before.stolen
+        )
+    }
 }
 
 /// The servers' CPU seconds, summed (none without servers).
@@ -892,7 +912,7 @@ async fn bench(args: Args) -> Result<(), String> {
     let t = Instant::now();
     let cpu_before = cpu_seconds_all(&pids);
     let machine_before = machine_cpu(&pids);
-    let whole_before = machine_busy_and_stolen();
+    let whole_before = MachineTime::now();
     let think = Duration::from_millis(args.think_ms);
     let tasks: Vec<_> = pairs
         .into_iter()
@@ -956,14 +976,8 @@ async fn bench(args: Args) -> Result<(), String> {
         used.iter().sum::<f64>(),
         cores as f64 * secs
     );
-    if let Some(((busy, stolen), (busy_before, stolen_before))) =
-        machine_busy_and_stolen().zip(whole_before)
-    {
-        println!(
-            "the whole machine while playing (s): busy {:.1} (everything running on it), taken by its host {:.1} (steal)",
-            busy - busy_before,
-            stolen - stolen_before
-        );
+    if let Some((now, before)) = MachineTime::now().zip(whole_before) {
+        println!("the whole machine while playing: {}", now.since(before));
     }
     for (i, pid) in pids.iter().enumerate() {
         match (peak_memory_kib(*pid), memory_kib(*pid, "VmRSS:")) {
@@ -990,19 +1004,29 @@ async fn bench(args: Args) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::busy_and_stolen;
+    use super::MachineTime;
 
     #[test]
-    fn the_machines_busy_and_stolen_time_is_read_from_its_first_line() {
+    fn the_machines_busy_stolen_and_whole_time_is_read_from_its_first_line() {
         let stat = "cpu  5502215 522120 1423735 4779436 104587 0 163870 21161 0 0\n\
                     cpu0 2751107 261060 711867 2389718 52293 0 81935 10580 0 0\n";
-        let (busy, stolen) = busy_and_stolen(stat).unwrap();
-        assert!((busy - 76_119.40).abs() < 1e-6, "{busy}");
-        assert!((stolen - 211.61).abs() < 1e-6, "{stolen}");
+        let t = MachineTime::read(stat).unwrap();
+        assert!((t.busy - 76_119.40).abs() < 1e-6, "{t:?}");
+        assert!((t.stolen - 211.61).abs() < 1e-6, "{t:?}");
+        assert!((t.all - 125_171.24).abs() < 1e-6, "{t:?}");
+        let later = MachineTime {
+            busy: t.busy + 61.1,
+            stolen: t.stolen + 0.2,
+            all: t.all + 149.7,
+        };
+        assert_eq!(
+            later.since(t),
+            "busy 61.1 s of the 149.7 its cores gave (everything running on it), taken by its host 0.2 s (steal)"
+        );
         // An older kernel's line without steal, or anything else, is no figure.
-        assert_eq!(busy_and_stolen("cpu  1 2 3 4 5 6 7\n"), None);
-        assert_eq!(busy_and_stolen("cpu0 1 2 3 4 5 6 7 8\n"), None);
-        assert_eq!(busy_and_stolen("cpu  1 2 x 4 5 6 7 8\n"), None);
-        assert_eq!(busy_and_stolen(""), None);
+        assert_eq!(MachineTime::read("cpu  1 2 3 4 5 6 7\n"), None);
+        assert_eq!(MachineTime::read("cpu0 1 2 3 4 5 6 7 8\n"), None);
+        assert_eq!(MachineTime::read("cpu  1 2 x 4 5 6 7 8\n"), None);
+        assert_eq!(MachineTime::read(""), None);
     }
 }

@@ -15,7 +15,7 @@ use velha_api::{Avatar, RoomAct, RoomBoard, RoomClientMsg, RoomServerMsg, RoomVi
 use velha_load::{Client, RoomLive};
 
 use crate::move_stages::{self, Sent, now_us};
-use crate::{cpu_seconds_all, machine_busy_and_stolen, memory_kib_all, percentile};
+use crate::{MachineTime, cpu_seconds_all, memory_kib_all, percentile};
 
 /// The fixed game: X wins on the first column.
 const GAME: [(Seat, &str); 5] = [
@@ -162,7 +162,7 @@ pub async fn run(
         sockets_per_match,
     } = *args;
     let cpu_before = cpu_seconds_all(pids);
-    let whole_before = machine_busy_and_stolen();
+    let whole_before = MachineTime::now();
     let queue = Arc::new(Mutex::new(0..matches));
     let started = Instant::now();
     let workers: Vec<_> = (0..concurrency.max(1))
@@ -229,15 +229,8 @@ pub async fn run(
         peak.map_or("null".into(), |kib| format!("{:.1}", kib as f64 / 1024.0)),
         cpu.map_or("null".into(), |s| format!("{s:.2}"))
     );
-    if let Some(((busy, stolen), (busy_before, stolen_before))) =
-        machine_busy_and_stolen().zip(whole_before)
-    {
-        eprintln!(
-            "the whole machine while playing: busy {:.1} s of the {:.1} its cores give, taken by its host {:.1} s (steal)",
-            busy - busy_before,
-            seconds * std::thread::available_parallelism().map_or(1, |n| n.get()) as f64,
-            stolen - stolen_before
-        );
+    if let Some((now, before)) = MachineTime::now().zip(whole_before) {
+        eprintln!("the whole machine while playing: {}", now.since(before));
     }
     let (full, resumed) = base.handshakes();
     if full + resumed > 0 {
