@@ -15,3 +15,4 @@ pub mod room_list;
 pub mod scope_tabs;
 pub mod stop_button;
 pub mod ultimate_grid;
+pub mod warning;

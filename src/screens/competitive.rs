@@ -15,6 +15,7 @@ use super::{SignInFirst, TopBar};
 use crate::app::{Screen, use_texts};
 use crate::components::report::{ReportButton, reportable_by};
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
+use crate::components::warning::warning;
 use crate::online::client;
 use crate::online::live::{Link, Live, use_member_live};
 use crate::online::live_state::Game;
@@ -120,8 +121,8 @@ fn Queue(live: Live, go: EventHandler<Screen>) -> Element {
     let rating = status().map(|(s, _)| s.rating);
     let unread_note = unread().map(|says| {
         rsx! {
-            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
-            button { class: "wide", "data-action": "retry", onclick: move |_| load(), "{t.try_again}" }
+            // A second tap before the screen redraws reads no second time.
+            {warning(&says, "true", Some(EventHandler::new(move |()| if unread.peek().is_some() { load() })))}
         }
     });
     let reportable = reportable_by(membership());

@@ -7,6 +7,7 @@ use dioxus::prelude::*;
 use super::TopBar;
 use super::account::{edited, shown};
 use crate::app::{Screen, use_texts};
+use crate::components::warning::warning;
 use crate::online::client;
 use crate::online::email_texts::email_texts;
 use crate::online::membership::{Membership, remember, use_membership};
@@ -55,17 +56,13 @@ pub fn ConfirmEmailScreen(go: EventHandler<Screen>) -> Element {
                     "{(e.confirmed)(account.email.as_deref().unwrap_or_default())}" }
             },
             _ => rsx! {
-                p { class: "warning", role: "alert", "data-problem": "true", "{sentence(t.online(), refused)}" }
-                if refused.passing() {
-                    button { class: "wide", "data-action": "retry",
-                        // Cleared, the screen shows it is confirming, and a second tap before
-                        // it redraws asks no second time.
-                        onclick: move |_| if answer.peek().is_some() {
-                            answer.clear();
-                            answer.restart();
-                        },
-                        "{t.try_again}" }
-                }
+                {warning(&sentence(t.online(), refused), "true",
+                    // Cleared, the screen shows it is confirming, and a second tap before it
+                    // redraws asks no second time.
+                    refused.passing().then_some(EventHandler::new(move |()| if answer.peek().is_some() {
+                        answer.clear();
+                        answer.restart();
+                    })))}
             },
         },
     };

@@ -9,6 +9,7 @@ use super::online::{GroupPlay, Online};
 use super::subscription::SubscribeLink;
 use super::{SignInFirst, TopBar};
 use crate::app::{GroupTarget, Screen, use_texts};
+use crate::components::warning::warning;
 use crate::online::client;
 use crate::online::group_texts::{Doing, GroupTexts, group_sentence};
 use crate::online::live::use_member_live;
@@ -67,7 +68,10 @@ fn Groups(go: EventHandler<Screen>, me: String) -> Element {
     let live = use_member_live();
     use_context_provider(|| live);
     let mut told = use_signal(|| None::<&'static str>);
-    let reload = move || {
+    // A failed read's sentence goes as the read starts: the screen says it is reading, and
+    // a second tap of "Tentar de novo" before it redraws reads no second time.
+    let mut reload = move || {
+        problem.set(None);
         spawn(async move {
             match client::my_groups().await {
                 Ok(groups) => mine.set(Some(groups)),
@@ -144,13 +148,13 @@ fn Groups(go: EventHandler<Screen>, me: String) -> Element {
                         },
                     }
                 },
-                None => rsx! { Finding { go, mine, problem } },
+                None => rsx! { Finding { go, mine, problem, reload: move |_| reload() } },
             }
         }
         GroupPart::Play(id) => {
             let group = mine().and_then(|m| m.groups.into_iter().find(|g| g.id == id));
             let Some(group) = group else {
-                return rsx! { Finding { go, mine, problem } };
+                return rsx! { Finding { go, mine, problem, reload: move |_| reload() } };
             };
             // Back from the group's lobby or match is back to the group.
             let back = move |s: Screen| match s {
@@ -174,15 +178,16 @@ fn Finding(
     go: EventHandler<Screen>,
     mine: Signal<Option<MyGroups>>,
     problem: Signal<Option<String>>,
+    reload: EventHandler<()>,
 ) -> Element {
     let t = use_texts();
     let mut part = use_context::<GroupTarget>().0;
     rsx! {
         TopBar { title: t.groups().title, go }
-        if let Some(problem) = problem() {
-            p { class: "problem", role: "alert", "{problem}" }
+        if let Some(says) = problem() {
+            {warning(&says, "true", Some(EventHandler::new(move |()| if problem.peek().is_some() { reload.call(()) })))}
         } else if mine().is_some() {
-            p { class: "problem", role: "alert", "data-problem": "no-group", "{t.groups().no_such_group}" }
+            {warning(t.groups().no_such_group, "no-group", None)}
             button { class: "wide", "data-action": "all-groups", onclick: move |_| part.set(GroupPart::List), "{t.groups().all_groups}" }
         } else {
             p { class: "muted", role: "status", "{t.online().working}" }
@@ -204,8 +209,7 @@ fn GroupList(
     let Some(groups) = mine() else {
         return rsx! {
             if let Some(says) = problem() {
-                p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
-                button { class: "wide", onclick: move |_| reload.call(()), "{t.try_again}" }
+                {warning(&says, "true", Some(EventHandler::new(move |()| if problem.peek().is_some() { reload.call(()) })))}
             } else {
                 p { class: "muted", role: "status", "{t.online().working}" }
             }

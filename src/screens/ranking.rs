@@ -8,6 +8,7 @@ use super::{SignInFirst, TopBar};
 use crate::app::{Screen, use_texts};
 use crate::components::report::{ReportButton, reportable_by};
 use crate::components::scope_tabs::ScopeLevelTabs;
+use crate::components::warning::warning;
 use crate::online::client;
 use crate::online::membership::{Membership, use_membership};
 use crate::online::my_data_texts::shown_name;
@@ -138,22 +139,20 @@ fn Ranking(go: EventHandler<Screen>) -> Element {
             p { class: "muted", role: "status", "{o.working}" }
         }
         if let Some(says) = problem() {
-            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
+            // A later page that failed is asked again by "more"; a first one by this.
+            {warning(&says, "true",
+                (rows().is_empty() && !loading()).then_some(EventHandler::new(move |()| {
+                    // A second tap before the screen redraws would add the page twice.
+                    if !*loading.peek() {
+                        load(true);
+                        if mine.peek().is_none() {
+                            read_mine();
+                        }
+                    }
+                })))}
         }
         if next().is_some() && !loading() {
             button { class: "wide", "data-action": "more", onclick: move |_| load(false), "{o.more}" }
-        }
-        // A later page that failed is asked again by "more"; a first one by this.
-        if problem().is_some() && rows().is_empty() && !loading() {
-            button { class: "wide", "data-action": "retry",
-                // A second tap before the screen redraws would add the page twice.
-                onclick: move |_| if !*loading.peek() {
-                    load(true);
-                    if mine.peek().is_none() {
-                        read_mine();
-                    }
-                },
-                "{t.try_again}" }
         }
     }
 }

@@ -18,6 +18,7 @@ use crate::app::{Screen, use_texts};
 use crate::components::cube_stage::TurnQueue;
 use crate::components::cube_table::CubeTable;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid};
+use crate::components::warning::warning;
 use crate::lazy::Analysis;
 use crate::online::client;
 use crate::online::my_data_texts::shown_name;
@@ -224,13 +225,9 @@ pub fn ReplayScreen(go: EventHandler<Screen>) -> Element {
         },
         Some(Err((says, again))) => rsx! {
             TopBar { title: t.replays.title, go }
-            p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
-            if again {
-                button { class: "wide", "data-action": "retry",
-                    // A second tap before the screen redraws asks no second time.
-                    onclick: move |_| if loaded.peek().is_some() { load.call(()) },
-                    "{t.try_again}" }
-            }
+            {warning(&says, "true",
+                // A second tap before the screen redraws asks no second time.
+                again.then_some(EventHandler::new(move |()| if loaded.peek().is_some() { load.call(()) })))}
         },
         Some(Ok((replay, film))) => {
             let record = record(&replay, &film);

@@ -17,6 +17,7 @@ use crate::components::character::{self, Avatar};
 use crate::components::push_row::TurnNotices;
 use crate::components::report::ReportButton;
 use crate::components::ultimate_grid::{PointsBar, UltimateGrid, sent_text};
+use crate::components::warning::warning;
 use crate::online::client;
 use crate::online::connection::Link;
 use crate::online::membership::{Membership, use_membership};
@@ -278,13 +279,9 @@ fn RoomPage(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
             }
             Some(Err((says, again))) => rsx! {
                 TopBar { title: r.invitation, go }
-                p { class: "warning", role: "alert", "data-problem": "true", "{says}" }
-                if again {
-                    button { class: "wide", "data-action": "retry",
-                        // A second tap before the screen redraws reads no second time.
-                        onclick: move |_| if first.peek().is_some() { read.call(()) },
-                        "{t.try_again}" }
-                }
+                {warning(&says, "true",
+                    // A second tap before the screen redraws reads no second time.
+                    again.then_some(EventHandler::new(move |()| if first.peek().is_some() { read.call(()) })))}
             },
             Some(Ok(room)) if joinable => {
                 rsx! { JoinRoom { go, room, lost_seat: move |_| watch.set(true) } }

@@ -8,6 +8,7 @@ use velha_api::SignedIn;
 use super::account::{edited, shown};
 use super::{SignInFirst, TopBar};
 use crate::app::{Screen, use_texts};
+use crate::components::warning::warning;
 use crate::countries::country_name;
 use crate::i18n::Texts;
 use crate::online::client::{self, Problem};
@@ -103,17 +104,13 @@ fn Devices(changed: Signal<u32>) -> Element {
             match listed {
                 None => rsx! { p { class: "muted", role: "status", "{t.online().working}" } },
                 Some(Err((says, again))) => rsx! {
-                    p { class: "warning", role: "alert", "data-problem": "sessions", "{says}" }
-                    if again {
-                        button { class: "wide", "data-action": "retry",
-                            // Cleared, the list shows it is being read, and a second tap
-                            // before the screen redraws reads no second time.
-                            onclick: move |_| if sessions.peek().is_some() {
-                                sessions.clear();
-                                sessions.restart();
-                            },
-                            "{t.try_again}" }
-                    }
+                    {warning(&says, "sessions",
+                        // Cleared, the list shows it is being read, and a second tap before
+                        // the screen redraws reads no second time.
+                        again.then_some(EventHandler::new(move |()| if sessions.peek().is_some() {
+                            sessions.clear();
+                            sessions.restart();
+                        })))}
                 },
                 Some(Ok(list)) => {
                     let others = list.iter().filter(|s| !s.this).count();

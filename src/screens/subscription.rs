@@ -7,6 +7,7 @@ use velha_api::{ErrorCode, SubscriptionView};
 
 use super::{SignInFirst, TopBar};
 use crate::app::{Screen, use_texts};
+use crate::components::warning::warning;
 use crate::online::client::{self, Problem};
 use crate::online::membership::{Membership, remember, use_membership};
 use crate::online::subscription_texts::{price, shown_day, standing};
@@ -91,16 +92,13 @@ fn Offer(go: EventHandler<Screen>) -> Element {
     match view() {
         None => rsx! { p { class: "muted", role: "status", "{o.working}" } },
         Some(Err(refused)) => rsx! {
-            p { class: "warning", role: "alert", "data-problem": "subscription",
-                "{sentence(o, &refused)} "
-                button { class: "small", "data-action": "retry",
-                    onclick: move |_| {
-                        view.set(None);
-                        ask(view, membership);
-                    },
-                    "{texts.try_again}"
-                }
-            }
+            {warning(&sentence(o, &refused), "subscription",
+                // Cleared, the screen shows it is reading, and a second tap before it redraws
+                // asks no second time.
+                refused.passing().then_some(EventHandler::new(move |()| if view.peek().is_some() {
+                    view.set(None);
+                    ask(view, membership);
+                })))}
         },
         Some(Ok(v)) => {
             let said = v

@@ -227,3 +227,34 @@ def test_on_g02_inviting_says_a_name_is_missing_and_names_the_invitee_as_the_ser
     assert ana.get_attribute("[data-invited]", "data-invited") == invitee
     shot(ana, "group-invited-as-spelled")
     ana.context.close()
+
+
+def test_on_g08_a_group_link_opened_without_signal_is_read_again_with_a_tap(browser, server):
+    """A group's address opened while the groups cannot be read says why and asks again with a
+    tap; a group the player takes no part in is told so, with nothing to ask again."""
+    page = subscriber(browser, server, fresh_name())
+    page.click("[data-action=groups]")
+    page.fill("#group-name", "Rua de cima")
+    page.click("[data-action=create-group]")
+    page.wait_for_selector("[data-group-title='Rua de cima']", timeout=15000)
+    address = page.url
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    # The groups' read gets no answer, as in a tunnel; the app itself had loaded.
+    page.route("**/api/groups", lambda route: route.abort("internetdisconnected"))
+    page.goto(address)
+    said = page.wait_for_selector("[data-problem]", timeout=30000)
+    assert said.inner_text() == "Sem conexão com o servidor."
+    assert "warning" in said.get_attribute("class")
+    shot(page, "group-link-offline")
+    # The signal is back: the tap reads the groups, and the group opens.
+    page.unroute("**/api/groups")
+    page.click("[data-action=retry]")
+    page.wait_for_selector("[data-group-title='Rua de cima']", timeout=15000)
+    assert page.query_selector("[data-problem]") is None
+    # A group that is not the player's is told so, with no tap: asking again changes nothing.
+    page.goto(address.rsplit("/", 1)[0] + "/" + "0" * len(address.rsplit("/", 1)[1]))
+    page.wait_for_selector("[data-problem=no-group]", timeout=30000)
+    assert page.query_selector("[data-action=retry]") is None
+    assert not errors, errors
+    page.context.close()
