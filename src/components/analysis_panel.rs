@@ -96,7 +96,9 @@ pub fn AnalysisPanel(
                     p { class: "muted", role: "status", "{a.analysing}" }
                     div { class: "analysis-bar", role: "progressbar", "aria-valuemin": "0",
                         "aria-valuemax": "{total}", "aria-valuenow": "{done}", "aria-label": "{says}",
-                        div { style: "width: {percent}%" }
+                        // A style property, which the page's policy allows where a `style` attribute is
+                        // refused (style-src 'self').
+                        div { width: "{percent}%" }
                     }
                     p { class: "muted small-print", "{says}" }
                 }
