@@ -91,10 +91,37 @@ impl Table {
 
 /// `2 h 5 min`, or `5 min`.
 fn span_of(ms: u64, hours: &str, minutes: &str) -> String {
-    let m = ms.div_ceil(60_000);
+    // Up to the minute, but the server's "more than 48 h" (its extra millisecond) reads as
+    // 48 h, not 48 h 1 min.
+    let m = ms.saturating_sub(1).div_ceil(60_000).max(1);
     match m / 60 {
         0 => format!("{m} {minutes}"),
         h => format!("{h} {hours} {} {minutes}", m % 60),
+    }
+}
+
+/// How long until the player whose turn it is not may end the game for the other's absence
+/// (CLASSIC-R12), counted down on the device from the server's count `left` (ms) as it came,
+/// so a room left open shows the claim when its time comes, not only on the next news.
+#[component]
+fn ClaimAbsence(left: u64, other: String, busy: bool, act: Callback<RoomAct>) -> Element {
+    let r = use_texts().rooms();
+    let came = use_hook(platform::now_ms);
+    let mut now = use_signal(platform::now_ms);
+    use_future(move || async move {
+        loop {
+            platform::sleep_ms(15_000).await;
+            now.set(platform::now_ms());
+        }
+    });
+    let left = left.saturating_sub((now() - came).max(0.0) as u64);
+    if left == 0 {
+        rsx! {
+            button { class: "wide", "data-action": "claim", disabled: busy,
+                onclick: move |_| act.call(RoomAct::ClaimAbsence), "{r.claim}" }
+        }
+    } else {
+        rsx! { p { class: "muted", "data-claim-in": "{left}", "{(r.claim_in)(&other, &span_of(left, r.hours, r.minutes))}" } }
     }
 }
 
@@ -536,12 +563,8 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
         }
         if you.is_some() && playing {
             if let (Some(left), false) = (room.claim_in_ms, room.to_move.is_some_and(mine)) {
-                if left == 0 {
-                    button { class: "wide", "data-action": "claim", disabled: request.busy(),
-                        onclick: move |_| act.call(RoomAct::ClaimAbsence), "{r.claim}" }
-                } else {
-                    p { class: "muted", "data-claim-in": "{left}", "{(r.claim_in)(&other_name, &span_of(left, r.hours, r.minutes))}" }
-                }
+                // A new count from the server is a new clock.
+                ClaimAbsence { key: "{left}", left, other: other_name.clone(), busy: request.busy(), act }
             }
             if resigning() {
                 div { class: "confirm ask", role: "alertdialog", "data-asking": "resign",
@@ -572,5 +595,8 @@ mod tests {
         assert_eq!(span_of(90 * 60_000, "h", "min"), "1 h 30 min");
         assert_eq!(span_of(59_001, "h", "min"), "1 min");
         assert_eq!(span_of(2 * 86_400_000, "h", "min"), "48 h 0 min");
+        // The server's count right after a move: "more than 2 days".
+        assert_eq!(span_of(2 * 86_400_000 + 1, "h", "min"), "48 h 0 min");
+        assert_eq!(span_of(1, "h", "min"), "1 min");
     }
 }

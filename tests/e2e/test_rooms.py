@@ -651,3 +651,39 @@ def test_classic_r10_over_http2_a_rooms_live_sockets_are_streams_of_the_pages_co
     assert sockets["CONNECT"] >= 2 and sockets["GET"] == 0, sockets
     for page in (ana, bia):
         page.context.close()
+
+
+def test_classic_r12_a_room_left_open_counts_the_absence_down_to_the_claim(browser, server):
+    """The time left to end the game for the other's absence reads "48 h 0 min" as the turn
+    passes (not "48 h 1 min": the rule's "more than 2 days"), goes down while the room stays
+    open with no news (here, on a phone with no signal), gives way to the claim when it runs
+    out, and the server's count replaces the device's once the signal is back."""
+    ana, path = new_room(browser, server, "rabisco")
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    # The device's clock, which the test moves on; the server's is the real one.
+    context.clock.install()
+    bia = context.new_page()
+    bia.goto(server.url.rstrip("/") + path)
+    bia.click("[data-pick=nino]", timeout=30000)
+    bia.fill("#room-name", "Bia")
+    bia.click("[data-action=join-room]")
+    bia.wait_for_selector("[data-status=their-turn]", timeout=15000)
+    said = bia.wait_for_selector("[data-claim-in]", timeout=15000)
+    assert said.inner_text() == "Se Ana não jogar, você pode encerrar por ausência em 48 h 0 min."
+    # No news can come: the count is the device's alone.
+    context.set_offline(True)
+    bia.clock.fast_forward("01:30:00")
+    bia.wait_for_selector("text=encerrar por ausência em 46 h 30 min", timeout=15000)
+    assert bia.query_selector("[data-action=claim]") is None
+    shot(bia, "room-absence-counting")
+    bia.clock.fast_forward("46:30:00")
+    bia.wait_for_selector("[data-action=claim]", timeout=15000)
+    assert bia.query_selector("[data-claim-in]") is None
+    shot(bia, "room-absence-claimable")
+    # Back online, the room as the server sees it: Ana's turn began seconds ago.
+    context.set_offline(False)
+    bia.wait_for_selector("text=encerrar por ausência em 48 h 0 min", timeout=60000)
+    assert bia.query_selector("[data-action=claim]") is None
+    for page in (ana, bia):
+        page.context.close()
