@@ -100,3 +100,24 @@ def test_the_english_cube_rules_say_rotation_for_a_layer_and_turn_for_a_player(b
     shot(page, "howto-cube-en-US-rotations")
     page.context.close()
     assert not errors, errors
+
+
+def test_v2_r05_v2_r08_the_rules_say_what_a_run_out_turn_costs_and_who_plays_x(browser, base_url):
+    """The seed left the penalty open ("lose the turn, or another penalty"); the rules page says
+    what the game does: the turn is lost, three in a row lose the game, and in a series the
+    players swap symbols so that whoever starts plays X."""
+    said = {
+        "pt-BR": ("o jogador perde a vez", "3 vezes seguidas por tempo perde a partida",
+                  "quem começa joga com o X", "outra penalidade"),
+        "en-US": ("the player loses the turn", "3 times in a row this way loses the game",
+                  "whoever starts plays X", "another penalty"),
+    }
+    for locale, (lost, three, swap, undecided) in said.items():
+        page, errors = open_rules(browser, base_url, locale)
+        page.click("[data-howto=v2]")
+        page.wait_for_selector("article.howto h2", timeout=30000)
+        text = page.inner_text("article.howto")
+        assert lost in text and three in text and swap in text, locale
+        assert undecided not in text, locale
+        page.context.close()
+        assert not errors, errors
