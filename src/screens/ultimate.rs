@@ -127,9 +127,13 @@ pub fn UltimateScreen(v2: bool, go: EventHandler<Screen>) -> Element {
                         if tossed { "{t.coin_toss}: {(t.starts)(first)}" } else { "{(t.starts)(first)}" }
                     }
                     div { class: "starter",
-                        button { class: "small", "data-starter": "coin", onclick: move |_| session.with_mut(|s| s.toss(toss())), "{t.coin_toss}" }
+                        // The way the first game's starter was chosen shows as chosen.
+                        button { class: if tossed { "small selected" } else { "small" }, "data-starter": "coin",
+                            "aria-pressed": "{tossed}", onclick: move |_| session.with_mut(|s| s.toss(toss())), "{t.coin_toss}" }
                         for who in [Player::X, Player::O] {
-                            button { class: "small", key: "{who}", "data-starter": "{who}", onclick: move |_| session.with_mut(|s| s.agree_starter(who)), "{(t.starts)(who)}" }
+                            button { class: if !tossed && first == who { "small selected" } else { "small" }, key: "{who}", "data-starter": "{who}",
+                                "aria-pressed": "{!tossed && first == who}",
+                                onclick: move |_| session.with_mut(|s| s.agree_starter(who)), "{(t.starts)(who)}" }
                         }
                     }
                 }

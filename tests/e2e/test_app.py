@@ -135,6 +135,12 @@ COIN = {"pt-BR": ("Cara ou coroa: {} começa", "O começa", ["Cara ou coroa", "X
         "en-US": ("Coin toss: {} starts", "O starts", ["Coin toss", "X starts", "O starts"])}
 
 
+def pressed(page):
+    """The starter buttons shown as chosen."""
+    return [b.get_attribute("data-starter")
+            for b in page.query_selector_all("[data-starter][aria-pressed=true].selected")]
+
+
 def test_super_r05_the_coin_toss_names_who_starts(browser, base_url):
     for locale, (tossed, agreed, buttons) in COIN.items():
         page = phone_in(browser, base_url, locale)
@@ -142,11 +148,14 @@ def test_super_r05_the_coin_toss_names_who_starts(browser, base_url):
         first = page.get_attribute("[data-coin]", "data-coin")
         assert page.inner_text("[data-coin]") == tossed.format(first)
         assert [b.inner_text() for b in page.query_selector_all("[data-starter]")] == buttons
-        # Agreed, not tossed: the line no longer says the coin chose.
+        assert pressed(page) == ["coin"]
+        # Agreed, not tossed: the line no longer says the coin chose, and the choice shows.
         page.click("[data-starter=O]")
         assert page.inner_text("[data-coin]") == agreed
+        assert pressed(page) == ["O"]
         page.click("[data-starter=coin]")
         assert page.inner_text("[data-coin]") == tossed.format(page.get_attribute("[data-coin]", "data-coin"))
+        assert pressed(page) == ["coin"]
         shot(page, f"super-coin-{locale}")
         page.context.close()
 
