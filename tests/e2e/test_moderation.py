@@ -124,6 +124,14 @@ def test_a_player_reports_the_opponent_of_a_finished_match_and_a_ranking_row(bro
     assert ana.query_selector(".my-place [data-action=report]") is None
     flag = ana.locator(f"{row} [data-action=report]")
     assert flag.get_attribute("aria-label") == f"Denunciar {bia_name}"
+    # The flag keeps a finger's size without making its row taller than the others where it
+    # fits beside the name (on a phone a little wider than this one, with these names).
+    ana.set_viewport_size({"width": 414, "height": 736})
+    assert flag.bounding_box()["height"] >= 44
+    own = ana.locator(f".ranking .ranking-row[data-name='{ana_name}']").bounding_box()["height"]
+    assert abs(ana.locator(row).bounding_box()["height"] - own) < 1
+    shot(ana, "moderation-ranking-flag")
+    ana.set_viewport_size({"width": 360, "height": 640})
     flag.click()
     ana.wait_for_selector("[data-dialog=report]")
     fits_the_phone(ana)
