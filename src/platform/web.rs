@@ -298,29 +298,43 @@ pub fn save_file(name: &str, text: &str) -> Option<String> {
 }
 
 /// Offers the link through the system's share sheet where there is one (phones), else copies
-/// it; whether either happened.
-pub fn share_link(url: &str, title: &str) -> bool {
-    use js_sys::{Function, Object, Reflect};
+/// it; `done` learns whether either was done (a share sheet the player closed, or a clipboard
+/// the browser refused, was not). One task here, not one per screen that shares.
+pub fn share_link(url: &str, title: &str, mut done: dioxus::prelude::Signal<Option<bool>>) {
+    let (url, title) = (url.to_owned(), title.to_owned());
+    use dioxus::prelude::WritableExt;
+    dioxus::prelude::spawn(async move { done.set(Some(shared(&url, &title).await)) });
+}
+
+async fn shared(url: &str, title: &str) -> bool {
+    use js_sys::{Function, Object, Promise, Reflect};
     use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
     let Some(navigator) = web_sys::window().map(|w| w.navigator()) else {
         return false;
     };
-    let call = |target: &JsValue, name: &str, arg: &JsValue| {
-        Reflect::get(target, &JsValue::from_str(name))
-            .ok()
-            .and_then(|f| f.dyn_into::<Function>().ok())
-            .is_some_and(|f| f.call1(target, arg).is_ok())
+    let call = |target: &JsValue, name: &str, arg: &JsValue| -> Option<Promise> {
+        let f = Reflect::get(target, &JsValue::from_str(name))
+            .ok()?
+            .dyn_into::<Function>()
+            .ok()?;
+        f.call1(target, arg).ok()?.dyn_into::<Promise>().ok()
     };
     let data = Object::new();
     let _ = Reflect::set(&data, &"url".into(), &url.into());
     let _ = Reflect::set(&data, &"title".into(), &title.into());
-    if call(&navigator, "share", &data) {
-        return true;
+    if let Some(shared) = call(&navigator, "share", &data) {
+        // Closed by the player, or refused: the screen shows the link to copy instead.
+        return JsFuture::from(shared).await.is_ok();
     }
-    Reflect::get(&navigator, &"clipboard".into())
+    let Some(copied) = Reflect::get(&navigator, &"clipboard".into())
         .ok()
         .filter(|c| !c.is_undefined())
-        .is_some_and(|clipboard| call(&clipboard, "writeText", &url.into()))
+        .and_then(|clipboard| call(&clipboard, "writeText", &url.into()))
+    else {
+        return false;
+    };
+    JsFuture::from(copied).await.is_ok()
 }
 
 /// Tells the page (`assets/boot.js`) that the online screens' and how to play's modules have

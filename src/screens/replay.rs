@@ -22,8 +22,22 @@ use crate::components::warning::warning;
 use crate::lazy::Analysis;
 use crate::online::client;
 use crate::online::my_data_texts::shown_name;
-use crate::online::replay_texts::{how_text, replay_sentence};
+use crate::online::replay_texts::{ReplayTexts, how_text, replay_sentence};
 use crate::platform;
+
+/// After a tap of "share": whether it went to the share sheet or the clipboard, and the link
+/// itself, which a player can copy by hand where neither was there (or to see what was sent).
+fn shared_link(shared: Option<bool>, url: &str, r: &ReplayTexts) -> Element {
+    let Some(sent) = shared else {
+        return rsx! {};
+    };
+    rsx! {
+        if sent {
+            p { class: "ok", role: "status", "{r.shared}" }
+        }
+        p { class: "shared-link", "data-shared-url": "{url}", "{url}" }
+    }
+}
 
 /// The replay the screen shows: a match's id, or `<room>/<game>`.
 #[derive(Clone, Copy)]
@@ -35,8 +49,10 @@ pub struct ReplayTarget(pub Signal<String>);
 pub fn ReplayButtons(id: String, go: EventHandler<Screen>) -> Element {
     let r = use_texts().replays;
     let mut target = use_context::<ReplayTarget>().0;
-    let mut told = use_signal(|| None::<&'static str>);
+    // Whether the link went to the share sheet or the clipboard, once tapped.
+    let shared = use_signal(|| None::<bool>);
     let url = platform::link_to(&format!("/partida/{id}"));
+    let shown_url = url.clone();
     rsx! {
         div { class: "replay-links",
             button { "data-action": "watch-replay", "data-replay": "{id}",
@@ -49,16 +65,12 @@ pub fn ReplayButtons(id: String, go: EventHandler<Screen>) -> Element {
             button { "data-action": "share-replay", "data-replay-url": "{url}",
                 onclick: {
                     let url = url.clone();
-                    move |_| {
-                        if platform::share_link(&url, r.title) {
-                            told.set(Some(r.shared));
-                        }
-                    }
+                    move |_| platform::share_link(&url, r.title, shared)
                 },
                 "{r.share}"
             }
         }
-        if let Some(says) = told() { p { class: "ok", role: "status", "{says}" } }
+        {shared_link(shared(), &shown_url, r)}
     }
 }
 
@@ -249,7 +261,7 @@ fn Projector(
     let mut step = use_signal(|| 0usize);
     let mut running = use_signal(|| false);
     let mut speed = use_signal(|| SPEEDS[1].0);
-    let mut told = use_signal(|| None::<&'static str>);
+    let shared = use_signal(|| None::<bool>);
     let queue = use_signal(TurnQueue::default);
     let turns = film.turns.clone();
     // Forward one move: the cube's turns are queued so the canvas animates them.
@@ -315,6 +327,7 @@ fn Projector(
         None => how_text(r, replay.how, cube, ""),
     };
     let url = platform::link_to(&format!("/partida/{}", replay.id));
+    let shown_url = url.clone();
     let header = rsx! {
         TopBar { title, go }
         p { class: "hint", "{r.title}" }
@@ -365,14 +378,13 @@ fn Projector(
             }
         }
         button { class: "wide", "data-action": "share-replay",
-            onclick: move |_| {
-                if platform::share_link(&url, r.title) {
-                    told.set(Some(r.shared));
-                }
+            onclick: {
+                let url = url.clone();
+                move |_| platform::share_link(&url, r.title, shared)
             },
             "{r.share}"
         }
-        if let Some(says) = told() { p { class: "ok", role: "status", "{says}" } }
+        {shared_link(shared(), &shown_url, r)}
     };
     match frame {
         Frame::Cube(c) => rsx! {

@@ -378,7 +378,8 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
     let membership = use_membership();
     let request: Request = use_request();
     let mut resigning = use_signal(|| false);
-    let mut told = use_signal(|| None::<&'static str>);
+    // Whether the link went to the share sheet or the clipboard, once tapped.
+    let shared = use_signal(|| None::<bool>);
     let act = {
         let id = id.clone();
         let credential = credential.clone().unwrap_or_default();
@@ -504,14 +505,10 @@ fn LiveRoom(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
                 p { "{r.send_link}" }
                 p { class: "link", "data-link-url": "{shown_url}", "{shown_url}" }
                 button { class: "primary wide", "data-action": "share",
-                    onclick: move |_| {
-                        if platform::share_link(&url, r.invitation) {
-                            told.set(Some(r.shared));
-                        }
-                    },
+                    onclick: move |_| platform::share_link(&url, r.invitation, shared),
                     "{r.share}"
                 }
-                if let Some(says) = told() { p { class: "ok", role: "status", "{says}" } }
+                if shared() == Some(true) { p { class: "ok", role: "status", "{r.shared}" } }
             }
         }
         match table {

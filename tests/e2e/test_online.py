@@ -466,6 +466,19 @@ def test_on_p01_a_cube_match_replays_in_a_fresh_browser_with_no_account(browser,
     step_to(4)
     assert caio.get_attribute("[data-cell=c1]", "aria-label") == "c1, vazio"
 
+    # Shared: this browser has no share sheet, so the link is copied, said so, and shown.
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    caio.click("[data-action=share-replay]")
+    assert caio.wait_for_selector("[data-shared-url]").inner_text() == url
+    caio.wait_for_selector("text=Link da partida pronto para enviar.")
+    assert caio.evaluate("navigator.clipboard.readText()") == url
+    shot(caio, "replay-shared")
+    # Where the browser will not copy it, nothing claims it was sent: the link shows to copy.
+    ana.evaluate("() => { navigator.clipboard.writeText = () => Promise.reject(new Error('no')); }")
+    ana.click("[data-action=share-replay]")
+    assert ana.wait_for_selector("[data-shared-url]").inner_text() == url
+    assert ana.locator("text=Link da partida pronto para enviar.").count() == 0
+
     # The server failing for a moment offers Tentar de novo; a damaged record does not.
     def answered(code, message):
         caio.unroute("**/api/replays/**")
