@@ -301,8 +301,8 @@ pub fn save_file(name: &str, text: &str) -> Option<String> {
 /// it; `done` learns whether either was done (a share sheet the player closed, or a clipboard
 /// the browser refused, was not). One task here, not one per screen that shares.
 pub fn share_link(url: &str, title: &str, mut done: dioxus::prelude::Signal<Option<bool>>) {
-    let (url, title) = (url.to_owned(), title.to_owned());
     use dioxus::prelude::WritableExt;
+    let (url, title) = (url.to_owned(), title.to_owned());
     dioxus::prelude::spawn(async move { done.set(Some(shared(&url, &title).await)) });
 }
 
