@@ -50,7 +50,7 @@ pub fn GroupsScreen(go: EventHandler<Screen>) -> Element {
         },
         Membership::Guest => rsx! {
             TopBar { title: t.groups().title, go }
-            SignInFirst { says: t.sign_in_first, back: Screen::Groups, go }
+            SignInFirst { says: t.groups().sign_in_first, back: Screen::Groups, go }
         },
     }
 }

@@ -258,3 +258,17 @@ def test_on_g08_a_group_link_opened_without_signal_is_read_again_with_a_tap(brow
     assert page.query_selector("[data-action=retry]") is None
     assert not errors, errors
     page.context.close()
+
+
+def test_on_g08_a_guest_opening_the_mini_ranking_is_asked_to_sign_in_for_it(browser, server):
+    """A guest at /grupos is asked to sign in for the mini rankings, not for the lobby."""
+    for locale, says in (("pt-BR", "Entre na sua conta para ver e criar mini rankings."),
+                         ("en-US", "Sign in to see and create mini rankings.")):
+        context = browser.new_context(viewport={"width": 360, "height": 640},
+                                      device_scale_factor=2, is_mobile=True, has_touch=True,
+                                      locale=locale)
+        page = context.new_page()
+        page.goto(server.url.rstrip("/") + "/grupos")
+        page.wait_for_selector("[data-action=sign-in]", timeout=30000)
+        assert says in page.inner_text("main")
+        context.close()
