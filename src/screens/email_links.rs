@@ -59,7 +59,7 @@ pub fn ConfirmEmailScreen(go: EventHandler<Screen>) -> Element {
                 {warning(&sentence(t.online(), refused), "true",
                     // Cleared, the screen shows it is confirming, and a second tap before it
                     // redraws asks no second time.
-                    refused.passing().then_some(EventHandler::new(move |()| if answer.peek().is_some() {
+                    refused.passing().then(|| EventHandler::new(move |()| if answer.peek().is_some() {
                         answer.clear();
                         answer.restart();
                     })))}

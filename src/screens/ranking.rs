@@ -141,7 +141,7 @@ fn Ranking(go: EventHandler<Screen>) -> Element {
         if let Some(says) = problem() {
             // A later page that failed is asked again by "more"; a first one by this.
             {warning(&says, "true",
-                (rows().is_empty() && !loading()).then_some(EventHandler::new(move |()| {
+                (rows().is_empty() && !loading()).then(|| EventHandler::new(move |()| {
                     // A second tap before the screen redraws would add the page twice.
                     if !*loading.peek() {
                         load(true);

@@ -239,7 +239,7 @@ pub fn ReplayScreen(go: EventHandler<Screen>) -> Element {
             TopBar { title: t.replays.title, go }
             {warning(&says, "true",
                 // A second tap before the screen redraws asks no second time.
-                again.then_some(EventHandler::new(move |()| if loaded.peek().is_some() { load.call(()) })))}
+                again.then(|| EventHandler::new(move |()| if loaded.peek().is_some() { load.call(()) })))}
         },
         Some(Ok((replay, film))) => {
             let record = record(&replay, &film);

@@ -308,7 +308,7 @@ fn RoomPage(go: EventHandler<Screen>, id: String, credential: Option<String>) ->
                 TopBar { title: r.invitation, go }
                 {warning(&says, "true",
                     // A second tap before the screen redraws reads no second time.
-                    again.then_some(EventHandler::new(move |()| if first.peek().is_some() { read.call(()) })))}
+                    again.then(|| EventHandler::new(move |()| if first.peek().is_some() { read.call(()) })))}
             },
             Some(Ok(room)) if joinable => {
                 rsx! { JoinRoom { go, room, lost_seat: move |_| watch.set(true) } }

@@ -107,7 +107,7 @@ fn Devices(changed: Signal<u32>) -> Element {
                     {warning(&says, "sessions",
                         // Cleared, the list shows it is being read, and a second tap before
                         // the screen redraws reads no second time.
-                        again.then_some(EventHandler::new(move |()| if sessions.peek().is_some() {
+                        again.then(|| EventHandler::new(move |()| if sessions.peek().is_some() {
                             sessions.clear();
                             sessions.restart();
                         })))}

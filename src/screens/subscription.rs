@@ -95,7 +95,7 @@ fn Offer(go: EventHandler<Screen>) -> Element {
             {warning(&sentence(o, &refused), "subscription",
                 // Cleared, the screen shows it is reading, and a second tap before it redraws
                 // asks no second time.
-                refused.passing().then_some(EventHandler::new(move |()| if view.peek().is_some() {
+                refused.passing().then(|| EventHandler::new(move |()| if view.peek().is_some() {
                     view.set(None);
                     ask(view, membership);
                 })))}
