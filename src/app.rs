@@ -109,7 +109,8 @@ pub fn App() -> Element {
     // (assets/boot.js). A guest's first online screen is the account's module's, so it comes
     // first, then the small how-to one, the lobby's and the match's; a kept session needs the
     // lobby's first (it reads the session's answer and holds the lobby), then the match's (a
-    // match to resume, or one the lobby opens). The big online module comes last. The small
+    // match to resume, or one the lobby opens). The big online module comes last but one, then
+    // the account's own pages, which only a player who opens them needs. The small
     // module that reads a kept local game comes first when the device keeps one (a reload on
     // that game's screen waits for it); otherwise only a return to a game begun now needs it,
     // and it would share the network with the account's.
@@ -135,6 +136,7 @@ pub fn App() -> Element {
                 crate::lazy::load_kept().await;
             }
             crate::lazy::load().await;
+            crate::lazy::load_settings().await;
             platform::online_module_settled();
         })
     });

@@ -1,22 +1,22 @@
-//! The online half of the app's screens behind four doors, how to play behind a fifth (one
-//! for each language), the post-game analysis behind a sixth and the reading of a kept local
-//! game behind a seventh. On the web each is a wasm module of its own (split off the app's by
-//! `scripts/build-web.sh` at [`account_part`], [`lobby_part`], [`match_part`],
-//! [`online_part`], [`howto_part`], [`howto_en_part`], [`analysis_part`] and [`kept_part`]),
-//! fetched right after the first screen (the analysis when a panel first shows) and whenever a
-//! screen of it opens first, so the first visit downloads only home and the local games. The
-//! account screen (what a guest meets from home and behind online play's gate, which is the
-//! app's) has a small module, so it opens soon even when tapped before anything else came;
-//! the lobby (what a subscriber meets behind the gate) has another, which also reads the
-//! server's answer about a kept session, so a kept session does not wait for the rest; the
-//! player's match (waiting, live, 2.0's) has the next, fetched right after it; rooms,
-//! rankings, replays and the rest have the big one; how to play (the four games' rules, the
-//! app's longest texts) has one of its own in each language, and a device fetches only its
-//! language's.
-//! Whatever only one module's screens reach goes with it; what several reach (the server's
-//! client, the API's serde) goes to shared chunks the loader fetches with whichever comes first;
-//! what home and the local games share with them stays in the app's module. On native nothing
-//! is split: the doors are always open.
+//! The online half of the app's screens behind five doors, how to play behind a sixth (one for
+//! each language), the post-game analysis behind a seventh and the reading of a kept local game
+//! behind an eighth. On the web each is a wasm module of its own (split off the app's by
+//! `scripts/build-web.sh` at [`account_part`], [`settings_part`], [`lobby_part`],
+//! [`match_part`], [`online_part`], [`howto_part`], [`howto_en_part`], [`analysis_part`] and
+//! [`kept_part`]), fetched right after the first screen (the analysis when a panel first shows)
+//! and whenever a screen of it opens first, so the first visit downloads only home and the
+//! local games. The account screen (what a guest meets from home and behind online play's gate,
+//! which is the app's) has a small module, so it opens soon even when tapped before anything
+//! else came; the lobby (what a subscriber meets behind the gate) has another, which also reads
+//! the server's answer about a kept session, so a kept session does not wait for the rest; the
+//! player's match (waiting, live, 2.0's) has the next, fetched right after it; the account's
+//! own pages (password and devices, the player's data, the subscription, the e-mail's links)
+//! have one; rooms, rankings, groups, replays and 2.0's competitive mode have the big one; how
+//! to play (the four games' rules, the app's longest texts) has one of its own in each
+//! language, and a device fetches only its language's. Whatever only one module's screens reach
+//! goes with it; what several reach (the server's client, the API's serde) goes to shared
+//! chunks the loader fetches with whichever comes first; what home and the local games share
+//! with them stays in the app's module. On native nothing is split: the doors are always open.
 
 use dioxus::prelude::*;
 use velha_api::{MatchState, RoomBoard};
@@ -134,6 +134,24 @@ fn account_part() -> Result<AccountDoor, wasm_split_helpers::SplitLoaderError> {
 
 const ACCOUNT_DOOR: AccountDoor = AccountDoor { draw: draw_account };
 
+/// What the settings' module does for the app's module: draws one of the account's own pages
+/// (password and devices, the player's data, the subscription, the e-mail's links) with the
+/// app's navigation.
+#[derive(Clone, Copy)]
+pub struct SettingsDoor {
+    pub draw: fn(Screen, EventHandler<Screen>) -> Element,
+}
+
+/// The settings' split point.
+#[wasm_split_helpers::wasm_split(settings, fallible)]
+fn settings_part() -> Result<SettingsDoor, wasm_split_helpers::SplitLoaderError> {
+    Ok(SETTINGS_DOOR)
+}
+
+const SETTINGS_DOOR: SettingsDoor = SettingsDoor {
+    draw: draw_settings,
+};
+
 thread_local! {
     /// The online module's door once it is here; on native from the start (nothing is split).
     static ONLINE: Cell<Option<Door>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(DOOR) }) };
@@ -143,6 +161,8 @@ thread_local! {
     static LOBBY: Cell<Option<LobbyDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(LOBBY_DOOR) }) };
     /// The match's module's door, the same way.
     static MATCH: Cell<Option<MatchDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(MATCH_DOOR) }) };
+    /// The settings' module's door, the same way.
+    static SETTINGS: Cell<Option<SettingsDoor>> = const { Cell::new(if cfg!(target_arch = "wasm32") { None } else { Some(SETTINGS_DOOR) }) };
 }
 
 /// Fetches the online module (once; a failure is tried again by the next call).
@@ -163,6 +183,11 @@ pub async fn load_lobby() -> Option<LobbyDoor> {
 /// Fetches the match's module, the same way.
 pub async fn load_match() -> Option<MatchDoor> {
     open(&MATCH, match_part).await
+}
+
+/// Fetches the settings' module, the same way.
+pub async fn load_settings() -> Option<SettingsDoor> {
+    open(&SETTINGS, settings_part).await
 }
 
 /// What a how-to module does for the app's module: draws a game's rules with the app's
@@ -257,6 +282,14 @@ pub fn Online(part: Part, go: EventHandler<Screen>) -> Element {
         Part::Screen(Screen::Account) => rsx! { AccountPart { go } },
         Part::Screen(Screen::HowTo(game)) => rsx! { HowToPart { game, go } },
         Part::Lobby => rsx! { LobbyPart { go } },
+        Part::Screen(
+            screen @ (Screen::Security
+            | Screen::MyData
+            | Screen::Subscription
+            | Screen::ConfirmingPayment
+            | Screen::ConfirmEmail
+            | Screen::NewPassword),
+        ) => rsx! { SettingsPart { screen, go } },
         part => rsx! { OnlinePart { part, go } },
     }
 }
@@ -269,6 +302,18 @@ fn AccountPart(go: EventHandler<Screen>) -> Element {
     });
     if let Some(open) = fetching.door() {
         return (open.draw)(go);
+    }
+    rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
+}
+
+/// One of the account's own pages, from the settings' module.
+#[component]
+fn SettingsPart(screen: Screen, go: EventHandler<Screen>) -> Element {
+    let fetching = use_fetching(&SETTINGS, || {
+        Box::pin(async { load_settings().await.is_some() })
+    });
+    if let Some(open) = fetching.door() {
+        return (open.draw)(screen, go);
     }
     rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
 }
@@ -370,21 +415,44 @@ fn draw_account(go: EventHandler<Screen>) -> Element {
     rsx! { AccountScreen { go } }
 }
 
+/// Draws one of the account's own pages: the only place that names them, so only the
+/// settings' module holds them.
+fn draw_settings(screen: Screen, go: EventHandler<Screen>) -> Element {
+    use crate::screens::{
+        email_links::{ConfirmEmailScreen, NewPasswordScreen},
+        my_data::MyDataScreen,
+        security::SecurityScreen,
+        subscription::{ConfirmingPaymentScreen, SubscriptionScreen},
+    };
+    match screen {
+        Screen::Subscription => rsx! { SubscriptionScreen { go } },
+        Screen::ConfirmingPayment => rsx! { ConfirmingPaymentScreen { go } },
+        Screen::ConfirmEmail => rsx! { ConfirmEmailScreen { go } },
+        Screen::NewPassword => rsx! { NewPasswordScreen { go } },
+        Screen::Security => rsx! { SecurityScreen { go } },
+        Screen::MyData => rsx! { MyDataScreen { go } },
+        // Never asked of this module: [`Online`] sends it only the pages above.
+        Screen::Home
+        | Screen::Play(_)
+        | Screen::HowTo(_)
+        | Screen::Account
+        | Screen::Online
+        | Screen::Ranking
+        | Screen::Groups
+        | Screen::Room
+        | Screen::Replay
+        | Screen::Competitive => rsx! {},
+    }
+}
+
 /// Draws a part: the only place that names the other online screens, so only the online
 /// module holds them.
 fn draw(part: Part, go: EventHandler<Screen>) -> Element {
     use crate::components::{rename_notice::RenameNotice, room_list::RoomList};
     use crate::online::room_live::RoomConnection;
     use crate::screens::{
-        competitive::CompetitiveScreen,
-        email_links::{ConfirmEmailScreen, NewPasswordScreen},
-        groups::GroupsScreen,
-        my_data::MyDataScreen,
-        ranking::RankingScreen,
-        replay::ReplayScreen,
-        room::RoomScreen,
-        security::SecurityScreen,
-        subscription::{ConfirmingPaymentScreen, SubscriptionScreen},
+        competitive::CompetitiveScreen, groups::GroupsScreen, ranking::RankingScreen,
+        replay::ReplayScreen, room::RoomScreen,
     };
     match part {
         Part::Screen(screen) => match screen {
@@ -393,19 +461,20 @@ fn draw(part: Part, go: EventHandler<Screen>) -> Element {
             Screen::Room => rsx! { RoomScreen { go } },
             Screen::Replay => rsx! { ReplayScreen { go } },
             Screen::Competitive => rsx! { CompetitiveScreen { go } },
-            Screen::Subscription => rsx! { SubscriptionScreen { go } },
-            Screen::ConfirmingPayment => rsx! { ConfirmingPaymentScreen { go } },
-            Screen::ConfirmEmail => rsx! { ConfirmEmailScreen { go } },
-            Screen::NewPassword => rsx! { NewPasswordScreen { go } },
-            Screen::Security => rsx! { SecurityScreen { go } },
-            Screen::MyData => rsx! { MyDataScreen { go } },
             // Never asked of this module: home, the local games and online play's gate are the
-            // app's module's; the account the account's module's; how to play its own module's.
+            // app's module's; the account the account's module's; how to play its own module's;
+            // the account's own pages the settings' module's.
             Screen::Home
             | Screen::Play(_)
             | Screen::HowTo(_)
             | Screen::Account
-            | Screen::Online => rsx! {},
+            | Screen::Online
+            | Screen::Security
+            | Screen::MyData
+            | Screen::Subscription
+            | Screen::ConfirmingPayment
+            | Screen::ConfirmEmail
+            | Screen::NewPassword => rsx! {},
         },
         // Never asked of this module either: the lobby is the lobby's module's.
         Part::Lobby => rsx! {},

@@ -124,14 +124,19 @@ fn keep(name: &str, text: Option<&str>) {
     }
 }
 
-/// The bar at the top of every screen but home: back to home, and the screen's title. A local
-/// game left so is kept (`use_kept`); an online one goes on on the server.
+/// The bar at the top of every screen but home: back to `up` (home, or the account for its
+/// own pages), and the screen's title. A local game left so is kept (`use_kept`); an online one
+/// goes on on the server.
 #[component]
-pub fn TopBar(title: String, go: EventHandler<Screen>) -> Element {
+pub fn TopBar(
+    title: String,
+    go: EventHandler<Screen>,
+    #[props(default = Screen::Home)] up: Screen,
+) -> Element {
     let t = use_texts();
     rsx! {
         nav { class: "top",
-            button { "data-action": "back", onclick: move |_| go.call(Screen::Home), "← {t.back}" }
+            button { "data-action": "back", onclick: move |_| go.call(up), "← {t.back}" }
             h1 { "{title}" }
         }
     }

@@ -396,6 +396,31 @@ def test_on_a01_the_account_module_that_could_not_be_fetched_is_tried_again(brow
     context.close()
 
 
+def test_on_a01_the_accounts_own_pages_open_without_the_online_module_and_lead_back_to_it(
+        browser, base_url):
+    # Password and devices, the player's data and the subscription are the settings' module's
+    # (src/lazy.rs): they open though the module of rooms, rankings and the rest never comes.
+    context, page = guest_phone_without(browser, base_url, "**/split_online-*")
+    sign_up(page, fresh_name())
+    page.click("[data-action=security]")
+    page.wait_for_selector("ul.sessions li[data-this=true]", timeout=30000)
+    # The screen's "Voltar" leads back to the account it was opened from, as the phone's does.
+    page.click("[data-action=back]")
+    page.wait_for_selector("[data-profile=name]", timeout=15000)
+    page.click("[data-action=my-data]")
+    page.wait_for_selector("[data-action=export]", timeout=30000)
+    page.click("[data-action=back]")
+    page.wait_for_selector("[data-profile=name]", timeout=15000)
+    page.click("[data-action=my-data]")
+    page.wait_for_selector("[data-action=export]", timeout=30000)
+    page.go_back()
+    page.wait_for_selector("[data-profile=name]", timeout=15000)
+    page.click(".online-gate [data-action=subscribe]")
+    page.wait_for_selector("[data-subscription], [data-price], [data-problem]", timeout=30000)
+    assert page.query_selector("[data-problem=screen-not-loaded]") is None
+    context.close()
+
+
 def test_on_a03_online_play_asks_a_guest_to_sign_in_without_the_online_module(browser, base_url):
     # The gate is the app's and the account the account's module's: a guest gets to the
     # sign-in form though the module of the other online screens never comes.
