@@ -385,6 +385,8 @@ fn GroupPage(
     let g = t.groups();
     let o = t.online();
     let request: Request = use_request();
+    // The name last invited, as the server spells it: the sentence that says so goes once they
+    // join, which the open screen hears of.
     let mut told = use_signal(|| None::<String>);
     let mut invitee = use_signal(String::new);
     let mut asking = use_signal(|| Asking::Nothing);
@@ -429,7 +431,7 @@ fn GroupPage(
                             .and_then(|f| f.invited.iter().find(|n| n.eq_ignore_ascii_case(&name)))
                             .cloned()
                             .unwrap_or(name);
-                        told.set(Some(format!("{} {invited}.", g.invite_sent)));
+                        told.set(Some(invited));
                         if let Some(fresh) = fresh {
                             changed.call(Some(fresh));
                         }
@@ -496,8 +498,8 @@ fn GroupPage(
                 }
             }
         }
-        if let Some(says) = told() {
-            p { class: "ok", role: "status", "data-told": "true", "{says}" }
+        if let Some(invited) = told().filter(|n| !group.members.iter().any(|m| m.eq_ignore_ascii_case(n))) {
+            p { class: "ok", role: "status", "data-told": "true", "{g.invite_sent} {invited}." }
         }
         if let Some(says) = request.said() {
             p { class: "warning", role: "alert", "data-problem": "true", "{says}" }

@@ -73,6 +73,9 @@ def test_on_g07_two_players_play_a_group_match_and_both_see_the_table_change(bro
     open_group(bia, group)
     assert bia.get_attribute("[data-members]", "data-members") == "2"
     assert row(bia, names[1]) == (0, 0, 0)
+    # Ana's open group hears of it, and no longer says the invitation was sent.
+    ana.wait_for_selector("[data-members='2']", timeout=15000)
+    assert ana.query_selector("[data-told]") is None, "the sent invitation is no longer news"
 
     # A group match: Ana creates it in the group's lobby, Bia joins there.
     ana.click("[data-action=back]")
