@@ -9,7 +9,8 @@ use velha_rules::{Player, Position, UltCell, Ultimate, Variant};
 use crate::app::use_texts;
 use crate::screens::Mark;
 
-/// The grid; `enabled` says whether the viewer may move now; `hint` is ringed (ANA-10).
+/// The grid; `enabled` says whether the viewer may move now; `hint` is ringed (ANA-10); the
+/// boards of the line that won are ringed (SUPER-R02, V2-R03), as the cube rings its own.
 #[component]
 pub fn UltimateGrid(
     board: Ultimate,
@@ -21,12 +22,22 @@ pub fn UltimateGrid(
     let over = board.status().is_over();
     let legal = board.legal_cells();
     let v2 = board.variant() == Variant::V2;
+    let winning = board.winning_boards();
+    let class = |small: usize| {
+        if winning & 1 << small != 0 {
+            "small-board winning"
+        } else if !over && legal.into_iter().any(|c| c.board() == small) {
+            "small-board sent"
+        } else {
+            "small-board"
+        }
+    };
     rsx! {
         div { class: "grid9",
             for small in 0..9 {
                 div {
                     key: "{small}",
-                    class: if !over && legal.into_iter().any(|c| c.board() == small) { "small-board sent" } else { "small-board" },
+                    class: class(small),
                     "data-board": "{small + 1}",
                     for pos in 0..9 {
                         UltSquare {

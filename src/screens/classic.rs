@@ -135,7 +135,8 @@ pub fn ScoreLine(wins: u32, draws: u32, losses: u32) -> Element {
     }
 }
 
-/// The 3x3 board: the empty cells can be played while `enabled`; `hint` is ringed (ANA-10).
+/// The 3x3 board: the empty cells can be played while `enabled`; `hint` is ringed (ANA-10),
+/// and so is the line that won (CLASSIC-R03), as the cube rings its own.
 #[component]
 pub fn ClassicGrid(
     board: Classic,
@@ -143,6 +144,7 @@ pub fn ClassicGrid(
     onpress: EventHandler<Cell>,
     #[props(default)] hint: Option<Cell>,
 ) -> Element {
+    let winning = board.winning_cells();
     rsx! {
         div { class: "board3", role: "grid",
             for cell in Cell::ALL {
@@ -152,6 +154,7 @@ pub fn ClassicGrid(
                     piece: board.piece(cell),
                     enabled: enabled && board.piece(cell).is_none(),
                     hinted: hint == Some(cell),
+                    winning: winning & cell.bit() != 0,
                     onpress: move |_| onpress.call(cell),
                 }
             }
@@ -166,6 +169,7 @@ fn Square(
     piece: Option<Player>,
     enabled: bool,
     hinted: bool,
+    winning: bool,
     onpress: EventHandler<()>,
 ) -> Element {
     let t = use_texts();
@@ -173,8 +177,13 @@ fn Square(
         Some(p) => format!("{name}, {p}"),
         None => format!("{name}, {}", t.empty),
     };
+    let class = match (hinted, winning) {
+        (_, true) => "cell winning",
+        (true, false) => "cell hinted",
+        (false, false) => "cell",
+    };
     rsx! {
-        button { class: if hinted { "cell hinted" } else { "cell" }, "data-cell": "{name}", "aria-label": "{label}", disabled: !enabled,
+        button { class, "data-cell": "{name}", "aria-label": "{label}", disabled: !enabled,
             onclick: move |_| onpress.call(()),
             if let Some(p) = piece { Mark { player: p } }
         }

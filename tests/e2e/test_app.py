@@ -84,14 +84,48 @@ def test_classic_series_against_each_character(phone):
         phone.click("[data-action=back]")
 
 
-def test_classic_two_players_on_one_device(phone):
+# The green of the line that won, as the cube rings its own (palette::WIN).
+WIN_GREEN = "rgb(60, 240, 110)"
+
+
+def test_classic_r03_two_players_on_one_device_see_the_line_that_won(phone):
     phone.click("[data-game=classic]")
     phone.click("[data-rival=friend]")
-    for cell in ("a1", "b1", "a2", "b2", "a3"):
+    for cell in ("a1", "b1", "a2", "b2"):
         phone.click(f"[data-cell={cell}]")
+    assert phone.locator("[data-cell].winning").count() == 0, "no line yet"
+    phone.click("[data-cell=a3]")
     assert status(phone) == "win X"
     assert "X venceu!" in phone.inner_text("[data-status]")
     assert phone.get_attribute("[data-cell=b2]", "aria-label") == "b2, O"
+    winners = [c.get_attribute("data-cell") for c in phone.locator("[data-cell].winning").element_handles()]
+    assert winners == ["a1", "a2", "a3"]
+    assert WIN_GREEN in phone.eval_on_selector("[data-cell=a1]", "e => getComputedStyle(e).boxShadow")
+    assert phone.eval_on_selector("[data-cell=b1]", "e => getComputedStyle(e).boxShadow") == "none"
+    shot(phone, "classic-won-line")
+
+
+# Two people's Super game in which X's 25th mark (h6) wins board 6 and with it boards 4, 5 and
+# 6, the big board's middle row (SUPER-R02).
+SUPER_MIDDLE_ROW = ("g6 a8 c4 i2 i6 h8 d6 b8 d4 b2 f4 g1 c1 g2 c5 h5 d5 a5 c6 i9 g7 a3 a7 c2 "
+                    "h6").split()
+
+
+def test_super_r02_the_boards_of_the_line_that_won_are_ringed(phone):
+    phone.click("[data-game=super]")
+    phone.click("[data-starter=X]")
+    phone.click("[data-rival=friend]")
+    for cell in SUPER_MIDDLE_ROW[:-1]:
+        phone.click(f"[data-cell={cell}]")
+    assert status(phone) == "ongoing X"
+    assert phone.locator(".small-board.winning").count() == 0, "no line of boards yet"
+    phone.click(f"[data-cell={SUPER_MIDDLE_ROW[-1]}]")
+    assert status(phone) == "win X"
+    ringed = [b.get_attribute("data-board") for b in phone.locator(".small-board.winning").element_handles()]
+    assert ringed == ["4", "5", "6"]
+    assert phone.eval_on_selector(".small-board.winning", "e => getComputedStyle(e).backgroundColor") \
+        == WIN_GREEN
+    shot(phone, "super-won-line")
 
 
 def phone_in(browser, base_url, locale):

@@ -1,6 +1,6 @@
 //! Jogo da Velha, the classic 3x3 game (`docs/rules/classic.md`).
 
-use crate::lines::{FULL, has_line};
+use crate::lines::{FULL, has_line, line_cells};
 use crate::{ActionList, Cell, Player, Position, Status};
 
 /// A position of the classic game.
@@ -72,6 +72,14 @@ impl Classic {
             Player::X => self.x,
             Player::O => self.o,
         }
+    }
+
+    /// The cells of the line that won the game (CLASSIC-R03) as a 9-bit mask; none for a draw,
+    /// a game going on or one won otherwise (an online room's absence claim).
+    pub fn winning_cells(&self) -> u16 {
+        self.status()
+            .winner()
+            .map_or(0, |p| line_cells(self.mask(p)))
     }
 }
 

@@ -69,6 +69,15 @@ pub fn middles_of_lines(mask: u16) -> u16 {
     MIDDLES[(mask & FULL) as usize]
 }
 
+/// The cells of every complete line in `mask`, as a 9-bit mask: the line that ended a game, to
+/// show it.
+pub fn line_cells(mask: u16) -> u16 {
+    LINES
+        .iter()
+        .filter(|&&line| mask & line == line)
+        .fold(0, |cells, line| cells | line)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +97,31 @@ mod tests {
             assert_eq!(has_line(mask), !complete.is_empty());
             let mids = complete.iter().fold(0, |m, &l| m | 1 << LINE_MIDDLES[l]);
             assert_eq!(middles_of_lines(mask), mids);
+        }
+    }
+
+    /// Cell by cell, from the grid's geometry rather than the line list: a cell is shown when
+    /// its row, its column or a diagonal through it is full.
+    #[test]
+    fn line_cells_are_the_cells_of_full_rows_columns_and_diagonals_through_them() {
+        for mask in 0u16..512 {
+            let full = |cells: [(usize, usize); 3]| {
+                cells.iter().all(|&(r, c)| mask & 1 << (r * 3 + c) != 0)
+            };
+            let shown = line_cells(mask);
+            for (r, c) in (0..3).flat_map(|r| (0..3).map(move |c| (r, c))) {
+                let on_a_line = full([(r, 0), (r, 1), (r, 2)])
+                    || full([(0, c), (1, c), (2, c)])
+                    || (r == c && full([(0, 0), (1, 1), (2, 2)]))
+                    || (r + c == 2 && full([(0, 2), (1, 1), (2, 0)]));
+                assert_eq!(
+                    shown & 1 << (r * 3 + c) != 0,
+                    on_a_line,
+                    "mask {mask:09b}, cell {r}{c}"
+                );
+            }
+            assert_eq!(shown & !mask, 0);
+            assert_eq!(shown != 0, has_line(mask));
         }
     }
 }

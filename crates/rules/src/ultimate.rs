@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::lines::{FULL, has_line};
+use crate::lines::{FULL, has_line, line_cells};
 use crate::{Ending, Player, Position, Status};
 
 /// Which of the two ultimate games: they differ only in how a drawn small board scores.
@@ -550,6 +550,15 @@ impl Ultimate {
     /// Big-board points of `player`: won boards, plus drawn boards in 2.0 (V2-R02).
     pub const fn points(&self, player: Player) -> u32 {
         self.point_boards(player).count_ones()
+    }
+
+    /// The small boards of the big board's line that won the game (SUPER-R02, V2-R03) as a
+    /// 9-bit mask; none for a draw, a game going on or one won otherwise (on points, or by the
+    /// clock).
+    pub fn winning_boards(&self) -> u16 {
+        self.status()
+            .winner()
+            .map_or(0, |p| line_cells(self.point_boards(p)))
     }
 
     /// Turns `player` has lost in a row to the clock (2.0, V2-R05).

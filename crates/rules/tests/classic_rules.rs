@@ -77,10 +77,16 @@ fn classic_r03_each_of_the_eight_lines_wins_at_once() {
         board[others[1].index()] = 'O';
         let mut g = position(&board.iter().collect::<String>(), 'X');
         assert_eq!(g.status(), Status::Ongoing(Player::X));
+        assert_eq!(g.winning_cells(), 0, "no line yet");
         assert_eq!(
             g.play(cells[2]),
             Ok(Status::Win(Player::X)),
             "line {line:09b}"
+        );
+        assert_eq!(
+            g.winning_cells(),
+            line,
+            "the line shown is the one completed"
         );
         assert_eq!(g.legal_count(), 0);
         assert_eq!(g.play(others[2]), Err(ClassicIllegal::GameOver));
@@ -92,9 +98,13 @@ fn classic_r04_nine_cells_and_no_line_is_a_draw() {
     let mut g = Classic::new(Player::X);
     assert_eq!(play(&mut g, "a1 b2 c3 b1 b3 a3 c1 c2 a2"), Status::Draw);
     assert_eq!(g.to_string(), "XOXXOOOXX O");
+    assert_eq!(g.winning_cells(), 0, "a draw shows no line");
     // A line made with the ninth piece is a win, not a draw.
     let won = position("XOXOXOO.X", 'O');
     assert_eq!(won.status(), Status::Win(Player::X));
+    // Two lines at once (a1-b2-c3 and c1-b2-a3 share b2): both are shown, O's cells never.
+    let both = position("XOXOXOXOX", 'O');
+    assert_eq!(both.winning_cells(), 0b101_010_101);
     let mut last = position("XOXOO.XXO", 'X');
     assert_eq!(last.play("c2".parse().unwrap()), Ok(Status::Draw));
 }

@@ -204,7 +204,9 @@ fn super_r02_three_won_boards_in_a_line_win() {
         'X',
         '9',
     );
+    assert_eq!(g.winning_boards(), 0, "no line of boards yet");
     assert_eq!(g.play(cell("i7")), Ok(Status::Win(Player::X)));
+    assert_eq!(g.winning_boards(), 0b100_010_001, "boards 1, 5 and 9");
     assert_eq!(g.legal_count(), 0);
 }
 
@@ -228,6 +230,7 @@ fn super_r03_all_boards_decided_without_a_line_is_a_draw() {
         '9',
     );
     assert_eq!(g.play(cell("i7")), Ok(Status::Draw));
+    assert_eq!(g.winning_boards(), 0, "a draw shows no line");
 }
 
 #[test]
@@ -301,6 +304,11 @@ fn v2_r03_a_line_of_points_wins_even_on_the_opponents_move() {
         '3',
     );
     assert_eq!(g.play(cell("i3")), Ok(Status::Win(Player::X)));
+    assert_eq!(
+        g.winning_boards(),
+        0b000_000_111,
+        "the top row, the drawn board with it"
+    );
     // The same move in Super wins nothing.
     let mut s = position(
         Variant::Super,
@@ -341,6 +349,11 @@ fn v2_r03_lines_for_both_at_once_are_a_draw() {
         '6',
     );
     assert_eq!(g.play(cell("i6")), Ok(Status::Draw));
+    assert_eq!(
+        g.winning_boards(),
+        0,
+        "a line for both wins nothing, so none is shown"
+    );
 }
 
 #[test]
