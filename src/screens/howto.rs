@@ -39,29 +39,118 @@ pub fn HowTo(game: Game, rules: &'static str, go: EventHandler<Screen>) -> Eleme
         Game::Super => t.game_super,
         Game::V2 => t.game_v2,
     };
-    let lines: Vec<&str> = rules
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
     rsx! {
         TopBar { title, go }
         article { class: "howto", lang: t.lang,
-            for (i, line) in lines.into_iter().enumerate() {
-                if let Some(item) = line.strip_prefix("- ").or_else(|| line.strip_prefix("• ")) {
-                    p { key: "{i}", class: "item", "• {item}" }
-                } else if is_heading(line) {
-                    h2 { key: "{i}", "{line}" }
-                } else {
-                    p { key: "{i}", "{line}" }
+            for (i, block) in blocks(rules).into_iter().enumerate() {
+                match block {
+                    Block::Heading(line) => rsx! { h2 { key: "{i}", "{line}" } },
+                    Block::Paragraph(line) => rsx! { p { key: "{i}", "{line}" } },
+                    Block::Item(item) => rsx! { p { key: "{i}", class: "item", "• {item}" } },
+                    Block::Term(term, about) => rsx! {
+                        dl { key: "{i}", class: "item",
+                            dt { "• {term}" }
+                            dd { "{about}" }
+                        }
+                    },
                 }
             }
         }
     }
 }
 
+/// A piece of a game's rules as the screen shows it.
+#[derive(Debug, PartialEq)]
+enum Block<'a> {
+    Heading(&'a str),
+    Paragraph(&'a str),
+    Item(&'a str),
+    /// A list item that names something (a character, a way to play), and the item after it
+    /// that says what it is: shown together, the name over its description.
+    Term(&'a str, &'a str),
+}
+
+/// The rules' lines as blocks: "- " or "• " starts a list item, and a short line without a
+/// final full stop is a heading (or, in a list, a name the next item describes).
+fn blocks(rules: &str) -> Vec<Block<'_>> {
+    let mut lines = rules
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
+    let mut blocks = Vec::new();
+    while let Some(line) = lines.next() {
+        blocks.push(match list_item(line) {
+            Some(term) if is_heading(term) => match lines.peek().and_then(|next| list_item(next)) {
+                Some(about) => {
+                    lines.next();
+                    Block::Term(term, about)
+                }
+                None => Block::Item(term),
+            },
+            Some(item) => Block::Item(item),
+            None if is_heading(line) => Block::Heading(line),
+            None => Block::Paragraph(line),
+        });
+    }
+    blocks
+}
+
+/// A list item's text, if the line is one.
+fn list_item(line: &str) -> Option<&str> {
+    line.strip_prefix("- ").or_else(|| line.strip_prefix("• "))
+}
+
 /// Short lines without a final full stop read as headings in the documents, those that end
 /// in a bracket too ("Marcar casas (só no lado 1)").
 fn is_heading(line: &str) -> bool {
     line.chars().count() < 60 && !line.ends_with(['.', ':', '!'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classic_r06_each_character_is_shown_over_what_it_does() {
+        for (rules, names) in [
+            (
+                portuguese(Game::Classic),
+                ["Rabisco (fácil)", "Nino (médio)", "Vó Quelônia (difícil)"],
+            ),
+            (
+                english(Game::Classic),
+                ["Rabisco (easy)", "Nino (medium)", "Grandma Quelônia (hard)"],
+            ),
+        ] {
+            let shown = blocks(rules);
+            for name in names {
+                let about = shown.iter().find_map(|b| match b {
+                    Block::Term(term, about) if *term == name => Some(about),
+                    _ => None,
+                });
+                let about = about.unwrap_or_else(|| panic!("{name} over its description"));
+                assert!(about.ends_with('.'), "{name}: {about}");
+            }
+            assert!(
+                !shown
+                    .iter()
+                    .any(|b| names.iter().any(|n| *b == Block::Item(n)))
+            );
+        }
+    }
+
+    #[test]
+    fn a_short_item_that_ends_a_sentence_stays_an_item_and_a_lone_name_too() {
+        let shown = blocks("Regras\n- Cada arrasto gira uma camada só.\n- Só isto\nFim do texto.");
+        assert_eq!(
+            shown,
+            [
+                Block::Heading("Regras"),
+                Block::Item("Cada arrasto gira uma camada só."),
+                Block::Item("Só isto"),
+                Block::Paragraph("Fim do texto."),
+            ]
+        );
+    }
 }
