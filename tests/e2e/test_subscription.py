@@ -12,7 +12,7 @@ import urllib.parse
 
 import pytest
 
-from conftest import Served, shot
+from conftest import Served, server_fails, shot
 from standins.stripe import StripeStandIn
 from test_account import fill, fresh_name, sign_up, subscribed_phone
 from test_online import play_to_x_line
@@ -58,8 +58,8 @@ def phone_of(browser, stripe):
     _, served = stripe
     opened = []
 
-    def open_phone(locale="pt-BR"):
-        page, errors = new_phone(browser, served, locale)
+    def open_phone(locale="pt-BR", **options):
+        page, errors = new_phone(browser, served, locale, **options)
         opened.append((page, errors))
         return page
 
@@ -177,6 +177,28 @@ def test_on_a03_the_profile_of_a_non_subscriber_leads_to_subscribing(phone_of):
     # Back goes to the profile.
     page.go_back()
     page.wait_for_selector("[data-profile=name]", timeout=15000)
+
+
+def test_on_a03_a_subscription_the_server_failed_to_send_is_read_again_with_a_tap(phone_of):
+    """The subscription's page says why it could not read the offer and reads it again with a
+    tap; a refusal asking again cannot change (payments not set up) offers no tap."""
+    page = phone_of(service_workers="block")
+    sign_up(page, fresh_name())
+    server_fails(page, "**/api/subscription")
+    page.click(".online-gate [data-action=subscribe]")
+    said = page.wait_for_selector("[data-problem=subscription]", timeout=15000)
+    assert said.inner_text() == "O servidor não conseguiu atender agora. Tente de novo."
+    shot(page, "subscription-server-failed")
+    # The server is back: the tap shows the price, with no reload.
+    page.unroute("**/api/subscription")
+    page.click("[data-action=retry]")
+    assert price(page) == PRICE
+    assert page.query_selector("[data-problem=subscription]") is None
+    assert page.query_selector("[data-action=retry]") is None
+    server_fails(page, "**/api/subscription", code="payments_unavailable", message="not set up")
+    page.reload()
+    page.wait_for_selector("[data-problem=subscription]", timeout=30000)
+    assert page.query_selector("[data-action=retry]") is None
 
 
 def test_on_a03_a_checkout_abandoned_comes_back_to_the_subscription(phone_of, stripe):
