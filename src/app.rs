@@ -69,6 +69,17 @@ pub enum Screen {
     MyData,
 }
 
+impl Screen {
+    /// Where the screen's "Voltar" leads: the account for its own pages opened from it, home
+    /// for the rest.
+    pub const fn up(self) -> Screen {
+        match self {
+            Screen::Security | Screen::MyData => Screen::Account,
+            _ => Screen::Home,
+        }
+    }
+}
+
 /// Whether leaving the screen now loses something (a live match: ON-M04's abandonment), and
 /// whether the back button just asked to leave it: the screen asks the player first.
 #[derive(Clone, Copy)]
@@ -109,8 +120,9 @@ pub fn App() -> Element {
     // (assets/boot.js). A guest's first online screen is the account's module's, so it comes
     // first, then the small how-to one, the lobby's and the match's; a kept session needs the
     // lobby's first (it reads the session's answer and holds the lobby), then the match's (a
-    // match to resume, or one the lobby opens). The big online module comes last but one, then
-    // the account's own pages, which only a player who opens them needs. The small
+    // match to resume, or one the lobby opens). The big online module comes last, then the
+    // account's own pages beside the cube's painter, which waits for nothing after it: only a
+    // player who opens those pages needs them. The small
     // module that reads a kept local game comes first when the device keeps one (a reload on
     // that game's screen waits for it); otherwise only a return to a game begun now needs it,
     // and it would share the network with the account's.
@@ -136,8 +148,8 @@ pub fn App() -> Element {
                 crate::lazy::load_kept().await;
             }
             crate::lazy::load().await;
-            crate::lazy::load_settings().await;
             platform::online_module_settled();
+            crate::lazy::load_settings().await;
         })
     });
     // The address opened names the screen: a shared link (a room, CLASSIC-R08; a replay,

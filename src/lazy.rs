@@ -315,7 +315,7 @@ fn SettingsPart(screen: Screen, go: EventHandler<Screen>) -> Element {
     if let Some(open) = fetching.door() {
         return (open.draw)(screen, go);
     }
-    rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
+    rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go, up: screen.up() } }
 }
 
 /// The lobby, from the lobby's module, in online play's gate.
@@ -383,16 +383,22 @@ fn OnlinePart(part: Part, go: EventHandler<Screen>) -> Element {
     rsx! { Loading { failed: fetching.failed, tries: fetching.tries, go } }
 }
 
-/// A screen whose module is on its way, or could not be fetched (then it offers to try again).
+/// A screen whose module is on its way, or could not be fetched (then it offers to try again);
+/// its "Voltar" leads `up`, as the screen's own would.
 #[component]
-fn Loading(mut failed: Signal<bool>, mut tries: Signal<u32>, go: EventHandler<Screen>) -> Element {
+fn Loading(
+    mut failed: Signal<bool>,
+    mut tries: Signal<u32>,
+    go: EventHandler<Screen>,
+    #[props(default = Screen::Home)] up: Screen,
+) -> Element {
     let t = use_texts();
     #[cfg(target_arch = "wasm32")]
     let (loading, not_loaded) = (t.screen_loading, t.screen_not_loaded);
     #[cfg(not(target_arch = "wasm32"))]
     let (loading, not_loaded) = ("", "");
     rsx! {
-        TopBar { title: String::new(), go }
+        TopBar { title: String::new(), go, up }
         if failed() {
             p { class: "warning", role: "alert", "data-problem": "screen-not-loaded", "{not_loaded}" }
             button { class: "primary wide", "data-action": "retry-screen",

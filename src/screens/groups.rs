@@ -407,6 +407,7 @@ fn GroupPage(
     let started = group.members.len() >= 2;
     let invite = {
         let id = id.clone();
+        let before = group.invited.clone();
         move |e: Event<FormData>| {
             e.prevent_default();
             let name = invitee().trim().to_owned();
@@ -416,19 +417,28 @@ fn GroupPage(
                 return;
             }
             let id = id.clone();
+            let before = before.clone();
             request.run(async move {
                 let sent = client::invite(&id, &name).await;
                 match sent {
                     Ok(()) => {
                         invitee.set(String::new());
                         // The server finds a name whatever its case and answers nothing: the
-                        // group read again spells it as the player does. (Folding the case of
-                        // every letter, not only ASCII's, would bring Unicode's tables into
-                        // the module: a name that differs elsewhere is told as typed.)
+                        // group read again spells it as the player does, the one name invited
+                        // since (or, invited by someone else meanwhile, the one that reads the
+                        // same but for ASCII's case: folding every letter's would bring
+                        // Unicode's tables into the module). Told as typed when unread.
                         let fresh = client::group(&id).await.ok();
                         let invited = fresh
                             .as_ref()
-                            .and_then(|f| f.invited.iter().find(|n| n.eq_ignore_ascii_case(&name)))
+                            .and_then(|f| {
+                                let new: Vec<&String> =
+                                    f.invited.iter().filter(|n| !before.contains(n)).collect();
+                                match new[..] {
+                                    [one] => Some(one),
+                                    _ => f.invited.iter().find(|n| n.eq_ignore_ascii_case(&name)),
+                                }
+                            })
                             .cloned()
                             .unwrap_or(name);
                         told.set(Some(invited));

@@ -33,7 +33,7 @@ pub fn MyDataScreen(go: EventHandler<Screen>) -> Element {
         };
     }
     rsx! {
-        TopBar { title: s.title, go, up: Screen::Account }
+        TopBar { title: s.title, go, up: Screen::MyData.up() }
         match membership() {
             Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.checking}" } },
             Membership::Guest => rsx! {

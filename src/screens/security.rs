@@ -27,7 +27,7 @@ pub fn SecurityScreen(go: EventHandler<Screen>) -> Element {
     // Bumped when a new password signed the other devices out: the list is read again.
     let changed = use_signal(|| 0u32);
     rsx! {
-        TopBar { title: s.title, go, up: Screen::Account }
+        TopBar { title: s.title, go, up: Screen::Security.up() }
         match membership() {
             Membership::Checking => rsx! { p { class: "muted", role: "status", "{t.checking}" } },
             Membership::Guest => rsx! {

@@ -105,8 +105,8 @@ def test_classic_r03_two_players_on_one_device_see_the_line_that_won(phone):
     shot(phone, "classic-won-line")
 
 
-# Two people's Super game in which X's 25th mark (h6) wins board 6 and with it boards 4, 5 and
-# 6, the big board's middle row (SUPER-R02).
+# Two people's Super game whose 25th move, X's h6, wins board 6 and with it boards 4, 5 and 6,
+# the big board's middle row (SUPER-R02).
 SUPER_MIDDLE_ROW = ("g6 a8 c4 i2 i6 h8 d6 b8 d4 b2 f4 g1 c1 g2 c5 h5 d5 a5 c6 i9 g7 a3 a7 c2 "
                     "h6").split()
 

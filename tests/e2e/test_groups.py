@@ -4,7 +4,7 @@ the invitation waits with a badge and is accepted; both play a group match and b
 table change; one plays the server's Velha in the group; the creator finalizes, asked twice."""
 
 from conftest import home, shot
-from test_account import fresh_name, sign_up, subscribed_phone
+from test_account import fill, fresh_name, open_form, sign_up, subscribed_phone
 
 
 def subscriber(browser, server, name, locale="pt-BR"):
@@ -209,9 +209,13 @@ def test_on_g05_the_mini_ranking_in_english(browser, server):
 def test_on_g02_inviting_says_a_name_is_missing_and_names_the_invitee_as_the_server_does(
         browser, server, phone):
     """The creator invites by player name: with no name typed the screen says so; a name
-    typed in another case finds the player, and the screen names them as they spell it."""
-    invitee = fresh_name()
-    sign_up(phone, invitee)
+    typed in another case (an accented capital too) finds the player, and the screen names
+    them as they spell it."""
+    invitee = "Ágata" + fresh_name()
+    open_form(phone, "sign-up")
+    fill(phone, name=invitee, email=f"{invitee[1:].lower()}@example.com", password="cubo-gira-9")
+    phone.click("[data-action=submit]")
+    phone.wait_for_selector("[data-profile=name]", timeout=15000)
     name = fresh_name()
     ana = subscriber(browser, server, name)
     ana.click("[data-action=groups]")

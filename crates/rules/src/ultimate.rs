@@ -553,8 +553,8 @@ impl Ultimate {
     }
 
     /// The small boards of the big board's line that won the game (SUPER-R02, V2-R03) as a
-    /// 9-bit mask; none for a draw, a game going on or one won otherwise (on points, or by the
-    /// clock).
+    /// 9-bit mask; none for a draw, a game going on or one won off the board (by the clock, a
+    /// resignation, an abandonment).
     pub fn winning_boards(&self) -> u16 {
         self.status()
             .winner()
