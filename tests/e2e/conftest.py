@@ -161,3 +161,12 @@ def server_fails(page, pattern, code="internal", message="storage failed"):
     page.route(pattern, lambda route: route.fulfill(
         status=500, content_type="application/json",
         body=json.dumps({"code": code, "message": message})))
+
+
+def no_retry_for_a_lasting_refusal(page, pattern, problem, code, message):
+    """The page read again while the server refuses `pattern` with `code`, which asking again
+    cannot change: the screen says why (`data-problem=problem`) and offers no tap to ask again."""
+    server_fails(page, pattern, code=code, message=message)
+    page.reload()
+    page.wait_for_selector(f"[data-problem={problem}]", timeout=30000)
+    assert page.query_selector("[data-action=retry]") is None

@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 
-from conftest import Served, server_fails, shot
+from conftest import Served, no_retry_for_a_lasting_refusal, server_fails, shot
 from test_account import fill, fresh_name, open_form, sign_up
 from test_subscription import new_phone
 
@@ -150,10 +150,7 @@ def test_on_a01_a_device_list_the_server_failed_to_send_is_read_again_with_a_tap
     phone.wait_for_selector("ul.sessions li[data-this=true]", timeout=15000)
     assert phone.query_selector("[data-problem=sessions]") is None
     assert phone.query_selector("[data-action=retry]") is None
-    # A refusal that asking again cannot change offers no tap.
-    server_fails(phone, "**/api/me/sessions", code="forbidden", message="not yours")
-    phone.reload()
-    phone.wait_for_selector("[data-problem=sessions]", timeout=30000)
-    assert phone.query_selector("[data-action=retry]") is None
+    no_retry_for_a_lasting_refusal(phone, "**/api/me/sessions", "sessions",
+                                   code="forbidden", message="not yours")
     assert not errors, errors
     phone.context.close()

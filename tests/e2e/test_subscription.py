@@ -12,7 +12,7 @@ import urllib.parse
 
 import pytest
 
-from conftest import Served, server_fails, shot
+from conftest import Served, no_retry_for_a_lasting_refusal, server_fails, shot
 from standins.stripe import StripeStandIn
 from test_account import fill, fresh_name, sign_up, subscribed_phone
 from test_online import play_to_x_line
@@ -195,10 +195,8 @@ def test_on_a03_a_subscription_the_server_failed_to_send_is_read_again_with_a_ta
     assert price(page) == PRICE
     assert page.query_selector("[data-problem=subscription]") is None
     assert page.query_selector("[data-action=retry]") is None
-    server_fails(page, "**/api/subscription", code="payments_unavailable", message="not set up")
-    page.reload()
-    page.wait_for_selector("[data-problem=subscription]", timeout=30000)
-    assert page.query_selector("[data-action=retry]") is None
+    no_retry_for_a_lasting_refusal(page, "**/api/subscription", "subscription",
+                                   code="payments_unavailable", message="not set up")
 
 
 def test_on_a03_a_checkout_abandoned_comes_back_to_the_subscription(phone_of, stripe):
