@@ -71,9 +71,10 @@ enum Block<'a> {
 }
 
 /// The rules' lines as blocks: "- " or "• " starts a list item, and a short line without a
-/// final full stop is a heading. In a list, such a line that ends no clause either (no comma)
+/// final full stop is a heading. In a list, such a line that is no clause either (no comma)
 /// names what the next item, a whole sentence, describes ("- Rabisco (fácil)" over what he
-/// does); items that read on as one list ("Vitória: +30", "Empate: +0") stay items.
+/// does); items that read on as one list ("Vitória: +30", "Empate: +0", "Já vencido, ou")
+/// stay items.
 fn blocks(rules: &str) -> Vec<Block<'_>> {
     let mut lines = rules
         .lines()
@@ -100,7 +101,7 @@ fn blocks(rules: &str) -> Vec<Block<'_>> {
 
 /// Whether list item `term` names what the item after it, `about`, describes.
 fn describes(term: &str, about: &str) -> bool {
-    is_heading(term) && !term.ends_with(',') && about.ends_with('.')
+    is_heading(term) && !term.contains(',') && about.ends_with('.')
 }
 
 /// A list item's text, if the line is one.

@@ -9,8 +9,9 @@ gate is the app's own since 6db4392, so it needs no module: kept to compare with
 take to open when tapped as soon as they can be, the worst case, the lobby a
 subscriber whose session the device kept reaches the same way (the lobby's module; the app
 asks about the session and the gate opens the live connection while it downloads), the
-cube's rules from home (how to play, a module of its own) and Super from home (the app's own,
-as every local game: a measure of what a split of the games would cost).
+cube's rules from home (how to play, a module of its own), Super from home (the app's own,
+as every local game: a measure of what a split of the games would cost) and a signed-in
+player's password and devices from the account (the settings' module, fetched last).
 A bench, not a test: it prints figures and asserts nothing about time.
 
 Times are read on the page's own clock, from the start of navigation: the page taps "Jogar"
@@ -128,6 +129,12 @@ SUPER = tap_through(["[data-game=super]"], "[data-starter=coin]")
 LOBBY = tap_through(["[data-game=cube]", "[data-mode=online]"], "[data-lobby]") + """
 localStorage.setItem("cubo-da-velha.signed-in", "1");
 """
+# A signed-in player's password and devices, from the account as soon as it shows: the
+# settings' module, fetched last after the first screen, so the worst case of a later screen.
+SECURITY = tap_through(["[data-action=account]", "[data-action=security]"],
+                       "ul.sessions li") + """
+localStorage.setItem("cubo-da-velha.signed-in", "1");
+"""
 PAINTER_READY = """() => performance.getEntriesByType("resource")
   .filter((e) => e.name.includes("velha_cube_paint_bg")).map((e) => e.responseEnd)[0] ?? null"""
 
@@ -213,13 +220,15 @@ def main():
         session = subscriber(args.server, data, url)
         print(f"{'network':<20} {'cold s':>7} {'cold bytes':>11} {'cube ready s':>13} "
               f"{'warm s':>7} {'warm bytes':>11} {'cube ready s':>13} {'account s':>10} "
-              f"{'online play s':>14} {'lobby s':>8} {'how to s':>9} {'super s':>8}   (medians)")
+              f"{'online play s':>14} {'lobby s':>8} {'how to s':>9} {'super s':>8} "
+              f"{'security s':>11}   (medians)")
         for name, down, up, rtt in NETWORKS:
-            cold, warm, account, online, lobby, how_to, ultimate = [], [], [], [], [], [], []
+            cold, warm, account, online, lobby, how_to, ultimate, security = ([] for _ in range(8))
             for _ in range(args.runs):
                 account.append(opens(browser, url, ACCOUNT, down, up, rtt))
                 online.append(opens(browser, url, ONLINE_PLAY, down, up, rtt))
                 lobby.append(opens(browser, url, LOBBY, down, up, rtt, session))
+                security.append(opens(browser, url, SECURITY, down, up, rtt, session))
                 how_to.append(opens(browser, url, HOW_TO, down, up, rtt))
                 ultimate.append(opens(browser, url, SUPER, down, up, rtt))
                 context, page, cdp = phone(browser, TAP_WHEN_READY, down, up, rtt)
@@ -234,8 +243,8 @@ def main():
                   f"{median(cold, 2):>13.2f} {median(warm, 0):>7.2f} {int(median(warm, 1)):>11} "
                   f"{median(warm, 2):>13.2f} {statistics.median(account):>10.2f} "
                   f"{statistics.median(online):>14.2f} {statistics.median(lobby):>8.2f} "
-                  f"{statistics.median(how_to):>9.2f} {statistics.median(ultimate):>8.2f}",
-                  flush=True)
+                  f"{statistics.median(how_to):>9.2f} {statistics.median(ultimate):>8.2f} "
+                  f"{statistics.median(security):>11.2f}", flush=True)
 
 
 if __name__ == "__main__":
