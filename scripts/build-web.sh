@@ -66,6 +66,8 @@ for module in "$split"/*.wasm; do
   opt "dist/pkg/$(basename "$module")"
 done
 cp "$split/__wasm_split.js" dist/pkg/
+# The splitter's many small shared chunks joined into a few files, each a request less.
+node scripts/pack-chunks.mjs dist/pkg "$wasm_opt"
 cp -r assets/index.html assets/boot.js assets/style.css assets/manifest.webmanifest assets/icons dist/
 
 # Content-hashed names, innermost first: the glue names the wasm, boot.js imports the glue,

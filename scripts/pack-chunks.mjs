@@ -1,0 +1,279 @@
+// Packs the split modules' shared chunks into fewer files, and rewrites the loader to fetch
+// those. The splitter makes one chunk for each set of modules that share code, so the account
+// alone needed 18 chunks beside its own file, and 20 of the 35 were under 1 KB: on slow 4G each file
+// waits for its turn on one of the browser's six HTTP/1.1 connections, and the chunks cost
+// the account's first opening more than their bytes did (docs/benchmarks.md). Chunks are
+// joined while a file saved is worth more than the bytes some module then fetches without
+// needing them. A chunk still goes into exactly one file, so each is instantiated once, as the
+// splitter's loader does; one whose file came with another module's only fills its slots of
+// the function table (null until then) and writes its data early, which nothing reads before
+// its own module is loaded.
+//
+// Usage: node scripts/pack-chunks.mjs PKG WASM_OPT
+// PKG holds the optimised chunk_N.wasm files and __wasm_split.js; WASM_OPT is binaryen's
+// wasm-opt, with wasm-merge beside it.
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { brotliCompressSync, constants } from "node:zlib";
+
+// What a file costs a phone beyond its bytes on slow 4G (1.6 Mbps, 150 ms): its share of a
+// round trip on one of six connections, 150 ms × 200 KB/s ÷ 6.
+const FILE_BYTES = 5000;
+// The splitter's modules import what they share with the app from here; the merged file's
+// chunks import it from the provider instead, which wasm-merge then resolves.
+const SHARED = "__wasm_split";
+const PROVIDER = "__wasm_split_provider";
+
+function fail(why) {
+  console.error(`pack-chunks: ${why}`);
+  process.exit(1);
+}
+
+const [pkg, wasmOpt] = process.argv.slice(2);
+if (!pkg || !wasmOpt) fail("usage: node scripts/pack-chunks.mjs PKG WASM_OPT");
+const wasmMerge = join(dirname(wasmOpt), "wasm-merge");
+const loaderPath = join(pkg, "__wasm_split.js");
+let loader = readFileSync(loaderPath, "utf8");
+
+// The loader as wasm_split_cli_support writes it: one block per chunk, then one per module
+// naming the chunks it waits for.
+const chunkBlock = /\/\* [\w, ]+ \*\/\nconst (__chunk_\d+) = makeLoad\(\(\) => \{\n    const src = fetch\(new URL\("\.\/(chunk_\d+\.wasm)", import\.meta\.url\)\);\n    src\.catch\(\(\) => \{\}\);\n    return async \(imports\) => \(WebAssembly\.instantiateStreaming\(src, imports\)\);\n\}\n, \[\]\);\n/g;
+const moduleDeps = /(export const __wasm_split_load_(\w+) = wrapAsyncCb\(makeLoad\(\(\) => \{\n    const src = fetch\(new URL\("\.\/split_\w+\.wasm", import\.meta\.url\)\);\n[^]*?\n\}\n, \[)([^\]]*)(\]\)\);)/g;
+const chunks = [...loader.matchAll(chunkBlock)].map((m) => ({ name: m[1], file: m[2], block: m[0] }));
+const modules = [...loader.matchAll(moduleDeps)].map((m) => ({
+  name: m[2],
+  deps: m[3].split(",").map((d) => d.trim()).filter(Boolean),
+}));
+const loads = (loader.match(/makeLoad\(/g) ?? []).length;
+if (modules.length === 0 || loads !== 1 + chunks.length + modules.length) {
+  fail(`the loader's format has changed: ${loads - 1} loads, ${chunks.length} chunks and ${modules.length} modules recognised`);
+}
+if (chunks.length === 0) {
+  console.log("no shared chunks to pack");
+  process.exit(0);
+}
+const byName = new Map(chunks.map((c, i) => [c.name, i]));
+for (const m of modules) {
+  for (const d of m.deps) if (!byName.has(d)) fail(`${m.name} waits for ${d}, which the loader does not define`);
+}
+for (const c of chunks) {
+  c.users = modules.filter((m) => m.deps.includes(c.name)).map((m) => m.name);
+  if (c.users.length === 0) fail(`no module waits for ${c.name}`);
+  c.bytes = readFileSync(join(pkg, c.file));
+  c.size = brotli(c.bytes).length;
+}
+
+function run(tool, args) {
+  try {
+    return execFileSync(tool, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (e) {
+    fail(`${tool} ${args.join(" ")} failed:\n${e.stderr || e.message}`);
+  }
+}
+
+function brotli(data) {
+  return brotliCompressSync(data, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+  });
+}
+
+// Greedy: join the two files whose joining lowers most what all modules fetch, counting each
+// file as FILE_BYTES and a joined file as its chunks' sizes (brotli does a little better on
+// them together), until no joining lowers it. Ties go to the earliest pair: the same split
+// packs the same way.
+const files = chunks.map((c, i) => ({ chunks: [i], size: c.size, users: new Set(c.users) }));
+for (;;) {
+  let best = null;
+  for (let i = 0; i < files.length; i++) {
+    for (let j = i + 1; j < files.length; j++) {
+      let change = 0;
+      for (const m of modules) {
+        const a = files[i].users.has(m.name), b = files[j].users.has(m.name);
+        if (a && b) change -= FILE_BYTES;
+        else if (a) change += files[j].size;
+        else if (b) change += files[i].size;
+      }
+      if (change < 0 && (best === null || change < best.change)) best = { i, j, change };
+    }
+  }
+  if (best === null) break;
+  const [a, b] = [files[best.i], files[best.j]];
+  files.splice(best.j, 1);
+  files[best.i] = { chunks: [...a.chunks, ...b.chunks].sort((x, y) => x - y), size: a.size + b.size, users: new Set([...a.users, ...b.users]) };
+}
+files.sort((x, y) => x.chunks[0] - y.chunks[0]);
+
+// --- The wasm binary format, as far as these modules use it.
+function leb(bytes, at) {
+  let value = 0, shift = 0, byte;
+  do {
+    byte = bytes[at++];
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (byte & 0x80);
+  return [value, at];
+}
+function uleb(value) {
+  const out = [];
+  do {
+    let byte = value % 128;
+    value = Math.floor(value / 128);
+    if (value > 0) byte |= 0x80;
+    out.push(byte);
+  } while (value > 0);
+  return Buffer.from(out);
+}
+function sections(bytes, file) {
+  if (bytes.readUInt32LE(0) !== 0x6d736100 || bytes.readUInt32LE(4) !== 1) fail(`${file} is not a wasm module`);
+  const out = [];
+  for (let at = 8; at < bytes.length;) {
+    const id = bytes[at];
+    const [size, start] = leb(bytes, at + 1);
+    out.push({ id, body: bytes.subarray(start, start + size) });
+    at = start + size;
+  }
+  return out;
+}
+function module(list) {
+  const parts = [Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0])];
+  for (const s of list) parts.push(Buffer.from([s.id]), uleb(s.body.length), s.body);
+  return Buffer.concat(parts);
+}
+function name(text) {
+  const bytes = Buffer.from(text, "utf8");
+  return Buffer.concat([uleb(bytes.length), bytes]);
+}
+// Import entries: module, field, kind (1 table, 2 memory, 3 global) and the raw descriptor.
+function imports(body, file) {
+  const list = [];
+  let [count, at] = leb(body, 0);
+  const text = () => {
+    const [length, from] = leb(body, at);
+    at = from + length;
+    return body.subarray(from, at).toString("utf8");
+  };
+  const limits = () => {
+    const flags = body[at++];
+    [, at] = leb(body, at);
+    if (flags & 1) [, at] = leb(body, at);
+  };
+  while (count--) {
+    const entry = { module: text(), field: text(), kind: body[at] };
+    const from = at + 1;
+    at = from;
+    if (entry.kind === 1) {
+      at++;
+      limits();
+    } else if (entry.kind === 2) {
+      limits();
+    } else if (entry.kind === 3) {
+      at += 2;
+    } else {
+      fail(`${file} imports a function (${entry.module}.${entry.field}), which no chunk did`);
+    }
+    entry.descriptor = body.subarray(from, at);
+    list.push(entry);
+  }
+  return list;
+}
+function importSection(entries) {
+  return Buffer.concat([uleb(entries.length), ...entries.map((e) =>
+    Buffer.concat([name(e.module), name(e.field), Buffer.from([e.kind]), e.descriptor]))]);
+}
+
+// Merges the chunks into one file: each chunk imports the shared memory, table and stack
+// pointer from a provider module that imports them once from the app, and wasm-merge joins
+// them; the provider's exports are then dropped, as chunks export nothing.
+function merge(list, out, work) {
+  const provided = new Map();
+  const inputs = [];
+  for (const c of list) {
+    const parts = sections(c.bytes, c.file);
+    for (const s of parts) {
+      if (s.id === 7 || s.id === 8) fail(`${c.file} has exports or a start function, which no chunk had`);
+    }
+    const renamed = parts.map((s) => {
+      if (s.id !== 2) return s;
+      const entries = imports(s.body, c.file);
+      for (const e of entries) {
+        if (e.module !== SHARED) fail(`${c.file} imports from ${e.module}, not ${SHARED}`);
+        const key = `${e.kind}:${e.field}`;
+        const seen = provided.get(key);
+        if (seen && !seen.descriptor.equals(e.descriptor)) fail(`chunks import ${e.field} with different types`);
+        provided.set(key, e);
+      }
+      return { id: 2, body: importSection(entries.map((e) => ({ ...e, module: PROVIDER }))) };
+    });
+    const path = join(work, c.file);
+    writeFileSync(path, module(renamed));
+    inputs.push(path, c.file.replace(/\.wasm$/, ""));
+  }
+  const shared = [...provided.values()];
+  const exports = Buffer.concat([uleb(shared.length), ...shared.map((e) => {
+    const index = shared.filter((o) => o.kind === e.kind).indexOf(e);
+    // Export kinds number tables, memories and globals as imports do.
+    return Buffer.concat([name(e.field), Buffer.from([e.kind]), uleb(index)]);
+  })]);
+  const provider = join(work, "provider.wasm");
+  writeFileSync(provider, module([{ id: 2, body: importSection(shared) }, { id: 7, body: exports }]));
+  const features = run(wasmOpt, ["--print-features", join(work, list[0].file), "-o", "/dev/null"])
+    .split(/\s+/).filter(Boolean);
+  const merged = join(work, "merged.wasm");
+  run(wasmMerge, [provider, PROVIDER, ...inputs, ...features, "-o", merged]);
+  const joined = sections(readFileSync(merged), "the merged chunks").filter((s) => s.id !== 7);
+  for (const s of joined) {
+    if (s.id === 2 && imports(s.body, "the merged chunks").some((e) => e.module !== SHARED)) {
+      fail("the merged chunks import from the provider still");
+    }
+  }
+  writeFileSync(merged, module(joined));
+  // wasm-merge writes no features section: the chunks' own features, never binaryen's all.
+  run(wasmOpt, ["-O3", "--strip-debug", "--strip-producers", ...features, merged, "-o", out]);
+}
+
+const work = mkdtempSync(join(tmpdir(), "pack-chunks-"));
+const packed = join(work, "packed");
+mkdirSync(packed);
+const blocks = [];
+const fileOf = new Map();
+files.forEach((f, k) => {
+  const number = k + 1;
+  const list = f.chunks.map((i) => chunks[i]);
+  const file = `chunk_${number}.wasm`;
+  if (list.length === 1) writeFileSync(join(packed, file), list[0].bytes);
+  else merge(list, join(packed, file), work);
+  for (const c of list) fileOf.set(c.name, `__chunk_${number}`);
+  const users = modules.filter((m) => f.users.has(m.name)).map((m) => m.name).sort();
+  blocks.push(list[0].block
+    .replace(/^\/\* [\w, ]+ \*\//, `/* ${users.join(", ")} */`)
+    .replace(/const __chunk_\d+ =/, `const __chunk_${number} =`)
+    .replace(/"\.\/chunk_\d+\.wasm"/, `"./${file}"`));
+  const joined = list.length > 1 ? ` (${list.map((c) => c.name.slice(2)).join(" + ")})` : "";
+  console.log(`${file}${joined}: ${f.size} bytes brotli for ${users.join(", ")}`);
+});
+
+// The loader with the packed files: their blocks where the chunks' were, and each module
+// waiting for the files that hold its chunks.
+const first = loader.indexOf(chunks[0].block);
+let rest = loader;
+for (const c of chunks) rest = rest.replace(c.block, "");
+loader = rest.slice(0, first) + blocks.join("") + rest.slice(first);
+loader = loader.replace(moduleDeps, (_, head, _name, deps, tail) => {
+  const wanted = [...new Set(deps.split(",").map((d) => d.trim()).filter(Boolean).map((d) => fileOf.get(d)))];
+  wanted.sort((x, y) => Number(x.slice(8)) - Number(y.slice(8)));
+  return head + wanted.join(", ") + tail;
+});
+// What each module waits for must still bring every chunk it needed.
+const packedBlocks = new Map([...loader.matchAll(chunkBlock)].map((m) => [m[1], m[2]]));
+for (const m of [...loader.matchAll(moduleDeps)]) {
+  const brought = new Set(m[3].split(",").map((d) => d.trim()).filter(Boolean).flatMap((d) => files[Number(d.slice(8)) - 1].chunks));
+  const needed = modules.find((o) => o.name === m[2]).deps.map((d) => byName.get(d));
+  if (packedBlocks.size !== files.length || needed.some((i) => !brought.has(i))) fail(`the packed loader does not bring all of ${m[2]}'s chunks`);
+}
+for (const name of readdirSync(pkg)) if (/^chunk_\d+\.wasm$/.test(name)) rmSync(join(pkg, name));
+for (const name of readdirSync(packed)) copyFileSync(join(packed, name), join(pkg, name));
+writeFileSync(loaderPath, loader);
+rmSync(work, { recursive: true });
+console.log(`packed ${chunks.length} chunks into ${files.length} files`);
