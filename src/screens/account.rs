@@ -529,7 +529,7 @@ fn Profile(account: Account, go: EventHandler<Screen>) -> Element {
                 }
             } else {
                 p { "{t.subscribers_only}" }
-                SubscribeLink { go }
+                SubscribeLink { go, from: Screen::Account }
             }
         }
         button { class: "wide", "data-action": "ranking", onclick: move |_| go.call(Screen::Ranking),

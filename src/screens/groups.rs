@@ -41,7 +41,7 @@ pub fn GroupsScreen(go: EventHandler<Screen>) -> Element {
             TopBar { title: t.groups().title, go }
             section { class: "online-gate", "data-subscriber": "false",
                 p { "{t.online().subscribers_only}" }
-                SubscribeLink { go }
+                SubscribeLink { go, from: Screen::Groups }
             }
         },
         Membership::Checking => rsx! {

@@ -174,9 +174,27 @@ def test_on_a03_the_profile_of_a_non_subscriber_leads_to_subscribing(phone_of):
     page.click(".online-gate [data-action=subscribe]")
     assert price(page) == PRICE
     assert path(page) == "/assinatura"
-    # Back goes to the profile.
+    # Back goes to the profile, and so does the screen's own "Voltar".
     page.go_back()
     page.wait_for_selector("[data-profile=name]", timeout=15000)
+    page.click(".online-gate [data-action=subscribe]")
+    assert price(page) == PRICE
+    page.click("nav.top [data-action=back]")
+    page.wait_for_selector("[data-profile=name]", timeout=15000)
+    assert path(page) == "/conta"
+    # The mini rankings' "Assinar" leads back to them; online play's gate, which the
+    # subscription replaces, home.
+    page.goto(page.url.replace("/conta", "/grupos"))
+    page.click(".online-gate [data-action=subscribe]")
+    assert price(page) == PRICE
+    page.click("nav.top [data-action=back]")
+    page.wait_for_selector(".online-gate [data-action=subscribe]", timeout=15000)
+    assert path(page) == "/grupos"
+    page.goto(page.url.replace("/grupos", "/cubo/online"))
+    assert price(page) == PRICE
+    page.click("nav.top [data-action=back]")
+    page.wait_for_selector("[data-game=classic]", timeout=15000)
+    assert path(page) == "/"
 
 
 def test_on_a03_a_subscription_the_server_failed_to_send_is_read_again_with_a_tap(phone_of):
