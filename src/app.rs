@@ -69,12 +69,20 @@ pub enum Screen {
     MyData,
 }
 
+thread_local! {
+    /// The screen whose "Assinar" opened the subscription, where its "Voltar" leads, as the
+    /// back button does; home when online play's gate sent the player on (the subscription
+    /// took the gate's place in the history) or its address was opened.
+    pub static SUBSCRIPTION_FROM: std::cell::Cell<Screen> = const { std::cell::Cell::new(Screen::Home) };
+}
+
 impl Screen {
-    /// Where the screen's "Voltar" leads: the account for its own pages opened from it, home
-    /// for the rest.
-    pub const fn up(self) -> Screen {
+    /// Where the screen's "Voltar" leads: the account for its own pages opened from it, the
+    /// subscription to where it was opened from, home for the rest.
+    pub fn up(self) -> Screen {
         match self {
             Screen::Security | Screen::MyData => Screen::Account,
+            Screen::Subscription => SUBSCRIPTION_FROM.get(),
             _ => Screen::Home,
         }
     }

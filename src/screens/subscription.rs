@@ -5,10 +5,8 @@
 use dioxus::prelude::*;
 use velha_api::{ErrorCode, SubscriptionView};
 
-use std::cell::Cell;
-
 use super::{SignInFirst, TopBar};
-use crate::app::{Screen, use_texts};
+use crate::app::{SUBSCRIPTION_FROM, Screen, use_texts};
 use crate::components::warning::warning;
 use crate::online::client::{self, Problem};
 use crate::online::membership::{Membership, remember, use_membership};
@@ -27,13 +25,6 @@ const PATIENCE_MS: f64 = if cfg!(target_arch = "wasm32") {
 /// How often the server is asked meanwhile.
 const ASK_EVERY_MS: u32 = 1_500;
 
-thread_local! {
-    /// The screen whose "Assinar" opened the subscription, where its "Voltar" leads, as the
-    /// back button does; home when online play's gate sent the player on (the subscription
-    /// took the gate's place in the history) or its address was opened.
-    static OPENED_FROM: Cell<Screen> = const { Cell::new(Screen::Home) };
-}
-
 /// "Assinar" where online play or the mini ranking is refused, on the screen `from`: it leads
 /// to the subscription.
 #[component]
@@ -42,7 +33,7 @@ pub fn SubscribeLink(go: EventHandler<Screen>, from: Screen) -> Element {
     rsx! {
         button { class: "primary wide", "data-action": "subscribe",
             onclick: move |_| {
-                OPENED_FROM.set(from);
+                SUBSCRIPTION_FROM.set(from);
                 go.call(Screen::Subscription)
             },
             "{s.subscribe}"
@@ -56,10 +47,9 @@ pub fn SubscribeLink(go: EventHandler<Screen>, from: Screen) -> Element {
 pub fn SubscriptionScreen(go: EventHandler<Screen>) -> Element {
     let texts = use_texts();
     let s = texts.subscription();
-    let up = use_hook(|| OPENED_FROM.get());
-    use_drop(|| OPENED_FROM.set(Screen::Home));
+    use_drop(|| SUBSCRIPTION_FROM.set(Screen::Home));
     rsx! {
-        TopBar { title: s.title, go, up }
+        TopBar { title: s.title, go, up: Screen::Subscription.up() }
         section { class: "offer",
             h2 { "{texts.online_play}" }
             ul {

@@ -421,6 +421,28 @@ def test_on_a01_the_accounts_own_pages_open_without_the_online_module_and_lead_b
     context.close()
 
 
+def test_on_a03_the_subscription_not_yet_here_leads_back_where_it_was_opened(browser, base_url):
+    # "Voltar" on the subscription's screen still loading goes back to the account whose
+    # "Assinar" opened it; online play's gate later sends the player on, and back goes home.
+    context, page = guest_phone_without(browser, base_url, "**/split_settings-*")
+    sign_up(page, fresh_name())
+    page.click(".online-gate [data-action=subscribe]")
+    page.wait_for_selector("[data-action=retry-screen]", timeout=30000)
+    page.click("nav.top [data-action=back]")
+    page.wait_for_selector("[data-profile=name]", timeout=15000)
+    assert page.evaluate("location.pathname") == "/conta"
+    context.unroute("**/split_settings-*")
+    page.click("nav.top [data-action=back]")
+    page.click("[data-game=cube]")
+    page.click("[data-mode=online]")
+    # This server sells no subscription: the screen says so.
+    page.wait_for_selector("[data-problem=not-on-sale]", timeout=30000)
+    page.click("nav.top [data-action=back]")
+    page.wait_for_selector("[data-game=classic]", timeout=15000)
+    assert page.evaluate("location.pathname") == "/"
+    context.close()
+
+
 def test_on_a03_online_play_asks_a_guest_to_sign_in_without_the_online_module(browser, base_url):
     # The gate is the app's and the account the account's module's: a guest gets to the
     # sign-in form though the module of the other online screens never comes.
