@@ -178,23 +178,23 @@ def test_on_a03_the_profile_of_a_non_subscriber_leads_to_subscribing(phone_of):
     page.go_back()
     page.wait_for_selector("[data-profile=name]", timeout=15000)
     page.click(".online-gate [data-action=subscribe]")
-    assert price(page) == PRICE
-    page.click("nav.top [data-action=back]")
-    page.wait_for_selector("[data-profile=name]", timeout=15000)
-    assert path(page) == "/conta"
+    voltar_from_the_offer_leads_to(page, "[data-profile=name]", "/conta")
     # The mini rankings' "Assinar" leads back to them; online play's gate, which the
     # subscription replaces, home.
     page.goto(page.url.replace("/conta", "/grupos"))
     page.click(".online-gate [data-action=subscribe]")
-    assert price(page) == PRICE
-    page.click("nav.top [data-action=back]")
-    page.wait_for_selector(".online-gate [data-action=subscribe]", timeout=15000)
-    assert path(page) == "/grupos"
+    voltar_from_the_offer_leads_to(page, ".online-gate [data-action=subscribe]", "/grupos")
     page.goto(page.url.replace("/grupos", "/cubo/online"))
+    voltar_from_the_offer_leads_to(page, "[data-game=classic]", "/")
+
+
+def voltar_from_the_offer_leads_to(page, shown, where):
+    """Once the subscription shows its price, its "Voltar" opens the screen `shown` marks, at
+    the address `where`."""
     assert price(page) == PRICE
     page.click("nav.top [data-action=back]")
-    page.wait_for_selector("[data-game=classic]", timeout=15000)
-    assert path(page) == "/"
+    page.wait_for_selector(shown, timeout=15000)
+    assert path(page) == where
 
 
 def test_on_a03_a_subscription_the_server_failed_to_send_is_read_again_with_a_tap(phone_of):
