@@ -55,15 +55,21 @@ let loader = readFileSync(loaderPath, "utf8");
 // naming the chunks it waits for.
 const chunkBlock = /\/\* [\w, ]+ \*\/\nconst (__chunk_\d+) = makeLoad\(\(\) => \{\n    const src = fetch\(new URL\("\.\/(chunk_\d+\.wasm)", import\.meta\.url\)\);\n    src\.catch\(\(\) => \{\}\);\n    return async \(imports\) => \(WebAssembly\.instantiateStreaming\(src, imports\)\);\n\}\n, \[\]\);\n/g;
 const moduleDeps = /(export const __wasm_split_load_(\w+) = wrapAsyncCb\(makeLoad\(\(\) => \{\n    const src = fetch\(new URL\("\.\/split_\w+\.wasm", import\.meta\.url\)\);\n[^]*?\n\}\n, \[)([^\]]*)(\]\)\);)/g;
-const chunks = [...loader.matchAll(chunkBlock)].map((m) => ({ name: m[1], file: m[2], block: m[0] }));
-const modules = [...loader.matchAll(moduleDeps)].map((m) => ({
-  name: m[2],
-  deps: m[3].split(",").map((d) => d.trim()).filter(Boolean),
-}));
-const loads = (loader.match(/makeLoad\(/g) ?? []).length;
-if (modules.length === 0 || loads !== 1 + chunks.length + modules.length) {
-  fail(`the loader's format has changed: ${loads - 1} loads, ${chunks.length} chunks and ${modules.length} modules recognised`);
+// A loader's chunks and modules, each module with the chunks it waits for; fails unless every
+// load it makes is one of them.
+function read(text) {
+  const chunks = [...text.matchAll(chunkBlock)].map((m) => ({ name: m[1], file: m[2], block: m[0] }));
+  const modules = [...text.matchAll(moduleDeps)].map((m) => ({
+    name: m[2],
+    deps: m[3].split(",").map((d) => d.trim()).filter(Boolean),
+  }));
+  const loads = (text.match(/makeLoad\(/g) ?? []).length;
+  if (modules.length === 0 || loads !== 1 + chunks.length + modules.length) {
+    fail(`the loader's format has changed: ${loads - 1} loads, ${chunks.length} chunks and ${modules.length} modules recognised`);
+  }
+  return { chunks, modules };
 }
+const { chunks, modules } = read(loader);
 if (chunks.length === 0) {
   console.log("no shared chunks to pack");
   process.exit(0);
@@ -246,16 +252,16 @@ function merge(list, out, work) {
 
 const work = mkdtempSync(join(tmpdir(), "pack-chunks-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
-const packed = join(work, "packed");
-mkdirSync(packed);
+const staging = join(work, "packed");
+mkdirSync(staging);
 const blocks = [];
 const fileOf = new Map();
 files.forEach((f, k) => {
   const number = k + 1;
   const list = f.chunks.map((i) => chunks[i]);
   const file = `chunk_${number}.wasm`;
-  if (list.length === 1) writeFileSync(join(packed, file), list[0].bytes);
-  else merge(list, join(packed, file), work);
+  if (list.length === 1) writeFileSync(join(staging, file), list[0].bytes);
+  else merge(list, join(staging, file), work);
   for (const c of list) fileOf.set(c.name, `__chunk_${number}`);
   const users = modules.filter((m) => f.users.has(m.name)).map((m) => m.name).sort();
   blocks.push(list[0].block
@@ -272,31 +278,29 @@ const first = loader.indexOf(chunks[0].block);
 let rest = loader;
 for (const c of chunks) rest = rest.replace(c.block, "");
 loader = rest.slice(0, first) + blocks.join("") + rest.slice(first);
-loader = loader.replace(moduleDeps, (_, head, _module, deps, tail) => {
-  const wanted = [...new Set(deps.split(",").map((d) => d.trim()).filter(Boolean).map((d) => fileOf.get(d)))];
+const depsOf = new Map(modules.map((m) => [m.name, m.deps]));
+loader = loader.replace(moduleDeps, (_, head, split, _deps, tail) => {
+  const wanted = [...new Set(depsOf.get(split).map((d) => fileOf.get(d)))];
   wanted.sort((x, y) => Number(x.slice(8)) - Number(y.slice(8)));
   return head + wanted.join(", ") + tail;
 });
 // The rewritten loader read back as the splitter's is: a block for each packed file, each
 // fetching its own file, and every module waiting for files that hold every chunk it needed.
-const packedBlocks = [...loader.matchAll(chunkBlock)];
-const packedModules = [...loader.matchAll(moduleDeps)];
-const packedLoads = (loader.match(/makeLoad\(/g) ?? []).length;
-if (packedBlocks.length !== files.length || packedModules.length !== modules.length
-  || packedLoads !== 1 + files.length + modules.length
-  || packedBlocks.some((m, k) => m[1] !== `__chunk_${k + 1}` || m[2] !== `chunk_${k + 1}.wasm`)) {
+const readBack = read(loader);
+if (readBack.chunks.length !== files.length || readBack.modules.length !== modules.length
+  || readBack.chunks.some((c, k) => c.name !== `__chunk_${k + 1}` || c.file !== `chunk_${k + 1}.wasm`)) {
   fail("the rewritten loader does not read back as one block for each packed file");
 }
-for (const m of packedModules) {
-  const brought = new Set(m[3].split(",").map((d) => d.trim()).filter(Boolean).flatMap((d) => {
+for (const m of readBack.modules) {
+  const brought = new Set(m.deps.flatMap((d) => {
     const file = files[Number(d.match(/^__chunk_(\d+)$/)?.[1]) - 1];
-    if (!file) fail(`${m[2]} waits for ${d}, which is no packed file`);
+    if (!file) fail(`${m.name} waits for ${d}, which is no packed file`);
     return file.chunks;
   }));
-  const needed = modules.find((o) => o.name === m[2]).deps.map((d) => byName.get(d));
-  if (needed.some((i) => !brought.has(i))) fail(`the packed loader does not bring all of ${m[2]}'s chunks`);
+  const needed = (depsOf.get(m.name) ?? []).map((d) => byName.get(d));
+  if (!depsOf.has(m.name) || needed.some((i) => !brought.has(i))) fail(`the packed loader does not bring all of ${m.name}'s chunks`);
 }
 for (const name of readdirSync(pkg)) if (/^chunk_\d+\.wasm$/.test(name)) rmSync(join(pkg, name));
-for (const name of readdirSync(packed)) copyFileSync(join(packed, name), join(pkg, name));
+for (const name of readdirSync(staging)) copyFileSync(join(staging, name), join(pkg, name));
 writeFileSync(loaderPath, loader);
 console.log(`packed ${chunks.length} chunks into ${files.length} files`);

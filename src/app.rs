@@ -72,7 +72,8 @@ pub enum Screen {
 thread_local! {
     /// The screen whose "Assinar" opened the subscription, where its "Voltar" leads, as the
     /// back button does; home when online play's gate sent the player on (the subscription
-    /// took the gate's place in the history) or its address was opened.
+    /// took the gate's place in the history) or its address was opened. Set by "Assinar",
+    /// reset whenever another screen shows.
     pub static SUBSCRIPTION_FROM: std::cell::Cell<Screen> = const { std::cell::Cell::new(Screen::Home) };
 }
 
@@ -198,6 +199,11 @@ pub fn App() -> Element {
     use_effect({
         let shown = shown.clone();
         move || {
+            if screen() != Screen::Subscription {
+                // The subscription's opener is forgotten once another screen shows, however
+                // it was left (its "Voltar", the back button, before its module came).
+                SUBSCRIPTION_FROM.set(Screen::Home);
+            }
             let here = match screen() {
                 Screen::Room => Route::Room(room()),
                 Screen::Replay => Route::Replay(replay()),

@@ -71,7 +71,6 @@ pub fn OnlineScreen(go: EventHandler<Screen>) -> Element {
     // A signed-in player without a subscription goes on to subscribing (ON-A03).
     use_effect(move || {
         if matches!(&*membership.read(), Membership::Member(account) if !account.subscriber) {
-            crate::app::SUBSCRIPTION_FROM.set(Screen::Home);
             go.call(Screen::Subscription);
         }
     });

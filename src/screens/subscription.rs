@@ -47,7 +47,6 @@ pub fn SubscribeLink(go: EventHandler<Screen>, from: Screen) -> Element {
 pub fn SubscriptionScreen(go: EventHandler<Screen>) -> Element {
     let texts = use_texts();
     let s = texts.subscription();
-    use_drop(|| SUBSCRIPTION_FROM.set(Screen::Home));
     rsx! {
         TopBar { title: s.title, go, up: Screen::Subscription.up() }
         section { class: "offer",
