@@ -23,12 +23,20 @@ const loadPainter = () =>
       failures += 1;
       throw e;
     }));
-// The app calls this when the cube screen opens (src/platform/canvas_web.rs).
-window.velhaPainter = loadPainter;
+// The app calls this when the cube screen opens (src/platform/canvas_web.rs). Until what it
+// asked for has come (or failed), the modules the app fetches ahead of need wait
+// (`velhaPainterAsked`, src/app.rs): the cube a player opened does not share the network with
+// screens nobody opened yet.
+let asked;
+window.velhaPainter = () => (asked = loadPainter());
+window.velhaPainterAsked = () => (asked ?? Promise.resolve()).then(
+  () => {},
+  () => {},
+);
 
 // The online screens' and how to play's modules go first: the app asks for them as it starts and calls this when
 // they have arrived or could not (src/lazy.rs); the painter follows, so they never share the
-// network (a player who opens the cube meanwhile asks for the painter at once).
+// network (a player who opens the cube meanwhile asks for the painter at once, and they wait).
 let onlineSettled;
 const online = new Promise((resolve) => (onlineSettled = resolve));
 window.velhaOnlineSettled = () => onlineSettled();

@@ -118,6 +118,12 @@ pub struct AfterSignIn(pub Signal<Option<Screen>>);
 #[derive(Clone, Copy)]
 pub struct GroupTarget(pub Signal<GroupPart>);
 
+/// A module fetched ahead of need, once the painter of a cube the player opened has come.
+async fn ahead<T>(load: impl std::future::Future<Output = T>) -> T {
+    platform::after_the_asked_painter().await;
+    load.await
+}
+
 /// The root component.
 #[component]
 pub fn App() -> Element {
@@ -135,6 +141,7 @@ pub fn App() -> Element {
     // module that reads a kept local game comes first when the device keeps one (a reload on
     // that game's screen waits for it); otherwise only a return to a game begun now needs it,
     // and it would share the network with the account's.
+    // Each waits while a cube the player opened waits for its painter (assets/boot.js).
     use_hook(|| {
         let kept = *membership.peek() == Membership::Checking;
         let kept_game = crate::lazy::keeps_a_game();
@@ -143,22 +150,22 @@ pub fn App() -> Element {
                 crate::lazy::load_kept().await;
             }
             if kept {
-                crate::lazy::load_lobby().await;
-                crate::lazy::load_match().await;
-                crate::lazy::load_account().await;
-                crate::lazy::load_howto(texts).await;
+                ahead(crate::lazy::load_lobby()).await;
+                ahead(crate::lazy::load_match()).await;
+                ahead(crate::lazy::load_account()).await;
+                ahead(crate::lazy::load_howto(texts)).await;
             } else {
-                crate::lazy::load_account().await;
-                crate::lazy::load_howto(texts).await;
-                crate::lazy::load_lobby().await;
-                crate::lazy::load_match().await;
+                ahead(crate::lazy::load_account()).await;
+                ahead(crate::lazy::load_howto(texts)).await;
+                ahead(crate::lazy::load_lobby()).await;
+                ahead(crate::lazy::load_match()).await;
             }
             if !kept_game {
-                crate::lazy::load_kept().await;
+                ahead(crate::lazy::load_kept()).await;
             }
-            crate::lazy::load().await;
+            ahead(crate::lazy::load()).await;
             platform::online_module_settled();
-            crate::lazy::load_settings().await;
+            ahead(crate::lazy::load_settings()).await;
         })
     });
     // The address opened names the screen: a shared link (a room, CLASSIC-R08; a replay,

@@ -90,8 +90,9 @@ pub struct Texts {
     pub medium: &'static str,
     pub hard: &'static str,
     pub board_sent: &'static str,
-    /// Over the cube while its painter loads, when it could not be fetched, and when the
-    /// browser cannot draw it (the web only: there the painter is a module of its own).
+    /// Under the cube's 2D sketch while its painter loads, and over it when the painter could
+    /// not be fetched or the browser cannot draw in 3D (the web only: there the painter is a
+    /// module of its own).
     #[cfg(target_arch = "wasm32")]
     pub cube_loading: &'static str,
     #[cfg(target_arch = "wasm32")]
@@ -218,11 +219,11 @@ pub static PT: Texts = Texts {
     hard: "Difícil",
     board_sent: "Jogue no tabuleiro",
     #[cfg(target_arch = "wasm32")]
-    cube_loading: "Preparando o cubo…",
+    cube_loading: "Preparando o cubo em 3D…",
     #[cfg(target_arch = "wasm32")]
-    cube_not_loaded: "O cubo não carregou. Verifique a conexão e abra o cubo de novo.",
+    cube_not_loaded: "O cubo em 3D não carregou: este é um desenho simples. Verifique a conexão e abra o cubo de novo.",
     #[cfg(target_arch = "wasm32")]
-    cube_no_webgl: "Este navegador não consegue desenhar o cubo (WebGL2). Jogue com os botões.",
+    cube_no_webgl: "Este navegador não desenha o cubo em 3D (WebGL2): este é um desenho simples.",
     #[cfg(target_arch = "wasm32")]
     screen_loading: "Carregando…",
     #[cfg(target_arch = "wasm32")]
@@ -341,11 +342,11 @@ pub static EN: Texts = Texts {
     hard: "Hard",
     board_sent: "Play in board",
     #[cfg(target_arch = "wasm32")]
-    cube_loading: "Getting the cube ready…",
+    cube_loading: "Getting the 3D cube ready…",
     #[cfg(target_arch = "wasm32")]
-    cube_not_loaded: "The cube did not load. Check the connection and open the cube again.",
+    cube_not_loaded: "The 3D cube did not load: this is a simple drawing. Check the connection and open the cube again.",
     #[cfg(target_arch = "wasm32")]
-    cube_no_webgl: "This browser cannot draw the cube (WebGL2). Play with the buttons.",
+    cube_no_webgl: "This browser cannot draw the cube in 3D (WebGL2): this is a simple drawing.",
     #[cfg(target_arch = "wasm32")]
     screen_loading: "Loading…",
     #[cfg(target_arch = "wasm32")]

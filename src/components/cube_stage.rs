@@ -171,6 +171,13 @@ impl Stage {
         Some(picture)
     }
 
+    /// Has the next frame drawn even if its picture is the last one's: another drawer takes
+    /// over (in the browser, the painter from the flat sketch and back).
+    #[cfg(target_arch = "wasm32")]
+    pub fn draw_again(&mut self) {
+        self.last = None;
+    }
+
     /// A pointer event at a point of the canvas (logical pixels); what the gesture meant once
     /// it ends.
     pub fn pointer(&mut self, event: PointerEvent) -> Option<Meaning> {

@@ -1,6 +1,7 @@
 //! The cube canvas in the browser: a DOM `<canvas>` drawn by the painter module
-//! (`velha-cube-paint`, wgpu's WebGL2 backend in a wasm of its own), pointer events (touch
-//! included) with element coordinates.
+//! (`velha-cube-paint`, wgpu's WebGL2 backend in a wasm of its own), with a 2D canvas over it
+//! drawn by the app until the painter draws or where it cannot (`sketch_web.rs`); pointer
+//! events (touch included) with element coordinates.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,9 +16,11 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::app::use_texts;
-use crate::components::cube_stage::{FrontView, Stage, TurnQueue};
+use crate::components::cube_stage::{FrontView, Picture, Stage, TurnQueue};
 
 const CANVAS_ID: &str = "cube-canvas";
+/// The 2D canvas over it while the painter does not draw (`sketch_web.rs`).
+const SKETCH_ID: &str = "cube-sketch";
 
 #[wasm_bindgen]
 extern "C" {
@@ -105,24 +108,23 @@ async fn start_painter(canvas: web_sys::HtmlCanvasElement) -> Result<OwnedPainte
     Ok(OwnedPainter(painter.unchecked_into()))
 }
 
-/// Draws the stage when its picture changed, sizing the drawing to the canvas's CSS size.
-fn draw(stage: &mut Stage, painter: &OwnedPainter) -> Result<(), Failure> {
-    let Some(element) = canvas() else {
-        return Ok(());
-    };
+/// The canvas's size in pixels (its CSS size times the device's pixel ratio), noting its CSS
+/// size in the stage for picking.
+fn measure(stage: &mut Stage) -> Option<(u32, u32)> {
+    let element = canvas()?;
     let ratio = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
     let rect = element.get_bounding_client_rect();
     stage.viewport = Viewport {
         width: rect.width() as f32,
         height: rect.height() as f32,
     };
-    let (w, h) = (
+    Some((
         ((rect.width() * ratio) as u32).max(1),
         ((rect.height() * ratio) as u32).max(1),
-    );
-    let Some(picture) = stage.frame(crate::platform::now_ms(), (w, h)) else {
-        return Ok(());
-    };
+    ))
+}
+
+fn draw(painter: &OwnedPainter, picture: &Picture, (w, h): (u32, u32)) -> Result<(), Failure> {
     let frame = Frame {
         cube: picture.cube,
         camera: picture.camera,
@@ -156,23 +158,50 @@ pub fn CubeCanvas(
     let s = shared.clone();
     use_hook(move || {
         spawn(async move {
-            if let Some(element) = canvas() {
-                match start_painter(element).await {
-                    Ok(painter) => {
-                        s.borrow_mut().1 = Some(painter);
-                        ready.set(true);
-                    }
-                    Err(e) => failed.set(Some(e)),
+            let Some(element) = canvas() else {
+                return;
+            };
+            match start_painter(element).await {
+                Ok(painter) => {
+                    let mut guard = s.borrow_mut();
+                    guard.1 = Some(painter);
+                    // The sketch drew the picture the painter now starts from.
+                    guard.0.draw_again();
                 }
+                Err(e) => failed.set(Some(e)),
             }
+        })
+    });
+    let s = shared.clone();
+    use_hook(move || {
+        spawn(async move {
             // About every 16 ms; a still picture is not drawn again.
             loop {
                 crate::platform::sleep_ms(16).await;
                 let mut guard = s.borrow_mut();
                 let (stage, painter) = &mut *guard;
-                if let Some(Err(e)) = painter.as_ref().map(|p| draw(stage, p)) {
-                    *painter = None;
-                    failed.set(Some(e));
+                let Some(size) = measure(stage) else {
+                    continue;
+                };
+                let Some(picture) = stage.frame(crate::platform::now_ms(), size) else {
+                    continue;
+                };
+                match painter {
+                    Some(p) => match draw(p, &picture, size) {
+                        // The sketch goes once the painter's first picture is there.
+                        Ok(()) if !*ready.peek() => ready.set(true),
+                        Ok(()) => {}
+                        Err(e) => {
+                            *painter = None;
+                            stage.draw_again();
+                            failed.set(Some(e));
+                        }
+                    },
+                    None => {
+                        if !super::sketch_web::draw(SKETCH_ID, &picture, size) {
+                            stage.draw_again();
+                        }
+                    }
                 }
             }
         })
@@ -206,8 +235,12 @@ pub fn CubeCanvas(
                 onpointerup: move |e| p2(e, 2),
                 onpointercancel: move |e| p3(e, 2),
             }
+            if failed().is_some() || !ready() {
+                // Under the painter's sentences; the touches go through to the canvas below.
+                canvas { id: SKETCH_ID, class: "cube-sketch", "aria-hidden": "true" }
+            }
             if let Some(failure) = failed() {
-                p { class: "warning over-cube", role: "alert",
+                p { class: "warning under-cube", role: "alert",
                     match failure {
                         Failure::NotLoaded => t.cube_not_loaded,
                         Failure::NoWebGl => t.cube_no_webgl,

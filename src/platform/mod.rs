@@ -22,6 +22,8 @@ mod push_native;
 mod push_web;
 #[cfg(not(target_arch = "wasm32"))]
 mod session_native;
+#[cfg(target_arch = "wasm32")]
+mod sketch_web;
 #[cfg(not(target_arch = "wasm32"))]
 mod socket_native;
 #[cfg(target_arch = "wasm32")]
@@ -63,9 +65,10 @@ pub const CANVAS_AT_ORIGIN: bool = false;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{
-    after_next_frame, forget, fragment, history_back, history_moves, history_push, history_replace,
-    http, link_to, load, locale, now_ms, online_module_settled, open_page, opened_path,
-    random_seed, region, save, save_file, share_link, sleep_ms, turn_seconds_override, vibrate,
+    after_next_frame, after_the_asked_painter, forget, fragment, history_back, history_moves,
+    history_push, history_replace, http, link_to, load, locale, now_ms, online_module_settled,
+    open_page, opened_path, random_seed, region, save, save_file, share_link, sleep_ms,
+    turn_seconds_override, vibrate,
 };
 // An app has no visits: what a web tab keeps for its life, it keeps until it is forgotten.
 #[cfg(not(target_arch = "wasm32"))]
@@ -74,10 +77,11 @@ pub use native::{forget as forget_draft, load as load_draft, save as save_draft}
 pub use session_native::{keep_session_token, session_token};
 #[cfg(target_arch = "wasm32")]
 pub use web::{
-    after_next_frame, forget, forget_draft, fragment, history_back, history_moves, history_push,
-    history_replace, http, keep_session_token, link_to, load, load_draft, locale, now_ms,
-    online_module_settled, open_page, opened_path, random_seed, region, save, save_draft,
-    save_file, session_token, share_link, sleep_ms, turn_seconds_override, vibrate,
+    after_next_frame, after_the_asked_painter, forget, forget_draft, fragment, history_back,
+    history_moves, history_push, history_replace, http, keep_session_token, link_to, load,
+    load_draft, locale, now_ms, online_module_settled, open_page, opened_path, random_seed, region,
+    save, save_draft, save_file, session_token, share_link, sleep_ms, turn_seconds_override,
+    vibrate,
 };
 
 /// Whether the system may tell the player of their turn while the app is in the background.

@@ -301,3 +301,6 @@ pub fn share_link(_url: &str, _title: &str, mut done: dioxus::prelude::Signal<Op
 
 /// Nothing is fetched after the start on native.
 pub fn online_module_settled() {}
+
+/// The painter is part of the app on native: nothing to wait for.
+pub async fn after_the_asked_painter() {}

@@ -337,6 +337,20 @@ async fn shared(url: &str, title: &str) -> bool {
     JsFuture::from(copied).await.is_ok()
 }
 
+/// Resolves once the cube's painter, if the cube screen asked for it, has arrived or failed
+/// (`assets/boot.js`): the modules fetched ahead of need wait for it.
+pub async fn after_the_asked_painter() {
+    use wasm_bindgen::JsCast;
+    let asked = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &"velhaPainterAsked".into()).ok())
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .and_then(|f| f.call0(&wasm_bindgen::JsValue::NULL).ok())
+        .and_then(|p| p.dyn_into::<js_sys::Promise>().ok());
+    if let Some(asked) = asked {
+        let _ = wasm_bindgen_futures::JsFuture::from(asked).await;
+    }
+}
+
 /// Tells the page (`assets/boot.js`) that the online screens' and how to play's modules have
 /// arrived, or could not: the cube's painter is fetched after them, so they never share the network.
 pub fn online_module_settled() {

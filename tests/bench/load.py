@@ -9,7 +9,8 @@ gate is the app's own since 6db4392, so it needs no module: kept to compare with
 take to open when tapped as soon as they can be, the worst case, the lobby a
 subscriber whose session the device kept reaches the same way (the lobby's module; the app
 asks about the session and the gate opens the live connection while it downloads), the
-cube's rules from home (how to play, a module of its own), Super from home (the app's own,
+cube's rules from home (how to play, a module of its own), the cube against the Velha from
+home (drawn flat at once, then in 3D once its painter came), Super from home (the app's own,
 as every local game: a measure of what a split of the games would cost) and a signed-in
 player's password and devices from the account (the settings' module, fetched last).
 A bench, not a test: it prints figures and asserts nothing about time.
@@ -122,6 +123,12 @@ ACCOUNT = tap_through(["[data-action=account]"], "[data-form]")
 ONLINE_PLAY = tap_through(["[data-game=cube]", "[data-mode=online]"], "[data-action=sign-in]")
 # The cube's rules from home (how to play is a module of its own).
 HOW_TO = tap_through(["[data-howto=cube]"], "article.howto h2")
+# The cube against the Velha from home, the same way: drawn flat at once (the app's own), in
+# 3D once its painter has come (a module of its own, which the modules fetched ahead of need
+# then wait for).
+CUBE_DRAWN = tap_through(["[data-game=cube]", "[data-mode='1-velha']"], "#cube-sketch")
+CUBE_3D = tap_through(["[data-game=cube]", "[data-mode='1-velha']"],
+                      ".cube-stage[data-painter=ready]")
 # Super from home, the same way: a local game's screen is the app's own and opens at once.
 SUPER = tap_through(["[data-game=super]"], "[data-starter=coin]")
 # A subscriber whose session the device kept: online play shows the lobby, its list of open
@@ -221,10 +228,13 @@ def main():
         print(f"{'network':<20} {'cold s':>7} {'cold bytes':>11} {'cube ready s':>13} "
               f"{'warm s':>7} {'warm bytes':>11} {'cube ready s':>13} {'account s':>10} "
               f"{'online play s':>14} {'lobby s':>8} {'how to s':>9} {'super s':>8} "
-              f"{'security s':>11}   (medians)")
+              f"{'security s':>11} {'cube s':>7} {'cube 3D s':>10}   (medians)")
         for name, down, up, rtt in NETWORKS:
-            cold, warm, account, online, lobby, how_to, ultimate, security = ([] for _ in range(8))
+            cold, warm, account, online, lobby, how_to, ultimate, security, cube, cube_3d = (
+                [] for _ in range(10))
             for _ in range(args.runs):
+                cube.append(opens(browser, url, CUBE_DRAWN, down, up, rtt))
+                cube_3d.append(opens(browser, url, CUBE_3D, down, up, rtt))
                 account.append(opens(browser, url, ACCOUNT, down, up, rtt))
                 online.append(opens(browser, url, ONLINE_PLAY, down, up, rtt))
                 lobby.append(opens(browser, url, LOBBY, down, up, rtt, session))
@@ -244,7 +254,8 @@ def main():
                   f"{median(warm, 2):>13.2f} {statistics.median(account):>10.2f} "
                   f"{statistics.median(online):>14.2f} {statistics.median(lobby):>8.2f} "
                   f"{statistics.median(how_to):>9.2f} {statistics.median(ultimate):>8.2f} "
-                  f"{statistics.median(security):>11.2f}", flush=True)
+                  f"{statistics.median(security):>11.2f} {statistics.median(cube):>7.2f} "
+                  f"{statistics.median(cube_3d):>10.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -547,10 +547,43 @@ def test_cube_r11_the_winning_line_glows_at_the_end(phone):
     shot(phone, "cube-won-glows")
 
 
-def test_the_cube_waits_for_its_painter_and_tries_again_when_it_failed(browser, base_url):
-    """The cube's painter is a second wasm module fetched after the first screen: while it
-    loads the cube screen says so and plays by buttons; a failed fetch is a sentence, and the
-    next visit to the screen fetches it again."""
+def hue_at(picture, point):
+    """The hue (degrees), saturation and value (0–1) of a canvas picture's pixel."""
+    import colorsys
+    rgb = picture.getpixel((round(point[0]), round(point[1])))
+    h, s, v = colorsys.rgb_to_hsv(*(c / 255 for c in rgb))
+    return h * 360, s, v
+
+
+def is_blank(picture, point):
+    """A blank sticker's pale grey (`palette::BLANK`, lit)."""
+    _, s, v = hue_at(picture, point)
+    return s < 0.15 and v > 0.6
+
+
+def is_x(picture, point):
+    """An X's blue (`palette::X_MARK`, lit)."""
+    h, s, v = hue_at(picture, point)
+    return 200 <= h <= 250 and s > 0.5 and v > 0.3
+
+
+def is_o(picture, point):
+    """An O's red (`palette::O_MARK`, lit): its ring or its pale red disc."""
+    h, s, v = hue_at(picture, point)
+    return (h >= 340 or h <= 15) and s > 0.2 and v > 0.3
+
+
+def is_spent(picture, point):
+    """A spent sticker's yellow (`palette::SPENT`, lit)."""
+    h, s, v = hue_at(picture, point)
+    return 35 <= h <= 60 and s > 0.5 and v > 0.3
+
+
+def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(browser, base_url):
+    """The cube's painter is a second wasm module fetched after the first screen (seconds on a
+    slow network): until it draws, the cube is drawn flat where the painter would draw it
+    (src/platform/sketch_web.rs) and plays by touch; a failed fetch is a sentence over that
+    drawing, and the next visit to the screen fetches the painter again."""
     context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True, locale="pt-BR")
     held = []
@@ -564,30 +597,87 @@ def test_the_cube_waits_for_its_painter_and_tries_again_when_it_failed(browser, 
     page.click("[data-game=cube]")
     page.click("[data-mode='1-friend']")
     assert page.get_attribute(".cube-stage", "data-painter") == "loading"
-    assert page.inner_text(".cube-loading") == "Preparando o cubo…"
+    assert page.inner_text(".cube-loading") == "Preparando o cubo em 3D…"
+    page.wait_for_timeout(300)
+    box, picture = canvas_frame(page)
+    centres = sticker_centres(round(box["width"]), round(box["height"]))
+    side1 = [f"F{i}" for i in range(1, 10)]
+    assert all(is_blank(picture, centres[f]) for f in side1), \
+        "side 1's stickers are drawn where the painter draws them"
+    assert not is_blank(picture, (4, 4)), "around the cube, the background"
     shot(page, "cube-painter-loading")
-    page.click("[data-action=buttons]")
-    page.click("[data-cell=b2]")
-    assert page.get_attribute("[data-cell=b2]", "aria-label") == "b2, X", "the buttons play meanwhile"
+    at = lambda name: (box["x"] + centres[name][0], box["y"] + centres[name][1])
+    page.touchscreen.tap(*at("F5"))
+    assert page.get_attribute("[data-cell=b2]", "aria-label") == "b2, X", "a tap on the drawing plays"
+    x, y = at("F1")
+    touch_drag(page, (x, y), (x, y + 60))
+    assert status(page) == "ongoing X", "a drag down on F1 turned column a"
+    page.wait_for_timeout(400)
+    _, picture = canvas_frame(page)
+    assert is_x(picture, centres["F5"]), "the X is drawn at the centre"
     assert held, "the painter was asked for"
     for route in held:
         route.abort()
     context.unroute("**/pkg/velha_cube_paint*", hold)
     page.wait_for_selector(".cube-stage[data-painter=failed]")
-    assert page.inner_text("[role=alert]") == "O cubo não carregou. Verifique a conexão e abra o cubo de novo."
+    assert page.inner_text("[role=alert]") == (
+        "O cubo em 3D não carregou: este é um desenho simples. Verifique a conexão e abra o cubo de novo.")
+    page.touchscreen.tap(*at("F9"))
+    assert page.get_attribute("[data-cell=c3]", "aria-label") == "c3, X", "the drawing still plays"
+    page.wait_for_timeout(300)
+    _, picture = canvas_frame(page)
+    assert is_x(picture, centres["F9"]) and is_x(picture, centres["F5"])
     shot(page, "cube-painter-failed")
     page.click("[data-action=back]")
     page.click("[data-game=cube]")
-    # The game was kept (test_kept_games.py): it comes back, drawn this time.
+    # The game was kept (test_kept_games.py): it comes back, drawn in 3D this time.
     page.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
-    assert page.get_attribute("[data-cell=b2]", "aria-label") == "b2, X"
+    assert page.locator("#cube-sketch").count() == 0, "the painter draws alone"
     page.wait_for_timeout(300)
-    box = page.locator("#cube-canvas").bounding_box()
-    centre = page.screenshot(clip={"x": box["x"] + box["width"] / 2 - 2, "y": box["y"] + box["height"] / 2 - 2,
-                                   "width": 4, "height": 4})
-    assert centre != page.screenshot(clip={"x": 0, "y": 0, "width": 4, "height": 4}), \
-        "the cube is drawn: its centre is not the page's background"
+    _, picture = canvas_frame(page)
+    assert is_x(picture, centres["F5"]) and is_x(picture, centres["F9"]), \
+        "the painter draws what the drawing showed"
+    assert is_blank(picture, centres["F3"])
     context.close()
+
+
+def test_a_browser_without_webgl2_plays_the_cube_on_its_flat_drawing(browser, base_url):
+    """Without WebGL2 the painter cannot draw: the cube is drawn flat, says why, and plays
+    against the Velha by touch."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    context.add_init_script("""
+const getContext = HTMLCanvasElement.prototype.getContext;
+HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+  return kind === "webgl2" || kind === "webgl" ? null : getContext.call(this, kind, ...rest);
+};""")
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base_url)
+    page.click("[data-game=cube]")
+    page.click("[data-mode='1-velha']")
+    page.wait_for_selector(".cube-stage[data-painter=failed]", timeout=30000)
+    assert page.inner_text("[role=alert]") == (
+        "Este navegador não desenha o cubo em 3D (WebGL2): este é um desenho simples.")
+    page.wait_for_timeout(300)
+    box, picture = canvas_frame(page)
+    centres = sticker_centres(round(box["width"]), round(box["height"]))
+    assert all(is_blank(picture, centres[f"F{i}"]) for i in range(1, 10))
+    page.touchscreen.tap(box["x"] + centres["F5"][0], box["y"] + centres["F5"][1])
+    assert page.get_attribute("[data-cell=b2]", "aria-label") == "b2, X"
+    wait_for_person(page)
+    page.wait_for_timeout(600)
+    _, picture = canvas_frame(page)
+    drawn = {"X": is_x, "O": is_o, "vazio": is_blank, "*": is_spent}
+    for i in range(1, 10):
+        cell = "abc"[(i - 1) % 3] + str((i - 1) // 3 + 1)
+        label = page.get_attribute(f"[data-cell={cell}]", "aria-label")
+        assert drawn[label.split(", ")[1]](picture, centres[f"F{i}"]), \
+            f"the drawing shows what the Velha's answer left at {cell}: {label}"
+    shot(page, "cube-without-webgl2")
+    context.close()
+    assert not errors, errors
 
 
 def test_classic_r14_help_shows_the_tips_and_the_variations(phone):

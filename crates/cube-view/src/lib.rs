@@ -10,11 +10,13 @@
 //! - [`gesture::Gestures`]: pointer events → tap, turn, orbit or refusal, judged by
 //!   velha-rules;
 //! - [`frame`]: one picture as a line of text, for a renderer in another wasm module;
+//! - [`flat`]: the cube as flat shapes for a 2D canvas, where there is no renderer;
 //! - [`scene`]: where every cubie and sticker is, with a quarter turn in progress.
 //!
 //! Tested headless: `headless` renders offscreen on any adapter (lavapipe here).
 
 pub mod camera;
+pub mod flat;
 pub mod frame;
 pub mod gesture;
 #[cfg(not(target_arch = "wasm32"))]
