@@ -26,13 +26,22 @@ const loadPainter = () =>
 // The app calls this when the cube screen opens (src/platform/canvas_web.rs). Until what it
 // asked for has come (or failed), the modules the app fetches ahead of need wait
 // (`velhaPainterAsked`, src/app.rs): the cube a player opened does not share the network with
-// screens nobody opened yet.
+// screens nobody opened yet. A download that stalls on a weak signal holds them 15 s from the
+// ask at most, all of them together.
 let asked;
-window.velhaPainter = () => (asked = loadPainter());
-window.velhaPainterAsked = () => (asked ?? Promise.resolve()).then(
-  () => {},
-  () => {},
-);
+let askedAt = 0;
+window.velhaPainter = () => {
+  askedAt = performance.now();
+  return (asked = loadPainter());
+};
+window.velhaPainterAsked = () =>
+  Promise.race([
+    (asked ?? Promise.resolve()).then(
+      () => {},
+      () => {},
+    ),
+    new Promise((resolve) => setTimeout(resolve, Math.max(0, askedAt + 15000 - performance.now()))),
+  ]);
 
 // The online screens' and how to play's modules go first: the app asks for them as it starts and calls this when
 // they have arrived or could not (src/lazy.rs); the painter follows, so they never share the

@@ -90,15 +90,17 @@ pub struct Texts {
     pub medium: &'static str,
     pub hard: &'static str,
     pub board_sent: &'static str,
-    /// Under the cube's 2D sketch while its painter loads, and over it when the painter could
-    /// not be fetched or the browser cannot draw in 3D (the web only: there the painter is a
-    /// module of its own).
+    /// Along the bottom of the cube's flat drawing while its painter loads, and above the cube
+    /// when the painter could not be fetched or the browser cannot draw in 3D (the web only:
+    /// there the painter is a module of its own).
     #[cfg(target_arch = "wasm32")]
     pub cube_loading: &'static str,
     #[cfg(target_arch = "wasm32")]
     pub cube_not_loaded: &'static str,
     #[cfg(target_arch = "wasm32")]
     pub cube_no_webgl: &'static str,
+    #[cfg(target_arch = "wasm32")]
+    pub cube_lost: &'static str,
     /// While the online screens' module loads (the web only: a module of its own there), and
     /// when it could not be fetched.
     #[cfg(target_arch = "wasm32")]
@@ -221,9 +223,11 @@ pub static PT: Texts = Texts {
     #[cfg(target_arch = "wasm32")]
     cube_loading: "Preparando o cubo em 3D…",
     #[cfg(target_arch = "wasm32")]
-    cube_not_loaded: "O cubo em 3D não carregou: este é um desenho simples. Verifique a conexão e abra o cubo de novo.",
+    cube_not_loaded: "O cubo em 3D não carregou. Verifique a conexão e abra o cubo de novo.",
     #[cfg(target_arch = "wasm32")]
-    cube_no_webgl: "Este navegador não desenha o cubo em 3D (WebGL2): este é um desenho simples.",
+    cube_no_webgl: "Este navegador não desenha o cubo em 3D (WebGL2).",
+    #[cfg(target_arch = "wasm32")]
+    cube_lost: "O cubo em 3D parou de ser desenhado. Abra o cubo de novo.",
     #[cfg(target_arch = "wasm32")]
     screen_loading: "Carregando…",
     #[cfg(target_arch = "wasm32")]
@@ -344,9 +348,11 @@ pub static EN: Texts = Texts {
     #[cfg(target_arch = "wasm32")]
     cube_loading: "Getting the 3D cube ready…",
     #[cfg(target_arch = "wasm32")]
-    cube_not_loaded: "The 3D cube did not load: this is a simple drawing. Check the connection and open the cube again.",
+    cube_not_loaded: "The 3D cube did not load. Check the connection and open the cube again.",
     #[cfg(target_arch = "wasm32")]
-    cube_no_webgl: "This browser cannot draw the cube in 3D (WebGL2): this is a simple drawing.",
+    cube_no_webgl: "This browser cannot draw the cube in 3D (WebGL2).",
+    #[cfg(target_arch = "wasm32")]
+    cube_lost: "The 3D cube stopped being drawn. Open the cube again.",
     #[cfg(target_arch = "wasm32")]
     screen_loading: "Loading…",
     #[cfg(target_arch = "wasm32")]

@@ -83,8 +83,11 @@ fn reason(error: JsValue) -> String {
 enum Failure {
     /// The painter module could not be fetched (offline before it was ever kept).
     NotLoaded,
-    /// The browser gave no WebGL2, or drawing failed.
+    /// The browser gave no WebGL2, or the painter's first picture failed.
     NoWebGl,
+    /// The painter had drawn and then failed: its WebGL context lost (the system takes it back
+    /// from an app in the background). A new canvas, the screen opened again, gets a new one.
+    Lost,
 }
 
 async fn call(promise: Result<js_sys::Promise, JsValue>) -> Result<JsValue, String> {
@@ -124,7 +127,29 @@ fn measure(stage: &mut Stage) -> Option<(u32, u32)> {
     ))
 }
 
-fn draw(painter: &OwnedPainter, picture: &Picture, (w, h): (u32, u32)) -> Result<(), Failure> {
+/// Notes when the system takes the canvas's WebGL context back (it may from an app in the
+/// background, and then the painter's picture is gone); the listener goes with it.
+struct LostWatch {
+    canvas: web_sys::HtmlCanvasElement,
+    on_lost: Closure<dyn FnMut()>,
+}
+
+impl Drop for LostWatch {
+    fn drop(&mut self) {
+        let _ = self.canvas.remove_event_listener_with_callback(
+            "webglcontextlost",
+            self.on_lost.as_ref().unchecked_ref(),
+        );
+    }
+}
+
+/// Draws with the painter; `drawn`: it has drawn before.
+fn draw(
+    painter: &OwnedPainter,
+    picture: &Picture,
+    (w, h): (u32, u32),
+    drawn: bool,
+) -> Result<(), Failure> {
     let frame = Frame {
         cube: picture.cube,
         camera: picture.camera,
@@ -132,7 +157,11 @@ fn draw(painter: &OwnedPainter, picture: &Picture, (w, h): (u32, u32)) -> Result
     };
     painter.0.draw(w, h, &frame.to_string()).map_err(|e| {
         warn(&format!("the cube cannot be drawn: {}", reason(e)));
-        Failure::NoWebGl
+        if drawn {
+            Failure::Lost
+        } else {
+            Failure::NoWebGl
+        }
     })
 }
 
@@ -155,12 +184,24 @@ pub fn CubeCanvas(
     let mut failed = use_signal(|| None::<Failure>);
     let mut ready = use_signal(|| false);
 
+    let lost = use_hook(|| Rc::new(std::cell::Cell::new(false)));
+    let watch = use_hook(|| Rc::new(RefCell::new(None::<LostWatch>)));
     let s = shared.clone();
+    let (l, w) = (lost.clone(), watch.clone());
     use_hook(move || {
         spawn(async move {
             let Some(element) = canvas() else {
                 return;
             };
+            let on_lost = Closure::<dyn FnMut()>::new(move || l.set(true));
+            let _ = element.add_event_listener_with_callback(
+                "webglcontextlost",
+                on_lost.as_ref().unchecked_ref(),
+            );
+            *w.borrow_mut() = Some(LostWatch {
+                canvas: element.clone(),
+                on_lost,
+            });
             match start_painter(element).await {
                 Ok(painter) => {
                     let mut guard = s.borrow_mut();
@@ -180,16 +221,22 @@ pub fn CubeCanvas(
                 crate::platform::sleep_ms(16).await;
                 let mut guard = s.borrow_mut();
                 let (stage, painter) = &mut *guard;
+                if lost.take() && painter.take().is_some() {
+                    // The flat drawing takes over, at once.
+                    stage.draw_again();
+                    failed.set(Some(Failure::Lost));
+                }
                 let Some(size) = measure(stage) else {
                     continue;
                 };
                 let Some(picture) = stage.frame(crate::platform::now_ms(), size) else {
                     continue;
                 };
+                let drawn = *ready.peek();
                 match painter {
-                    Some(p) => match draw(p, &picture, size) {
+                    Some(p) => match draw(p, &picture, size, drawn) {
                         // The sketch goes once the painter's first picture is there.
-                        Ok(()) if !*ready.peek() => ready.set(true),
+                        Ok(()) if !drawn => ready.set(true),
                         Ok(()) => {}
                         Err(e) => {
                             *painter = None;
@@ -228,7 +275,9 @@ pub fn CubeCanvas(
             "data-painter": if failed().is_some() { "failed" } else if ready() { "ready" } else { "loading" },
             canvas {
                 id: CANVAS_ID,
-                class: "cube-canvas",
+                // Unseen under the sketch (a lost context leaves it a picture of its own), but
+                // still taking the touches.
+                class: if failed().is_some() || !ready() { "cube-canvas under-sketch" } else { "cube-canvas" },
                 "aria-hidden": "true",
                 onpointerdown: move |e| p0(e, 0),
                 onpointermove: move |e| p1(e, 1),
@@ -240,10 +289,11 @@ pub fn CubeCanvas(
                 canvas { id: SKETCH_ID, class: "cube-sketch", "aria-hidden": "true" }
             }
             if let Some(failure) = failed() {
-                p { class: "warning under-cube", role: "alert",
+                p { class: "warning over-cube", role: "alert",
                     match failure {
                         Failure::NotLoaded => t.cube_not_loaded,
                         Failure::NoWebGl => t.cube_no_webgl,
+                        Failure::Lost => t.cube_lost,
                     }
                 }
             } else if !ready() {

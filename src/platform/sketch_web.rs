@@ -115,7 +115,9 @@ pub fn draw(id: &str, picture: &Picture, size: (u32, u32)) -> bool {
     };
     for shape in shapes(&picture.cube, &picture.camera, picture.spin, viewport) {
         match shape {
-            Shape::Face(corners, colour) => {
+            Shape::Face {
+                corners, colour, ..
+            } => {
                 let _ = plain(&c);
                 c.begin_path();
                 c.move_to(f64::from(corners[0].x), f64::from(corners[0].y));

@@ -112,7 +112,9 @@ window.__opened = new Promise((resolve) => {
       resolve((performance.now() - tapped) / 1000);
     }
   });
-  watch.observe(document, { childList: true, subtree: true });
+  // Attributes too: the flat drawing's size and the painter's state change no children.
+  watch.observe(document, { childList: true, subtree: true, attributes: true,
+                            attributeFilter: ["width", "data-painter"] });
 });
 """ % (repr(list(taps)), shown)
 
@@ -126,7 +128,8 @@ HOW_TO = tap_through(["[data-howto=cube]"], "article.howto h2")
 # The cube against the Velha from home, the same way: drawn flat at once (the app's own), in
 # 3D once its painter has come (a module of its own, which the modules fetched ahead of need
 # then wait for).
-CUBE_DRAWN = tap_through(["[data-game=cube]", "[data-mode='1-velha']"], "#cube-sketch")
+# The flat drawing has drawn once its canvas has a size of its own (src/platform/sketch_web.rs).
+CUBE_DRAWN = tap_through(["[data-game=cube]", "[data-mode='1-velha']"], "#cube-sketch[width]")
 CUBE_3D = tap_through(["[data-game=cube]", "[data-mode='1-velha']"],
                       ".cube-stage[data-painter=ready]")
 # Super from home, the same way: a local game's screen is the app's own and opens at once.

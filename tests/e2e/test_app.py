@@ -582,8 +582,8 @@ def is_spent(picture, point):
 def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(browser, base_url):
     """The cube's painter is a second wasm module fetched after the first screen (seconds on a
     slow network): until it draws, the cube is drawn flat where the painter would draw it
-    (src/platform/sketch_web.rs) and plays by touch; a failed fetch is a sentence over that
-    drawing, and the next visit to the screen fetches the painter again."""
+    (src/platform/sketch_web.rs) and plays by touch; a failed fetch is a sentence above the
+    cube that moves nothing, and the next visit to the screen fetches the painter again."""
     context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True, locale="pt-BR")
     held = []
@@ -604,7 +604,10 @@ def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(bro
     side1 = [f"F{i}" for i in range(1, 10)]
     assert all(is_blank(picture, centres[f]) for f in side1), \
         "side 1's stickers are drawn where the painter draws them"
-    assert not is_blank(picture, (4, 4)), "around the cube, the background"
+    above = picture.getpixel((round(box["width"] / 2), 8))
+    assert max(abs(a - b) for a, b in zip(above, (0x1D, 0x23, 0x3B))) <= 3, \
+        f"above the cube, the drawing's background: {above}"
+    stop = page.locator("[data-action=stop]").bounding_box()
     shot(page, "cube-painter-loading")
     at = lambda name: (box["x"] + centres[name][0], box["y"] + centres[name][1])
     page.touchscreen.tap(*at("F5"))
@@ -621,7 +624,8 @@ def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(bro
     context.unroute("**/pkg/velha_cube_paint*", hold)
     page.wait_for_selector(".cube-stage[data-painter=failed]")
     assert page.inner_text("[role=alert]") == (
-        "O cubo em 3D não carregou: este é um desenho simples. Verifique a conexão e abra o cubo de novo.")
+        "O cubo em 3D não carregou. Verifique a conexão e abra o cubo de novo.")
+    assert page.locator("[data-action=stop]").bounding_box() == stop, "the sentence moves nothing"
     page.touchscreen.tap(*at("F9"))
     assert page.get_attribute("[data-cell=c3]", "aria-label") == "c3, X", "the drawing still plays"
     page.wait_for_timeout(300)
@@ -639,6 +643,37 @@ def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(bro
         "the painter draws what the drawing showed"
     assert is_blank(picture, centres["F3"])
     context.close()
+
+
+def test_the_cube_drawn_flat_when_the_system_takes_its_webgl_back_and_in_3d_when_reopened(phone):
+    """A phone may take the WebGL context back from an app in the background: the painter's
+    picture is gone, so the flat drawing takes over at once, says so, and plays; the screen
+    opened again draws in 3D."""
+    phone.click("[data-game=cube]")
+    phone.click("[data-mode='1-friend']")
+    phone.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    assert phone.locator("#cube-sketch").count() == 0
+    phone.evaluate("""document.getElementById("cube-canvas").getContext("webgl2")
+                      .getExtension("WEBGL_lose_context").loseContext()""")
+    phone.wait_for_selector(".cube-stage[data-painter=failed]")
+    assert phone.inner_text("[role=alert]") == (
+        "O cubo em 3D parou de ser desenhado. Abra o cubo de novo.")
+    phone.wait_for_timeout(300)
+    box, picture = canvas_frame(phone)
+    centres = sticker_centres(round(box["width"]), round(box["height"]))
+    assert all(is_blank(picture, centres[f"F{i}"]) for i in range(1, 10)), "drawn flat"
+    phone.touchscreen.tap(box["x"] + centres["F5"][0], box["y"] + centres["F5"][1])
+    assert phone.get_attribute("[data-cell=b2]", "aria-label") == "b2, X"
+    phone.wait_for_timeout(300)
+    _, picture = canvas_frame(phone)
+    assert is_x(picture, centres["F5"])
+    shot(phone, "cube-webgl-lost")
+    phone.click("[data-action=back]")
+    phone.click("[data-game=cube]")
+    phone.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    phone.wait_for_timeout(300)
+    _, picture = canvas_frame(phone)
+    assert is_x(picture, centres["F5"]), "in 3D again, the game kept"
 
 
 def test_a_browser_without_webgl2_plays_the_cube_on_its_flat_drawing(browser, base_url):
@@ -659,7 +694,7 @@ HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
     page.click("[data-mode='1-velha']")
     page.wait_for_selector(".cube-stage[data-painter=failed]", timeout=30000)
     assert page.inner_text("[role=alert]") == (
-        "Este navegador não desenha o cubo em 3D (WebGL2): este é um desenho simples.")
+        "Este navegador não desenha o cubo em 3D (WebGL2).")
     page.wait_for_timeout(300)
     box, picture = canvas_frame(page)
     centres = sticker_centres(round(box["width"]), round(box["height"]))

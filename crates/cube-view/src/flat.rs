@@ -1,15 +1,19 @@
 //! The cube as flat shapes, far to near, for a 2D canvas: what the browser draws while the
 //! painter module downloads, when it could not be fetched, and without WebGL2.
 //!
-//! Every cubie face and sticker that faces the eye, ordered by their distance to it (the
-//! cubies are separate boxes on a grid, so that order is the order they hide each other in),
-//! lit as `shaders/cube.wgsl` lights them; only the bodies' rounded edges are left out. A
-//! sticker comes as the affine map of its square at its centre, so a drawer keeps the shader's
-//! shapes for its marks.
+//! Every cubie face and sticker that faces the eye, far to near, lit as `shaders/cube.wgsl`
+//! lights them; only the bodies' rounded edges are left out. A still cube's cubies are separate
+//! boxes on a grid, so their faces' distances to the eye order them. A layer part-way through a
+//! turn is not on that grid, but it stays between the two planes that bound it across the
+//! turn's axis: the slabs across that axis go first, farthest from the eye first, and within
+//! one slab the grid's order holds (a turning layer is a grid turned as one). A sticker comes as
+//! the affine map of its square at its centre, so a drawer keeps the shader's shapes for its
+//! marks.
 
 use glam::{Vec2, Vec3};
 use velha_rules::Cube;
 use velha_rules::cube::Sticker;
+use velha_rules::cube::geometry::sticker_place;
 
 use crate::camera::Camera;
 use crate::palette::{self, Srgb};
@@ -19,8 +23,17 @@ use crate::scene::{CUBIE_HALF, STICKER_HALF, Spin, cubies, stickers};
 /// One shape to draw.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Shape {
-    /// A cubie's face: its corners on the screen, in order, and its lit colour.
-    Face([Vec2; 4], Srgb),
+    /// A cubie's face.
+    Face {
+        /// The cubie's place on the grid before any turn in progress.
+        cubie: [i8; 3],
+        /// Which of its faces: the outward direction, before any turn in progress.
+        out: [i8; 3],
+        /// Its corners on the screen, in order.
+        corners: [Vec2; 4],
+        /// Its lit colour.
+        colour: Srgb,
+    },
     /// A sticker.
     Sticker {
         /// Its facelet (cube.md's order).
@@ -62,14 +75,17 @@ pub fn mix(a: Srgb, b: Srgb, t: f32) -> Srgb {
     Srgb(m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
 }
 
+/// How far a shape is from the eye: its slab's distance across a turn's axis, then its own.
+type Depth = (f32, f32);
+
 /// Puts `shape` after every farther one. A few dozen shapes: a library sort's code would weigh
 /// more in the browser's first module than this.
-fn far_to_near(shapes: &mut Vec<(f32, Shape)>, distance: f32, shape: Shape) {
+fn far_to_near(shapes: &mut Vec<(Depth, Shape)>, depth: Depth, shape: Shape) {
     let at = shapes
         .iter()
-        .position(|(d, _)| *d < distance)
+        .position(|(d, _)| d.0 < depth.0 || (d.0 == depth.0 && d.1 < depth.1))
         .unwrap_or(shapes.len());
-    shapes.insert(at, (distance, shape));
+    shapes.insert(at, (depth, shape));
 }
 
 /// What `cube` looks like from `camera` with `spin` in progress on a canvas of `viewport`
@@ -84,7 +100,14 @@ pub fn shapes(cube: &Cube, camera: &Camera, spin: Option<Spin>, viewport: Viewpo
             cell[axis] == coord
         })
     };
-    let mut shapes: Vec<(f32, Shape)> = Vec::with_capacity(80);
+    // Across a turn's axis, how far the slab of a cubie is from the eye.
+    let slab = |cell: [i8; 3]| {
+        spin.map_or(0.0, |s| {
+            let (axis, _) = s.turn.layer.axis_and_coord();
+            (f32::from(cell[axis]) - eye[axis]).abs()
+        })
+    };
+    let mut shapes: Vec<(Depth, Shape)> = Vec::with_capacity(80);
     for cubie in cubies(spin) {
         let base = if cubie.side1 {
             palette::SIDE1_BODY
@@ -110,8 +133,16 @@ pub fn shapes(cube: &Cube, camera: &Camera, spin: Option<Spin>, viewport: Viewpo
                         .model
                         .transform_point3((out + u * a + v * b) * CUBIE_HALF))
                 });
-                let shape = Shape::Face(corners, lit(base, light(normal)));
-                far_to_near(&mut shapes, centre.distance_squared(eye), shape);
+                let mut out_cell = [0; 3];
+                out_cell[axis] = sign;
+                let shape = Shape::Face {
+                    cubie: cubie.cell,
+                    out: out_cell,
+                    corners,
+                    colour: lit(base, light(normal)),
+                };
+                let depth = (slab(cubie.cell), centre.distance_squared(eye));
+                far_to_near(&mut shapes, depth, shape);
             }
         }
     }
@@ -119,9 +150,13 @@ pub fn shapes(cube: &Cube, camera: &Camera, spin: Option<Spin>, viewport: Viewpo
         if s.normal.dot(eye - s.center) <= 0.0 {
             continue;
         }
+        // Differences across the whole sticker, so perspective shifts it by no pixel.
         let o = at(s.center);
-        let x = at(s.center + s.axes[0] * STICKER_HALF) - o;
-        let y = at(s.center + s.axes[1] * STICKER_HALF) - o;
+        let across = |axis: Vec3| (at(s.center + axis) - at(s.center - axis)) / 2.0;
+        let (x, y) = (
+            across(s.axes[0] * STICKER_HALF),
+            across(s.axes[1] * STICKER_HALF),
+        );
         let shape = Shape::Sticker {
             facelet: s.facelet,
             map: [x.x, x.y, y.x, y.y, o.x, o.y],
@@ -129,7 +164,11 @@ pub fn shapes(cube: &Cube, camera: &Camera, spin: Option<Spin>, viewport: Viewpo
             winning: s.winning,
             light: light(s.normal),
         };
-        far_to_near(&mut shapes, s.center.distance_squared(eye), shape);
+        let depth = (
+            slab(sticker_place(s.facelet).0),
+            s.center.distance_squared(eye),
+        );
+        far_to_near(&mut shapes, depth, shape);
     }
     shapes.into_iter().map(|(_, shape)| shape).collect()
 }
