@@ -8,48 +8,14 @@ use velha_cube_view::flat::{Shape, shapes};
 use velha_cube_view::palette::{ColourClass, classify};
 use velha_cube_view::picking::{Viewport, faces_eye, pick, project, ray};
 use velha_cube_view::scene::{CUBIE_HALF, STICKER_HALF, Spin, cubies, facelet_name, stickers};
-use velha_rules::{Cube, Level, Position, Turn};
+use velha_rules::{Cube, Level, Turn};
 
-/// A small deterministic random source.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
-}
-
-fn random_cube(level: Level, plies: usize, rng: &mut Rng) -> Cube {
-    let mut cube = Cube::new(level);
-    for _ in 0..plies {
-        let legal = cube.legal_actions();
-        if legal.is_empty() {
-            break;
-        }
-        cube.play(legal.nth_action(rng.below(legal.len())).unwrap())
-            .unwrap();
-    }
-    cube
-}
+mod common;
+use common::{Rng, level_of, random_camera, random_cube};
 
 fn random_view(rng: &mut Rng, case: usize) -> (Level, Camera, Viewport) {
-    let level = if case.is_multiple_of(3) {
-        Level::One
-    } else {
-        Level::Two
-    };
-    let camera = match level {
-        Level::One => Camera::new(Level::One),
-        Level::Two => Camera::with_angles(
-            Level::Two,
-            rng.below(360) as f32,
-            rng.below(140) as f32 - 70.0,
-        ),
-    };
+    let level = level_of(case);
+    let camera = random_camera(level, rng);
     let (width, height) = [(360.0, 640.0), (664.0, 664.0), (640.0, 400.0)][case % 3];
     (level, camera, Viewport { width, height })
 }

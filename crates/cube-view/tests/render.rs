@@ -14,31 +14,8 @@ use velha_cube_view::scene::{Spin, facelet_name, stickers};
 use velha_rules::cube::Sticker;
 use velha_rules::{Cube, Level, Player, Position};
 
-/// A small deterministic random source.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
-}
-
-fn random_cube(level: Level, plies: usize, rng: &mut Rng) -> Cube {
-    let mut cube = Cube::new(level);
-    for _ in 0..plies {
-        let legal = cube.legal_actions();
-        if legal.is_empty() {
-            break;
-        }
-        cube.play(legal.nth_action(rng.below(legal.len())).unwrap())
-            .unwrap();
-    }
-    cube
-}
+mod common;
+use common::{Rng, level_of, random_camera, random_cube};
 
 fn pixel(pixels: &[u8], width: u32, at: Vec2) -> [u8; 3] {
     let (x, y) = (at.x.round() as usize, at.y.round() as usize);
@@ -61,20 +38,9 @@ fn cube_v01_every_visible_sticker_shows_its_state_and_side1_is_sky_blue() {
     let mut rng = Rng(17);
     let mut checked = 0;
     for case in 0..24 {
-        let level = if case % 3 == 0 {
-            Level::One
-        } else {
-            Level::Two
-        };
+        let level = level_of(case);
         let cube = random_cube(level, 10 + rng.below(60), &mut rng);
-        let camera = match level {
-            Level::One => Camera::new(Level::One),
-            Level::Two => Camera::with_angles(
-                Level::Two,
-                rng.below(360) as f32,
-                rng.below(140) as f32 - 70.0,
-            ),
-        };
+        let camera = random_camera(level, &mut rng);
         let (width, height) = [(360, 640), (480, 480), (640, 400)][case % 3];
         let viewport = Viewport {
             width: width as f32,
