@@ -269,6 +269,7 @@ pub fn CubeCanvas(
         }
     };
     let (p0, p1, p2, p3) = (pointer.clone(), pointer.clone(), pointer.clone(), pointer);
+    let sketching = failed().is_some() || !ready();
     rsx! {
         div {
             class: "cube-stage",
@@ -277,14 +278,14 @@ pub fn CubeCanvas(
                 id: CANVAS_ID,
                 // Unseen under the sketch (a lost context leaves it a picture of its own), but
                 // still taking the touches.
-                class: if failed().is_some() || !ready() { "cube-canvas under-sketch" } else { "cube-canvas" },
+                class: if sketching { "cube-canvas under-sketch" } else { "cube-canvas" },
                 "aria-hidden": "true",
                 onpointerdown: move |e| p0(e, 0),
                 onpointermove: move |e| p1(e, 1),
                 onpointerup: move |e| p2(e, 2),
                 onpointercancel: move |e| p3(e, 2),
             }
-            if failed().is_some() || !ready() {
+            if sketching {
                 // Under the painter's sentences; the touches go through to the canvas below.
                 canvas { id: SKETCH_ID, class: "cube-sketch", "aria-hidden": "true" }
             }

@@ -83,7 +83,7 @@ type Depth = (f32, f32);
 fn far_to_near(shapes: &mut Vec<(Depth, Shape)>, depth: Depth, shape: Shape) {
     let at = shapes
         .iter()
-        .position(|(d, _)| d.0 < depth.0 || (d.0 == depth.0 && d.1 < depth.1))
+        .position(|(d, _)| *d < depth)
         .unwrap_or(shapes.len());
     shapes.insert(at, (depth, shape));
 }
@@ -94,12 +94,7 @@ pub fn shapes(cube: &Cube, camera: &Camera, spin: Option<Spin>, viewport: Viewpo
     let eye = camera.eye(viewport.aspect());
     let at = |p: Vec3| project(camera, viewport, p);
     // A layer part-way through a turn opens the faces between it and the rest.
-    let moving = |cell: [i8; 3]| {
-        spin.is_some_and(|s| {
-            let (axis, coord) = s.turn.layer.axis_and_coord();
-            cell[axis] == coord
-        })
-    };
+    let moving = |cell: [i8; 3]| spin.is_some_and(|s| s.moves(cell));
     // Across a turn's axis, how far the slab of a cubie is from the eye.
     let slab = |cell: [i8; 3]| {
         spin.map_or(0.0, |s| {

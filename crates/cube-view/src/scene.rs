@@ -35,7 +35,8 @@ impl Spin {
         Quat::from_axis_angle(unit(axis), angle)
     }
 
-    fn moves(&self, cubie: [i8; 3]) -> bool {
+    /// Whether the cubie at `cubie` (before the turn) is in the turning layer.
+    pub fn moves(&self, cubie: [i8; 3]) -> bool {
         let (axis, coord) = self.turn.layer.axis_and_coord();
         cubie[axis] == coord
     }

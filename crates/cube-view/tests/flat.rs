@@ -279,12 +279,7 @@ fn cube_v04_the_flat_drawing_shows_what_rays_meet_first_still_and_mid_turn() {
                 if shown != Some(met) {
                     // The faces between two cubies of one slab are left out: a ray meets
                     // them only through the dark gaps, where the drawing shows what is behind.
-                    let moving = |cell: [i8; 3]| {
-                        spin.is_some_and(|s| {
-                            let (axis, coord) = s.turn.layer.axis_and_coord();
-                            cell[axis] == coord
-                        })
-                    };
+                    let moving = |cell: [i8; 3]| spin.is_some_and(|s| s.moves(cell));
                     let between = match met {
                         Part::Face(cell, out) => {
                             let next: [i8; 3] = std::array::from_fn(|a| cell[a] + out[a]);
