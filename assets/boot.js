@@ -6,9 +6,9 @@ import init, { initSync } from "./pkg/cubo-da-velha.js";
 // their loader (pkg/__wasm_split.js) reaches the app's exports through this.
 globalThis.velhaApp = { initSync };
 
-// The cube's painter (wgpu on WebGL2) is a wasm module of its own, most of the build's bytes:
-// fetched once the first screen answers, so the first load carries only the app. A failed
-// fetch is tried again the next time the cube screen opens.
+// The cube's painter (WebGL2) is a wasm module of its own: fetched once the first screen
+// answers, so the first load carries only the app. A failed fetch is tried again the next
+// time the cube screen opens.
 // (The browser may remember a module that failed to load: a retry asks under a new address.)
 let painter;
 let failures = 0;

@@ -38,7 +38,7 @@ fi
 
 # The app; its online screens, how to play and the analysis (src/lazy.rs), split off the app's wasm before
 # wasm-bindgen, from the linker's relocations, and fetched right after the first screen or when
-# one of them opens first; and the cube's painter (wgpu), which the page fetches after the
+# one of them opens first; and the cube's painter (WebGL2), which the page fetches after the
 # first screen answers (assets/boot.js).
 cargo build --profile web --locked --target wasm32-unknown-unknown -p velha-cube-paint
 cargo rustc --profile web --locked --target wasm32-unknown-unknown -p cubo-da-velha --bin cubo-da-velha \

@@ -1,9 +1,9 @@
 //! The cube canvas in the browser: a DOM `<canvas>` drawn by the painter module
-//! (`velha-cube-paint`, wgpu's WebGL2 backend in a wasm of its own), with a 2D canvas over it
+//! (`velha-cube-paint`, WebGL2 in a wasm of its own), with a 2D canvas over it
 //! drawn by the app until the painter draws or where it cannot (`sketch_web.rs`); pointer
 //! events (touch included) with element coordinates.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use dioxus::prelude::*;
@@ -32,12 +32,12 @@ extern "C" {
     /// The painter module.
     type PainterModule;
 
-    /// Opens WebGL2 on the canvas and prepares the cube's pipelines.
+    /// Opens WebGL2 on the canvas and prepares the cube's programs.
     #[wasm_bindgen(method, catch)]
     fn paint_on(
         this: &PainterModule,
         canvas: &web_sys::HtmlCanvasElement,
-    ) -> Result<js_sys::Promise, JsValue>;
+    ) -> Result<Painter, JsValue>;
 
     #[wasm_bindgen(js_namespace = console)]
     fn warn(message: &str);
@@ -48,7 +48,7 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     fn draw(this: &Painter, width: u32, height: u32, line: &str) -> Result<(), JsValue>;
 
-    /// Releases the painter's memory and WebGL context in its module.
+    /// Releases the painter's memory in its module and its programs and buffers.
     #[wasm_bindgen(method)]
     fn free(this: &Painter);
 }
@@ -86,7 +86,8 @@ enum Failure {
     /// The browser gave no WebGL2, or the painter's first picture failed.
     NoWebGl,
     /// The painter had drawn and then failed: its WebGL context lost (the system takes it back
-    /// from an app in the background). A new canvas, the screen opened again, gets a new one.
+    /// from an app in the background). The painter starts again if the browser gives the
+    /// context back; a new canvas, the screen opened again, gets a new one.
     Lost,
 }
 
@@ -104,11 +105,11 @@ async fn start_painter(canvas: web_sys::HtmlCanvasElement) -> Result<OwnedPainte
             Failure::NotLoaded
         })?
         .unchecked_into();
-    let painter = call(module.paint_on(&canvas)).await.map_err(|e| {
-        warn(&format!("the cube cannot be drawn: {e}"));
+    let painter = module.paint_on(&canvas).map_err(|e| {
+        warn(&format!("the cube cannot be drawn: {}", reason(e)));
         Failure::NoWebGl
     })?;
-    Ok(OwnedPainter(painter.unchecked_into()))
+    Ok(OwnedPainter(painter))
 }
 
 /// The canvas's size in pixels (its CSS size times the device's pixel ratio), noting its CSS
@@ -128,10 +129,38 @@ fn measure(stage: &mut Stage) -> Option<(u32, u32)> {
 }
 
 /// Notes when the system takes the canvas's WebGL context back (it may from an app in the
-/// background, and then the painter's picture is gone); the listener goes with it.
+/// background, and then the painter's picture is gone) and when it gives it back; the
+/// listeners go with it.
 struct LostWatch {
     canvas: web_sys::HtmlCanvasElement,
-    on_lost: Closure<dyn FnMut()>,
+    on_lost: Closure<dyn FnMut(web_sys::Event)>,
+    on_restored: Closure<dyn FnMut()>,
+}
+
+impl LostWatch {
+    fn new(
+        canvas: web_sys::HtmlCanvasElement,
+        lost: Rc<Cell<bool>>,
+        restored: Rc<Cell<bool>>,
+    ) -> Self {
+        // Without `preventDefault` the browser never gives the context back.
+        let on_lost = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            e.prevent_default();
+            lost.set(true);
+        });
+        let on_restored = Closure::<dyn FnMut()>::new(move || restored.set(true));
+        let _ = canvas
+            .add_event_listener_with_callback("webglcontextlost", on_lost.as_ref().unchecked_ref());
+        let _ = canvas.add_event_listener_with_callback(
+            "webglcontextrestored",
+            on_restored.as_ref().unchecked_ref(),
+        );
+        Self {
+            canvas,
+            on_lost,
+            on_restored,
+        }
+    }
 }
 
 impl Drop for LostWatch {
@@ -139,6 +168,10 @@ impl Drop for LostWatch {
         let _ = self.canvas.remove_event_listener_with_callback(
             "webglcontextlost",
             self.on_lost.as_ref().unchecked_ref(),
+        );
+        let _ = self.canvas.remove_event_listener_with_callback(
+            "webglcontextrestored",
+            self.on_restored.as_ref().unchecked_ref(),
         );
     }
 }
@@ -184,24 +217,15 @@ pub fn CubeCanvas(
     let mut failed = use_signal(|| None::<Failure>);
     let mut ready = use_signal(|| false);
 
-    let lost = use_hook(|| Rc::new(std::cell::Cell::new(false)));
+    let lost = use_hook(|| Rc::new(Cell::new(false)));
+    let restored = use_hook(|| Rc::new(Cell::new(false)));
     let watch = use_hook(|| Rc::new(RefCell::new(None::<LostWatch>)));
     let s = shared.clone();
-    let (l, w) = (lost.clone(), watch.clone());
-    use_hook(move || {
+    let (l, r, w) = (lost.clone(), restored.clone(), watch.clone());
+    // The painter's start, on a canvas first and again on a context given back.
+    let start = move |element: web_sys::HtmlCanvasElement, again: bool| {
+        let s = s.clone();
         spawn(async move {
-            let Some(element) = canvas() else {
-                return;
-            };
-            let on_lost = Closure::<dyn FnMut()>::new(move || l.set(true));
-            let _ = element.add_event_listener_with_callback(
-                "webglcontextlost",
-                on_lost.as_ref().unchecked_ref(),
-            );
-            *w.borrow_mut() = Some(LostWatch {
-                canvas: element.clone(),
-                on_lost,
-            });
             match start_painter(element).await {
                 Ok(painter) => {
                     let mut guard = s.borrow_mut();
@@ -209,8 +233,21 @@ pub fn CubeCanvas(
                     // The sketch drew the picture the painter now starts from.
                     guard.0.draw_again();
                 }
+                // A context given back that cannot be drawn on is still the one lost.
+                Err(_) if again => failed.set(Some(Failure::Lost)),
                 Err(e) => failed.set(Some(e)),
             }
+        });
+    };
+    let first = start.clone();
+    use_hook(move || {
+        // After the first render, which makes the canvas.
+        spawn(async move {
+            let Some(element) = canvas() else {
+                return;
+            };
+            *w.borrow_mut() = Some(LostWatch::new(element.clone(), l, r));
+            first(element, false);
         })
     });
     let s = shared.clone();
@@ -222,9 +259,16 @@ pub fn CubeCanvas(
                 let mut guard = s.borrow_mut();
                 let (stage, painter) = &mut *guard;
                 if lost.take() && painter.take().is_some() {
-                    // The flat drawing takes over, at once.
+                    // The flat drawing takes over, at once, until the context comes back.
                     stage.draw_again();
                     failed.set(Some(Failure::Lost));
+                }
+                if restored.take()
+                    && painter.is_none()
+                    && *failed.peek() == Some(Failure::Lost)
+                    && let Some(element) = canvas()
+                {
+                    start(element, true);
                 }
                 let Some(size) = measure(stage) else {
                     continue;
@@ -235,9 +279,16 @@ pub fn CubeCanvas(
                 let drawn = *ready.peek();
                 match painter {
                     Some(p) => match draw(p, &picture, size, drawn) {
-                        // The sketch goes once the painter's first picture is there.
-                        Ok(()) if !drawn => ready.set(true),
-                        Ok(()) => {}
+                        // The sketch and a lost context's sentence go once the painter's
+                        // first picture is there.
+                        Ok(()) => {
+                            if !drawn {
+                                ready.set(true);
+                            }
+                            if failed.peek().is_some() {
+                                failed.set(None);
+                            }
+                        }
                         Err(e) => {
                             *painter = None;
                             stage.draw_again();

@@ -128,8 +128,10 @@ HOW_TO = tap_through(["[data-howto=cube]"], "article.howto h2")
 # The cube against the Velha from home, the same way: drawn flat at once (the app's own), in
 # 3D once its painter has come (a module of its own, which the modules fetched ahead of need
 # then wait for).
-# The flat drawing has drawn once its canvas has a size of its own (src/platform/sketch_web.rs).
-CUBE_DRAWN = tap_through(["[data-game=cube]", "[data-mode='1-velha']"], "#cube-sketch[width]")
+# The flat drawing has drawn once its canvas has a size of its own (src/platform/sketch_web.rs);
+# a painter that came first draws before it ever does.
+CUBE_DRAWN = tap_through(["[data-game=cube]", "[data-mode='1-velha']"],
+                         "#cube-sketch[width], .cube-stage[data-painter=ready]")
 CUBE_3D = tap_through(["[data-game=cube]", "[data-mode='1-velha']"],
                       ".cube-stage[data-painter=ready]")
 # Super from home, the same way: a local game's screen is the app's own and opens at once.

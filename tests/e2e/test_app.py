@@ -3,7 +3,7 @@ offline play."""
 
 import re
 
-from conftest import ROOT, shot
+from conftest import ROOT, record, shot
 
 MAX_CLICKS = 400
 
@@ -492,6 +492,93 @@ def test_cube_v04_the_wrong_way_warning_names_the_way_and_covers_nothing(phone):
     assert canvas_frame(phone)[0] == before, "and the cube stays where it was"
 
 
+def test_cube_v01_the_browser_painter_draws_what_the_wgpu_renderer_draws(browser, base_url):
+    """The browser's painter is WebGL2 itself, not wgpu: the picture it draws of a position
+    seen from an orbited view is the one the native wgpu renderer (the `cube-view` binary, on
+    lavapipe) draws of the same frame, but for the edges' antialiasing."""
+    import io
+    import os
+    import struct
+    import subprocess
+    import tempfile
+    from PIL import Image, ImageChops
+    context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
+                                  is_mobile=True, has_touch=True, locale="pt-BR")
+    # Keeps the last frame the app handed the painter.
+    context.add_init_script("""
+let asked;
+Object.defineProperty(window, "velhaPainter", {
+  configurable: true,
+  get: () => asked && (() => asked().then((m) => {
+    if (!m.Painter.prototype.recorded) {
+      const draw = m.Painter.prototype.draw;
+      m.Painter.prototype.draw = function (width, height, line) {
+        window.lastFrame = { width, height, line };
+        return draw.call(this, width, height, line);
+      };
+      m.Painter.prototype.recorded = true;
+    }
+    return m;
+  })),
+  set: (f) => { asked = f; },
+});""")
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base_url)
+    page.click("[data-game=cube]")
+    page.click("[data-mode='2-friend']")
+    page.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    page.wait_for_timeout(300)
+    box, _ = canvas_frame(page)
+    centres = sticker_centres(round(box["width"]), round(box["height"]), level=2)
+    for facelet, cell, mark in (("F5", "b2", "X"), ("F1", "a1", "O"), ("F9", "c3", "X")):
+        page.touchscreen.tap(box["x"] + centres[facelet][0], box["y"] + centres[facelet][1])
+        assert page.get_attribute(f"[data-cell={cell}]", "aria-label") == f"{cell}, {mark}"
+    x, y = box["x"] + 8, box["y"] + box["height"] - 8
+    touch_drag(page, (x, y), (x + 110, y - 70), steps=10)
+    page.locator("[data-action=front-view]").wait_for()
+    page.wait_for_timeout(600)
+    frame = page.evaluate("window.lastFrame")
+    state, camera, spin = frame["line"].split(";")
+    assert spin == "-", "a still picture"
+    level, yaw, pitch = camera.split(" ")
+    angle = lambda bits: repr(struct.unpack(">f", bytes.fromhex(bits))[0])
+    page.evaluate("window.scrollTo(0, 0)")
+    browser_picture = Image.open(io.BytesIO(page.screenshot(clip=box, scale="device"))).convert("RGB")
+    width, height = frame["width"], frame["height"]
+    target = os.environ.get("CARGO_TARGET_DIR", str(ROOT / "target"))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "wgpu.png")
+        subprocess.run([os.path.join(target, "debug", "cube-view"), "snapshot", "--state", state,
+                        "--yaw", angle(yaw), "--pitch", angle(pitch), "--size", f"{width}x{height}",
+                        "--out", out], capture_output=True, text=True, check=True)
+        wgpu_picture = Image.open(out).convert("RGB")
+    # The canvas may sit at a fraction of a device pixel (here 190.4375 CSS pixels down, at a
+    # device scale of 2), which the compositor and the screenshot's clip round apart: the
+    # pictures are compared at each shift of a pixel at most.
+    w, h = min(width, browser_picture.width) - 1, min(height, browser_picture.height) - 1
+    compared = []
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            ours = browser_picture.crop((max(dx, 0), max(dy, 0), max(dx, 0) + w, max(dy, 0) + h))
+            wgpu = wgpu_picture.crop((max(-dx, 0), max(-dy, 0), max(-dx, 0) + w, max(-dy, 0) + h))
+            difference = ImageChops.difference(ours, wgpu).tobytes()
+            differing = sum(1 for i in range(0, len(difference), 3) if max(difference[i:i + 3]) > 40)
+            compared.append((differing, sum(difference) / len(difference), (dx, dy)))
+    differing, mean, shift = min(compared)
+    record("painter-parity.json", "orbited, X O X", {
+        "pixels": w * h, "differing_by_more_than_40": differing, "mean_difference": round(mean, 3),
+        "shift": shift, "unshifted": compared[4][:2]})
+    if os.environ.get("E2E_SHOTS"):
+        browser_picture.save(os.path.join(os.environ["E2E_SHOTS"], "painter-webgl2.png"))
+        wgpu_picture.save(os.path.join(os.environ["E2E_SHOTS"], "painter-wgpu.png"))
+    assert differing < w * h / 500, f"{differing} of {w * h} pixels differ"
+    assert mean < 0.5, f"mean difference {mean:.2f}"
+    context.close()
+    assert not errors, errors
+
+
 def test_cube_v03_front_view_brings_an_orbited_cube_back(phone):
     phone.click("[data-game=cube]")
     phone.click("[data-mode='2-friend']")
@@ -645,16 +732,18 @@ def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(bro
     context.close()
 
 
-def test_the_cube_drawn_flat_when_the_system_takes_its_webgl_back_and_in_3d_when_reopened(phone):
+def test_the_cube_drawn_flat_while_the_system_holds_its_webgl_and_in_3d_when_given_back(phone):
     """A phone may take the WebGL context back from an app in the background: the painter's
-    picture is gone, so the flat drawing takes over at once, says so, and plays; the screen
-    opened again draws in 3D."""
+    picture is gone, so the flat drawing takes over at once, says so, and plays; when the
+    browser gives the context back the painter draws in 3D again on the same screen, and a
+    screen opened again draws in 3D too."""
     phone.click("[data-game=cube]")
     phone.click("[data-mode='1-friend']")
     phone.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
     assert phone.locator("#cube-sketch").count() == 0
-    phone.evaluate("""document.getElementById("cube-canvas").getContext("webgl2")
-                      .getExtension("WEBGL_lose_context").loseContext()""")
+    phone.evaluate("""window.loseWebgl = document.getElementById("cube-canvas")
+                      .getContext("webgl2").getExtension("WEBGL_lose_context");
+                      window.loseWebgl.loseContext()""")
     phone.wait_for_selector(".cube-stage[data-painter=failed]")
     assert phone.inner_text("[role=alert]") == (
         "O cubo em 3D parou de ser desenhado. Abra o cubo de novo.")
@@ -668,12 +757,29 @@ def test_the_cube_drawn_flat_when_the_system_takes_its_webgl_back_and_in_3d_when
     _, picture = canvas_frame(phone)
     assert is_x(picture, centres["F5"])
     shot(phone, "cube-webgl-lost")
+    phone.evaluate("window.loseWebgl.restoreContext()")
+    phone.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    assert phone.locator("#cube-sketch").count() == 0
+    assert phone.locator("[role=alert]").count() == 0
+    phone.wait_for_timeout(300)
+    _, picture = canvas_frame(phone)
+    assert is_x(picture, centres["F5"]), "in 3D again on the same screen, the game kept"
+    assert all(is_blank(picture, centres[f"F{i}"]) for i in (1, 2, 3, 4, 6, 7, 8, 9))
+    shot(phone, "cube-webgl-given-back")
+    phone.touchscreen.tap(box["x"] + centres["F1"][0], box["y"] + centres["F1"][1])
+    assert phone.get_attribute("[data-cell=a1]", "aria-label") == "a1, O"
+    phone.wait_for_timeout(300)
+    _, picture = canvas_frame(phone)
+    assert is_o(picture, centres["F1"]), "the painter given its context back draws the moves"
+    phone.evaluate("window.loseWebgl.loseContext()")
+    phone.wait_for_selector(".cube-stage[data-painter=failed]")
     phone.click("[data-action=back]")
     phone.click("[data-game=cube]")
     phone.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
     phone.wait_for_timeout(300)
     _, picture = canvas_frame(phone)
-    assert is_x(picture, centres["F5"]), "in 3D again, the game kept"
+    assert is_x(picture, centres["F5"]) and is_o(picture, centres["F1"]), \
+        "in 3D on the screen opened again, the game kept"
 
 
 def test_a_browser_without_webgl2_plays_the_cube_on_its_flat_drawing(browser, base_url):

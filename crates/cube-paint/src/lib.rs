@@ -1,12 +1,13 @@
 //! # velha-cube-paint
 //!
-//! Draws the cube on a browser canvas with wgpu's WebGL2 backend. It is a wasm module of its
-//! own because wgpu and its shader translator are most of the web build's bytes, and only the
-//! cube screen needs them: the app's first load stays small, and the browser fetches this
-//! module once the first screen answers (`assets/boot.js`). The app hands it each frame as a
-//! line of text ([`velha_cube_view::frame`]).
+//! Draws the cube on a browser canvas with WebGL2. It is a wasm module of its own, fetched
+//! once the first screen answers (`assets/boot.js`), so that the app's first load carries no
+//! drawing code; the app hands it each frame as a line of text ([`velha_cube_view::frame`]).
+//! It uploads what the native wgpu renderer uploads ([`velha_cube_view::mesh`]) to the same
+//! shader, `shaders/cube.wgsl`, which `build.rs` translates to GLSL ES 3.00 with naga (wgpu's
+//! own translator): wgpu's WebGL2 backend and the translator weighed 565 KB brotli here.
 //!
-//! From JavaScript: `const painter = await paint_on(canvas); painter.draw(width, height, line)`.
+//! From JavaScript: `const painter = paint_on(canvas); painter.draw(width, height, line)`.
 
 #[cfg(target_arch = "wasm32")]
 mod painter;

@@ -13,8 +13,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use glam::Vec2;
 use velha_cube_view::camera::Camera;
 use velha_cube_view::headless::Headless;
+use velha_cube_view::mesh::{DRAW_CALLS_PER_FRAME, FrameInput};
 use velha_cube_view::picking::{Viewport, pick};
-use velha_cube_view::render::{DRAW_CALLS_PER_FRAME, FrameInput};
 use velha_cube_view::scene::{Spin, stickers};
 use velha_rules::{Cube, Level};
 

@@ -14,7 +14,7 @@ use std::str::FromStr;
 use velha_rules::{Cube, Level, Turn};
 
 use crate::camera::Camera;
-use crate::render::FrameInput;
+use crate::mesh::FrameInput;
 use crate::scene::Spin;
 
 /// What one frame shows, owned (see [`FrameInput`] for the borrowed form the renderer takes).

@@ -2,9 +2,10 @@
 //!
 //! The cube of Cubo da Velha on screen, knowing nothing of any UI framework:
 //!
-//! - [`render::CubeRenderer`]: wgpu, two instanced draw calls, into any texture view (the
-//!   native paint source's texture, a web canvas, an offscreen texture), within WebGL2's
-//!   limits;
+//! - [`render::CubeRenderer`] (not on wasm): wgpu, two instanced draw calls, into any texture
+//!   view (the native paint source's texture, an offscreen texture), within WebGL2's limits;
+//! - [`mesh`]: what those draw calls upload, with no graphics API, so the browser's WebGL2
+//!   painter (`velha-cube-paint`) uploads the same;
 //! - [`camera::Camera`]: level 1 fixed, level 2 orbiting;
 //! - [`picking`]: screen point ↔ sticker;
 //! - [`gesture::Gestures`]: pointer events → tap, turn, orbit or refusal, judged by
@@ -21,7 +22,9 @@ pub mod frame;
 pub mod gesture;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod headless;
+pub mod mesh;
 pub mod palette;
 pub mod picking;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod render;
 pub mod scene;

@@ -1,71 +1,18 @@
 //! The wgpu renderer: two instanced draw calls per frame (27 cubie bodies, 54 stickers) into
-//! any texture view, within WebGL2's limits so the same code runs in the browser.
+//! any texture view, within WebGL2's limits, the native app's and the headless snapshots'.
 
-use bytemuck::{Pod, Zeroable};
-use glam::Vec3;
-use velha_rules::Cube;
-use velha_rules::Player;
-use velha_rules::cube::Sticker;
 use wgpu::util::DeviceExt;
 
-use crate::camera::Camera;
+pub use crate::mesh::FrameInput;
+use crate::mesh::{
+    BodyInstance, BodyVertex, FrameUniform, STICKER_VERTICES, StickerInstance, body_instances,
+    frame_uniform, rounded_box, sticker_instances, view_proj,
+};
 use crate::palette;
-use crate::scene::{CUBIE_HALF, STICKER_HALF, Spin, cubies, stickers};
 
-/// Draw calls one frame records.
-pub const DRAW_CALLS_PER_FRAME: u32 = 2;
 /// Multisampling of the cube's edges.
 pub const SAMPLE_COUNT: u32 = 4;
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24Plus;
-/// Corner radius of a cubie body.
-const BODY_RADIUS: f32 = 0.085;
-/// The bit of a sticker's state that rings it as part of a winning line (`shaders/cube.wgsl`).
-const WINNING: u32 = 4;
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct FrameUniform {
-    view_proj: [[f32; 4]; 4],
-    light: [f32; 4],
-    params: [f32; 4],
-    blank: [f32; 4],
-    spent: [f32; 4],
-    x_mark: [f32; 4],
-    o_mark: [f32; 4],
-    win: [f32; 4],
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct BodyVertex {
-    position: [f32; 3],
-    normal: [f32; 3],
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct BodyInstance {
-    model: [[f32; 4]; 4],
-    colour: [f32; 4],
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct StickerInstance {
-    model: [[f32; 4]; 4],
-    state: u32,
-}
-
-/// What one frame shows.
-#[derive(Clone, Copy, Debug)]
-pub struct FrameInput<'a> {
-    /// The position shown (before any turn in progress).
-    pub cube: &'a Cube,
-    /// The view.
-    pub camera: &'a Camera,
-    /// A turn in progress, if any.
-    pub spin: Option<Spin>,
-}
 
 struct Attachments {
     size: (u32, u32),
@@ -87,68 +34,6 @@ pub struct CubeRenderer {
     body_instances: wgpu::Buffer,
     sticker_instances: wgpu::Buffer,
     attachments: Option<Attachments>,
-}
-
-fn linear4(c: palette::Srgb) -> [f32; 4] {
-    let [r, g, b] = c.linear();
-    [r, g, b, 1.0]
-}
-
-/// A rounded box of half-size [`CUBIE_HALF`]: each face a grid that is dense near the edges,
-/// where the rounding is.
-fn rounded_box() -> (Vec<BodyVertex>, Vec<u16>) {
-    let h = CUBIE_HALF;
-    let flat = (h - BODY_RADIUS) / h;
-    let steps: Vec<f32> = [-1.0, -0.985, -0.95, -0.9, -flat - (1.0 - flat) * 0.2, -flat]
-        .into_iter()
-        .chain([flat, flat + (1.0 - flat) * 0.2, 0.9, 0.95, 0.985, 1.0])
-        .collect();
-    let n = steps.len();
-    let mut vertices = Vec::new();
-    let mut indices = Vec::new();
-    for axis in 0..3 {
-        for sign in [-1.0f32, 1.0] {
-            let base = vertices.len() as u16;
-            for &a in &steps {
-                for &b in &steps {
-                    let mut p = [0.0; 3];
-                    p[axis] = sign;
-                    p[(axis + 1) % 3] = a;
-                    p[(axis + 2) % 3] = b;
-                    let q = Vec3::from(p) * h;
-                    let inner = q.clamp(
-                        Vec3::splat(-(h - BODY_RADIUS)),
-                        Vec3::splat(h - BODY_RADIUS),
-                    );
-                    let normal = (q - inner).normalize_or_zero();
-                    vertices.push(BodyVertex {
-                        position: (inner + normal * BODY_RADIUS).into(),
-                        normal: normal.into(),
-                    });
-                }
-            }
-            for i in 0..n - 1 {
-                for j in 0..n - 1 {
-                    let at = |i: usize, j: usize| base + (i * n + j) as u16;
-                    let quad = [
-                        at(i, j),
-                        at(i + 1, j),
-                        at(i + 1, j + 1),
-                        at(i, j),
-                        at(i + 1, j + 1),
-                        at(i, j + 1),
-                    ];
-                    // Keep the winding outward on both signs of every axis.
-                    if sign > 0.0 {
-                        indices.extend(quad);
-                    } else {
-                        indices.extend(quad.iter().rev());
-                    }
-                }
-            }
-        }
-    }
-    (vertices, indices)
 }
 
 impl CubeRenderer {
@@ -339,42 +224,14 @@ impl CubeRenderer {
 
     /// Uploads the frame's uniforms and instances for a target of `width` × `height`.
     pub fn prepare(&mut self, queue: &wgpu::Queue, frame: FrameInput<'_>, width: u32, height: u32) {
-        let aspect = width as f32 / height.max(1) as f32;
-        let uniform = FrameUniform {
-            view_proj: frame.camera.view_proj(aspect).to_cols_array_2d(),
-            light: Vec3::new(0.45, 0.8, 0.6).normalize().extend(0.0).into(),
-            params: [if self.format.is_srgb() { 0.0 } else { 1.0 }, 0.0, 0.0, 0.0],
-            blank: linear4(palette::BLANK),
-            spent: linear4(palette::SPENT),
-            x_mark: linear4(palette::X_MARK),
-            o_mark: linear4(palette::O_MARK),
-            win: linear4(palette::WIN),
-        };
+        let uniform = frame_uniform(
+            view_proj(frame.camera, width, height),
+            !self.format.is_srgb(),
+        );
         queue.write_buffer(&self.frame_buffer, 0, bytemuck::bytes_of(&uniform));
-        let bodies: Vec<BodyInstance> = cubies(frame.spin)
-            .iter()
-            .map(|c| BodyInstance {
-                model: c.model.to_cols_array_2d(),
-                colour: linear4(if c.side1 {
-                    palette::SIDE1_BODY
-                } else {
-                    palette::BODY
-                }),
-            })
-            .collect();
+        let bodies = body_instances(frame.spin);
         queue.write_buffer(&self.body_instances, 0, bytemuck::cast_slice(&bodies));
-        let stickers: Vec<StickerInstance> = stickers(frame.cube, frame.spin)
-            .iter()
-            .map(|s| StickerInstance {
-                model: s.model(STICKER_HALF).to_cols_array_2d(),
-                state: match s.state {
-                    Sticker::Blank => 0,
-                    Sticker::Spent => 1,
-                    Sticker::Mark(Player::X) => 2,
-                    Sticker::Mark(Player::O) => 3,
-                } | if s.winning { WINNING } else { 0 },
-            })
-            .collect();
+        let stickers = sticker_instances(frame.cube, frame.spin);
         queue.write_buffer(&self.sticker_instances, 0, bytemuck::cast_slice(&stickers));
     }
 
@@ -465,13 +322,14 @@ impl CubeRenderer {
             pass.draw_indexed(0..self.body_index_count, 0, 0..27);
             pass.set_pipeline(&self.sticker_pipeline);
             pass.set_vertex_buffer(0, self.sticker_instances.slice(..));
-            pass.draw(0..6, 0..54);
+            pass.draw(0..STICKER_VERTICES, 0..54);
         }
         queue.submit(Some(encoder.finish()));
     }
 }
 
-/// The device limits the renderer needs: WebGL2's, so native and web run the same code.
+/// The device limits the renderer needs: WebGL2's, so native draws nothing the browser's
+/// painter could not.
 pub fn required_limits() -> wgpu::Limits {
     wgpu::Limits::downlevel_webgl2_defaults()
 }
