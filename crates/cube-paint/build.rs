@@ -9,14 +9,15 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 const SHADER: &str = "../../shaders/cube.wgsl";
 
-/// One entry point as GLSL: its text, the names of its uniform blocks, and the attribute
-/// locations WebGL2 binds by name (GLSL ES 3.00 for WebGL has no `layout(location)` there).
+/// One entry point as GLSL: its text and the names of its uniform blocks. Its vertex inputs
+/// keep the WGSL's locations as `layout(location = N)`, which the painter's attribute
+/// pointers follow.
 fn translate(
     module: &naga::Module,
     info: &naga::valid::ModuleInfo,
     stage: naga::ShaderStage,
     entry_point: &str,
-) -> (String, Vec<String>, Vec<(String, u32)>) {
+) -> (String, Vec<String>) {
     let mut binding_map = glsl::BindingMap::default();
     binding_map.insert(
         naga::ResourceBinding {
@@ -54,17 +55,13 @@ fn translate(
     let reflection = writer
         .write()
         .unwrap_or_else(|e| panic!("{entry_point}: {e}"));
-    let blocks = reflection.uniforms.into_values().collect();
-    let mut attributes: Vec<(String, u32)> = match stage {
-        naga::ShaderStage::Vertex => reflection
-            .varying
-            .into_iter()
-            .map(|(name, at)| (name, at.location))
-            .collect(),
-        _ => Vec::new(),
-    };
-    attributes.sort_by_key(|(_, location)| *location);
-    (text, blocks, attributes)
+    // Inputs naga could not give a location in the text would need binding by name.
+    assert!(
+        reflection.varying.is_empty(),
+        "{entry_point}: inputs without a location: {:?}",
+        reflection.varying.keys()
+    );
+    (text, reflection.uniforms.into_values().collect())
 }
 
 fn main() {
@@ -80,14 +77,13 @@ fn main() {
         ("BODY", "body_vs", "body_fs"),
         ("STICKER", "sticker_vs", "sticker_fs"),
     ] {
-        let (vs, mut blocks, attributes) =
-            translate(&module, &info, naga::ShaderStage::Vertex, vertex);
-        let (fs, fs_blocks, _) = translate(&module, &info, naga::ShaderStage::Fragment, fragment);
+        let (vs, mut blocks) = translate(&module, &info, naga::ShaderStage::Vertex, vertex);
+        let (fs, fs_blocks) = translate(&module, &info, naga::ShaderStage::Fragment, fragment);
         blocks.extend(fs_blocks);
         writeln!(
             out,
             "const {name}: Program = Program {{ vertex: {vs:?}, fragment: {fs:?}, \
-             blocks: &{blocks:?}, attributes: &{attributes:?} }};"
+             blocks: &{blocks:?} }};"
         )
         .expect("a String takes any text");
     }

@@ -48,6 +48,10 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     fn draw(this: &Painter, width: u32, height: u32, line: &str) -> Result<(), JsValue>;
 
+    /// Whether the system took the painter's WebGL context back.
+    #[wasm_bindgen(method)]
+    fn is_lost(this: &Painter) -> bool;
+
     /// Releases the painter's memory in its module and its programs and buffers.
     #[wasm_bindgen(method)]
     fn free(this: &Painter);
@@ -190,7 +194,8 @@ fn draw(
     };
     painter.0.draw(w, h, &frame.to_string()).map_err(|e| {
         warn(&format!("the cube cannot be drawn: {}", reason(e)));
-        if drawn {
+        // A context taken back before the first picture is lost too, not missing.
+        if drawn || painter.0.is_lost() {
             Failure::Lost
         } else {
             Failure::NoWebGl

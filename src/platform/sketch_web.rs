@@ -1,6 +1,6 @@
 //! The cube drawn flat on a 2D canvas wherever the painter module does not draw it: while the
-//! painter downloads (most of the app's bytes, seconds on a slow network), when it could not be
-//! fetched, and in a browser without WebGL2. The same stage plays on it (picking needs no
+//! painter downloads (a second on a slow network), when it could not be fetched, in a browser
+//! without WebGL2, and while the system holds the WebGL context it took back. The same stage plays on it (picking needs no
 //! painter), so the cube can be played from the moment its screen opens. The shapes, far to
 //! near, come from `velha_cube_view::flat`; this draws them, each sticker's marks as
 //! `shaders/cube.wgsl` draws them, in the sticker's own square.

@@ -17,8 +17,6 @@ struct Program {
     fragment: &'static str,
     /// The uniform blocks standing for the shader's `frame`, bound to its one binding.
     blocks: &'static [&'static str],
-    /// Vertex attributes by name, with the location the shader gave each.
-    attributes: &'static [(&'static str, u32)],
 }
 
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
@@ -60,29 +58,29 @@ fn compile(gl: &Gl, program: &Program) -> Result<WebGlProgram, JsError> {
         (Gl::VERTEX_SHADER, program.vertex),
         (Gl::FRAGMENT_SHADER, program.fragment),
     ] {
-        let shader = gl
-            .create_shader(kind)
-            .ok_or_else(|| error("no WebGL2 shader"))?;
+        let Some(shader) = gl.create_shader(kind) else {
+            gl.delete_program(Some(&linked));
+            return Err(error("no WebGL2 shader"));
+        };
         gl.shader_source(&shader, text);
         gl.compile_shader(&shader);
+        gl.attach_shader(&linked, &shader);
+        // Flagged now, freed with the program.
+        gl.delete_shader(Some(&shader));
         if gl
             .get_shader_parameter(&shader, Gl::COMPILE_STATUS)
             .as_bool()
             != Some(true)
         {
             let log = gl.get_shader_info_log(&shader).unwrap_or_default();
+            gl.delete_program(Some(&linked));
             return Err(error(&format!("the cube's shader did not compile: {log}")));
         }
-        gl.attach_shader(&linked, &shader);
-        // Flagged now, freed with the program.
-        gl.delete_shader(Some(&shader));
-    }
-    for (name, location) in program.attributes {
-        gl.bind_attrib_location(&linked, *location, name);
     }
     gl.link_program(&linked);
     if gl.get_program_parameter(&linked, Gl::LINK_STATUS).as_bool() != Some(true) {
         let log = gl.get_program_info_log(&linked).unwrap_or_default();
+        gl.delete_program(Some(&linked));
         return Err(error(&format!("the cube's shader did not link: {log}")));
     }
     for block in program.blocks {
@@ -103,7 +101,8 @@ fn buffer(gl: &Gl, target: u32, bytes: &[u8], usage: u32) -> Result<WebGlBuffer,
     Ok(buffer)
 }
 
-/// Points `location` and on at a matrix's four columns from `offset` in each instance.
+/// Points locations `first` to `first + 3` at the four columns of each instance's matrix, at
+/// the start of every `stride` bytes.
 fn model_columns(gl: &Gl, first: u32, stride: i32) {
     for column in 0..MAT4_COLUMNS {
         let location = first + column;
@@ -229,6 +228,11 @@ pub fn paint_on(canvas: web_sys::HtmlCanvasElement) -> Result<Painter, JsError> 
 
 #[wasm_bindgen]
 impl Painter {
+    /// Whether the system took the WebGL context back: what a failed draw meant.
+    pub fn is_lost(&self) -> bool {
+        self.gl.is_context_lost()
+    }
+
     /// Draws the frame `line` at `width`×`height` device pixels (the canvas is resized to
     /// that). A line that does not read as a frame is an error saying why, and so is a lost
     /// context; nothing is drawn.
@@ -243,7 +247,8 @@ impl Painter {
             self.canvas.set_width(width);
             self.canvas.set_height(height);
         }
-        gl.viewport(0, 0, width as i32, height as i32);
+        // The browser may give a very large canvas a smaller drawing buffer.
+        gl.viewport(0, 0, gl.drawing_buffer_width(), gl.drawing_buffer_height());
         let input = frame.input();
         let [uniform, _, _, body_buffer, sticker_buffer] = &self.buffers;
         let uniform_data = frame_uniform(GL_DEPTH * view_proj(input.camera, width, height), true);
@@ -291,13 +296,23 @@ impl Painter {
 
 impl Drop for Painter {
     fn drop(&mut self) {
+        // Objects of a context lost since (and maybe given back already) are not this
+        // context's to delete: WebGL would warn.
         let gl = &self.gl;
-        gl.delete_program(Some(&self.bodies));
-        gl.delete_program(Some(&self.stickers));
-        gl.delete_vertex_array(Some(&self.body_vao));
-        gl.delete_vertex_array(Some(&self.sticker_vao));
+        for program in [&self.bodies, &self.stickers] {
+            if gl.is_program(Some(program)) {
+                gl.delete_program(Some(program));
+            }
+        }
+        for vao in [&self.body_vao, &self.sticker_vao] {
+            if gl.is_vertex_array(Some(vao)) {
+                gl.delete_vertex_array(Some(vao));
+            }
+        }
         for buffer in &self.buffers {
-            gl.delete_buffer(Some(buffer));
+            if gl.is_buffer(Some(buffer)) {
+                gl.delete_buffer(Some(buffer));
+            }
         }
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! The cube of Cubo da Velha on screen, knowing nothing of any UI framework:
 //!
-//! - [`render::CubeRenderer`] (not on wasm): wgpu, two instanced draw calls, into any texture
+//! - `render::CubeRenderer` (not on wasm): wgpu, two instanced draw calls, into any texture
 //!   view (the native paint source's texture, an offscreen texture), within WebGL2's limits;
 //! - [`mesh`]: what those draw calls upload, with no graphics API, so the browser's WebGL2
 //!   painter (`velha-cube-paint`) uploads the same;

@@ -1,6 +1,6 @@
 //! What the GPU draws, in the layout `shaders/cube.wgsl` reads, with no graphics API: the
 //! cubie body's mesh, a frame's uniforms and its instances. The wgpu renderer
-//! ([`crate::render`]) and the browser's WebGL2 painter (`velha-cube-paint`) upload the same
+//! (`crate::render`, not built for wasm) and the browser's WebGL2 painter (`velha-cube-paint`) upload the same
 //! bytes.
 
 use bytemuck::{Pod, Zeroable};

@@ -236,7 +236,7 @@ impl CubeRenderer {
     }
 
     /// Records the frame into `target` (`width` × `height`, this renderer's format) and
-    /// submits it: [`DRAW_CALLS_PER_FRAME`] draw calls.
+    /// submits it: [`crate::mesh::DRAW_CALLS_PER_FRAME`] draw calls.
     pub fn render(
         &mut self,
         device: &wgpu::Device,
