@@ -7,31 +7,43 @@ import init, { initSync } from "./pkg/cubo-da-velha.js";
 globalThis.velhaApp = { initSync };
 
 // The cube's painter (WebGL2) is a wasm module of its own: fetched once the first screen
-// answers, so the first load carries only the app. A failed fetch is tried again the next
-// time the cube screen opens.
+// answers, so the first load carries only the app. A failed fetch is tried again when the
+// cube's canvas asks again (src/platform/canvas_web.rs asks while it fails).
 // (The browser may remember a module that failed to load: a retry asks under a new address.)
+// Its wasm is fetched beside its glue, not one round trip after it.
 let painter;
 let failures = 0;
-const loadPainter = () =>
-  (painter ??= import("./pkg/velha_cube_paint.js" + (failures ? `?retry=${failures}` : ""))
-    .then(async (module) => {
-      await module.default();
+let came;
+const painterCame = new Promise((resolve) => (came = resolve));
+const importPainter = () => {
+  const wasm = fetch(new URL("./pkg/velha_cube_paint_bg.wasm", import.meta.url));
+  // Nobody awaits the wasm when the glue failed first: its failure is not an unhandled one.
+  wasm.catch(() => {});
+  return import("./pkg/velha_cube_paint.js" + (failures ? `?retry=${failures}` : "")).then(
+    async (module) => {
+      await module.default({ module_or_path: wasm });
+      came();
       return module;
-    })
-    .catch((e) => {
-      painter = undefined;
-      failures += 1;
-      throw e;
-    }));
-// The app calls this when the cube screen opens (src/platform/canvas_web.rs). Until what it
-// asked for has come (or failed), the modules the app fetches ahead of need wait
-// (`velhaPainterAsked`, src/app.rs): the cube a player opened does not share the network with
-// screens nobody opened yet. A download that stalls on a weak signal holds them 15 s from the
-// ask at most, all of them together.
+    },
+  );
+};
+const loadPainter = () =>
+  (painter ??= importPainter().catch((e) => {
+    painter = undefined;
+    failures += 1;
+    throw e;
+  }));
+// A canvas whose ask failed waits for this too: the painter may come by another ask.
+window.velhaPainterCame = () => painterCame;
+// The app calls this when the cube's screen opens and when its canvas needs the painter
+// (src/platform/canvas_web.rs). Until what it asked for has come (or failed), the modules the
+// app fetches ahead of need wait (`velhaPainterAsked`, src/app.rs): the cube a player opened
+// does not share the network with screens nobody opened yet. A download that stalls on a weak
+// signal holds them 15 s at most from the start of that download, all of them together.
 let asked;
 let askedAt = 0;
 window.velhaPainter = () => {
-  askedAt = performance.now();
+  if (painter === undefined) askedAt = performance.now();
   return (asked = loadPainter());
 };
 window.velhaPainterAsked = () =>

@@ -72,14 +72,17 @@ cp -r assets/index.html assets/boot.js assets/style.css assets/manifest.webmanif
 
 # Content-hashed names, innermost first: the glue names the wasm, boot.js imports the glue,
 # index.html loads boot.js and the style sheet. Each rewrite must find what it rewrites.
-hashed() { # FILE NAME_IN_REFERRER REFERRER: renames FILE to name-HASH.ext and fixes REFERRER
-  local file=$1 old=$2 referrer=$3 hash stem ext new
+hashed() { # FILE NAME_IN_REFERRER REFERRER...: renames FILE to name-HASH.ext and fixes each REFERRER
+  local file=$1 old=$2 hash stem ext new referrer
+  shift 2
   hash=$(sha256sum "$file" | cut -c1-12)
   stem=${old%.*} ext=${old##*.}
   new="$stem-$hash.$ext"
   mv "$file" "$(dirname "$file")/$(basename "${new}")"
-  grep -qF "$old" "$referrer" || { echo "build-web: $referrer does not name $old" >&2; exit 1; }
-  sed -i "s|$old|$new|" "$referrer"
+  for referrer in "$@"; do
+    grep -qF "$old" "$referrer" || { echo "build-web: $referrer does not name $old" >&2; exit 1; }
+    sed -i "s|$old|$new|" "$referrer"
+  done
 }
 hashed dist/pkg/cubo-da-velha_bg.wasm "cubo-da-velha_bg.wasm" dist/pkg/cubo-da-velha.js
 # The loader fetches each split module by its name.
@@ -100,7 +103,8 @@ grep -q '^import \* as [a-z0-9_]* from "./__wasm_split.js"$' dist/pkg/cubo-da-ve
   || { echo "build-web: the glue does not import the loader as expected" >&2; exit 1; }
 sed -i "s|^\(import \* as [a-z0-9_]* from \)\"./__wasm_split.js\"\$|\1\"./__wasm_split-$hash.js\"|" dist/pkg/cubo-da-velha.js
 hashed dist/pkg/cubo-da-velha.js "./pkg/cubo-da-velha.js" dist/boot.js
-hashed dist/pkg/velha_cube_paint_bg.wasm "velha_cube_paint_bg.wasm" dist/pkg/velha_cube_paint.js
+# boot.js fetches the painter's wasm beside its glue.
+hashed dist/pkg/velha_cube_paint_bg.wasm "velha_cube_paint_bg.wasm" dist/pkg/velha_cube_paint.js dist/boot.js
 hashed dist/pkg/velha_cube_paint.js "./pkg/velha_cube_paint.js" dist/boot.js
 hashed dist/boot.js "boot.js" dist/index.html
 hashed dist/style.css "style.css" dist/index.html

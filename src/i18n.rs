@@ -223,11 +223,11 @@ pub static PT: Texts = Texts {
     #[cfg(target_arch = "wasm32")]
     cube_loading: "Preparando o cubo em 3D…",
     #[cfg(target_arch = "wasm32")]
-    cube_not_loaded: "O cubo em 3D não carregou. Verifique a conexão e abra o cubo de novo.",
+    cube_not_loaded: "O cubo em 3D não carregou. Ele vai aparecer assim que a conexão voltar.",
     #[cfg(target_arch = "wasm32")]
     cube_no_webgl: "Este navegador não desenha o cubo em 3D (WebGL2).",
     #[cfg(target_arch = "wasm32")]
-    cube_lost: "O cubo em 3D parou de ser desenhado. Abra o cubo de novo.",
+    cube_lost: "O navegador pausou o cubo em 3D. Se ele não voltar sozinho, abra o cubo de novo.",
     #[cfg(target_arch = "wasm32")]
     screen_loading: "Carregando…",
     #[cfg(target_arch = "wasm32")]
@@ -348,11 +348,11 @@ pub static EN: Texts = Texts {
     #[cfg(target_arch = "wasm32")]
     cube_loading: "Getting the 3D cube ready…",
     #[cfg(target_arch = "wasm32")]
-    cube_not_loaded: "The 3D cube did not load. Check the connection and open the cube again.",
+    cube_not_loaded: "The 3D cube did not load. It will appear as soon as the connection is back.",
     #[cfg(target_arch = "wasm32")]
     cube_no_webgl: "This browser cannot draw the cube in 3D (WebGL2).",
     #[cfg(target_arch = "wasm32")]
-    cube_lost: "The 3D cube stopped being drawn. Open the cube again.",
+    cube_lost: "The browser paused the 3D cube. If it does not come back, open the cube again.",
     #[cfg(target_arch = "wasm32")]
     screen_loading: "Loading…",
     #[cfg(target_arch = "wasm32")]

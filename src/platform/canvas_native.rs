@@ -103,6 +103,9 @@ impl CustomPaintSource for Source {
     }
 }
 
+/// Nothing to fetch on native: the renderer is built in.
+pub fn fetch_painter() {}
+
 /// The cube canvas. `cube` is the position after every turn; `turns` queues the turns to
 /// animate; `front` brings the view back to the front; `on_gesture` receives what a finished
 /// drag or click meant.

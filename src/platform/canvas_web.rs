@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use dioxus::prelude::*;
+use futures_util::{FutureExt, StreamExt};
 use glam::Vec2;
 use velha_cube_view::frame::Frame;
 use velha_cube_view::gesture::{Meaning, PointerEvent};
@@ -21,13 +22,19 @@ use crate::components::cube_stage::{FrontView, Picture, Stage, TurnQueue};
 const CANVAS_ID: &str = "cube-canvas";
 /// The 2D canvas over it while the painter does not draw (`sketch_web.rs`).
 const SKETCH_ID: &str = "cube-sketch";
+/// The first and the longest wait before the painter's module is asked for again.
+const PAINTER_RETRY_MS: (u32, u32) = (2_000, 60_000);
 
 #[wasm_bindgen]
 extern "C" {
-    /// `assets/boot.js`: the painter module (`velha-cube-paint`), fetched once, usually
-    /// already after the first screen.
+    /// `assets/boot.js`: the painter module (`velha-cube-paint`), usually already fetched
+    /// after the first screen; fetched again after a failure.
     #[wasm_bindgen(catch, js_namespace = window, js_name = velhaPainter)]
     fn load_painter() -> Result<js_sys::Promise, JsValue>;
+
+    /// `assets/boot.js`: resolves once a painter module has come.
+    #[wasm_bindgen(catch, js_namespace = window, js_name = velhaPainterCame)]
+    fn painter_came_promise() -> Result<js_sys::Promise, JsValue>;
 
     /// The painter module.
     type PainterModule;
@@ -85,7 +92,8 @@ fn reason(error: JsValue) -> String {
 /// Why the cube is not drawn; the details go to the console, the player reads a sentence.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Failure {
-    /// The painter module could not be fetched (offline before it was ever kept).
+    /// The painter module could not be fetched (offline before it was ever kept): asked for
+    /// again until it comes.
     NotLoaded,
     /// The browser gave no WebGL2, or the painter's first picture failed.
     NoWebGl,
@@ -99,6 +107,27 @@ async fn call(promise: Result<js_sys::Promise, JsValue>) -> Result<JsValue, Stri
     wasm_bindgen_futures::JsFuture::from(promise.map_err(reason)?)
         .await
         .map_err(reason)
+}
+
+/// Asks for the painter ahead of the cube (its screen opened, the player choosing how to play):
+/// the choice gives the download a head start. A failure is the cube canvas's to tell, when it
+/// asks again.
+pub fn fetch_painter() {
+    if let Ok(asked) = load_painter() {
+        // Awaited so that a failed fetch is not an unhandled rejection on the page.
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = wasm_bindgen_futures::JsFuture::from(asked).await;
+        });
+    }
+}
+
+/// Resolves once a painter module has come, by whichever ask (`assets/boot.js`).
+async fn painter_came() {
+    if let Ok(came) = painter_came_promise() {
+        let _ = wasm_bindgen_futures::JsFuture::from(came).await;
+    } else {
+        std::future::pending::<()>().await;
+    }
 }
 
 async fn start_painter(canvas: web_sys::HtmlCanvasElement) -> Result<OwnedPainter, Failure> {
@@ -227,20 +256,60 @@ pub fn CubeCanvas(
     let watch = use_hook(|| Rc::new(RefCell::new(None::<LostWatch>)));
     let s = shared.clone();
     let (l, r, w) = (lost.clone(), restored.clone(), watch.clone());
-    // The painter's start, on a canvas first and again on a context given back.
+    // The painter's start, on a canvas first and again on a context given back. A module that
+    // could not be fetched is asked for again (its glue under a new address, assets/boot.js)
+    // when the network comes back or the app is shown again, when another ask brought it, and
+    // meanwhile at growing intervals (a weak signal changes no network state); the flat
+    // drawing plays until then.
     let start = move |element: web_sys::HtmlCanvasElement, again: bool| {
         let s = s.clone();
         spawn(async move {
-            match start_painter(element).await {
-                Ok(painter) => {
-                    let mut guard = s.borrow_mut();
-                    guard.1 = Some(painter);
-                    // The sketch drew the picture the painter now starts from.
-                    guard.0.draw_again();
+            let mut wait_ms = PAINTER_RETRY_MS.0;
+            // Heard during an attempt too: a network back while a fetch is failing must not
+            // wait out the interval.
+            let backs = futures_util::stream::unfold((), |()| async {
+                crate::platform::network_back().await;
+                Some(((), ()))
+            });
+            let mut backs = std::pin::pin!(backs.fuse());
+            loop {
+                let mut came_back = false;
+                let tried = {
+                    let mut attempt = std::pin::pin!(start_painter(element.clone()).fuse());
+                    loop {
+                        futures_util::select! {
+                            tried = attempt => break tried,
+                            _ = backs.next() => came_back = true,
+                        }
+                    }
+                };
+                match tried {
+                    Ok(painter) => {
+                        let mut guard = s.borrow_mut();
+                        guard.1 = Some(painter);
+                        // The sketch drew the picture the painter now starts from.
+                        guard.0.draw_again();
+                    }
+                    // A context given back that cannot be drawn on is still the one lost.
+                    Err(_) if again => failed.set(Some(Failure::Lost)),
+                    Err(Failure::NotLoaded) => {
+                        failed.set(Some(Failure::NotLoaded));
+                        if came_back {
+                            wait_ms = PAINTER_RETRY_MS.0;
+                            continue;
+                        }
+                        let mut wait = std::pin::pin!(crate::platform::sleep_ms(wait_ms).fuse());
+                        let mut came = std::pin::pin!(painter_came().fuse());
+                        futures_util::select! {
+                            () = wait => wait_ms = (wait_ms * 2).min(PAINTER_RETRY_MS.1),
+                            _ = backs.next() => wait_ms = PAINTER_RETRY_MS.0,
+                            () = came => {}
+                        }
+                        continue;
+                    }
+                    Err(e) => failed.set(Some(e)),
                 }
-                // A context given back that cannot be drawn on is still the one lost.
-                Err(_) if again => failed.set(Some(Failure::Lost)),
-                Err(e) => failed.set(Some(e)),
+                return;
             }
         });
     };

@@ -52,9 +52,9 @@ pub use alert_native::{alert_permission, alert_turn, ask_alert_permission};
 #[cfg(target_arch = "wasm32")]
 pub use alert_web::{alert_permission, alert_turn, ask_alert_permission};
 #[cfg(not(target_arch = "wasm32"))]
-pub use canvas_native::{CANVAS_AT_ORIGIN, CubeCanvas};
+pub use canvas_native::{CANVAS_AT_ORIGIN, CubeCanvas, fetch_painter};
 #[cfg(target_arch = "wasm32")]
-pub use canvas_web::CubeCanvas;
+pub use canvas_web::{CubeCanvas, fetch_painter};
 #[cfg(not(target_arch = "wasm32"))]
 pub use push_native::{push_subscribe, push_supported, push_unsubscribe};
 #[cfg(target_arch = "wasm32")]

@@ -14,6 +14,7 @@ use crate::components::cube_table::{CubeTable, refusal};
 use crate::components::review::{ReviewPanel, WhereWrong, lost, use_review};
 use crate::components::stop_button::StopButton;
 use crate::local::cube::{CubeSession, KEPT, Played};
+use crate::online::membership::{Membership, use_membership};
 use crate::platform::{self, VelhaScore};
 use crate::screens::{TopBar, status_text, use_kept};
 use crate::thinking::use_thinker;
@@ -94,6 +95,20 @@ pub fn CubeScreen(go: EventHandler<Screen>) -> Element {
     };
     // A game kept on the device may be waiting for the Velha's move.
     use_hook(move || velha_turn.call(()));
+    // Every game chosen here draws the cube, online play's live match too, so its painter is
+    // asked for while the player chooses; but a signed-in player's online play is the lobby's
+    // and the match's modules first (they are on their way already: app.rs), which the painter
+    // would share the network with.
+    let membership = use_membership();
+    use_hook(move || {
+        spawn(async move {
+            if *membership.peek() != Membership::Guest {
+                crate::lazy::load_lobby().await;
+                crate::lazy::load_match().await;
+            }
+            platform::fetch_painter();
+        })
+    });
 
     let s = session.read();
     let Some((_, against_velha)) = s.setup() else {

@@ -10,7 +10,8 @@ take to open when tapped as soon as they can be, the worst case, the lobby a
 subscriber whose session the device kept reaches the same way (the lobby's module; the app
 asks about the session and the gate opens the live connection while it downloads), the
 cube's rules from home (how to play, a module of its own), the cube against the Velha from
-home (drawn flat at once, then in 3D once its painter came), Super from home (the app's own,
+home (drawn flat at once, then in 3D once its painter came; and chosen a second after its
+screen showed, as a player reading it does), Super from home (the app's own,
 as every local game: a measure of what a split of the games would cost) and a signed-in
 player's password and devices from the account (the settings' module, fetched last).
 A bench, not a test: it prints figures and asserts nothing about time.
@@ -90,9 +91,10 @@ window.__answered = new Promise((resolve) => {
   watch.observe(document, { childList: true, subtree: true });
 });
 """
-# Cold only, in a context of its own: tap each of `taps` as soon as it shows, and resolve with
-# the seconds from the last tap until `shown` shows.
-def tap_through(taps, shown):
+# Cold only, in a context of its own: tap each of `taps` as soon as it shows (the last one
+# `pause_ms` later, a player reading the screen), and resolve with the seconds from the last
+# tap until `shown` shows.
+def tap_through(taps, shown, pause_ms=0):
     return """
 window.__opened = new Promise((resolve) => {
   const taps = %s;
@@ -105,7 +107,7 @@ window.__opened = new Promise((resolve) => {
       requestAnimationFrame(() => setTimeout(() => {
         tapped = next === taps.length ? performance.now() : undefined;
         button.click();
-      }, 0));
+      }, next === taps.length ? %d : 0));
     }
     if (tapped && document.querySelector(%r)) {
       watch.disconnect();
@@ -116,7 +118,7 @@ window.__opened = new Promise((resolve) => {
   watch.observe(document, { childList: true, subtree: true, attributes: true,
                             attributeFilter: ["width", "data-painter"] });
 });
-""" % (repr(list(taps)), shown)
+""" % (repr(list(taps)), pause_ms, shown)
 
 
 # The two online screens a new player reaches first: the account from home (its sign-in form),
@@ -134,6 +136,10 @@ CUBE_DRAWN = tap_through(["[data-game=cube]", "[data-mode='1-velha']"],
                          "#cube-sketch[width], .cube-stage[data-painter=ready]")
 CUBE_3D = tap_through(["[data-game=cube]", "[data-mode='1-velha']"],
                       ".cube-stage[data-painter=ready]")
+# The same, chosen a second after the cube's screen showed (the screen asks for the painter
+# while the player chooses).
+CUBE_3D_CHOSEN = tap_through(["[data-game=cube]", "[data-mode='1-velha']"],
+                             ".cube-stage[data-painter=ready]", pause_ms=1000)
 # Super from home, the same way: a local game's screen is the app's own and opens at once.
 SUPER = tap_through(["[data-game=super]"], "[data-starter=coin]")
 # A subscriber whose session the device kept: online play shows the lobby, its list of open
@@ -233,13 +239,15 @@ def main():
         print(f"{'network':<20} {'cold s':>7} {'cold bytes':>11} {'cube ready s':>13} "
               f"{'warm s':>7} {'warm bytes':>11} {'cube ready s':>13} {'account s':>10} "
               f"{'online play s':>14} {'lobby s':>8} {'how to s':>9} {'super s':>8} "
-              f"{'security s':>11} {'cube s':>7} {'cube 3D s':>10}   (medians)")
+              f"{'security s':>11} {'cube s':>7} {'cube 3D s':>10} {'chosen 3D s':>12}"
+              "   (medians)")
         for name, down, up, rtt in NETWORKS:
-            cold, warm, account, online, lobby, how_to, ultimate, security, cube, cube_3d = (
-                [] for _ in range(10))
+            (cold, warm, account, online, lobby, how_to, ultimate, security, cube, cube_3d,
+             chosen_3d) = ([] for _ in range(11))
             for _ in range(args.runs):
                 cube.append(opens(browser, url, CUBE_DRAWN, down, up, rtt))
                 cube_3d.append(opens(browser, url, CUBE_3D, down, up, rtt))
+                chosen_3d.append(opens(browser, url, CUBE_3D_CHOSEN, down, up, rtt))
                 account.append(opens(browser, url, ACCOUNT, down, up, rtt))
                 online.append(opens(browser, url, ONLINE_PLAY, down, up, rtt))
                 lobby.append(opens(browser, url, LOBBY, down, up, rtt, session))
@@ -260,7 +268,8 @@ def main():
                   f"{statistics.median(online):>14.2f} {statistics.median(lobby):>8.2f} "
                   f"{statistics.median(how_to):>9.2f} {statistics.median(ultimate):>8.2f} "
                   f"{statistics.median(security):>11.2f} {statistics.median(cube):>7.2f} "
-                  f"{statistics.median(cube_3d):>10.2f}", flush=True)
+                  f"{statistics.median(cube_3d):>10.2f} {statistics.median(chosen_3d):>12.2f}",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -666,11 +666,45 @@ def is_spent(picture, point):
     return 35 <= h <= 60 and s > 0.5 and v > 0.3
 
 
+def test_the_cubes_screen_asks_for_its_painter_while_the_player_chooses_how_to_play(
+        browser, base_url):
+    """Every way on from the cube's screen but the account draws the cube: the painter's glue
+    and wasm are asked for together as soon as the screen opens, before a choice, so a player
+    who takes a moment to choose finds the cube in 3D at once."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
+                                  has_touch=True, locale="pt-BR")
+    asked = []
+    context.route("**/pkg/velha_cube_paint*",
+                  lambda route: (asked.append(route.request.url), route.abort()))
+    # A slow network: the modules fetched ahead of need, which the painter follows, never end.
+    held = []
+    context.route("**/pkg/split_*", lambda route: held.append(route))
+    page = context.new_page()
+    page.goto(base_url)
+    page.wait_for_selector("[data-game=cube]")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the modules ahead of need are on their way"
+    assert not asked, "home alone does not ask for the painter before them"
+    page.click("[data-game=cube]")
+    page.wait_for_selector("[data-mode='1-velha']")
+    for _ in range(50):
+        if len(asked) >= 2:
+            break
+        page.wait_for_timeout(100)
+    names = sorted(url.rsplit("/", 1)[1].split("-")[0] for url in asked)
+    assert names == ["velha_cube_paint", "velha_cube_paint_bg"], asked
+    context.close()
+
+
 def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(browser, base_url):
     """The cube's painter is a second wasm module fetched after the first screen (seconds on a
     slow network): until it draws, the cube is drawn flat where the painter would draw it
     (src/platform/sketch_web.rs) and plays by touch; a failed fetch is a sentence above the
-    cube that moves nothing, and the next visit to the screen fetches the painter again."""
+    cube that moves nothing, the painter is asked for again while it fails, and when the
+    connection comes back it draws in 3D on the same screen, the game kept."""
     context = browser.new_context(viewport={"width": 360, "height": 640}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True, locale="pt-BR")
     held = []
@@ -679,6 +713,10 @@ def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(bro
         held.append(route)
 
     context.route("**/pkg/velha_cube_paint*", hold)
+    # The modules fetched ahead of need never come, so the page does not ask for the painter
+    # after them: only the cube's screen and canvas ask.
+    ahead = []
+    context.route("**/pkg/split_*", lambda route: ahead.append(route))
     page = context.new_page()
     page.goto(base_url)
     page.click("[data-game=cube]")
@@ -706,12 +744,20 @@ def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(bro
     _, picture = canvas_frame(page)
     assert is_x(picture, centres["F5"]), "the X is drawn at the centre"
     assert held, "the painter was asked for"
+    # No signal: every ask fails from now on.
+    refused = []
+
+    def refuse(route):
+        refused.append(route.request.url)
+        route.abort()
+
+    context.route("**/pkg/velha_cube_paint*", refuse)
     for route in held:
         route.abort()
     context.unroute("**/pkg/velha_cube_paint*", hold)
     page.wait_for_selector(".cube-stage[data-painter=failed]")
     assert page.inner_text("[role=alert]") == (
-        "O cubo em 3D não carregou. Verifique a conexão e abra o cubo de novo.")
+        "O cubo em 3D não carregou. Ele vai aparecer assim que a conexão voltar.")
     assert page.locator("[data-action=stop]").bounding_box() == stop, "the sentence moves nothing"
     page.touchscreen.tap(*at("F9"))
     assert page.get_attribute("[data-cell=c3]", "aria-label") == "c3, X", "the drawing still plays"
@@ -719,16 +765,27 @@ def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(bro
     _, picture = canvas_frame(page)
     assert is_x(picture, centres["F9"]) and is_x(picture, centres["F5"])
     shot(page, "cube-painter-failed")
-    page.click("[data-action=back]")
-    page.click("[data-game=cube]")
-    # The game was kept (test_kept_games.py): it comes back, drawn in 3D this time.
-    page.wait_for_selector(".cube-stage[data-painter=ready]", timeout=30000)
+    # Asked for again 2 s and then 4 s later; the next ask would wait 8 s.
+    for _ in range(150):
+        if any("retry=2" in url for url in refused):
+            break
+        page.wait_for_timeout(200)
+    assert any("retry=2" in url for url in refused), refused
+    assert page.get_attribute(".cube-stage", "data-painter") == "failed"
+    page.wait_for_timeout(500)
+    # The signal comes back: the painter is asked for at once, not 8 s later, and draws in 3D
+    # on the same screen, the game kept.
+    context.unroute("**/pkg/velha_cube_paint*", refuse)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    page.wait_for_selector(".cube-stage[data-painter=ready]", timeout=5000)
     assert page.locator("#cube-sketch").count() == 0, "the painter draws alone"
+    assert page.locator("[role=alert]").count() == 0
     page.wait_for_timeout(300)
     _, picture = canvas_frame(page)
     assert is_x(picture, centres["F5"]) and is_x(picture, centres["F9"]), \
         "the painter draws what the drawing showed"
     assert is_blank(picture, centres["F3"])
+    shot(page, "cube-painter-came-late")
     context.close()
 
 
@@ -746,7 +803,7 @@ def test_the_cube_drawn_flat_while_the_system_holds_its_webgl_and_in_3d_when_giv
                       window.loseWebgl.loseContext()""")
     phone.wait_for_selector(".cube-stage[data-painter=failed]")
     assert phone.inner_text("[role=alert]") == (
-        "O cubo em 3D parou de ser desenhado. Abra o cubo de novo.")
+        "O navegador pausou o cubo em 3D. Se ele não voltar sozinho, abra o cubo de novo.")
     phone.wait_for_timeout(300)
     box, picture = canvas_frame(phone)
     centres = sticker_centres(round(box["width"]), round(box["height"]))
