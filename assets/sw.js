@@ -8,10 +8,15 @@ self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
 });
 
+// The build before this one stays until the next: a page left open across a deploy (a phone
+// keeps the app for days) still runs it, and the modules it fetches later have new names now,
+// the old ones gone from the server.
 self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches.keys()
-      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+      // In the order they were made: the last but this one's is the build before.
+      .then((keys) => keys.filter((k) => k !== CACHE).slice(0, -1))
+      .then((older) => Promise.all(older.map((k) => caches.delete(k))))
       .then(() => self.clients.claim())
   );
 });
@@ -24,12 +29,21 @@ self.addEventListener("fetch", (event) => {
   if (url.origin !== self.location.origin || url.pathname.startsWith("/api/")) return;
   // Every screen has its own address (/cubo, /grupos/<id>, /sala/<id>…), and each is the app
   // shell: a reload of any of them opens the kept one, offline too.
+  // This build's shell, not the one before's.
   if (event.request.mode === "navigate") {
-    event.respondWith(caches.match("./").then((hit) => hit || fetch(event.request)));
+    event.respondWith(
+      caches.open(CACHE).then((cache) => cache.match("./")).then((hit) => hit || fetch(event.request))
+    );
     return;
   }
+  // This build's files first (the names it shares with the build before: the icons, the
+  // manifest), then the build before's.
   event.respondWith(
-    caches.match(event.request, { ignoreSearch: true }).then((hit) => hit || fetch(event.request))
+    caches
+      .open(CACHE)
+      .then((cache) => cache.match(event.request, { ignoreSearch: true }))
+      .then((hit) => hit || caches.match(event.request, { ignoreSearch: true }))
+      .then((hit) => hit || fetch(event.request))
   );
 });
 

@@ -54,7 +54,7 @@ class Served:
     """`velha-server --web-root dist`: its address, data folder, and admin command."""
 
     def __init__(self, data, extra=(), postgres=True, listen="127.0.0.1:0",
-                 database_env="E2E_DATABASE_URL"):
+                 database_env="E2E_DATABASE_URL", web_root=DIST):
         """`database_env` names the variable holding this server's PostgreSQL URL (a second
         server needs a database of its own); without it, or with `postgres` false, SQLite."""
         assert (DIST / "index.html").exists(), "build the web app first: bash scripts/build-web.sh"
@@ -65,7 +65,7 @@ class Served:
         if postgres and os.environ.get(database_env):
             self.env["DATABASE_URL"] = os.environ[database_env]
         self.process = subprocess.Popen(
-            [SERVER, "--listen", listen, "--web-root", str(DIST), "--data-dir", data,
+            [SERVER, "--listen", listen, "--web-root", str(web_root), "--data-dir", data,
              "--argon2-memory-kib", "256", *extra], stdout=subprocess.PIPE, text=True, env=self.env)
         line = self.process.stdout.readline().strip()
         assert line.startswith("velha-server listening on "), line
