@@ -699,6 +699,52 @@ def test_the_cubes_screen_asks_for_its_painter_while_the_player_chooses_how_to_p
     context.close()
 
 
+def test_a_signed_in_players_cube_screen_asks_for_the_painter_after_the_lobbys_modules(
+        browser, base_url):
+    """A signed-in player's online play is the lobby's and the match's modules first: the
+    cube's screen waits for them before asking for the painter, so they do not share the
+    network with it."""
+    from test_account import fresh_name, sign_up
+    phone = dict(viewport={"width": 360, "height": 640}, is_mobile=True, has_touch=True,
+                 locale="pt-BR")
+    first = browser.new_context(**phone)
+    page = first.new_page()
+    page.goto(base_url)
+    sign_up(page, fresh_name())
+    cookies = first.cookies()
+    first.close()
+    context = browser.new_context(**phone)
+    context.add_cookies(cookies)
+    context.add_init_script('localStorage.setItem("cubo-da-velha.signed-in", "1")')
+    asked = []
+    context.route("**/pkg/velha_cube_paint*",
+                  lambda route: (asked.append(route.request.url), route.abort()))
+    held = []
+    context.route("**/pkg/split_lobby-*", lambda route: held.append(route))
+    page = context.new_page()
+    page.goto(base_url)
+    page.click("[data-game=cube]", timeout=30000)
+    page.wait_for_selector("[data-mode='1-velha']")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the lobby's module is on its way"
+    page.wait_for_timeout(1000)
+    assert not asked, "the painter waits for the lobby's module"
+    for route in held:
+        route.continue_()
+    context.unroute("**/pkg/split_lobby-*")
+    for _ in range(100):
+        if len(asked) >= 2:
+            break
+        page.wait_for_timeout(100)
+    # (The page may ask again after them: the modules ahead of need are free to come now.)
+    names = {url.rsplit("/", 1)[1].split("-")[0] for url in asked}
+    assert names == {"velha_cube_paint", "velha_cube_paint_bg"}, asked
+    context.close()
+
+
 def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(browser, base_url):
     """The cube's painter is a second wasm module fetched after the first screen (seconds on a
     slow network): until it draws, the cube is drawn flat where the painter would draw it
