@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use dioxus::prelude::*;
-use futures_util::{FutureExt, StreamExt};
+use futures_util::future::{Either, select};
 use glam::Vec2;
 use velha_cube_view::frame::Frame;
 use velha_cube_view::gesture::{Meaning, PointerEvent};
@@ -265,23 +265,14 @@ pub fn CubeCanvas(
         let s = s.clone();
         spawn(async move {
             let mut wait_ms = PAINTER_RETRY_MS.0;
-            // Heard during an attempt too: a network back while a fetch is failing must not
-            // wait out the interval.
-            let backs = futures_util::stream::unfold((), |()| async {
-                crate::platform::network_back().await;
-                Some(((), ()))
-            });
-            let mut backs = std::pin::pin!(backs.fuse());
             loop {
-                let mut came_back = false;
-                let tried = {
-                    let mut attempt = std::pin::pin!(start_painter(element.clone()).fuse());
-                    loop {
-                        futures_util::select! {
-                            tried = attempt => break tried,
-                            _ = backs.next() => came_back = true,
-                        }
-                    }
+                // Heard during an attempt too: a network back while a fetch is failing must not
+                // wait out the interval.
+                let attempt = std::pin::pin!(start_painter(element.clone()));
+                let back = std::pin::pin!(crate::platform::network_back());
+                let (tried, came_back) = match select(attempt, back).await {
+                    Either::Left((tried, _)) => (tried, false),
+                    Either::Right(((), attempt)) => (attempt.await, true),
                 };
                 match tried {
                     Ok(painter) => {
@@ -298,13 +289,13 @@ pub fn CubeCanvas(
                             wait_ms = PAINTER_RETRY_MS.0;
                             continue;
                         }
-                        let mut wait = std::pin::pin!(crate::platform::sleep_ms(wait_ms).fuse());
-                        let mut came = std::pin::pin!(painter_came().fuse());
-                        futures_util::select! {
-                            () = wait => wait_ms = (wait_ms * 2).min(PAINTER_RETRY_MS.1),
-                            _ = backs.next() => wait_ms = PAINTER_RETRY_MS.0,
-                            () = came => {}
-                        }
+                        let wait = std::pin::pin!(crate::platform::sleep_ms(wait_ms));
+                        let back = std::pin::pin!(crate::platform::network_back());
+                        let came = std::pin::pin!(painter_came());
+                        wait_ms = match select(wait, select(back, came)).await {
+                            Either::Left(_) => (wait_ms * 2).min(PAINTER_RETRY_MS.1),
+                            Either::Right(_) => PAINTER_RETRY_MS.0,
+                        };
                         continue;
                     }
                     Err(e) => failed.set(Some(e)),
