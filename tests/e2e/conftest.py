@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -129,6 +130,22 @@ def phone(browser, base_url):
     yield page
     context.close()
     assert not errors, errors
+
+
+def wait_for(predicate, timeout=20.0, page=None, what="timed out"):
+    """`predicate`'s first true value, or an assertion that fails with `what`; `page` waits
+    in Playwright's loop, so that events (routes, the DevTools session's) are heard
+    meanwhile."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        if page:
+            page.wait_for_timeout(100)
+        else:
+            time.sleep(0.1)
+    raise AssertionError(what)
 
 
 def record(file, name, figures):

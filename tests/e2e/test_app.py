@@ -3,7 +3,7 @@ offline play."""
 
 import re
 
-from conftest import ROOT, record, shot
+from conftest import ROOT, record, shot, wait_for
 
 MAX_CLICKS = 400
 
@@ -682,18 +682,11 @@ def test_the_cubes_screen_asks_for_its_painter_while_the_player_chooses_how_to_p
     page = context.new_page()
     page.goto(base_url)
     page.wait_for_selector("[data-game=cube]")
-    for _ in range(100):
-        if held:
-            break
-        page.wait_for_timeout(100)
-    assert held, "the modules ahead of need are on their way"
+    wait_for(lambda: held, 10, page, "the modules ahead of need are on their way")
     assert not asked, "home alone does not ask for the painter before them"
     page.click("[data-game=cube]")
     page.wait_for_selector("[data-mode='1-velha']")
-    for _ in range(50):
-        if len(asked) >= 2:
-            break
-        page.wait_for_timeout(100)
+    wait_for(lambda: len(asked) >= 2, 5, page, "the painter is asked for")
     names = sorted(url.rsplit("/", 1)[1].split("-")[0] for url in asked)
     assert names == ["velha_cube_paint", "velha_cube_paint_bg"], asked
     context.close()
@@ -725,20 +718,13 @@ def test_a_signed_in_players_cube_screen_asks_for_the_painter_after_the_lobbys_m
     page.goto(base_url)
     page.click("[data-game=cube]", timeout=30000)
     page.wait_for_selector("[data-mode='1-velha']")
-    for _ in range(100):
-        if held:
-            break
-        page.wait_for_timeout(100)
-    assert held, "the lobby's module is on its way"
+    wait_for(lambda: held, 10, page, "the lobby's module is on its way")
     page.wait_for_timeout(1000)
     assert not asked, "the painter waits for the lobby's module"
     for route in held:
         route.continue_()
     context.unroute("**/pkg/split_lobby-*")
-    for _ in range(100):
-        if len(asked) >= 2:
-            break
-        page.wait_for_timeout(100)
+    wait_for(lambda: len(asked) >= 2, 10, page, "the painter is asked for")
     # (The page may ask again after them: the modules ahead of need are free to come now.)
     names = {url.rsplit("/", 1)[1].split("-")[0] for url in asked}
     assert names == {"velha_cube_paint", "velha_cube_paint_bg"}, asked
@@ -812,11 +798,7 @@ def test_the_cube_is_drawn_and_played_before_its_painter_and_after_it_failed(bro
     assert is_x(picture, centres["F9"]) and is_x(picture, centres["F5"])
     shot(page, "cube-painter-failed")
     # Asked for again 2 s and then 4 s later; the next ask would wait 8 s.
-    for _ in range(150):
-        if any("retry=2" in url for url in refused):
-            break
-        page.wait_for_timeout(200)
-    assert any("retry=2" in url for url in refused), refused
+    wait_for(lambda: any("retry=2" in url for url in refused), 30, page, "asked for again twice")
     assert page.get_attribute(".cube-stage", "data-painter") == "failed"
     page.wait_for_timeout(500)
     # The signal comes back: the painter is asked for at once, not 8 s later, and draws in 3D

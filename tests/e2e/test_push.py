@@ -12,13 +12,12 @@ import json
 import os
 import tempfile
 import ssl
-import time
 import urllib.error
 import urllib.request
 
 import pytest
 
-from conftest import Served, shot
+from conftest import Served, shot, wait_for
 from standins.webpush import PushStandIn
 from test_rooms import new_room, phone
 
@@ -94,21 +93,6 @@ def delete(served, subscription):
             return answer.status
     except urllib.error.HTTPError as e:
         return e.code
-
-
-def wait_for(predicate, timeout=20.0, page=None):
-    """`predicate`'s first true value; `page` waits in Playwright's loop, so that events
-    (the DevTools session's) are heard meanwhile."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        if page:
-            page.wait_for_timeout(100)
-        else:
-            time.sleep(0.1)
-    raise AssertionError("timed out")
 
 
 def bia_joins(browser, served, path, ana):

@@ -4,8 +4,8 @@
 use glam::{Mat4, Vec4};
 use velha_cube_view::frame::Frame;
 use velha_cube_view::mesh::{
-    BodyInstance, BodyVertex, FrameUniform, STICKER_VERTICES, StickerInstance, body_instances,
-    frame_uniform, rounded_box, sticker_instances, view_proj,
+    BODIES, BodyInstance, BodyVertex, FrameUniform, STICKER_VERTICES, STICKERS, StickerInstance,
+    body_instances, frame_uniform, rounded_box, sticker_instances, view_proj,
 };
 use velha_cube_view::palette;
 use wasm_bindgen::prelude::*;
@@ -161,7 +161,7 @@ pub fn paint_on(canvas: web_sys::HtmlCanvasElement) -> Result<Painter, JsError> 
     let body_buffer = buffer(
         &gl,
         Gl::ARRAY_BUFFER,
-        &[0; 27 * std::mem::size_of::<BodyInstance>()],
+        &[0; BODIES as usize * std::mem::size_of::<BodyInstance>()],
         Gl::DYNAMIC_DRAW,
     )?;
     let stride = std::mem::size_of::<BodyInstance>() as i32;
@@ -177,7 +177,7 @@ pub fn paint_on(canvas: web_sys::HtmlCanvasElement) -> Result<Painter, JsError> 
     let sticker_buffer = buffer(
         &gl,
         Gl::ARRAY_BUFFER,
-        &[0; 54 * std::mem::size_of::<StickerInstance>()],
+        &[0; STICKERS as usize * std::mem::size_of::<StickerInstance>()],
         Gl::DYNAMIC_DRAW,
     )?;
     let stride = std::mem::size_of::<StickerInstance>() as i32;
@@ -281,14 +281,14 @@ impl Painter {
             self.body_index_count,
             Gl::UNSIGNED_SHORT,
             0,
-            27,
+            BODIES as i32,
         );
         // The stickers lie on the bodies' faces: tested against their depth, not written.
         gl.depth_mask(false);
         gl.enable(Gl::BLEND);
         gl.use_program(Some(&self.stickers));
         gl.bind_vertex_array(Some(&self.sticker_vao));
-        gl.draw_arrays_instanced(Gl::TRIANGLES, 0, STICKER_VERTICES as i32, 54);
+        gl.draw_arrays_instanced(Gl::TRIANGLES, 0, STICKER_VERTICES as i32, STICKERS as i32);
         gl.bind_vertex_array(None);
         Ok(())
     }

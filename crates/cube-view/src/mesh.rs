@@ -21,6 +21,10 @@ const BODY_RADIUS: f32 = 0.085;
 const WINNING: u32 = 4;
 /// Vertices of one sticker's quad, made in the shader from the vertex index.
 pub const STICKER_VERTICES: u32 = 6;
+/// Bodies drawn a frame, one instance each: every cubie's.
+pub const BODIES: u32 = 27;
+/// Stickers drawn a frame, one instance each: nine on each of six sides.
+pub const STICKERS: u32 = 54;
 
 /// What one frame shows.
 #[derive(Clone, Copy, Debug)]
@@ -96,7 +100,7 @@ pub fn view_proj(camera: &Camera, width: u32, height: u32) -> Mat4 {
     camera.view_proj(width as f32 / height.max(1) as f32)
 }
 
-/// The 27 bodies, a turning layer's turned by `spin`.
+/// The [`BODIES`] bodies, a turning layer's turned by `spin`.
 pub fn body_instances(spin: Option<Spin>) -> Vec<BodyInstance> {
     cubies(spin)
         .iter()
@@ -111,7 +115,7 @@ pub fn body_instances(spin: Option<Spin>) -> Vec<BodyInstance> {
         .collect()
 }
 
-/// The 54 stickers of `cube`, a turning layer's turned by `spin`.
+/// The [`STICKERS`] stickers of `cube`, a turning layer's turned by `spin`.
 pub fn sticker_instances(cube: &Cube, spin: Option<Spin>) -> Vec<StickerInstance> {
     stickers(cube, spin)
         .iter()

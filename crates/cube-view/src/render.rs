@@ -5,8 +5,8 @@ use wgpu::util::DeviceExt;
 
 pub use crate::mesh::FrameInput;
 use crate::mesh::{
-    BodyInstance, BodyVertex, FrameUniform, STICKER_VERTICES, StickerInstance, body_instances,
-    frame_uniform, rounded_box, sticker_instances, view_proj,
+    BODIES, BodyInstance, BodyVertex, FrameUniform, STICKER_VERTICES, STICKERS, StickerInstance,
+    body_instances, frame_uniform, rounded_box, sticker_instances, view_proj,
 };
 use crate::palette;
 
@@ -213,10 +213,13 @@ impl CubeRenderer {
             body_vertices,
             body_indices,
             body_index_count: indices.len() as u32,
-            body_instances: instances("bodies", 27 * std::mem::size_of::<BodyInstance>() as u64),
+            body_instances: instances(
+                "bodies",
+                u64::from(BODIES) * std::mem::size_of::<BodyInstance>() as u64,
+            ),
             sticker_instances: instances(
                 "stickers",
-                54 * std::mem::size_of::<StickerInstance>() as u64,
+                u64::from(STICKERS) * std::mem::size_of::<StickerInstance>() as u64,
             ),
             attachments: None,
         }
@@ -319,10 +322,10 @@ impl CubeRenderer {
             pass.set_vertex_buffer(0, self.body_vertices.slice(..));
             pass.set_vertex_buffer(1, self.body_instances.slice(..));
             pass.set_index_buffer(self.body_indices.slice(..), wgpu::IndexFormat::Uint16);
-            pass.draw_indexed(0..self.body_index_count, 0, 0..27);
+            pass.draw_indexed(0..self.body_index_count, 0, 0..BODIES);
             pass.set_pipeline(&self.sticker_pipeline);
             pass.set_vertex_buffer(0, self.sticker_instances.slice(..));
-            pass.draw(0..STICKER_VERTICES, 0..54);
+            pass.draw(0..STICKER_VERTICES, 0..STICKERS);
         }
         queue.submit(Some(encoder.finish()));
     }
